@@ -1,0 +1,3 @@
+"""readinglist: a command-line reading-list manager for researchers."""
+
+__version__ = "0.1.0"

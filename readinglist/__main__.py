@@ -1,0 +1,5 @@
+"""Run the command-line interface with ``python -m readinglist``."""
+
+from readinglist.cli import main
+
+main()

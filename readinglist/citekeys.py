@@ -1,0 +1,94 @@
+"""Citation-key generation and uniqueness.
+
+A generated key is ``familyname + year + first significant title word`` in lower-case
+ASCII (``vaswani2017attention``), the convention of Google Scholar's BibTeX export and
+Better BibTeX's default ``auth.lower + year + shorttitle(1)``. Without authors the short
+name (``spar2026``) stands in, else the first significant title word. Keys are unique
+case-insensitively; a newcomer whose key is taken gets ``a``, ``b``, ..., ``z``, ``aa``,
+... appended (the BibDesk / Better BibTeX disambiguation scheme).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from itertools import count, product
+from string import ascii_lowercase
+
+from readinglist.records import PaperRecord
+from readinglist.text import fold
+
+#: Words skipped when picking the "first significant title word" (articles,
+#: prepositions, conjunctions: Better BibTeX's default skip-word list).
+STOP_WORDS = frozenset(
+    """a about above across after against along among an and around as at before behind
+    below beneath beside between beyond but by despite down during except for from in
+    inside into like near nor of off on onto or out outside over past per since so than
+    the through throughout to toward towards under underneath until up upon versus via
+    vs with within without yet""".split()
+)
+_NON_KEY = re.compile(r"[^a-z0-9]+")
+#: Characters BibTeX and biber accept in a key (no spaces, commas, braces, quotes, %, #, ~, \).
+_BAD_KEY_CHARS = re.compile(r'[\s,{}()"#%~\\\'=]')
+
+
+def ascii_word(value: str) -> str:
+    """Return ``value`` folded to lower-case ASCII letters and digits only."""
+    return _NON_KEY.sub("", fold(value))
+
+
+def first_significant_word(title: str) -> str:
+    """Return the first title word that is not a stop word, as lower-case ASCII ('' if none)."""
+    for word in fold(title).split():
+        clean = _NON_KEY.sub("", word)
+        if clean and clean not in STOP_WORDS:
+            return clean
+    return ""
+
+
+def base_key(record: PaperRecord) -> str:
+    """Return the key ``record`` would get before disambiguation (never empty).
+
+    Authors known: ``family + year + word``; else ``short name + year``; else
+    ``word + year``; ``paper`` when nothing usable is left.
+    """
+    year = str(record.year) if record.year else ""
+    word = first_significant_word(record.title or "")
+    people = [p for p in (record.authors or record.editors) if not p.is_others]
+    if people:
+        first = people[0]
+        name = ascii_word(first.family or first.literal)
+        if first.literal and not first.family:
+            name = ascii_word(first.literal.split()[0]) if first.literal.split() else ""
+        if name:
+            return f"{name}{year}{word}"
+    if record.short_name:
+        name = ascii_word(record.short_name)
+        if name:
+            return f"{name}{year}"
+    if word:
+        return f"{word}{year}"
+    return f"paper{year}"
+
+
+def suffixes() -> Iterator[str]:
+    """Yield ``a`` .. ``z``, ``aa`` .. ``zz``, ``aaa`` ... in order."""
+    for length in count(1):
+        for letters in product(ascii_lowercase, repeat=length):
+            yield "".join(letters)
+
+
+def unique_key(base: str, taken: Callable[[str], bool]) -> str:
+    """Return ``base`` or the first ``base + suffix`` for which ``taken(key.lower())`` is false."""
+    if not taken(base.lower()):
+        return base
+    for suffix in suffixes():
+        candidate = f"{base}{suffix}"
+        if not taken(candidate.lower()):
+            return candidate
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def is_valid_key(key: str) -> bool:
+    """True when ``key`` is non-empty and free of characters BibTeX/biber reject in keys."""
+    return bool(key) and not _BAD_KEY_CHARS.search(key) and len(key) <= 250

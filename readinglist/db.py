@@ -1,0 +1,279 @@
+"""Engines, sessions and the schema: the only module that creates engines or imports Alembic.
+
+* :func:`make_engine` configures SQLite for concurrent use (WAL, a busy timeout,
+  foreign keys, and ``BEGIN IMMEDIATE`` for write transactions, per the SQLite
+  dialect docs' "Serializable isolation / Savepoints / Transactional DDL" recipe).
+* :func:`session_scope` is one transaction: commit on success, rollback on error.
+* :func:`ensure_schema` creates a new database at the newest revision, upgrades an
+  older one (SQLite: after an online backup beside it) and refuses one it does not
+  know. It reads the revision with plain SQL, so a database already at head never
+  imports Alembic (issue 9: Alembic costs ~1 s of start-up).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import create_engine, event, inspect, text
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session
+
+from readinglist.errors import DatabaseError
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+#: Every revision this code knows, oldest first; the last is the head. A test keeps
+#: this equal to the scripts in ``alembic/versions`` so start-up needs no Alembic.
+KNOWN_REVISIONS: tuple[str, ...] = ("0001",)
+HEAD = KNOWN_REVISIONS[-1]
+#: How long an SQLite writer waits for another one's lock, in milliseconds.
+BUSY_TIMEOUT_MS = 60_000
+#: Key of the PostgreSQL advisory lock that serialises schema creation and upgrades.
+_PG_SCHEMA_LOCK = 7_312_001
+
+
+def make_engine(url: str) -> Engine:
+    """Create an engine for ``url`` (``sqlite:///path`` or ``postgresql+psycopg://...``).
+
+    SQLite: the file's directory is created; each connection gets
+    ``journal_mode=WAL``, ``busy_timeout``, ``foreign_keys=ON``; transactions start
+    with ``BEGIN`` or, on an engine from :func:`writer`, ``BEGIN IMMEDIATE``.
+    Raises DatabaseError for a URL SQLAlchemy cannot use.
+    """
+    try:
+        parsed = make_url(url)
+    except Exception as exc:
+        raise DatabaseError(f"not a database URL or path: {url!r}") from exc
+    if parsed.get_backend_name() != "sqlite":
+        try:
+            return create_engine(parsed, pool_pre_ping=False)
+        except Exception as exc:
+            raise DatabaseError(f"cannot use database {parsed!r}: {exc}") from exc
+    if parsed.database and parsed.database != ":memory:":
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(parsed, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        mode = conn.get_execution_options().get("sqlite_begin", "")
+        conn.exec_driver_sql(f"BEGIN {mode}".strip())
+
+    return engine
+
+
+def writer(engine: Engine) -> Engine:
+    """Return ``engine`` set to take SQLite's write lock up front (``BEGIN IMMEDIATE``).
+
+    A writer that starts deferred and upgrades later can fail at once with
+    "database is locked" despite the busy timeout; taking the lock at BEGIN makes
+    writers queue instead. On PostgreSQL this is the engine itself.
+    """
+    if engine.dialect.name != "sqlite":
+        return engine
+    return engine.execution_options(sqlite_begin="IMMEDIATE")
+
+
+@contextmanager
+def session_scope(engine: Engine, *, write: bool = True) -> Iterator[Session]:
+    """Yield a Session inside one transaction; commit on success, roll back on any error.
+
+    ``write=True`` takes SQLite's write lock at BEGIN (see :func:`writer`).
+    Database errors (unreachable server, locked file) become DatabaseError (exit 6).
+    """
+    bind = writer(engine) if write else engine
+    try:
+        with Session(bind, expire_on_commit=False) as session, session.begin():
+            yield session
+    except OperationalError as exc:
+        raise DatabaseError(_describe(exc)) from exc
+
+
+def _describe(exc: OperationalError) -> str:
+    message = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+    return f"database error: {message}"
+
+
+# --- schema -------------------------------------------------------------------------------
+
+
+def migrations_dir() -> Path:
+    """Return the Alembic script directory: inside the installed package, else the checkout's."""
+    packaged = Path(__file__).parent / "_migrations"
+    if (packaged / "env.py").exists():
+        return packaged
+    return Path(__file__).resolve().parent.parent / "alembic"
+
+
+def alembic_config(connection: Connection | None = None) -> Config:
+    """Build an Alembic ``Config`` for our scripts, bound to ``connection`` when given.
+
+    ``alembic/env.py`` uses ``config.attributes["connection"]`` (Alembic cookbook,
+    "Sharing a Connection across one or more programmatic migration commands").
+    """
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(migrations_dir()))
+    if connection is not None:
+        cfg.attributes["connection"] = connection
+        cfg.set_main_option("sqlalchemy.url", connection.engine.url.render_as_string(False))
+    return cfg
+
+
+def current_revision(conn: Connection) -> str | None:
+    """Return the database's Alembic revision, or None for a database without our schema."""
+    if not inspect(conn).has_table("alembic_version"):
+        return None
+    rows = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+    if rows:
+        return str(rows[0])
+    return None
+
+
+def _lock_schema(conn: Connection) -> None:
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_SCHEMA_LOCK})
+
+
+def ensure_schema(engine: Engine, *, upgrade: bool = True) -> str:
+    """Make sure the database is at :data:`HEAD`; return the revision it is at afterwards.
+
+    A database without our tables is created at head. An older known revision is
+    upgraded (when ``upgrade`` is true; SQLite files are first backed up with the
+    online backup API to ``<file>.<UTC timestamp>.bak``). Safe when several
+    processes start on a new database at once: creation runs under SQLite's
+    write lock or a PostgreSQL advisory lock, and the revision is re-read inside it.
+
+    Raises:
+        DatabaseError: unknown (newer) revision; the server is unreachable; or an
+            older revision with ``upgrade=False``.
+    """
+    try:
+        with engine.connect() as conn:
+            revision = current_revision(conn)
+    except OperationalError as exc:
+        raise DatabaseError(_describe(exc)) from exc
+    if revision == HEAD:
+        return HEAD
+    _check_known(revision)
+    if revision is not None and not upgrade:
+        raise DatabaseError(
+            f"database schema is at revision {revision}, this version needs {HEAD}: "
+            "run `readinglist db upgrade`"
+        )
+    if revision is not None:
+        backup_before_upgrade(engine)
+    return _upgrade(engine)
+
+
+def _check_known(revision: str | None) -> None:
+    if revision is not None and revision not in KNOWN_REVISIONS:
+        raise DatabaseError(
+            f"database schema revision {revision!r} is unknown to readinglist "
+            f"(this version knows up to {HEAD}); it was probably written by a newer version"
+        )
+
+
+def _upgrade(engine: Engine, target: str = "head") -> str:
+    from alembic import command
+
+    try:
+        with writer(engine).begin() as conn:
+            _lock_schema(conn)
+            revision = current_revision(conn)
+            _check_known(revision)
+            if revision != HEAD:
+                command.upgrade(alembic_config(conn), target)
+            return current_revision(conn) or ""
+    except OperationalError as exc:
+        raise DatabaseError(_describe(exc)) from exc
+
+
+def downgrade(engine: Engine, target: str) -> None:
+    """Downgrade the schema to ``target`` (a revision id or ``base``); for tests and recovery."""
+    from alembic import command
+
+    with writer(engine).begin() as conn:
+        _lock_schema(conn)
+        command.downgrade(alembic_config(conn), target)
+
+
+def upgrade(engine: Engine, target: str = "head") -> str:
+    """Upgrade to ``target`` (default head), backing SQLite up first; return the new revision."""
+    with engine.connect() as conn:
+        revision = current_revision(conn)
+    _check_known(revision)
+    if revision is not None and revision != HEAD:
+        backup_before_upgrade(engine)
+    return _upgrade(engine, target)
+
+
+def history() -> list[tuple[str, str | None, str]]:
+    """Return ``(revision, down_revision, message)`` for every migration script, oldest first."""
+    from alembic.script import ScriptDirectory
+
+    scripts = ScriptDirectory.from_config(alembic_config())
+    rows = [
+        (str(s.revision), str(s.down_revision) if s.down_revision else None, s.doc or "")
+        for s in scripts.walk_revisions()
+    ]
+    return list(reversed(rows))
+
+
+def sqlite_path(engine: Engine) -> Path | None:
+    """Return the file of an SQLite engine, or None for another database or ``:memory:``."""
+    if engine.dialect.name != "sqlite":
+        return None
+    database = engine.url.database
+    if not database or database == ":memory:":
+        return None
+    return Path(database)
+
+
+def backup_sqlite(source: Path, target: Path) -> Path:
+    """Copy the SQLite database ``source`` to ``target`` with the online backup API.
+
+    A plain file copy of a WAL database can miss committed pages; the backup API
+    (https://sqlite.org/backup.html) gives a consistent snapshot while other
+    connections work. Writes to a temporary name, then renames. Returns ``target``.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.unlink(missing_ok=True)
+    src = sqlite3.connect(source, timeout=BUSY_TIMEOUT_MS / 1000)
+    try:
+        dst = sqlite3.connect(tmp)
+        try:
+            src.backup(dst)
+        finally:
+            dst.close()
+    finally:
+        src.close()
+    tmp.replace(target)
+    return target
+
+
+def backup_before_upgrade(engine: Engine) -> Path | None:
+    """Back up an SQLite database beside itself before a migration; return the backup path."""
+    path = sqlite_path(engine)
+    if path is None or not path.exists():
+        return None
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return backup_sqlite(path, path.with_name(f"{path.name}.{stamp}.bak"))

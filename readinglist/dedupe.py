@@ -1,0 +1,57 @@
+"""Duplicate detection: is an incoming record the same paper as one we have?
+
+Identity, strongest first (issue 4, "Duplicates on import"):
+1. the same DOI, 2. the same arXiv id (versions ignored), 3. the same normalized
+title with years within one and the same first-author family name, 4. for lists of
+abstracts without titles, the same abstract words (:func:`abstract_key`).
+An identifier match whose titles clearly differ is a *conflict*, not a duplicate:
+real bibliographies hold two papers under one DOI. Titles are compared with
+rapidfuzz's ``token_set_ratio`` on normalized titles.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from readinglist.records import PaperRecord
+from readinglist.text import search_tokens, title_key
+
+#: Below this rapidfuzz similarity (0..100) two titles are "clearly different".
+TITLE_CONFLICT_THRESHOLD = 60.0
+
+
+def abstract_key(abstract: str | None) -> str | None:
+    """Return a SHA-1 hex digest of the abstract's folded words, or None without an abstract.
+
+    Whitespace, case, accents, LaTeX and Markdown markup do not change it.
+    """
+    if not abstract:
+        return None
+    words = search_tokens(abstract.replace("*", "").replace("_", " "))
+    if not words:
+        return None
+    return hashlib.sha1(" ".join(words).encode()).hexdigest()
+
+
+def first_family(record: PaperRecord) -> str:
+    """Return the folded family name (or literal) of the first author, '' when unknown."""
+    from readinglist.text import fold
+
+    for person in record.authors:
+        if not person.is_others:
+            return fold(f"{person.von} {person.family}".strip() or person.literal)
+    return ""
+
+
+def titles_conflict(a: str | None, b: str | None) -> bool:
+    """True when both titles are known and clearly different (similarity below the threshold)."""
+    if not a or not b:
+        return False
+    from rapidfuzz import fuzz
+
+    return fuzz.token_set_ratio(title_key(a), title_key(b)) < TITLE_CONFLICT_THRESHOLD
+
+
+def years_close(a: int | None, b: int | None) -> bool:
+    """True when either year is unknown or they differ by at most one."""
+    return a is None or b is None or abs(a - b) <= 1

@@ -1,0 +1,797 @@
+"""Domain operations on a reading list. Every function takes a Session and never commits.
+
+The caller (a CLI command) owns the transaction (``db.session_scope``), so an
+import, a merge or a batch of marks is all-or-nothing. This module never parses
+text (``formats`` do) and never prints (``render`` does).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.orm import Session, selectinload
+
+from readinglist import citekeys, dedupe
+from readinglist.errors import NotFound
+from readinglist.identifiers import normalize_arxiv, normalize_doi
+from readinglist.models import (
+    PRIORITY_NAMES,
+    Alias,
+    ImportBatch,
+    Note,
+    Paper,
+    PaperPerson,
+    PaperTag,
+    Person,
+    Tag,
+    utcnow,
+)
+from readinglist.records import NoteRecord, PaperRecord, ParseProblem
+from readinglist.records import Person as PersonRecord
+from readinglist.text import fold, search_document, title_key
+
+#: Paper columns an import may fill when the library's value is missing.
+FILLABLE = (
+    "title",
+    "short_name",
+    "year",
+    "month",
+    "venue",
+    "abstract",
+    "doi",
+    "arxiv",
+    "url",
+    "code_url",
+    "keywords",
+)
+#: Rows per IN (...) look-up and per bulk insert.
+CHUNK = 500
+
+
+# --- references -----------------------------------------------------------------------------
+
+
+def find_paper(session: Session, ref: str) -> Paper | None:
+    """Return the paper whose citation key or alias is ``ref`` (case-insensitive), or None."""
+    folded = ref.strip().lower()
+    paper = session.scalars(select(Paper).where(Paper.citekey_folded == folded)).first()
+    if paper is not None:
+        return paper
+    return session.scalars(
+        select(Paper).join(Alias, Alias.paper_id == Paper.id).where(Alias.alias_folded == folded)
+    ).first()
+
+
+def resolve(session: Session, ref: str) -> Paper:
+    """Return the paper for ``ref`` (a citation key or alias). Raises NotFound naming it."""
+    paper = find_paper(session, ref)
+    if paper is None:
+        raise NotFound(f"no paper with citation key {ref!r}")
+    return paper
+
+
+def resolve_many(session: Session, refs: Sequence[str]) -> list[Paper]:
+    """Resolve every REF, in order and without repeats; all or nothing.
+
+    Raises NotFound naming every unknown REF (nothing is changed by the caller then).
+    """
+    papers: list[Paper] = []
+    unknown: list[str] = []
+    seen: set[int] = set()
+    for ref in refs:
+        paper = find_paper(session, ref)
+        if paper is None:
+            unknown.append(ref)
+        elif paper.id not in seen:
+            seen.add(paper.id)
+            papers.append(paper)
+    if unknown:
+        names = ", ".join(repr(r) for r in unknown)
+        noun = "citation key" if len(unknown) == 1 else "citation keys"
+        raise NotFound(f"no paper with {noun} {names}; nothing changed")
+    return papers
+
+
+def key_taken(session: Session, folded: str) -> bool:
+    """True when ``folded`` (a lower-case key) is a paper's key or an alias."""
+    if session.scalar(select(Paper.id).where(Paper.citekey_folded == folded)) is not None:
+        return True
+    return session.scalar(select(Alias.paper_id).where(Alias.alias_folded == folded)) is not None
+
+
+# --- records <-> rows ------------------------------------------------------------------------
+
+
+def person_key(person: PersonRecord) -> str:
+    """Return the exact identity string of a person's name parts (``people.name_key``)."""
+    return "|".join((person.family, person.given, person.von, person.jr, person.literal))
+
+
+def bibliographic_digest(record: PaperRecord) -> str:
+    """Return a SHA-256 hex digest of the record's bibliographic data.
+
+    Covers key, entry type, title, people, year, month, venue, abstract, DOI,
+    arXiv id, URLs, keywords and fields; not read status, priority, tags or notes.
+    Export compares it with the digest stored at import to decide whether the
+    entry is untouched and ``source_text`` can be written byte for byte.
+    """
+    data = [
+        record.citekey,
+        record.entry_type,
+        record.title,
+        record.short_name,
+        [person_key(p) for p in record.authors],
+        [person_key(p) for p in record.editors],
+        record.year,
+        record.month,
+        record.venue,
+        record.abstract,
+        record.doi,
+        record.arxiv,
+        record.url,
+        record.code_url,
+        list(record.keywords),
+        sorted(record.fields.items()),
+    ]
+    return hashlib.sha256(json.dumps(data, ensure_ascii=False).encode()).hexdigest()
+
+
+def _keywords_text(keywords: Iterable[str]) -> str | None:
+    joined = ", ".join(k for k in keywords if k)
+    return joined or None
+
+
+def _split_keywords(text: str | None) -> tuple[str, ...]:
+    if not text:
+        return ()
+    return tuple(k.strip() for k in text.split(",") if k.strip())
+
+
+def to_record(paper: Paper, *, with_notes: bool = True) -> PaperRecord:
+    """Build the PaperRecord of ``paper`` with its user state (status, priority, tags, notes).
+
+    ``source_text`` is kept only while the bibliographic data is unchanged since
+    import (the stored digest matches), so writers may reproduce it verbatim.
+    """
+    authors = tuple(_person_record(pp.person) for pp in paper.people if pp.role == "author")
+    editors = tuple(_person_record(pp.person) for pp in paper.people if pp.role == "editor")
+    record = PaperRecord(
+        citekey=paper.citekey,
+        entry_type=paper.entry_type,
+        title=paper.title,
+        title_provisional=paper.title_provisional,
+        short_name=paper.short_name,
+        authors=authors,
+        editors=editors,
+        year=paper.year,
+        month=paper.month,
+        venue=paper.venue,
+        abstract=paper.abstract,
+        doi=paper.doi,
+        arxiv=paper.arxiv,
+        url=paper.url,
+        code_url=paper.code_url,
+        keywords=_split_keywords(paper.keywords),
+        fields=dict(paper.fields or {}),
+        source_text=None,
+        status=paper.status,
+        priority=PRIORITY_NAMES.get(paper.priority) if paper.priority is not None else None,
+        tags=tuple(tag.name for tag in paper.tags),
+        notes=tuple(
+            NoteRecord(text=n.body, created=n.created_at, updated=n.updated_at)
+            for n in paper.notes
+        )
+        if with_notes
+        else (),
+        added=paper.added_at,
+        read_at=paper.read_at,
+    )
+    if paper.source_text and paper.source_digest == bibliographic_digest(record):
+        record = replace(record, source_text=paper.source_text)
+    return record
+
+
+def _person_record(person: Person) -> PersonRecord:
+    return PersonRecord(
+        family=person.family,
+        given=person.given,
+        von=person.von,
+        jr=person.jr,
+        literal=person.literal,
+    )
+
+
+def load_papers(session: Session, ids: Sequence[int] | None = None) -> list[Paper]:
+    """Load papers (all, or ``ids`` in that order) with people, tags and notes in few queries."""
+    stmt = select(Paper).options(
+        selectinload(Paper.people).joinedload(PaperPerson.person),
+        selectinload(Paper.tags),
+        selectinload(Paper.notes),
+    )
+    if ids is None:
+        return list(session.scalars(stmt.order_by(Paper.added_at, Paper.id)))
+    found: dict[int, Paper] = {}
+    for start in range(0, len(ids), CHUNK):
+        chunk = ids[start : start + CHUNK]
+        for paper in session.scalars(stmt.where(Paper.id.in_(chunk))):
+            found[paper.id] = paper
+    return [found[i] for i in ids if i in found]
+
+
+def search_text_for(
+    record: PaperRecord, tags: Iterable[str] = (), notes: Iterable[str] = ()
+) -> str:
+    """Return the folded words indexed for full-text search of a paper.
+
+    Title, short name, abstract, authors, editors, venue, keywords, tags and notes.
+    """
+    people = " ".join(p.display() for p in (*record.authors, *record.editors))
+    return search_document(
+        record.title,
+        record.short_name,
+        record.abstract,
+        people,
+        record.venue,
+        " ".join(record.keywords),
+        " ".join(tags),
+        " ".join(notes),
+    )
+
+
+def refresh_search_text(session: Session, paper_ids: Iterable[int]) -> None:
+    """Recompute ``search_text`` (and the full-text index) of the given papers from the database."""
+    ids = sorted(set(paper_ids))
+    for paper in load_papers(session, ids):
+        record = to_record(paper)
+        paper.search_text = search_text_for(
+            record, (t.name for t in paper.tags), (n.body for n in paper.notes)
+        )
+    session.flush()
+
+
+# --- import ----------------------------------------------------------------------------------
+
+
+@dataclass
+class ImportReport:
+    """What an import did, for the summary on stderr.
+
+    ``added``: keys of new papers. ``merged``: (key, filled column names) for
+    duplicates that completed an existing paper. ``present``: keys of duplicates
+    that changed nothing. ``skipped``: (description, key) of duplicates not
+    imported under ``--no-merge``. ``problems``: warnings and rejections, in order.
+    """
+
+    batch_id: int | None = None
+    added: list[str] = field(default_factory=list)
+    merged: list[tuple[str, list[str]]] = field(default_factory=list)
+    present: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    problems: list[ParseProblem] = field(default_factory=list)
+
+    @property
+    def rejected(self) -> int:
+        """Number of entries rejected (problems of severity ``error``)."""
+        return sum(1 for p in self.problems if p.severity == "error")
+
+
+@dataclass
+class _Candidate:
+    """An existing or just-added paper an incoming record may duplicate."""
+
+    paper_id: int | None
+    key: str
+    title: str | None
+    year: int | None
+    family: str
+    values: dict[str, Any]
+    tags: set[str] = field(default_factory=set)
+    pending: dict[str, Any] | None = None  # the insert row, for papers of this import
+
+
+class _Index:
+    """Look-up of duplicate candidates by DOI, arXiv id, title key and abstract key."""
+
+    def __init__(self) -> None:
+        self.doi: dict[str, list[_Candidate]] = defaultdict(list)
+        self.arxiv: dict[str, list[_Candidate]] = defaultdict(list)
+        self.title: dict[str, list[_Candidate]] = defaultdict(list)
+        self.abstract: dict[str, list[_Candidate]] = defaultdict(list)
+
+    def add(self, cand: _Candidate, doi: str | None, arxiv: str | None, tkey: str | None,
+            akey: str | None) -> None:  # fmt: skip
+        if doi:
+            self.doi[doi].append(cand)
+        if arxiv:
+            self.arxiv[arxiv].append(cand)
+        if tkey:
+            self.title[tkey].append(cand)
+        if akey:
+            self.abstract[akey].append(cand)
+
+    def match(
+        self, record: PaperRecord, tkey: str | None, akey: str | None, family: str
+    ) -> tuple[_Candidate | None, _Candidate | None]:
+        """Return ``(duplicate, conflict)``: the same paper, or an identifier clash."""
+        conflict = None
+        for ident, table in ((record.doi, self.doi), (record.arxiv, self.arxiv)):
+            for cand in table.get(ident or "", ()):
+                if dedupe.titles_conflict(record.title, cand.title) and not (
+                    record.title_provisional or cand.values.get("title_provisional")
+                ):
+                    conflict = conflict or cand
+                else:
+                    return cand, None
+        if akey:
+            for cand in self.abstract.get(akey, ()):
+                return cand, None
+        if tkey and not record.title_provisional:
+            for cand in self.title.get(tkey, ()):
+                if cand.values.get("title_provisional"):
+                    continue
+                if dedupe.years_close(record.year, cand.year) and (
+                    not family or not cand.family or family == cand.family
+                ):
+                    return cand, None
+        return None, conflict
+
+
+def _record_values(record: PaperRecord) -> dict[str, Any]:
+    return {
+        "title": record.title,
+        "title_provisional": record.title_provisional,
+        "short_name": record.short_name,
+        "year": record.year,
+        "month": record.month,
+        "venue": record.venue,
+        "abstract": record.abstract,
+        "doi": record.doi,
+        "arxiv": record.arxiv,
+        "url": record.url,
+        "code_url": record.code_url,
+        "keywords": _keywords_text(record.keywords),
+    }
+
+
+def _load_candidates(session: Session, records: Sequence[PaperRecord], index: _Index) -> None:
+    """Fill ``index`` with existing papers sharing an identifier, title or abstract key."""
+    dois = {r.doi for r in records if r.doi}
+    arxivs = {r.arxiv for r in records if r.arxiv}
+    tkeys = {title_key(r.title) for r in records if r.title and not r.title_provisional}
+    akeys = {k for k in (dedupe.abstract_key(r.abstract) for r in records) if k}
+    ids: set[int] = set()
+    for column, values in (
+        (Paper.doi, dois),
+        (Paper.arxiv, arxivs),
+        (Paper.title_key, tkeys),
+        (Paper.abstract_key, akeys),
+    ):
+        ordered = sorted(v for v in values if v)
+        for start in range(0, len(ordered), CHUNK):
+            chunk = ordered[start : start + CHUNK]
+            ids.update(session.scalars(select(Paper.id).where(column.in_(chunk))))
+    if not ids:
+        return
+    for paper in load_papers(session, sorted(ids)):
+        authors = [pp.person for pp in paper.people if pp.role == "author"]
+        family = authors[0].family_folded if authors else ""
+        values = {name: getattr(paper, name) for name in FILLABLE}
+        values["title_provisional"] = paper.title_provisional
+        cand = _Candidate(
+            paper.id, paper.citekey, paper.title, paper.year, family, values,
+            {t.name_folded for t in paper.tags},
+        )  # fmt: skip
+        index.add(cand, paper.doi, paper.arxiv, paper.title_key, paper.abstract_key)
+
+
+def normalize_record(record: PaperRecord) -> PaperRecord:
+    """Return ``record`` with its DOI and arXiv id normalized and a lower-case entry type."""
+    return replace(
+        record,
+        doi=normalize_doi(record.doi),
+        arxiv=normalize_arxiv(record.arxiv),
+        entry_type=(record.entry_type or "misc").lower(),
+    )
+
+
+def import_records(
+    session: Session,
+    records: Sequence[PaperRecord],
+    *,
+    source: str,
+    fmt: str,
+    tags: Sequence[str] = (),
+    merge: bool = True,
+    problems: Sequence[ParseProblem] = (),
+    progress: Callable[[int], None] | None = None,
+) -> ImportReport:
+    """Add ``records`` to the library as one import batch; merge or report duplicates.
+
+    Args:
+        records: what a reader returned, in source order.
+        source: the file name (or ``<stdin>``) recorded in the batch and messages.
+        fmt: the format name recorded in the batch.
+        tags: tags given on the command line, added to every imported or merged paper.
+        merge: True merges duplicates into the existing paper (missing columns
+            filled, tags united; the user's title, status and notes kept);
+            False reports them and imports nothing for them (``--no-merge``).
+        problems: the reader's problems, carried into the report.
+        progress: called with the number of records handled so far.
+
+    Returns:
+        An ImportReport. Nothing is committed here: the caller's transaction
+        decides (``--strict`` rolls back when the report has rejections).
+    """
+    report = ImportReport(problems=list(problems))
+    records = [normalize_record(r) for r in records]
+    batch_id = session.scalar(
+        insert(ImportBatch).values(source=source, format=fmt).returning(ImportBatch.id)
+    )
+    report.batch_id = batch_id
+    index = _Index()
+    _load_candidates(session, records, index)
+    extra_tags = list(dict.fromkeys(tags))
+    new_rows: list[dict[str, Any]] = []
+    new_records: list[PaperRecord] = []
+    merged_ids: dict[int, list[str]] = {}
+    tag_links: list[tuple[int | dict[str, Any], list[str]]] = []
+    keys_taken = _KeyRegistry(session)
+    now = utcnow()
+
+    for position, record in enumerate(records, 1):
+        if progress is not None and position % 1000 == 0:
+            progress(position)
+        tkey = title_key(record.title) if record.title else None
+        akey = dedupe.abstract_key(record.abstract)
+        family = dedupe.first_family(record)
+        dup, conflict = index.match(record, tkey, akey, family)
+        where = f"{source}:{record.line}" if record.line else source
+        if dup is not None:
+            if not merge:
+                report.skipped.append((where, dup.key))
+                continue
+            filled = _fill(dup, record)
+            wanted = {fold(t) for t in (*record.tags, *extra_tags)} - dup.tags
+            if filled and dup.pending is not None:
+                dup.pending["_refresh"] = True
+            if filled or wanted:
+                report.merged.append((dup.key, filled + (["tags"] if wanted else [])))
+                dup.tags |= wanted
+                if dup.paper_id is not None:
+                    merged_ids.setdefault(dup.paper_id, []).extend(filled)
+                    if wanted:
+                        tag_links.append((dup.paper_id, [*record.tags, *extra_tags]))
+                elif dup.pending is not None and wanted:
+                    tag_links.append((dup.pending, [*record.tags, *extra_tags]))
+            else:
+                report.present.append(dup.key)
+            continue
+        if conflict is not None:
+            report.problems.append(
+                ParseProblem(
+                    f"shares an identifier with {conflict.key!r} but the titles differ; "
+                    "imported as a separate paper",
+                    source,
+                    record.line,
+                    "warning",
+                )
+            )
+        key = _choose_key(record, keys_taken, report, source)
+        keep_source = record.source_text is not None and key == record.citekey
+        final = replace(record, citekey=key, source_text=record.source_text if keep_source else None)
+        all_tags = list(dict.fromkeys([*record.tags, *extra_tags]))
+        row = {
+            "citekey": key,
+            "citekey_folded": key.lower(),
+            "entry_type": final.entry_type,
+            "title_key": tkey,
+            "abstract_key": akey,
+            "fields": dict(final.fields),
+            "source_text": final.source_text,
+            "source_digest": bibliographic_digest(final) if keep_source else None,
+            "search_text": search_text_for(final, all_tags),
+            "status": record.status or "new",
+            "priority": None,
+            "added_at": now,
+            "updated_at": now,
+            "batch_id": batch_id,
+            **_record_values(final),
+        }
+        new_rows.append(row)
+        new_records.append(final)
+        if all_tags:
+            tag_links.append((row, all_tags))
+        cand = _Candidate(None, key, final.title, final.year, family, row,
+                          {fold(t) for t in all_tags}, row)  # fmt: skip
+        index.add(cand, final.doi, final.arxiv, tkey, akey)
+        report.added.append(key)
+
+    for row, final in zip(new_rows, new_records, strict=True):
+        if row.pop("_refresh", False):
+            filled_record = replace(
+                final,
+                **{k: row[k] for k in FILLABLE if k != "keywords"},
+                keywords=_split_keywords(row["keywords"]),
+            )
+            row["abstract_key"] = dedupe.abstract_key(row["abstract"])
+            row["search_text"] = search_text_for(filled_record, [*final.tags, *extra_tags])
+    ids = _insert_papers(session, new_rows)
+    for row, paper_id in zip(new_rows, ids, strict=True):
+        row["id"] = paper_id
+    _insert_people(session, new_records, ids)
+    _apply_merges(session, merged_ids, index)
+    _link_tags(session, tag_links)
+    if merged_ids or any(isinstance(target, int) for target, _ in tag_links):
+        touched = set(merged_ids) | {t for t, _ in tag_links if isinstance(t, int)}
+        refresh_search_text(session, touched)
+    session.execute(
+        update(ImportBatch)
+        .where(ImportBatch.id == batch_id)
+        .values(added=len(report.added), merged=len(report.merged), rejected=report.rejected)
+    )
+    if progress is not None:
+        progress(len(records))
+    return report
+
+
+class _KeyRegistry:
+    """Case-insensitive set of citation keys in use: the database's plus this import's."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.local: set[str] = set()
+        self.prefixes: dict[str, set[str]] = {}
+
+    def _known(self, prefix: str) -> set[str]:
+        if prefix not in self.prefixes:
+            pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            keys = set(
+                self.session.scalars(
+                    select(Paper.citekey_folded).where(
+                        Paper.citekey_folded.like(pattern, escape="\\")
+                    )
+                )
+            )
+            keys.update(
+                self.session.scalars(
+                    select(Alias.alias_folded).where(Alias.alias_folded.like(pattern, escape="\\"))
+                )
+            )
+            self.prefixes[prefix] = keys
+        return self.prefixes[prefix]
+
+    def taken(self, folded: str, base: str) -> bool:
+        return folded in self.local or folded in self._known(base.lower())
+
+    def claim(self, key: str) -> None:
+        self.local.add(key.lower())
+
+
+def _choose_key(
+    record: PaperRecord, keys: _KeyRegistry, report: ImportReport, source: str
+) -> str:
+    given = record.citekey if record.citekey and citekeys.is_valid_key(record.citekey) else None
+    base = given or citekeys.base_key(record)
+    key = citekeys.unique_key(base, lambda folded: keys.taken(folded, base))
+    if given and key != given:
+        report.problems.append(
+            ParseProblem(
+                f"citation key {given!r} is already used by another paper; imported as {key!r}",
+                source,
+                record.line,
+                "warning",
+            )
+        )
+    elif record.citekey and not given:
+        report.problems.append(
+            ParseProblem(
+                f"citation key {record.citekey!r} is not usable in BibTeX; imported as {key!r}",
+                source,
+                record.line,
+                "warning",
+            )
+        )
+    keys.claim(key)
+    return key
+
+
+def _fill(dup: _Candidate, record: PaperRecord) -> list[str]:
+    """Fill the duplicate's missing columns from ``record``; return the names filled."""
+    filled: list[str] = []
+    incoming = _record_values(record)
+    for name in FILLABLE:
+        if dup.values.get(name) in (None, "") and incoming.get(name) not in (None, ""):
+            if name == "title" and dup.values.get("title"):
+                continue
+            dup.values[name] = incoming[name]
+            filled.append(name)
+    if dup.values.get("title_provisional") and record.title and not record.title_provisional:
+        # A real title replaces one we made up; a title the user set is never provisional.
+        dup.values["title"] = record.title
+        dup.values["title_provisional"] = False
+        if dup.pending is not None:
+            dup.pending["title_key"] = title_key(record.title)
+        filled.append("title")
+    return filled
+
+
+def _insert_papers(session: Session, rows: list[dict[str, Any]]) -> list[int]:
+    ids: list[int] = []
+    for start in range(0, len(rows), CHUNK):
+        chunk = rows[start : start + CHUNK]
+        result = session.execute(
+            insert(Paper).returning(Paper.id, sort_by_parameter_order=True), chunk
+        )
+        ids.extend(result.scalars())
+    return ids
+
+
+def _insert_people(session: Session, records: Sequence[PaperRecord], ids: Sequence[int]) -> None:
+    """Insert the people of new papers (reusing stored spellings) and their ordered links."""
+    wanted: dict[str, PersonRecord] = {}
+    for record in records:
+        for person in (*record.authors, *record.editors):
+            wanted.setdefault(person_key(person), person)
+    if not wanted:
+        return
+    person_ids: dict[str, int] = {}
+    keys = sorted(wanted)
+    for start in range(0, len(keys), CHUNK):
+        chunk = keys[start : start + CHUNK]
+        for pid, key in session.execute(
+            select(Person.id, Person.name_key).where(Person.name_key.in_(chunk))
+        ):
+            person_ids[key] = pid
+    missing = [k for k in keys if k not in person_ids]
+    rows = [_person_row(k, wanted[k]) for k in missing]
+    for start in range(0, len(rows), CHUNK):
+        chunk = rows[start : start + CHUNK]
+        result = session.execute(
+            insert(Person).returning(Person.id, sort_by_parameter_order=True), chunk
+        )
+        for row, pid in zip(chunk, result.scalars(), strict=True):
+            person_ids[row["name_key"]] = pid
+    links = []
+    for record, paper_id in zip(records, ids, strict=True):
+        for role, people in (("author", record.authors), ("editor", record.editors)):
+            for position, person in enumerate(people):
+                links.append(
+                    {
+                        "paper_id": paper_id,
+                        "role": role,
+                        "position": position,
+                        "person_id": person_ids[person_key(person)],
+                    }
+                )
+    for start in range(0, len(links), CHUNK * 4):
+        session.execute(insert(PaperPerson), links[start : start + CHUNK * 4])
+
+
+def _person_row(key: str, person: PersonRecord) -> dict[str, Any]:
+    family = f"{person.von} {person.family}".strip() or person.literal
+    return {
+        "name_key": key,
+        "family": person.family,
+        "given": person.given,
+        "von": person.von,
+        "jr": person.jr,
+        "literal": person.literal,
+        "family_folded": fold(family),
+        "name_folded": fold(" ".join(filter(None, (person.given, family, person.jr)))),
+    }
+
+
+def _apply_merges(session: Session, merged: dict[int, list[str]], index: _Index) -> None:
+    if not merged:
+        return
+    by_id = {
+        cand.paper_id: cand
+        for table in (index.doi, index.arxiv, index.title, index.abstract)
+        for cands in table.values()
+        for cand in cands
+        if cand.paper_id is not None
+    }
+    for paper_id, names in merged.items():
+        values = {name: by_id[paper_id].values[name] for name in set(names)}
+        if "title" in values:
+            values["title_provisional"] = by_id[paper_id].values["title_provisional"]
+            values["title_key"] = title_key(values["title"]) if values["title"] else None
+        if "abstract" in values:
+            values["abstract_key"] = dedupe.abstract_key(values["abstract"])
+        values["updated_at"] = utcnow()
+        session.execute(update(Paper).where(Paper.id == paper_id).values(**values))
+
+
+def ensure_tags(session: Session, names: Iterable[str]) -> dict[str, int]:
+    """Return ``{folded name: tag id}`` for ``names``, creating the missing tags.
+
+    Tag names are stripped; empty names are ignored; the first spelling seen is kept.
+    """
+    wanted: dict[str, str] = {}
+    for name in names:
+        clean = name.strip()
+        if clean:
+            wanted.setdefault(clean.lower(), clean)
+    if not wanted:
+        return {}
+    found = dict(
+        session.execute(
+            select(Tag.name_folded, Tag.id).where(Tag.name_folded.in_(sorted(wanted)))
+        ).tuples()
+    )
+    for folded, name in wanted.items():
+        if folded not in found:
+            found[folded] = session.scalar(
+                insert(Tag).values(name=name, name_folded=folded).returning(Tag.id)
+            )
+    return found
+
+
+def _link_tags(session: Session, links: list[tuple[int | dict[str, Any], list[str]]]) -> None:
+    if not links:
+        return
+    tag_ids = ensure_tags(session, (t for _, names in links for t in names))
+    pairs: set[tuple[int, int]] = set()
+    for target, names in links:
+        paper_id = target if isinstance(target, int) else target["id"]
+        for name in names:
+            if name.strip():
+                pairs.add((paper_id, tag_ids[name.strip().lower()]))
+    if not pairs:
+        return
+    existing: set[tuple[int, int]] = set()
+    paper_ids = sorted({p for p, _ in pairs})
+    for start in range(0, len(paper_ids), CHUNK):
+        chunk = paper_ids[start : start + CHUNK]
+        existing.update(
+            session.execute(
+                select(PaperTag.paper_id, PaperTag.tag_id).where(PaperTag.paper_id.in_(chunk))
+            ).tuples()
+        )
+    rows = [{"paper_id": p, "tag_id": t} for p, t in sorted(pairs - existing)]
+    if rows:
+        session.execute(insert(PaperTag), rows)
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def all_papers(session: Session) -> list[Paper]:
+    """Return every paper in order of addition (oldest first), then by key."""
+    return load_papers(session)
+
+
+def history(session: Session, paper: Paper) -> list[dict[str, Any]]:
+    """Return the paper's read-status history as ``{"from", "to", "at"}`` dicts, oldest first."""
+    return [{"from": e.from_status, "to": e.to_status, "at": e.at} for e in paper.events]
+
+
+def count_papers(session: Session) -> int:
+    """Return the number of papers in the library."""
+    return int(session.scalar(select(func.count(Paper.id))) or 0)
+
+
+def delete_papers(session: Session, papers: Sequence[Paper]) -> list[str]:
+    """Delete ``papers`` with their links, notes, history and aliases; return their keys."""
+    keys = [p.citekey for p in papers]
+    ids = [p.id for p in papers]
+    for start in range(0, len(ids), CHUNK):
+        session.execute(delete(Paper).where(Paper.id.in_(ids[start : start + CHUNK])))
+    session.expunge_all()
+    return keys
+
+
+def touch(session: Session, paper_ids: Iterable[int], when: datetime | None = None) -> None:
+    """Set ``updated_at`` of the given papers to ``when`` (default now)."""
+    ids = sorted(set(paper_ids))
+    if ids:
+        session.execute(
+            update(Paper).where(Paper.id.in_(ids)).values(updated_at=when or utcnow())
+        )

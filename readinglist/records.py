@@ -1,0 +1,165 @@
+"""The interchange types between formats and the library: plain frozen dataclasses.
+
+Formats (``readinglist.formats.*``) read text into :class:`PaperRecord` values and
+write records back to text; the library turns records into rows and rows into
+records. Nothing here touches files, the database or third-party packages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+#: Read status values, in triage order (ARCHITECTURE.md "Data model").
+STATUSES: tuple[str, ...] = ("new", "to-read", "reading", "read", "skipped")
+#: Priority levels, highest first; ``None`` means no priority.
+PRIORITIES: tuple[str, ...] = ("high", "medium", "low")
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Person:
+    """One author or editor, split into the four name parts BibTeX defines.
+
+    The parts follow "Tame the BeaST" section 11 / BibTeX's ``bibtex.web`` name
+    rules: ``von`` ("van der", "de"), ``family`` (last), ``jr`` ("Jr.", "III")
+    and ``given`` (first). A corporate name ("{European Space Agency}") is kept
+    whole in ``literal`` with the other parts empty. ``literal == "others"``
+    stands for BibTeX's ``and others``. All parts are Unicode (LaTeX decoded).
+    """
+
+    family: str = ""
+    given: str = ""
+    von: str = ""
+    jr: str = ""
+    literal: str = ""
+
+    @property
+    def is_others(self) -> bool:
+        """True for the ``and others`` marker of a truncated name list."""
+        return self.literal == "others"
+
+    def display(self) -> str:
+        """Return ``"von Family, Jr, Given"`` as BibTeX's ``{vv~}{ll}{, jj}{, ff}`` orders it.
+
+        A literal (corporate) name is returned as it is; ``others`` gives ``"others"``.
+        """
+        if self.literal:
+            return self.literal
+        last = f"{self.von} {self.family}".strip()
+        parts = [last]
+        if self.jr:
+            parts.append(self.jr)
+        if self.given:
+            parts.append(self.given)
+        return ", ".join(parts)
+
+    def short(self) -> str:
+        """Return the name as cited in a list: ``"von Family"`` or the literal."""
+        if self.literal:
+            return self.literal
+        return f"{self.von} {self.family}".strip()
+
+
+@dataclass(frozen=True)
+class NoteRecord:
+    """A Markdown note attached to a paper, with UTC creation/update times (may be None)."""
+
+    text: str
+    created: datetime | None = None
+    updated: datetime | None = None
+
+
+@dataclass(frozen=True)
+class PaperRecord:
+    """One paper as formats read and write it.
+
+    Bibliographic data:
+        citekey: citation key, or None to have the library generate one.
+        entry_type: lower-case BibTeX entry type (``article``, ``inproceedings`` ...).
+        title: Unicode title (LaTeX decoded) or None.
+        title_provisional: True when the title was made up by an importer from the
+            abstract rather than given by the source.
+        short_name: the named contribution (method, model, dataset ...) or None.
+        authors, editors: ordered people.
+        year: four-digit year or None. month: 1..12 or None.
+        venue: booktitle / journal / conference name, Unicode.
+        abstract: as given by the source (LaTeX and Markdown kept as they are).
+        doi: normalized DOI (lower-case, no resolver prefix) or None.
+        arxiv: arXiv id without version (``2401.01234``, ``hep-th/9901001``) or None.
+        url: main link; code_url: code repository link (GitHub, GitLab, Hugging Face).
+        keywords: keywords from the source (not tags).
+        fields: every other field, verbatim as in the source, keyed by lower-case
+            field name; for BibTeX also the raw LaTeX form of a field whose decoded
+            value lives in a column above (e.g. ``title`` with braces), so that
+            export loses nothing.
+        source_text: the raw entry text as read (for byte-identical re-export).
+
+    User state (filled by the library for export, or read back from our own
+    Markdown lists): status, priority (``high``/``medium``/``low``/None), tags,
+    notes, added (UTC), read_at (UTC).
+
+    Provenance: ``line`` is the 1-based line of the entry in its source.
+    """
+
+    citekey: str | None = None
+    entry_type: str = "misc"
+    title: str | None = None
+    title_provisional: bool = False
+    short_name: str | None = None
+    authors: tuple[Person, ...] = ()
+    editors: tuple[Person, ...] = ()
+    year: int | None = None
+    month: int | None = None
+    venue: str | None = None
+    abstract: str | None = None
+    doi: str | None = None
+    arxiv: str | None = None
+    url: str | None = None
+    code_url: str | None = None
+    keywords: tuple[str, ...] = ()
+    fields: Mapping[str, str] = field(default_factory=dict)
+    source_text: str | None = None
+    status: str | None = None
+    priority: str | None = None
+    tags: tuple[str, ...] = ()
+    notes: tuple[NoteRecord, ...] = ()
+    added: datetime | None = None
+    read_at: datetime | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class ParseProblem:
+    """Something a reader could not take, or took with a caveat.
+
+    ``severity == "error"`` means an entry was rejected (the import exits 5);
+    ``"warning"`` means the data was read but the user should know (a Latin-1
+    file, a key used twice). ``source`` is the file name or ``<stdin>``, ``line``
+    the 1-based line number when known.
+    """
+
+    message: str
+    source: str = "<stdin>"
+    line: int | None = None
+    severity: Severity = "error"
+
+    def __str__(self) -> str:
+        where = f"{self.source}:{self.line}" if self.line is not None else self.source
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    """What a reader returns: the records it read and the problems it met, in file order.
+
+    ``meta`` carries list-level facts a reader found (e.g. ``{"venue": "ICML",
+    "year": "2026", "list_title": "ICML 2026 Papers"}`` from a header line).
+    """
+
+    records: list[PaperRecord]
+    problems: list[ParseProblem] = field(default_factory=list)
+    meta: Mapping[str, str] = field(default_factory=dict)

@@ -1,0 +1,146 @@
+"""Text normalization shared by importers, the library and the search index.
+
+* :func:`latex_to_unicode` decodes LaTeX markup to Unicode through pylatexenc
+  (``LatexNodes2Text``), with a fast path for plain text and a cache, so each
+  distinct string is decoded once (issue 9: decoding is the expensive part of
+  an import).
+* :func:`fold` gives the comparison form used for duplicate detection and
+  search: LaTeX decoded, accents removed, typographic punctuation mapped to ASCII,
+  case folded, white space collapsed.
+* :func:`search_tokens` splits folded text into the ``[a-z0-9]+`` words that both
+  SQLite FTS5 and PostgreSQL's ``simple`` text-search configuration index the
+  same way, so one query returns the same papers on both databases.
+
+Imports nothing of the package; pylatexenc is imported on first use.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+from typing import Any
+
+_LATEX_CHARS = re.compile(r"[\\{}$~]")
+_BARE_PERCENT = re.compile(r"(?<!\\)%")
+_SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"[0-9a-z]+")
+
+#: Characters that Unicode decomposition does not reduce to ASCII, mapped by hand.
+#: Source: the Latin-1 Supplement / Latin Extended-A letters without a canonical
+#: decomposition, plus typographic punctuation (General Punctuation block).
+_FOLD_TABLE = str.maketrans(
+    {
+        "ß": "ss",
+        "æ": "ae",
+        "Æ": "ae",
+        "œ": "oe",
+        "Œ": "oe",
+        "ø": "o",
+        "Ø": "o",
+        "ł": "l",
+        "Ł": "l",
+        "đ": "d",
+        "Đ": "d",
+        "ð": "d",
+        "Ð": "d",
+        "þ": "th",
+        "Þ": "th",
+        "ı": "i",
+        "\u2010": "-",  # hyphen
+        "\u2011": "-",  # non-breaking hyphen
+        "\u2012": "-",  # figure dash
+        "\u2013": "-",  # en dash
+        "\u2014": "-",  # em dash
+        "\u2015": "-",  # horizontal bar
+        "\u2212": "-",  # minus sign
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u201f": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+        "\u00a0": " ",
+        "\u2009": " ",
+        "\u202f": " ",
+        "\u2026": "...",
+    }
+)
+
+
+@lru_cache(maxsize=1)
+def _converter(math: str) -> Any:
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    return LatexNodes2Text(math_mode=math, strict_latex_spaces=True)
+
+
+@lru_cache(maxsize=200_000)
+def latex_to_unicode(value: str, math: str = "text") -> str:
+    """Decode LaTeX markup in ``value`` to Unicode text.
+
+    Args:
+        value: a field value as written in a BibTeX file or an abstract list
+            (``Schr{\\"o}dinger``, ``\\textbf{S}upport``, ``{B}ayesian``).
+        math: pylatexenc's ``math_mode``: ``"text"`` renders ``$\\alpha$`` as
+            ``α``; ``"verbatim"`` keeps math as written.
+
+    Returns:
+        The decoded string; braces used for case protection are dropped.
+        Strings without ``\\ { } $ ~`` are returned unchanged without calling
+        pylatexenc (the fast path). Text pylatexenc cannot parse is returned as
+        given rather than raising.
+    """
+    if not _LATEX_CHARS.search(value):
+        return value
+    # A bare % is text in a field value, not a LaTeX comment (it would eat the line).
+    value = _BARE_PERCENT.sub(r"\\%", value)
+    try:
+        decoded = str(_converter(math).latex_to_text(value))
+    except Exception:  # pylatexenc raises assorted errors on broken markup
+        return value
+    return _SPACE.sub(" ", decoded).strip() if "\n" in decoded else decoded
+
+
+@lru_cache(maxsize=200_000)
+def fold(value: str) -> str:
+    """Return the comparison form of ``value``: decoded, accent-free, ASCII punctuation, case-folded.
+
+    ``fold('Schr{\\"o}dinger')== fold("Schrödinger") == "schrodinger"``; the
+    non-breaking hyphen U+2011 and dashes become ``-``; runs of white space become
+    one space. Input and output are ``str``; never raises.
+    """
+    text = latex_to_unicode(value).translate(_FOLD_TABLE)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(ch for ch in text if not unicodedata.combining(ch))
+        text = text.translate(_FOLD_TABLE)
+    return _SPACE.sub(" ", text.casefold()).strip()
+
+
+def search_tokens(value: str) -> list[str]:
+    """Split ``value`` into folded search words (``[0-9a-z]+``), in order.
+
+    ``search_tokens("Self‑Correction in 3DGS!") == ["self", "correction", "in", "3dgs"]``.
+    These are the only tokens written to the full-text index on either database.
+    """
+    return _WORD.findall(fold(value))
+
+
+def search_document(*parts: str | None) -> str:
+    """Join the search words of every non-empty part with single spaces (the indexed text)."""
+    words: list[str] = []
+    for part in parts:
+        if part:
+            words.extend(search_tokens(part))
+    return " ".join(words)
+
+
+def title_key(title: str) -> str:
+    """Return a normalized title for duplicate detection: search words joined by one space."""
+    return " ".join(search_tokens(title))
