@@ -25,7 +25,6 @@ from readinglist.models import (
     PRIORITY_NAMES,
     Alias,
     ImportBatch,
-    Note,
     Paper,
     PaperPerson,
     PaperTag,
@@ -185,8 +184,7 @@ def to_record(paper: Paper, *, with_notes: bool = True) -> PaperRecord:
         priority=PRIORITY_NAMES.get(paper.priority) if paper.priority is not None else None,
         tags=tuple(tag.name for tag in paper.tags),
         notes=tuple(
-            NoteRecord(text=n.body, created=n.created_at, updated=n.updated_at)
-            for n in paper.notes
+            NoteRecord(text=n.body, created=n.created_at, updated=n.updated_at) for n in paper.notes
         )
         if with_notes
         else (),
@@ -305,8 +303,14 @@ class _Index:
         self.title: dict[str, list[_Candidate]] = defaultdict(list)
         self.abstract: dict[str, list[_Candidate]] = defaultdict(list)
 
-    def add(self, cand: _Candidate, doi: str | None, arxiv: str | None, tkey: str | None,
-            akey: str | None) -> None:  # fmt: skip
+    def add(
+        self,
+        cand: _Candidate,
+        doi: str | None,
+        arxiv: str | None,
+        tkey: str | None,
+        akey: str | None,
+    ) -> None:
         if doi:
             self.doi[doi].append(cand)
         if arxiv:
@@ -385,9 +389,14 @@ def _load_candidates(session: Session, records: Sequence[PaperRecord], index: _I
         values = {name: getattr(paper, name) for name in FILLABLE}
         values["title_provisional"] = paper.title_provisional
         cand = _Candidate(
-            paper.id, paper.citekey, paper.title, paper.year, family, values,
+            paper.id,
+            paper.citekey,
+            paper.title,
+            paper.year,
+            family,
+            values,
             {t.name_folded for t in paper.tags},
-        )  # fmt: skip
+        )
         index.add(cand, paper.doi, paper.arxiv, paper.title_key, paper.abstract_key)
 
 
@@ -485,7 +494,9 @@ def import_records(
             )
         key = _choose_key(record, keys_taken, report, source)
         keep_source = record.source_text is not None and key == record.citekey
-        final = replace(record, citekey=key, source_text=record.source_text if keep_source else None)
+        final = replace(
+            record, citekey=key, source_text=record.source_text if keep_source else None
+        )
         all_tags = list(dict.fromkeys([*record.tags, *extra_tags]))
         row = {
             "citekey": key,
@@ -508,8 +519,9 @@ def import_records(
         new_records.append(final)
         if all_tags:
             tag_links.append((row, all_tags))
-        cand = _Candidate(None, key, final.title, final.year, family, row,
-                          {fold(t) for t in all_tags}, row)  # fmt: skip
+        cand = _Candidate(
+            None, key, final.title, final.year, family, row, {fold(t) for t in all_tags}, row
+        )
         index.add(cand, final.doi, final.arxiv, tkey, akey)
         report.added.append(key)
 
@@ -574,9 +586,7 @@ class _KeyRegistry:
         self.local.add(key.lower())
 
 
-def _choose_key(
-    record: PaperRecord, keys: _KeyRegistry, report: ImportReport, source: str
-) -> str:
+def _choose_key(record: PaperRecord, keys: _KeyRegistry, report: ImportReport, source: str) -> str:
     given = record.citekey if record.citekey and citekeys.is_valid_key(record.citekey) else None
     base = given or citekeys.base_key(record)
     key = citekeys.unique_key(base, lambda folded: keys.taken(folded, base))
@@ -792,6 +802,141 @@ def touch(session: Session, paper_ids: Iterable[int], when: datetime | None = No
     """Set ``updated_at`` of the given papers to ``when`` (default now)."""
     ids = sorted(set(paper_ids))
     if ids:
-        session.execute(
-            update(Paper).where(Paper.id.in_(ids)).values(updated_at=when or utcnow())
+        session.execute(update(Paper).where(Paper.id.in_(ids)).values(updated_at=when or utcnow()))
+
+
+def select_papers(
+    session: Session,
+    query_text: str = "",
+    *,
+    sort: str | None = None,
+    limit: int | None = None,
+    reverse: bool = False,
+) -> list[Paper]:
+    """Return the papers ``query_text`` selects (all when empty), sorted, loaded with relations.
+
+    See ``readinglist.query`` for the language and the sort keys. Raises InvalidQuery.
+    """
+    from readinglist import query
+
+    ids = query.paper_ids(session, query_text, sort=sort, limit=limit, reverse=reverse)
+    return load_papers(session, ids)
+
+
+def papers_for_keys(session: Session, refs: Sequence[str]) -> tuple[list[Paper], list[str]]:
+    """Return ``(papers, missing refs)`` for citation keys or aliases, in first-seen order."""
+    ids: list[int] = []
+    missing: list[str] = []
+    for ref in refs:
+        paper = find_paper(session, ref)
+        if paper is None:
+            missing.append(ref)
+        elif paper.id not in ids:
+            ids.append(paper.id)
+    return load_papers(session, ids), missing
+
+
+def sync_markdown(session: Session, records: Sequence[PaperRecord], *, source: str) -> ImportReport:
+    """Apply read status and tags from one of our Markdown lists, matched by citation key.
+
+    Rules (issue 7): a ticked box sets ``read``; an unticked box on a paper that is
+    read sets ``to-read``; under a status heading a paper takes that heading's
+    status; tags written as ``#tag`` are added. Unknown keys are reported as
+    problems. Returns an ImportReport whose ``merged`` lists the changed keys.
+    """
+    report = ImportReport()
+    for record in records:
+        paper = find_paper(session, record.citekey or "")
+        if paper is None:
+            report.problems.append(
+                ParseProblem(
+                    f"no paper with citation key {record.citekey!r}", source, record.line, "warning"
+                )
+            )
+            continue
+        checked = record.fields.get("checked") == "true"
+        status = record.status
+        if checked:
+            status = "read"
+        elif paper.status == "read" and status in (None, "read"):
+            status = "to-read"
+        changes: list[str] = []
+        if status and status != paper.status:
+            set_status(session, [paper], status)
+            changes.append(f"status {status}")
+        have = {t.name_folded for t in paper.tags}
+        new_tags = [t for t in record.tags if t.strip().lower() not in have]
+        if new_tags:
+            add_tags(session, [paper], new_tags)
+            changes.append("tags " + ", ".join(new_tags))
+        if changes:
+            report.merged.append((paper.citekey, changes))
+        else:
+            report.present.append(paper.citekey)
+    return report
+
+
+# --- triage state ----------------------------------------------------------------------------
+
+
+def set_status(
+    session: Session, papers: Sequence[Paper], status: str, *, at: datetime | None = None
+) -> list[Paper]:
+    """Set the read status of ``papers``; record each change in the status history.
+
+    ``status`` is one of ``records.STATUSES`` (else UsageError). Moving to ``read``
+    sets ``read_at``; leaving ``read`` clears it. Papers already at ``status`` are
+    left alone. Returns the papers that changed.
+    """
+    from readinglist.errors import UsageError
+    from readinglist.models import StatusEvent
+    from readinglist.records import STATUSES
+
+    if status not in STATUSES:
+        raise UsageError(f"unknown status {status!r}; use one of {', '.join(STATUSES)}")
+    when = at or utcnow()
+    changed = []
+    for paper in papers:
+        if paper.status == status:
+            continue
+        session.add(
+            StatusEvent(paper_id=paper.id, from_status=paper.status, to_status=status, at=when)
         )
+        paper.status = status
+        paper.read_at = when if status == "read" else None
+        paper.updated_at = when
+        changed.append(paper)
+    session.flush()
+    return changed
+
+
+def add_tags(session: Session, papers: Sequence[Paper], names: Sequence[str]) -> list[Paper]:
+    """Add the tags ``names`` (created when new; case-insensitive) to ``papers``.
+
+    Returns the papers that gained a tag; their search text is refreshed.
+    """
+    tag_ids = ensure_tags(session, names)
+    if not tag_ids:
+        return []
+    ids = [p.id for p in papers]
+    existing = set(
+        session.execute(
+            select(PaperTag.paper_id, PaperTag.tag_id).where(
+                PaperTag.paper_id.in_(ids), PaperTag.tag_id.in_(tag_ids.values())
+            )
+        ).tuples()
+    )
+    rows = [
+        {"paper_id": pid, "tag_id": tid}
+        for pid in ids
+        for tid in sorted(set(tag_ids.values()))
+        if (pid, tid) not in existing
+    ]
+    if rows:
+        session.execute(insert(PaperTag), rows)
+    changed_ids = {row["paper_id"] for row in rows}
+    for paper in papers:
+        if paper.id in changed_ids:
+            session.expire(paper, ["tags"])
+    refresh_search_text(session, changed_ids)
+    return [p for p in papers if p.id in changed_ids]

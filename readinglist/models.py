@@ -288,4 +288,3 @@ class Alias(Base):
 
     def __repr__(self) -> str:
         return f"Alias(alias={self.alias!r}, paper_id={self.paper_id!r})"
-

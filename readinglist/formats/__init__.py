@@ -92,8 +92,11 @@ def decode(data: bytes, source: str) -> tuple[str, list[ParseProblem]]:
     if not data.strip():
         raise InvalidInput("the file is empty", source)
     if _is_binary(data):
-        raise InvalidInput("this is a binary file, not text (expected BibTeX, RIS, CSL-JSON, "
-                           "Markdown or a list of abstracts)", source)  # fmt: skip
+        raise InvalidInput(
+            "this is a binary file, not text (expected BibTeX, RIS, CSL-JSON, "
+            "Markdown or a list of abstracts)",
+            source,
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -105,8 +108,12 @@ def decode(data: bytes, source: str) -> tuple[str, list[ParseProblem]]:
             text = data.decode("latin-1")
             encoding = "Latin-1"
         warnings.append(
-            ParseProblem(f"not valid UTF-8 (first bad byte here); decoded as {encoding}",
-                         source, line, "warning")  # fmt: skip
+            ParseProblem(
+                f"not valid UTF-8 (first bad byte here); decoded as {encoding}",
+                source,
+                line,
+                "warning",
+            )
         )
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")

@@ -1,0 +1,94 @@
+"""The ``readinglist`` command (alias ``rl``): the root group, error translation and ``main``.
+
+Commands are registered eagerly below; their modules import only Click and light
+modules of ours at import time, and SQLAlchemy, Alembic, bibtexparser and rich only
+inside the command bodies, so ``--help`` and ``--version`` stay fast (issue 9).
+Every :class:`~readinglist.errors.ReadingListError` becomes ``Error: <message>`` on
+stderr and its exit code, in exactly one place (:class:`ReadingListGroup`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+from readinglist import __version__
+from readinglist.cli._app import AppContext
+from readinglist.config import Settings
+from readinglist.errors import ReadingListError
+
+EXIT_CODES_HELP = """\b
+Exit codes: 0 done; 1 failure; 2 usage or bad query; 3 not found;
+4 conflict; 5 bad input data; 6 database problem."""
+
+
+class ReadingListGroup(click.Group):
+    """A group that turns ReadingListError into ``Error: ...`` and the error's exit code."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ReadingListError as err:
+            click.echo(f"Error: {err}", err=True)
+            ctx.exit(err.exit_code)
+        except BrokenPipeError:
+            # `readinglist list | head`: the reader went away; end quietly.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            ctx.exit(0)
+        finally:
+            app = ctx.find_object(AppContext)
+            if app is not None:
+                app.close()
+
+
+@click.group(
+    cls=ReadingListGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog=EXIT_CODES_HELP,
+)
+@click.option(
+    "--db",
+    "db",
+    metavar="URL|PATH",
+    envvar="READINGLIST_DB",
+    help="Database: an SQLite file path or a URL such as postgresql+psycopg://user@host/name. "
+    "Default: $READINGLIST_DB, else readinglist.db in the user data directory.",
+)
+@click.version_option(__version__, "-V", "--version", prog_name="readinglist")
+@click.pass_context
+def cli(ctx: click.Context, db: str | None) -> None:
+    """Import, triage, find and export the papers you mean to read.
+
+    \b
+    Examples:
+        readinglist import icml2026-abstracts.txt
+        readinglist triage
+        readinglist list status:to-read
+        readinglist export bibtex -o refs.bib
+    """
+    ctx.obj = AppContext(Settings.resolve(db))
+
+
+def _register() -> None:
+    from readinglist.cli import db_cmd, export, import_, list_
+
+    for command in (
+        import_.import_command,
+        list_.list_command,
+        list_.show_command,
+        export.export_command,
+        db_cmd.db_group,
+    ):
+        cli.add_command(command)
+
+
+_register()
+
+
+def main() -> None:
+    """Entry point of the ``readinglist`` and ``rl`` console scripts."""
+    cli.main(prog_name="readinglist")

@@ -1,0 +1,77 @@
+"""The context object shared by all commands, and shared option decorators.
+
+``AppContext`` holds the resolved settings and creates the engine on first use
+(so ``--help`` and ``--version`` never import SQLAlchemy), checking the schema
+once. It replaces the global singletons of beets, pubs and papis (style anchors 8.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from readinglist.config import Settings
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+    from sqlalchemy.orm import Session
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass
+class AppContext:
+    """Settings plus a lazily created, schema-checked engine for one CLI run."""
+
+    settings: Settings
+    _engine: Engine | None = field(default=None, repr=False)
+
+    def engine(self, *, migrate: bool = True) -> Engine:
+        """Return the engine; on first use create or upgrade the schema (``migrate``)."""
+        if self._engine is None:
+            from readinglist import db
+
+            engine = db.make_engine(self.settings.database_url)
+            if migrate:
+                db.ensure_schema(engine)
+            self._engine = engine
+        return self._engine
+
+    @contextmanager
+    def session(self, *, write: bool = True) -> Iterator[Session]:
+        """Yield a Session in one transaction (committed on success, rolled back on error)."""
+        from readinglist import db
+
+        with db.session_scope(self.engine(), write=write) as session:
+            yield session
+
+    def close(self) -> None:
+        """Dispose of the engine's connections."""
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
+
+
+pass_app = click.make_pass_decorator(AppContext)
+
+
+def json_option(func: F) -> F:
+    """Add ``--json`` (one JSON document on stdout)."""
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")(
+        func
+    )
+
+
+def output_file_option(func: F) -> F:
+    """Add ``-o/--output FILE`` (``-`` or none: stdout)."""
+    return click.option(
+        "-o",
+        "--output",
+        type=click.Path(dir_okay=False, writable=True, allow_dash=True),
+        default=None,
+        help="Write to FILE (atomically: a temporary file, then a rename). Default: stdout.",
+    )(func)

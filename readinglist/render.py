@@ -1,0 +1,247 @@
+"""Output: the only writer of data to stdout (ARCHITECTURE.md "Output").
+
+Receives plain records and dicts, never ORM objects. Human tables use rich on a
+terminal (honouring ``NO_COLOR``) and plain aligned text otherwise; ``--json``
+prints one JSON document with the documented keys. Messages for people
+(summaries, warnings) go to stderr through :func:`info` and :func:`warn`.
+rich is imported only when a table is drawn on a terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import textwrap
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, TextIO
+
+from readinglist.records import PaperRecord
+
+#: Keys of a paper object in ``--json`` output, in this order (README "JSON output").
+PAPER_KEYS: tuple[str, ...] = (
+    "key",
+    "entry_type",
+    "title",
+    "title_provisional",
+    "short_name",
+    "authors",
+    "year",
+    "venue",
+    "abstract",
+    "status",
+    "priority",
+    "tags",
+    "doi",
+    "arxiv",
+    "url",
+    "code_url",
+    "added",
+    "read_at",
+)
+#: Marker shown after a provisional title in tables.
+PROVISIONAL_MARK = " (provisional)"
+
+
+def iso(value: datetime | None) -> str | None:
+    """Return ``value`` as ISO 8601 UTC with a ``Z`` suffix and whole seconds, or None."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def paper_json(record: PaperRecord) -> dict[str, Any]:
+    """Return the JSON object of a paper with the keys of :data:`PAPER_KEYS`.
+
+    ``authors`` are "Family, Given" strings (von and Jr parts as BibTeX puts them);
+    no priority is ``null``; times are ISO 8601 UTC with ``Z``.
+    """
+    return {
+        "key": record.citekey,
+        "entry_type": record.entry_type,
+        "title": record.title,
+        "title_provisional": record.title_provisional,
+        "short_name": record.short_name,
+        "authors": [p.display() for p in record.authors],
+        "year": record.year,
+        "venue": record.venue,
+        "abstract": record.abstract,
+        "status": record.status,
+        "priority": record.priority,
+        "tags": list(record.tags),
+        "doi": record.doi,
+        "arxiv": record.arxiv,
+        "url": record.url,
+        "code_url": record.code_url,
+        "added": iso(record.added),
+        "read_at": iso(record.read_at),
+    }
+
+
+def paper_detail_json(
+    record: PaperRecord, history: Sequence[Mapping[str, Any]], aliases: Sequence[str] = ()
+) -> dict[str, Any]:
+    """Return the ``show --json`` object: :func:`paper_json` plus editors, month,
+    keywords, fields, aliases, notes (``text``, ``created``, ``updated``) and the
+    status history (``from``, ``to``, ``at``)."""
+    data = paper_json(record)
+    data.update(
+        {
+            "editors": [p.display() for p in record.editors],
+            "month": record.month,
+            "keywords": list(record.keywords),
+            "fields": dict(record.fields),
+            "aliases": list(aliases),
+            "notes": [
+                {"text": n.text, "created": iso(n.created), "updated": iso(n.updated)}
+                for n in record.notes
+            ],
+            "history": [{"from": h["from"], "to": h["to"], "at": iso(h["at"])} for h in history],
+        }
+    )
+    return data
+
+
+def echo(text: str = "", *, stream: TextIO | None = None) -> None:
+    """Write ``text`` and a newline to stdout (data)."""
+    out = stream or sys.stdout
+    out.write(text + "\n")
+
+
+def echo_json(data: Any) -> None:
+    """Print ``data`` as indented UTF-8 JSON on stdout."""
+    echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def info(message: str) -> None:
+    """Write a message for people to stderr."""
+    sys.stderr.write(message + "\n")
+
+
+def warn(message: str) -> None:
+    """Write a warning to stderr, prefixed ``warning:``."""
+    sys.stderr.write(f"warning: {message}\n")
+
+
+def use_rich(stream: TextIO | None = None) -> bool:
+    """True when output goes to a terminal and colour is not disabled (``NO_COLOR``)."""
+    stream = stream or sys.stdout
+    return stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+
+
+def short_authors(record: PaperRecord, limit: int = 1) -> str:
+    """Return the first ``limit`` family names, then ``et al.`` when there are more."""
+    people = [p for p in record.authors if not p.is_others]
+    if not people:
+        return ""
+    names = [p.short() for p in people[:limit]]
+    more = len(record.authors) > limit
+    return ", ".join(names) + (" et al." if more else "")
+
+
+def _row(record: PaperRecord) -> list[str]:
+    title = record.title or ""
+    if record.title_provisional:
+        title += PROVISIONAL_MARK
+    return [
+        record.citekey or "",
+        record.status or "",
+        record.priority or "",
+        str(record.year or ""),
+        short_authors(record),
+        title,
+    ]
+
+
+_HEADERS = ["KEY", "STATUS", "PRIO", "YEAR", "AUTHORS", "TITLE"]
+
+
+def paper_table(records: Iterable[PaperRecord]) -> None:
+    """Print a table of papers that fits the terminal: key, status, priority, year,
+    first author et al., title (truncated; provisional titles marked)."""
+    rows = [_row(r) for r in records]
+    width = shutil.get_terminal_size((120, 24)).columns
+    if use_rich():
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(box=None, header_style="bold", pad_edge=False)
+        for header in _HEADERS:
+            table.add_column(header, no_wrap=True, overflow="ellipsis")
+        for row in rows:
+            table.add_row(*row)
+        Console(width=width).print(table)
+        return
+    widths = [len(h) for h in _HEADERS]
+    for row in rows:
+        for i, cell in enumerate(row[:-1]):
+            widths[i] = min(max(widths[i], len(cell)), 40 if i == 4 else 60)
+    fixed = sum(widths[:-1]) + 2 * (len(_HEADERS) - 1)
+    title_width = max(20, width - fixed)
+    for row in [_HEADERS, *rows]:
+        cells = [_fit(c, w).ljust(w) for c, w in zip(row[:-1], widths, strict=False)]
+        echo("  ".join([*cells, _fit(row[-1], title_width)]).rstrip())
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+def keys(records: Iterable[PaperRecord]) -> None:
+    """Print one citation key per line (for ``xargs``)."""
+    for record in records:
+        echo(record.citekey or "")
+
+
+def paper_detail(
+    record: PaperRecord, history: Sequence[Mapping[str, Any]], aliases: Sequence[str] = ()
+) -> None:
+    """Print everything about one paper for people: data, links, tags, notes and history."""
+    width = min(shutil.get_terminal_size((100, 24)).columns, 100)
+    title = (record.title or "(no title)") + (PROVISIONAL_MARK if record.title_provisional else "")
+    lines = [title, "=" * min(len(title), width)]
+
+    def field_line(label: str, value: Any) -> None:
+        if value not in (None, "", [], ()):
+            lines.append(f"{label + ':':<13}{value}")
+
+    field_line("Key", record.citekey)
+    field_line("Aliases", ", ".join(aliases))
+    field_line("Type", record.entry_type)
+    field_line("Authors", "; ".join(p.display() for p in record.authors))
+    field_line("Editors", "; ".join(p.display() for p in record.editors))
+    field_line("Venue", record.venue)
+    field_line("Year", record.year)
+    field_line("Short name", record.short_name)
+    field_line("Status", record.status)
+    field_line("Priority", record.priority)
+    field_line("Tags", ", ".join(record.tags))
+    field_line("Keywords", ", ".join(record.keywords))
+    field_line("DOI", f"https://doi.org/{record.doi}" if record.doi else None)
+    field_line("arXiv", f"https://arxiv.org/abs/{record.arxiv}" if record.arxiv else None)
+    field_line("URL", record.url)
+    field_line("Code", record.code_url)
+    field_line("Added", iso(record.added))
+    field_line("Read", iso(record.read_at))
+    for name, value in sorted(record.fields.items()):
+        field_line(name, value)
+    if record.abstract:
+        lines += [
+            "",
+            "Abstract:",
+            *textwrap.wrap(record.abstract, width, initial_indent="  ", subsequent_indent="  "),
+        ]
+    if record.notes:
+        lines += ["", "Notes:"]
+        for note in record.notes:
+            lines.append(f"  [{iso(note.created)}]")
+            lines += [f"    {line}" for line in note.text.splitlines()]
+    if history:
+        lines += ["", "History:"]
+        for event in history:
+            lines.append(f"  {iso(event['at'])}  {event['from'] or '-'} -> {event['to']}")
+    echo("\n".join(lines))
