@@ -25,6 +25,7 @@ from readinglist.models import (
     PRIORITY_NAMES,
     Alias,
     ImportBatch,
+    Note,
     Paper,
     PaperPerson,
     PaperTag,
@@ -734,7 +735,7 @@ def ensure_tags(session: Session, names: Iterable[str]) -> dict[str, int]:
     found = dict(
         session.execute(
             select(Tag.name_folded, Tag.id).where(Tag.name_folded.in_(sorted(wanted)))
-        ).tuples()
+        ).all()
     )
     for folded, name in wanted.items():
         if folded not in found:
@@ -761,9 +762,10 @@ def _link_tags(session: Session, links: list[tuple[int | dict[str, Any], list[st
     for start in range(0, len(paper_ids), CHUNK):
         chunk = paper_ids[start : start + CHUNK]
         existing.update(
-            session.execute(
+            (int(p), int(t))
+            for p, t in session.execute(
                 select(PaperTag.paper_id, PaperTag.tag_id).where(PaperTag.paper_id.in_(chunk))
-            ).tuples()
+            )
         )
     rows = [{"paper_id": p, "tag_id": t} for p, t in sorted(pairs - existing)]
     if rows:
@@ -919,13 +921,14 @@ def add_tags(session: Session, papers: Sequence[Paper], names: Sequence[str]) ->
     if not tag_ids:
         return []
     ids = [p.id for p in papers]
-    existing = set(
-        session.execute(
+    existing = {
+        (int(p), int(t))
+        for p, t in session.execute(
             select(PaperTag.paper_id, PaperTag.tag_id).where(
                 PaperTag.paper_id.in_(ids), PaperTag.tag_id.in_(tag_ids.values())
             )
-        ).tuples()
-    )
+        )
+    }
     rows = [
         {"paper_id": pid, "tag_id": tid}
         for pid in ids
@@ -940,3 +943,87 @@ def add_tags(session: Session, papers: Sequence[Paper], names: Sequence[str]) ->
             session.expire(paper, ["tags"])
     refresh_search_text(session, changed_ids)
     return [p for p in papers if p.id in changed_ids]
+
+
+# --- keys and merging ------------------------------------------------------------------------
+
+
+def rekey(session: Session, paper: Paper, new_key: str) -> str:
+    """Rename ``paper``'s citation key to ``new_key``, keeping the old key as an alias.
+
+    Returns the old key. Raises UsageError for a key BibTeX cannot use and Conflict
+    (exit 4) when ``new_key`` is another paper's key or alias. Renaming to the same
+    key in another case only changes the spelling.
+    """
+    from readinglist.errors import Conflict, UsageError
+
+    new_key = new_key.strip()
+    if not citekeys.is_valid_key(new_key):
+        raise UsageError(f"{new_key!r} is not a usable citation key (no spaces, commas, braces)")
+    old = paper.citekey
+    folded = new_key.lower()
+    owner = find_paper(session, new_key)
+    if owner is not None and owner.id != paper.id:
+        raise Conflict(f"citation key {new_key!r} is already used by {owner.citekey!r}")
+    if folded != paper.citekey_folded:
+        session.add(Alias(alias=old, alias_folded=paper.citekey_folded, paper_id=paper.id))
+        # The new key may be one of this paper's own aliases: it stops being an alias.
+        session.execute(delete(Alias).where(Alias.alias_folded == folded))
+    paper.citekey = new_key
+    paper.citekey_folded = folded
+    paper.updated_at = utcnow()
+    session.flush()
+    return old
+
+
+def merge_papers(session: Session, keep: Paper, others: Sequence[Paper]) -> list[str]:
+    """Merge ``others`` into ``keep`` and delete them; their keys become aliases of ``keep``.
+
+    ``keep``'s values win; its missing columns are filled from the others in order;
+    tags and notes are united; the status history is moved over; ``keep``'s read
+    status, priority and title stay. Returns the names of the columns filled.
+    Raises UsageError when ``keep`` is among ``others``.
+    """
+    from readinglist.errors import UsageError
+    from readinglist.models import StatusEvent
+
+    if any(o.id == keep.id for o in others):
+        raise UsageError(f"cannot merge {keep.citekey!r} into itself")
+    filled: list[str] = []
+    for other in others:
+        for name in FILLABLE:
+            if getattr(keep, name) in (None, "") and getattr(other, name) not in (None, ""):
+                setattr(keep, name, getattr(other, name))
+                filled.append(name)
+        if keep.title_provisional and other.title and not other.title_provisional:
+            keep.title, keep.title_provisional = other.title, False
+            filled.append("title")
+        if not any(pp.role == "author" for pp in keep.people) and other.people:
+            for pp in other.people:
+                keep.people.append(
+                    PaperPerson(role=pp.role, position=pp.position, person_id=pp.person_id)
+                )
+            filled.append("authors")
+        extra_fields = {k: v for k, v in (other.fields or {}).items() if k not in keep.fields}
+        if extra_fields:
+            keep.fields = {**keep.fields, **extra_fields}
+        keep.source_digest = None  # the merged entry is no longer the one read
+        session.execute(update(Note).where(Note.paper_id == other.id).values(paper_id=keep.id))
+        session.execute(
+            update(StatusEvent).where(StatusEvent.paper_id == other.id).values(paper_id=keep.id)
+        )
+        tag_names = [t.name for t in other.tags]
+        aliases = [(a.alias, a.alias_folded) for a in other.aliases]
+        other_key, other_folded = other.citekey, other.citekey_folded
+        session.delete(other)
+        session.flush()
+        for alias, folded in [(other_key, other_folded), *aliases]:
+            session.add(Alias(alias=alias, alias_folded=folded, paper_id=keep.id))
+        if tag_names:
+            add_tags(session, [keep], tag_names)
+    keep.title_key = title_key(keep.title) if keep.title else None
+    keep.updated_at = utcnow()
+    session.flush()
+    session.expire(keep)
+    refresh_search_text(session, [keep.id])
+    return list(dict.fromkeys(filled))

@@ -74,7 +74,7 @@ def cli(ctx: click.Context, db: str | None) -> None:
 
 
 def _register() -> None:
-    from readinglist.cli import db_cmd, export, import_, list_
+    from readinglist.cli import db_cmd, export, import_, keys, list_
 
     for command in (
         import_.import_command,
@@ -82,6 +82,8 @@ def _register() -> None:
         list_.show_command,
         export.export_command,
         db_cmd.db_group,
+        keys.rekey_command,
+        keys.merge_command,
     ):
         cli.add_command(command)
 
