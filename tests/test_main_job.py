@@ -1,0 +1,105 @@
+"""The main job end to end, through the installed command (real subprocesses).
+
+Runs ``examples/main-job.sh`` (import the example abstracts, export BibTeX, Markdown and
+CSL-JSON) into a temporary directory and checks the committed ``exports/`` are current,
+then checks what the user sees: 19 papers, venue ICML, year 2026, whole abstracts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+EXPORTS = ("icml2026.bib", "icml2026.md", "icml2026.json")
+
+
+def run(*args: str, **kwargs) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env.pop("SOURCE_DATE_EPOCH", None)
+    return subprocess.run(args, capture_output=True, text=True, env=env, cwd=ROOT, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def main_job(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if shutil.which("readinglist", path=str(BIN)) is None:
+        pytest.fail("the readinglist command is not installed next to the test interpreter")
+    out = tmp_path_factory.mktemp("main-job")
+    result = run("sh", str(ROOT / "examples" / "main-job.sh"), str(out))
+    assert result.returncode == 0, result.stderr
+    assert "19 added, 0 merged, 0 already present, 0 rejected" in result.stderr
+    return out
+
+
+@pytest.mark.parametrize("name", EXPORTS)
+def test_committed_exports_are_current(main_job: Path, name: str) -> None:
+    committed = ROOT / "exports" / name
+    assert committed.exists(), f"exports/{name} is missing: run sh examples/main-job.sh"
+    assert (main_job / name).read_text(encoding="utf-8") == committed.read_text(
+        encoding="utf-8"
+    ), f"exports/{name} is stale: run sh examples/main-job.sh"
+
+
+def test_list_json_shows_the_19_papers_with_whole_abstracts(main_job: Path) -> None:
+    result = run("readinglist", "--db", str(main_job / "example.db"), "list", "--json")
+    assert result.returncode == 0, result.stderr
+    papers = json.loads(result.stdout)
+    text = (ROOT / "examples" / "icml2026-abstracts.txt").read_text(encoding="utf-8")
+    paragraphs = [p.strip() for p in text.split("\n\n") if p.strip()][1:]
+    assert len(papers) == 19
+    assert [p["abstract"] for p in papers] == paragraphs
+    assert {p["venue"] for p in papers} == {"ICML"}
+    assert {p["year"] for p in papers} == {2026}
+    assert all(p["title"].strip() for p in papers)
+    assert all(p["title_provisional"] for p in papers)
+    assert len({p["key"].lower() for p in papers}) == 19
+
+
+def test_reimport_adds_nothing(main_job: Path) -> None:
+    db = str(main_job / "example.db")
+    result = run("readinglist", "--db", db, "import", "examples/icml2026-abstracts.txt")
+    assert result.returncode == 0, result.stderr
+    assert "0 added, 0 merged, 19 already present, 0 rejected" in result.stderr
+
+
+def test_exported_bibtex_parses_back_into_19_unique_entries(main_job: Path) -> None:
+    import bibtexparser
+
+    library = bibtexparser.parse_string((main_job / "icml2026.bib").read_text(encoding="utf-8"))
+    assert library.failed_blocks == []
+    keys = [entry.key for entry in library.entries]
+    assert len(keys) == 19
+    assert len(set(keys)) == 19
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda d: d / "missing.txt", "missing.txt: no such file"),
+        (lambda d: _write(d / "image.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), "binary file"),
+        (lambda d: _write(d / "empty.txt", b""), "empty.txt: the file is empty"),
+    ],
+    ids=["missing", "binary", "empty"],
+)
+def test_bad_input_file_exits_5_with_one_line(tmp_path: Path, make, message: str) -> None:
+    path = make(tmp_path)
+    db = tmp_path / "x.db"
+    result = run("readinglist", "--db", str(db), "import", str(path))
+    assert result.returncode == 5
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("Error: ")
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not db.exists(), "nothing is written for bad input"
+
+
+def _write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
