@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -115,21 +117,36 @@ def import_command(
             if chosen == "markdown":
                 report = library.sync_markdown(session, records, source=source)
             else:
-                report = library.import_records(
-                    session,
-                    records,
-                    source=source,
-                    fmt=chosen,
-                    tags=tags,
-                    merge=not no_merge,
-                    problems=result.problems,
-                )
+                with _progress(source, len(records)) as advance:
+                    report = library.import_records(
+                        session,
+                        records,
+                        source=source,
+                        fmt=chosen,
+                        tags=tags,
+                        merge=not no_merge,
+                        problems=result.problems,
+                        progress=advance,
+                    )
             _summarize(source, chosen, report)
             rejected += report.rejected
         if rejected and strict:
             raise InvalidInput(f"{rejected} entries rejected; nothing imported (--strict)")
     if rejected:
         raise InvalidInput(f"{rejected} entries rejected; the others were imported")
+
+
+@contextmanager
+def _progress(source: str, total: int) -> Iterator[Callable[[int], None] | None]:
+    """Yield a progress callback drawing a bar on a terminal for large imports, else None."""
+    if total < 2000 or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import Progress
+
+    with Progress(transient=True) as bar:
+        task = bar.add_task(f"importing {source}", total=total)
+        yield lambda done: bar.update(task, completed=done)
 
 
 def _summarize(source: str, fmt: str, report: ImportReport) -> None:
