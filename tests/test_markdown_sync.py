@@ -1,0 +1,89 @@
+"""Importing our own Markdown list back syncs read status and tags, matched by citation key."""
+
+from __future__ import annotations
+
+import json
+
+from readinglist import db, library
+from readinglist.records import PaperRecord, Person
+
+
+def seed(db_url: str) -> None:
+    engine = db.make_engine(db_url)
+    records = [
+        PaperRecord(title="Alpha Paper", authors=(Person("Ames", "A."),), year=2024, tags=("ml",)),
+        PaperRecord(title="Beta Paper", authors=(Person("Bell", "B."),), year=2023, tags=("ml",)),
+        PaperRecord(title="Gamma Paper", authors=(Person("Cole", "C."),), year=2022),
+    ]
+    with db.session_scope(engine) as session:
+        library.import_records(session, records, source="seed", fmt="bibtex")
+        library.set_status(session, [library.resolve(session, "bell2023beta")], "read")
+    engine.dispose()
+
+
+def states(invoke) -> dict[str, tuple[str, list[str]]]:
+    result = invoke("list", "--json")
+    assert result.exit_code == 0, result.stderr
+    return {p["key"]: (p["status"], p["tags"]) for p in json.loads(result.stdout)}
+
+
+def test_edited_markdown_list_syncs_status_and_tags(invoke, db_url, tmp_path) -> None:
+    seed(db_url)
+    out = tmp_path / "list.md"
+    assert invoke("export", "markdown", "-o", str(out)).exit_code == 0
+    text = out.read_text(encoding="utf-8")
+    lines = text.splitlines()
+
+    def line_of(key: str) -> int:
+        return next(i for i, line in enumerate(lines) if f"`{key}`" in line)
+
+    def box_of(key: str) -> int:
+        return max(i for i in range(line_of(key) + 1) if lines[i].startswith("- ["))
+
+    # Tick Ames (new -> read); untick Bell (read -> to-read); drop #ml from Ames, add #later to Cole.
+    a, b = box_of("ames2024alpha"), box_of("bell2023beta")
+    lines[a] = lines[a].replace("- [ ]", "- [x]", 1)
+    lines[b] = lines[b].replace("- [x]", "- [ ]", 1)
+    key_a, key_c = line_of("ames2024alpha"), line_of("cole2022gamma")
+    lines[key_a] = lines[key_a].replace(" · #ml", "")
+    lines[key_c] = lines[key_c] + " · #later"
+    edited = tmp_path / "edited.md"
+    edited.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    result = invoke("import", str(edited))
+    assert result.exit_code == 0, result.stderr
+    assert "(markdown)" in result.stderr
+    assert states(invoke) == {
+        "ames2024alpha": ("read", []),
+        "bell2023beta": ("to-read", ["ml"]),
+        "cole2022gamma": ("new", ["later"]),
+    }
+
+
+def test_paper_moved_under_another_status_heading_takes_that_status(invoke, db_url, tmp_path):
+    seed(db_url)
+    out = tmp_path / "list.md"
+    assert invoke("export", "markdown", "-o", str(out)).exit_code == 0
+    lines = out.read_text(encoding="utf-8").splitlines()
+    key_line = next(i for i, line in enumerate(lines) if "`cole2022gamma`" in line)
+    start = max(i for i in range(key_line + 1) if lines[i].startswith("- ["))
+    moved = lines[start : key_line + 1]
+    del lines[start : key_line + 1]
+    heading = next(i for i, line in enumerate(lines) if line.startswith("## Read ("))
+    lines[heading + 1 : heading + 1] = ["", *moved]
+    edited = tmp_path / "moved.md"
+    edited.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = invoke("import", str(edited))
+    assert result.exit_code == 0, result.stderr
+    assert states(invoke)["cole2022gamma"][0] == "read"
+
+
+def test_unchanged_list_changes_nothing(invoke, db_url, tmp_path) -> None:
+    seed(db_url)
+    out = tmp_path / "list.md"
+    assert invoke("export", "markdown", "-o", str(out)).exit_code == 0
+    before = states(invoke)
+    result = invoke("import", str(out))
+    assert result.exit_code == 0, result.stderr
+    assert "0 merged, 3 already present" in result.stderr
+    assert states(invoke) == before
