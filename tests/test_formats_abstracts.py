@@ -479,6 +479,62 @@ def test_github_markdown_list() -> None:
     )
 
 
+def test_arxiv_listing_mail() -> None:
+    result = read(fixture_text("arxiv-digest.txt"))
+    assert dict(result.meta) == {}
+    tinyrec, probing = result.records
+    assert (tinyrec.title, authors(tinyrec), tinyrec.short_name, tinyrec.arxiv) == (
+        "TinyRec: Recommendation on a Budget",
+        ["Gonzalez, Maria", "Smith, Peter"],
+        "TinyRec",
+        "2401.01234",
+    )
+    assert tinyrec.abstract == (
+        "Recommenders are expensive to serve. We propose TinyRec, a distilled\n"
+        "recommender that runs on a phone."
+    )
+    assert dict(tinyrec.fields) == {
+        "date": "Mon, 1 Jan 2024 10:00:00 GMT   (120kb)",
+        "categories": "cs.IR cs.LG",
+        "comments": "12 pages",
+    }
+    assert (probing.title, authors(probing), probing.short_name, probing.arxiv) == (
+        "On the Limits of Sparse Probing",
+        ["Wei, Li", "Farouk, Omar"],
+        None,
+        "2401.05678",
+    )
+
+
+def test_openreview_style_copy() -> None:
+    result = read(fixture_text("openreview.txt"))
+    got = [(r.title, authors(r), r.short_name, r.keywords, dict(r.fields)) for r in result.records]
+    assert got == [
+        ("Prompt Tuning Without Labels", ["Roe, Jane", "Miles, Richard"], "SelfPrompt",
+         ("prompt tuning", "self-training"), {"tldr": "Prompts can be tuned from unlabelled data."}),
+        ("Equivariant Diffusion for Crystals", ["Bo, Chen", "Kim, Ada"], "CrystalDiff",
+         ("diffusion", "materials"), {}),
+    ]  # fmt: skip
+
+
+def test_awesome_list_of_one_line_bullets() -> None:
+    result = read(fixture_text("awesome-list.md"))
+    assert dict(result.meta) == {"list_title": "Awesome Efficient LLM Papers"}
+    got = [
+        (r.line, r.title, r.short_name, r.arxiv, r.code_url, r.venue, r.year, r.abstract)
+        for r in result.records
+    ]
+    assert got == [
+        (5, "QuIP#: Even Better LLM Quantization", "QuIP#", "2402.04396",
+         "https://github.com/Cornell-RelaxML/quip-sharp", "ICML", 2024, None),
+        (6, "AWQ: Activation-aware Weight Quantization", "AWQ", "2306.00978", None, "MLSys", 2024, None),
+        (7, "SmoothQuant: Accurate and Efficient Post-Training Quantization for Large Language Models",
+         "SmoothQuant", None, None, None, None, None),
+        (11, "Wanda: A Simple and Effective Pruning Approach for Large Language Models", "Wanda",
+         "2306.11695", None, None, None, None),
+    ]  # fmt: skip
+
+
 # --------------------------------------------------------------------------- #
 # Layout decisions on small inline lists
 # --------------------------------------------------------------------------- #
@@ -803,3 +859,13 @@ def test_read_never_raises(text: str) -> None:
     result = read(text, "fuzz")
     assert all(r.title for r in result.records)
     assert not [p for p in result.problems if "internal error" in p.message]
+
+
+def test_title_markup_and_entities_are_decoded() -> None:
+    (record,) = read(
+        "1. Fast &amp; Frugal: $\\texttt{FnF}$ for \\emph{Edge} **Devices**\n"
+        "We propose FnF, a method for &lt;1 W chips.\n"
+    ).records
+    assert record.title == "Fast & Frugal: FnF for Edge Devices"
+    assert record.short_name == "FnF"
+    assert record.abstract == "We propose FnF, a method for &lt;1 W chips."

@@ -210,6 +210,13 @@ _HTML_TAG = re.compile(r"</?[A-Za-z][^<>\n]{0,200}>")
 _DETAILS_OPEN = re.compile(r"<details\b", re.I)
 _DETAILS_CLOSE = re.compile(r"</details\s*>", re.I)
 _MD_LINK = re.compile(r"\[([^\[\]\n]{1,500})\]\(\s*<?([^()\s<>]+)>?\s*\)")
+#: Link groups after a title in "awesome" lists: [[paper](url)] [code](url) [PDF](url).
+_LINK_GROUP = re.compile(
+    r"\s*\[?\[\s*(?:paper|code|pdf|arxiv|project(?: page)?|github|website|page|video|slides|"
+    r"bib(?:tex)?|demo|blog|data(?:set)?|models?|openreview|html|poster|link)\s*\]\([^()\s]*\)\]?",
+    re.I,
+)
+_TRAILING_VENUE = re.compile(r"\s*[(\[]([^()\[\]]{2,40})[)\]]\s*$")
 _BRACKET_TAG = re.compile(r"^\s*\[([^\[\]]{1,40})\]\s*(?!\()")
 
 _URL = re.compile(
@@ -388,7 +395,6 @@ def read(
     header_text = "\n".join(_header_line(p) for p in header_parts)
     meta = parse_header(header_text) if header_text.strip() else {}
     overrides = {"venue": venue, "year": str(year) if year else None}
-    defaults = {**meta, **{k: v for k, v in overrides.items() if v}}
     records: list[PaperRecord] = []
     problems: list[ParseProblem] = []
     for block in _group_blocks(paper_parts):
@@ -402,7 +408,7 @@ def read(
                 )
             )
             continue
-        records.append(_build_record(block, defaults, overrides, source, problems))
+        records.append(_build_record(block, meta, overrides, source, problems))
     return ParseResult(records=records, problems=problems, meta=meta)
 
 
@@ -662,7 +668,6 @@ class _Block:
     abstract: str | None = None
     labels: dict[str, str] = field(default_factory=dict)
     extra: dict[str, str] = field(default_factory=dict)
-    text: list[str] = field(default_factory=list)
 
 
 def _normalize_newlines(text: str) -> str:
@@ -696,8 +701,9 @@ def _paragraphs(lines: list[str]) -> Iterator[tuple[int, list[str], bool]]:
         if not current:
             start = index
         current.append(line)
-        if _DETAILS_OPEN.search(line):
-            open_details = not _DETAILS_CLOSE.search(line[_DETAILS_OPEN.search(line).start() :])  # type: ignore[union-attr]
+        opened = _DETAILS_OPEN.search(line)
+        if opened:
+            open_details = not _DETAILS_CLOSE.search(line, opened.start())
         elif _DETAILS_CLOSE.search(line):
             open_details = False
     if current:
@@ -708,13 +714,23 @@ def _paragraphs(lines: list[str]) -> Iterator[tuple[int, list[str], bool]]:
 
 
 def _parse_paragraphs(lines: list[str]) -> list[_Part]:
+    """Parse each paragraph; a paragraph of one-line list items gives one part per item."""
     parts: list[_Part] = []
     for start, para, is_separator in _paragraphs(lines):
         if is_separator:
             parts.append(_Part(line=start + 1, separator=True))
+        elif _is_title_list(para):
+            parts.extend(_parse_paragraph([item], start + 1 + i) for i, item in enumerate(para))
         else:
             parts.append(_parse_paragraph(para, start + 1))
     return parts
+
+
+def _is_title_list(lines: list[str]) -> bool:
+    """True for lines that are all list items reading as titles ("- Title [[paper](...)]")."""
+    if len(lines) < 2 or not all(_LIST_MARKER.match(line) for line in lines):
+        return False
+    return all(_is_title_line(_LINK_GROUP.sub("", line), []) for line in lines)
 
 
 def _parse_paragraph(lines: list[str], line_no: int) -> _Part:
@@ -790,6 +806,9 @@ def _label(line: str) -> tuple[str, str] | None:
         if bare.lower() in ("abstract", "summary"):
             return "abstract", ""
         stripped = without_tags.strip()
+    if stripped.startswith("\\\\"):  # arXiv listing mail: "\\" rules and "\\ ( URL , 120kb)"
+        rest = stripped[2:].strip()
+        return ("url", rest) if _URL.search(rest) else ("_markup", "")
     bare_word = stripped.strip("*_#").strip().rstrip(":").strip()
     if bare_word.lower() in ("abstract", "summary") and len(stripped) <= 20:
         return "abstract", ""
@@ -839,6 +858,18 @@ _LABEL_KEYS: dict[str, str] = {
     "keywords": "keywords",
     "key words": "keywords",
     "tl;dr": "field:tldr",
+    "date": "field:date",
+    "categories": "field:categories",
+    "subjects": "field:subjects",
+    "comments": "field:comments",
+    "journal-ref": "field:journal_ref",
+    "report-no": "field:report_no",
+    "msc-class": "field:msc_class",
+    "acm-class": "field:acm_class",
+    "license": "field:license",
+    "session": "field:session",
+    "track": "field:track",
+    "pages": "field:pages",
     "note": "field:note",
     "notes": "field:note",
     "tldr": "field:tldr",
@@ -1016,15 +1047,18 @@ def _looks_like_authors(line: str) -> bool:
 
 
 def _header_line(part: _Part) -> str:
-    if part.title:
-        return _LIST_MARKER.sub("", part.title, count=1)
-    return " ".join(x.strip() for x in part.lines)
+    """The text of a header paragraph: its title line, then any other line."""
+    lines = [_LIST_MARKER.sub("", part.title, count=1)] if part.title else []
+    if part.abstract:
+        lines.append(part.abstract)
+    return "\n".join(lines) if lines else " ".join(x.strip() for x in part.lines)
 
 
 def _is_header_candidate(part: _Part) -> bool:
-    if part.separator or part.abstract or part.labels or part.authors or part.numbered:
+    """A short paragraph of title-like lines (a second line such as "compiled by ..." is allowed)."""
+    if part.separator or part.labels or part.authors or part.numbered or part.title is None:
         return False
-    if part.title is None:
+    if part.abstract and (len(part.abstract.split()) > 15 or part.abstract.rstrip().endswith(".")):
         return False
     return len(part.lines) <= 3 and all(len(x.split()) <= 20 for x in part.lines)
 
@@ -1044,26 +1078,41 @@ def _split_header(parts: list[_Part]) -> tuple[list[_Part], list[_Part]]:
     if paper_level and _headings_title_papers(parts, paper_level):
         return _split_markdown_header(parts, paper_level)
     header: list[_Part] = []
+    body: list[_Part] = []
+    for part in parts:  # headings name the list or its sections here, not papers
+        if part.heading_level and not part.abstract:
+            if all(p.separator for p in body):
+                header.append(part)
+            else:
+                body.append(_Part(line=part.line, separator=True))
+        else:
+            body.append(part)
     index = 0
-    while index < len(parts) and len(header) < 4:
-        part = parts[index]
-        if part.separator and not header:
+    while index < len(body) and len(header) < 4:
+        part = body[index]
+        if part.separator:
             index += 1
             continue
-        if not _is_header_candidate(part) or not _header_by_shape(part, parts[index + 1 :]):
+        if not _is_header_candidate(part) or not _header_by_shape(part, body[index + 1 :]):
             break
         header.append(part)
         index += 1
-    return header, parts[index:]
+    return header, body[index:]
 
 
 def _headings_title_papers(parts: list[_Part], level: int) -> bool:
-    """Do headings of ``level`` title papers? Yes if two or more, or one followed by its paper's text."""
+    """Do headings of ``level`` title papers (rather than name sections of a list)?
+
+    Yes when most of them are followed by a paper's text (an abstract, author
+    line or labels) rather than by papers with titles of their own.
+    """
     indices = [i for i, p in enumerate(parts) if p.heading_level == level]
-    if len(indices) >= 2:
-        return True
-    following = [p for p in parts[indices[0] + 1 :] if not p.separator][:1] if indices else []
-    return bool(following) and not following[0].title and not following[0].heading_level
+    with_text = 0
+    for index in indices:
+        following = next((p for p in parts[index + 1 :] if not p.separator), None)
+        if following is not None and not following.title and not following.heading_level:
+            with_text += bool(following.abstract or following.authors or following.labels)
+    return bool(indices) and with_text * 2 >= len(indices)
 
 
 def _split_markdown_header(parts: list[_Part], paper_level: int) -> tuple[list[_Part], list[_Part]]:
@@ -1118,10 +1167,9 @@ def _header_by_shape(part: _Part, rest: list[_Part]) -> bool:
             else:
                 untitled += 1
         previous = p
-    first_paper = papers[0]
-    if first_paper.title:
-        return True
-    return untitled > 0 and untitled - 1 >= titled
+    if papers[0].title:
+        return True  # the first abstract has its own title
+    return untitled >= 2 and untitled - 1 >= titled  # the other abstracts are untitled too
 
 
 def _group_blocks(parts: list[_Part]) -> Iterator[_Block]:
@@ -1156,7 +1204,6 @@ def _merge(block: _Block, part: _Part) -> None:
         block.labels.setdefault(key, value)
     for key, value in part.extra.items():
         block.extra.setdefault(key, value)
-    block.text.extend(part.lines)
 
 
 # --------------------------------------------------------------------------- #
@@ -1166,22 +1213,32 @@ def _merge(block: _Block, part: _Part) -> None:
 
 def _build_record(
     block: _Block,
-    defaults: dict[str, str],
+    meta: dict[str, str],
     overrides: dict[str, str | None],
     source: str,
     problems: list[ParseProblem],
 ) -> PaperRecord:
-    """Turn a block into a PaperRecord; enrichment failures become warnings, never errors."""
+    """Turn a block into a PaperRecord; enrichment failures become warnings, never errors.
+
+    Venue and year: the caller's override, else the block's ``Venue:``/``Year:``
+    label, else a "(ICML 2024)" after the title, else the list header (``meta``).
+    """
     extra = dict(block.extra)
-    title = _clean_title(block.title, extra) if block.title else None
+    title, title_venue = _clean_title(block.title, extra) if block.title else (None, {})
     abstract = block.abstract or None
     links = _block_links(block)
     venue = (
         overrides.get("venue")
         or _clean_inline(block.labels.get("venue", ""))
-        or defaults.get("venue")
+        or title_venue.get("venue")
+        or meta.get("venue")
     )
-    year = _to_year(overrides.get("year") or block.labels.get("year") or defaults.get("year"))
+    year = _to_year(
+        overrides.get("year")
+        or block.labels.get("year")
+        or title_venue.get("year")
+        or meta.get("year")
+    )
     keywords: list[str] = [
         k.strip() for k in re.split(r"[;,]", block.labels.get("keywords", "")) if k.strip()
     ]
@@ -1232,16 +1289,30 @@ def _fallback_title(abstract: str | None) -> str:
     return " ".join(words[:10]).rstrip(".,;:") if words else "Untitled"
 
 
-def _clean_title(raw: str, extra: dict[str, str]) -> str:
-    text = _LIST_MARKER.sub("", raw.strip(), count=1)
+def _clean_title(raw: str, extra: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """Clean a title line; return it with the venue/year of a trailing "(ICML 2024)".
+
+    List markers, link groups such as ``[[paper](...)] [[code](...)]`` and a
+    presentation tag ("[Spotlight]", moved to ``extra["presentation"]``) are
+    removed; the links themselves are read from the raw line elsewhere.
+    """
+    text = _LINK_GROUP.sub("", _LIST_MARKER.sub("", raw.strip(), count=1))
     tag = _BRACKET_TAG.match(text)
     if tag and tag.group(1).strip().lower() in PRESENTATION_TAGS:
         extra.setdefault("presentation", tag.group(1).strip())
         text = text[tag.end() :]
     title = _clean_inline(text)
+    venue: dict[str, str] = {}
+    trailing = _TRAILING_VENUE.search(title)
+    if trailing:
+        venue = {k: v for k, v in parse_header(trailing.group(1)).items() if k != "list_title"}
+        if "venue" in venue and "year" in venue:
+            title = title[: trailing.start()].rstrip()
+        else:
+            venue = {}
     if title.endswith(".") and not re.search(r"\b(?:al|etc|[A-Z])\.$", title):
         title = title[:-1].rstrip()
-    return title
+    return title, venue
 
 
 def _block_links(block: _Block) -> Links:
@@ -1626,18 +1697,8 @@ _OUR_METHOD_RE = re.compile(
     r"system|benchmark|dataset|tool|toolkit|technique|architecture|library|agent|pipeline)"
     r"\s*,\s*"
 )
-_NAMING_HINTS = (
-    "called",
-    "dubbed",
-    "named",
-    "termed",
-    "coined",
-    "call ",
-    "name ",
-    "term ",
-    "dub ",
-    "referred",
-)
+#: Substrings without which _NAMING_RE cannot match (a cheap pre-test).
+_NAMING_HINTS = ("call", "dub", "name", "term", "coined", "referred")
 _IE_RE = re.compile(r"\b(?:i\.e\.|namely|viz\.)\s*,?\s*")
 _SUBJECT_WE = re.compile(r"\b(?:we|our|this\s+(?:paper|work|article|study|note|report))\b", re.I)
 _PUNCT_BOUNDARY = re.compile(r"\s*(?:[,;:.!?)\]]|\s[\u2014\u2013]|--|\u2014|$)")
@@ -1646,18 +1707,17 @@ _WORD_BOUNDARY = re.compile(
 )
 
 
+_ANNOUNCING = _words("introduce present propose")
+
+
 def _subject_ok(text: str, clause_start: int, verb_start: int, kind: str, lemma: str) -> bool:
     """Is the verb at ``verb_start`` said by the authors ("we propose", "this paper presents")?"""
     before = text[clause_start:verb_start]
     words = re.findall(r"[A-Za-z]+", before.lower())
     while words and (words[-1] in _ADVERBS or (words[-1].endswith("ly") and len(words[-1]) > 4)):
         words.pop()
-    if not words:
-        return kind == "ing" and lemma in (
-            "introduce",
-            "present",
-            "propose",
-        )  # "Introducing X, ..."
+    if not words:  # "Introducing X, ..." opening a sentence
+        return kind == "ing" and lemma in _ANNOUNCING
     last = words[-1]
     if kind in ("base", "ed"):
         if last == "we":
@@ -1807,30 +1867,68 @@ def _clause_end(text: str, q: int, end: int) -> int:
 
 
 def _name_at(scan: _Scan, q: int, end: int, *, strict: bool) -> ContributionName | None:
-    """Read a name starting exactly at ``q``; ``strict`` asks for a name-shaped token."""
+    """Read a name starting exactly at ``q`` (spaces skipped), or None.
+
+    Tried in turn: an emphasised phrase, a quoted phrase, a capitalised phrase
+    (with an ``(ACRO)`` after it, the acronym is the name). ``strict`` asks for
+    a name-shaped token (inner capital, digit ...), as after a bare comma.
+    """
     text = scan.text
     while q < end and text[q] == " ":
         q += 1
     if q >= end:
         return None
+    return (
+        _emphasised_name(scan, q, end)
+        or _quoted_name(scan, q, end, strict=strict)
+        or _capitalised_name(scan, q, end, strict=strict)
+    )
+
+
+def _emphasised_name(scan: _Scan, q: int, end: int) -> ContributionName | None:
+    """``*debate with images*``, ``\\texttt{Spotter}``: an emphasised phrase of one to six words."""
     emph_end = scan.emphasis.get(q)
-    if emph_end and emph_end <= end:
-        phrase = text[q:emph_end].strip()
-        if (1 <= len(phrase.split()) <= 6 and _PUNCT_BOUNDARY.match(text, emph_end)) or (
-            emph_end <= end and _WORD_BOUNDARY.match(text, emph_end)
-        ):
-            return _with_details(scan, phrase, None, q, emph_end)
-    quote = re.match(r"``|[\"\u201c'\u2018`]", text[q : q + 2])
-    if quote:
-        close = _CLOSING_QUOTE[quote.group(0)]
-        stop = text.find(close, q + len(quote.group(0)), min(end, q + 80))
-        if stop > q + 1:
-            phrase = text[q + len(quote.group(0)) : stop].strip(" ,.")
-            paren = _ACRONYM_IN_PARENS.match(text, stop + len(close))
-            if paren and _is_acronym(paren.group(1)):
-                return _with_details(scan, paren.group(1), phrase, q, paren.end())
-            if 1 <= len(phrase.split()) <= 5 and not strict:
-                return _with_details(scan, phrase, None, q, stop + len(close))
+    if not emph_end or emph_end > end:
+        return None
+    phrase = scan.text[q:emph_end].strip()
+    words = phrase.split()
+    if not 1 <= len(words) <= 6 or (len(words) == 1 and phrase.lower() in _FUNCTION_WORDS):
+        return None
+    text = scan.text
+    if _PUNCT_BOUNDARY.match(text, emph_end) or _WORD_BOUNDARY.match(text, emph_end):
+        return _with_details(scan, phrase, None, q, emph_end)
+    return None
+
+
+def _quoted_name(scan: _Scan, q: int, end: int, *, strict: bool) -> ContributionName | None:
+    """A quoted phrase: "look-alike clustering", or LaTeX-quoted with an acronym after it (wDG)."""
+    text = scan.text
+    quote = _OPENING_QUOTE.match(text, q)
+    if not quote:
+        return None
+    close = _CLOSING_QUOTE[quote.group(0)]
+    stop = text.find(close, quote.end(), min(end, q + 80))
+    if stop <= quote.end():
+        return None
+    phrase = text[quote.end() : stop].strip(" ,.")
+    paren = _ACRONYM_IN_PARENS.match(text, stop + len(close))
+    if paren and _is_acronym(paren.group(1)):
+        return _with_details(scan, paren.group(1), phrase, q, paren.end())
+    if 1 <= len(phrase.split()) <= 5 and not strict:
+        return _with_details(scan, phrase, None, q, stop + len(close))
+    return None
+
+
+def _capitalised_name(scan: _Scan, q: int, end: int, *, strict: bool) -> ContributionName | None:
+    """``GSFixer,`` / ``Latent Self-Imitation,`` / ``Differentiable Coherent Factuality (DCF)``.
+
+    A single token must be followed by a boundary (punctuation, "which", "to"
+    ...) or, when name-shaped, by a head noun ("the GSFixer framework"). Several
+    capitalised words must be followed by punctuation or "which/that/to", or by
+    a head noun when one word is name-shaped or the phrase recurs in the text
+    (a generic "Semi-Supervised Learning framework" does neither).
+    """
+    text = scan.text
     tokens = _capitalized_phrase(text, q, end)
     if not tokens:
         return None
@@ -1840,37 +1938,34 @@ def _name_at(scan: _Scan, q: int, end: int, *, strict: bool) -> ContributionName
     if paren and _is_acronym(paren.group(1)):
         if _modifies_next_word(text, paren.end()):
             return None  # "Statistical Query (SQ) lower bounds": a term qualifying something else
-        return _with_details(scan, paren.group(1), phrase, q, paren.end(), position=q)
-    words = [t for _, _, t in tokens]
+        return _with_details(scan, paren.group(1), phrase, q, paren.end())
+    words = [word for _, _, word in tokens]
+    head = _NEXT_WORD.match(text, phrase_end)
+    before_head_noun = bool(head and head.group(1) in HEAD_NOUNS)
     if len(words) == 1:
-        word = words[0]
-        shape = _name_shape(word)
+        shape = _name_shape(words[0])
         if strict and shape != "strong":
             return None
         at_boundary = _PUNCT_BOUNDARY.match(text, phrase_end) or _WORD_BOUNDARY.match(
             text, phrase_end
         )
-        head = re.match(r"\s+([a-z]+)", text[phrase_end : phrase_end + 30])
-        if at_boundary or (shape == "strong" and head and head.group(1) in HEAD_NOUNS):
-            return _with_details(scan, word, None, q, phrase_end)
+        if at_boundary or (shape == "strong" and before_head_noun):
+            return _with_details(scan, words[0], None, q, phrase_end)
         return None
     if len(words) > 6:
         return None
-    at_punct = _PUNCT_BOUNDARY.match(text, phrase_end) or re.match(
-        r"\s+(?:which|that|to)\b", text[phrase_end:]
-    )
-    head = re.match(r"\s+([a-z]+)", text[phrase_end : phrase_end + 30])
     has_strong = any(_name_shape(w) == "strong" for w in words)
-    reused = (
-        text.count(phrase) >= 2
-    )  # a name is used again; "a Semi-Supervised Learning framework" is not
+    at_punct = _PUNCT_BOUNDARY.match(text, phrase_end) or _RELATIVE_NEXT.match(text, phrase_end)
     if (at_punct and (has_strong or not strict)) or (
-        head and head.group(1) in HEAD_NOUNS and (has_strong or reused)
+        before_head_noun and (has_strong or text.count(phrase) >= 2)
     ):
         return _with_details(scan, phrase, None, q, phrase_end)
     return None
 
 
+_OPENING_QUOTE = re.compile(r"``|[\"\u201c'\u2018`]")
+_NEXT_WORD = re.compile(r"\s+([a-z]+)")
+_RELATIVE_NEXT = re.compile(r"\s+(?:which|that|to)\b")
 _CLOSING_QUOTE = {"``": "''", '"': '"', "\u201c": "\u201d", "'": "'", "\u2018": "\u2019", "`": "'"}
 
 
