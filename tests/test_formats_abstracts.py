@@ -77,7 +77,7 @@ ICML_EXPECTED: list[tuple[int, str | None, str, tuple[str, ...]]] = [
         13,
         "MM-DeceptionBench",
         "MM-DeceptionBench: the first benchmark designed to evaluate deceptive behaviors "
-        "in vision\u2013language models across six realistic categories",
+        "in vision\u2013language models",
         ("debate with images",),
     ),
     (15, "M+Adam", "M+Adam: combining both update types", ()),

@@ -1,37 +1,48 @@
 """Reader for pasted lists of papers: the ``abstracts`` format.
 
 Researchers triage from lists pasted out of conference pages, newsletters and
-mailing lists. This module turns such a list into :class:`PaperRecord` values.
+mailing lists. :func:`read` turns such a list into :class:`PaperRecord` values.
 
-The format (issue "Import pasted lists of papers well"):
+Layouts read (issue "Import pasted lists of papers well"; all by general rules):
 
 * optional header paragraph(s) before the first paper; venue and year are read
-  from them when they say so ("ICML 2026 Papers", "CVPR'25 orals");
-* papers separated by blank lines; a paper is an abstract alone, a title line
-  then the abstract, a title, an author line then the abstract, labelled lines
-  (``Title:``, ``Authors:``, ``Abstract:``, ``URL:``, ``arXiv:``, ``DOI:``,
-  ``Code:``), numbered or bulleted titles, or a Markdown list as published on
-  GitHub (a heading per paper, bold labels such as ``**Authors:**``,
-  ``<details>`` blocks, ``----`` separators);
-* text may carry LaTeX, Markdown or HTML entities; the abstract is stored as
-  given, titles and short names are decoded to Unicode.
+  from them when they say so ("ICML 2026 Papers", "CVPR'25 orals",
+  "Proceedings of ACL 2024"), see :func:`parse_header`;
+* papers separated by blank lines: an abstract alone; a title line then the
+  abstract (also as two paragraphs); a title, an author line, the abstract;
+  labelled lines (``Title:``, ``Authors:``, ``Abstract:``, ``URL:``, ``arXiv:``,
+  ``DOI:``, ``Code:``, ``Keywords:``, ``TL;DR:`` ...; unknown bold labels and
+  metadata such as ``Date:``/``Categories:`` go to ``fields``); numbered or
+  bulleted titles, including one-line "awesome list" items with
+  ``[[paper](...)] [[code](...)]`` and "(ICML 2024)"; arXiv listing mails;
+  Markdown lists as published on GitHub (a heading per paper, ``**Authors:**``,
+  ``<details>`` abstracts, ``----`` separators, section headings);
+* hard-wrapped text, CRLF/CR line ends and a BOM; LaTeX, Markdown and HTML
+  entities. The abstract is stored exactly as given (the block's text, stripped);
+  titles and names are decoded to Unicode.
 
 What each paper gets besides its given fields:
 
-* ``short_name``: the named contribution the paper introduces (a method,
-  model, benchmark ...), taken from the title ("FlowSketch: ...") or found in
-  the abstract by :func:`contribution_names`; other names become ``keywords``.
-* a provisional title when the list gives none (:func:`provisional_title`).
+* ``short_name``: the contribution the paper names, from the title
+  (:func:`short_name_from_title`) or the abstract (:func:`contribution_names`);
+  the abstract's other names become ``keywords``;
+* a provisional title when the list gives none (:func:`provisional_title`),
+  with ``title_provisional=True``;
 * links sorted into ``code_url``, ``arxiv``, ``doi`` and ``url``
-  (:func:`extract_links`).
+  (:func:`extract_links`); authors split into BibTeX name parts
+  (:func:`parse_authors`);
+* ``entry_type`` "inproceedings" when a venue is known, else "misc";
+  ``citekey`` None (the library makes keys); ``line`` the block's first line.
 
-All rules are heuristics on phrasing, capitalisation and layout; none is tied
-to one input file. pylatexenc (through :func:`readinglist.text.latex_to_unicode`)
-decodes LaTeX, but it is only called on the short strings that end up in a
-record (titles, names, descriptions), because decoding whole abstracts would
-cost seconds on a 600-paper list. pylatexenc drops ``\\texttt{..}`` inside math
-(``$\\texttt{Name}$`` decodes to nothing), so such text commands are unwrapped
-here first.
+All rules are heuristics on layout, phrasing and capitalisation, driven by the
+word lists below (field terms, stop words, head nouns), never by one input file.
+LaTeX is decoded by pylatexenc through :func:`readinglist.text.latex_to_unicode`,
+but only for the short strings a record gets (titles, names, descriptions):
+decoding whole abstracts costs seconds on a 600-paper list. pylatexenc drops
+``\\texttt{..}`` inside math (``$\\texttt{Name}$`` decodes to nothing), so such
+text commands are unwrapped here first. No library reads this format, so the
+layout rules are hand-written; Markdown is handled line by line rather than
+with markdown-it-py because pasted lists mix Markdown with plain-text layouts.
 """
 
 from __future__ import annotations
@@ -256,7 +267,9 @@ _VENUE_PHRASE = re.compile(
 )
 
 _TOKEN = re.compile(r"[^\W_][\w+\-./&@'\u2019\u2010\u2011]*")
-_ACRONYM_IN_PARENS = re.compile(r"\s*\(\s*([A-Za-z0-9][\w+\-./&]{0,19}?)\s*\)")
+_ACRONYM_IN_PARENS = re.compile(
+    r"\s*\(\s*((?:\$\\[A-Za-z]+\$)?[A-Za-z0-9][\w+\-./&]{0,19}?)\s*\)"  # (SPAR), ($\\chi$SPN)
+)
 _SENTENCE_BREAK = re.compile(
     r"[.!?][\"'\u201d\u2019)\]]*\s+(?=[\"'\u201c\u2018(\[$\\]?[A-Z0-9])"
     r"|(?<=[a-z]{3})\.(?=[A-Z][a-z]{2})"  # "energies.Extensive": a space lost in copying
@@ -1612,7 +1625,9 @@ def _bold_acronyms(marked: str) -> list[tuple[str, str, int]]:
             continue
         expansion = _unwrap_markers(match.group(0))
         after = _unwrap_markers(marked[match.end() : match.end() + 80])
-        tail = re.match(r"((?:[\s\-][A-Z][\w\-]*){0,2})\s*\(\s*" + re.escape(letters), after)
+        tail = re.match(r"((?:[\s\-][A-Z][\w\-]*){0,2})\s*\(([^()]{1,25})\)", after)
+        if tail and tail.group(2).strip() != letters:
+            continue  # the bold letters are not the name: "(\\chi SPN)" after "**Ch**aracteristic"
         if tail:
             expansion += tail.group(1)
         name = _decode(letters)
@@ -1710,7 +1725,9 @@ _WORD_BOUNDARY = re.compile(
 _ANNOUNCING = _words("introduce present propose")
 
 
-def _subject_ok(text: str, clause_start: int, verb_start: int, kind: str, lemma: str) -> bool:
+def _subject_ok(
+    text: str, clause_start: int, verb_start: int, kind: str, lemma: str, we_in_sentence: bool
+) -> bool:
     """Is the verb at ``verb_start`` said by the authors ("we propose", "this paper presents")?"""
     before = text[clause_start:verb_start]
     words = re.findall(r"[A-Za-z]+", before.lower())
@@ -1734,8 +1751,8 @@ def _subject_ok(text: str, clause_start: int, verb_start: int, kind: str, lemma:
         return last in ("paper", "work", "article", "study", "note", "report", "chapter") and (
             len(words) >= 2 and words[-2] in ("this", "the", "our", "present")
         )
-    if kind == "ing":
-        return last in ("by", "through", "via") or (last == "and" and "we" in words)
+    if kind == "ing":  # "we ... by introducing X", not "this was addressed by introducing X"
+        return last in ("by", "through", "via", "and") and we_in_sentence
     return False
 
 
@@ -1744,6 +1761,7 @@ def _triggers(
 ) -> Iterator[tuple[int, str]]:
     """Yield ``(object_start, lemma)`` for each author-spoken verb of ``forms`` in a sentence."""
     text = scan.text
+    we_in_sentence = bool(_SUBJECT_WE.search(text, start, end))
     for verb_start, verb_end, form in scan.verbs:
         if verb_start < start or verb_end > end or form not in forms:
             continue
@@ -1752,7 +1770,7 @@ def _triggers(
         comma = text.rfind(",", clause_start, verb_start)
         if comma >= 0 and "we" in text[comma:verb_start].lower().split():
             clause_start = comma + 1
-        if _subject_ok(text, clause_start, verb_start, kind, lemma):
+        if _subject_ok(text, clause_start, verb_start, kind, lemma, we_in_sentence):
             yield verb_end, lemma
 
 
@@ -2043,6 +2061,9 @@ _BOUNDARY_WORDS = _words(
 
 
 def _is_acronym(token: str) -> bool:
+    """An acronym-like name: two or more capitals (or one and a digit), not a field's term."""
+    if "$" in token:
+        token = _decode(token)  # "$\\chi$SPN" -> "χSPN"
     if not 2 <= len(token) <= 20 or not token[0].isalnum():
         return False
     capitals = sum(1 for c in token if c.isupper())
@@ -2188,31 +2209,26 @@ def _gerund(verb: str) -> str | None:
 
 
 def _trim_phrase(phrase: str) -> str:
-    """Cut a description phrase to title length at clause boundaries; drop hype words; decode."""
-    phrase = _cut_at_boundary(phrase)
-    words = phrase.split()
+    """Cut a description phrase to title length at clause boundaries; drop hype words; decode.
+
+    A relative clause ("that ...") is dropped when the phrase is long and its
+    head says enough ("an autoregressive planner with self-correction"); after
+    a bare head ("a model that ...") it is kept but cut before a preposition.
+    """
+    words = _drop_hype(_cut_at_boundary(phrase).split())
     relative = next(
-        (
-            i
-            for i, w in enumerate(words)
-            if i >= 2
-            and w.lower() in ("that", "which", "where", "who", "whose", "while", "whereas")
-        ),
-        None,
+        (i for i, w in enumerate(words) if i >= 2 and w.lower() in _RELATIVE_WORDS), None
     )
-    if relative is not None and (len(words) > 12 or len(words) - relative < 3):
-        words = words[:relative]
-    if len(words) > 16:
-        cut = next(
-            (
-                i
-                for i, w in enumerate(words)
-                if i >= 4 and w.lower() in ("by", "using", "via", "through", "based")
-            ),
-            16,
-        )
-        words = words[: min(cut, 16)]
-    words = _drop_hype(words)
+    if relative is not None:
+        head = [w for w in words[:relative] if w.lower() not in _HYPE | {"a", "an", "the"}]
+        if len(head) >= 2 and (len(words) > 12 or len(words) - relative < 3):
+            words = words[:relative]
+        elif len(head) < 2 and len(words) > 12:
+            cuts = [i for i in range(relative + 3, 13) if words[i].lower() in _CUT_PREPOSITIONS]
+            words = words[: cuts[-1] if cuts else 12]
+    if len(words) > 14:  # keep as much as fits, up to a preposition
+        cuts = [i for i in range(6, 13) if words[i].lower() in _CUT_PREPOSITIONS]
+        words = words[: cuts[-1] if cuts else 12]
     while words and (
         words[-1].lower().strip(",;:") in _FUNCTION_WORDS or words[-1] in "-\u2013\u2014"
     ):
@@ -2220,6 +2236,12 @@ def _trim_phrase(phrase: str) -> str:
     text = " ".join(words).strip(" ,;:")
     text = _WHITESPACE.sub(" ", _decode(text)).strip(" ,;:")
     return text[:-1] if text.endswith(".") and not text.endswith("al.") else text
+
+
+_RELATIVE_WORDS = _words("that which where who whose while whereas")
+_CUT_PREPOSITIONS = _words(
+    "as by using via through based for in on with from to under over across into"
+)
 
 
 def _cut_at_boundary(phrase: str) -> str:
