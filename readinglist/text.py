@@ -25,6 +25,14 @@ _LATEX_CHARS = re.compile(r"[\\{}$~]")
 _BARE_PERCENT = re.compile(r"(?<!\\)%")
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"[0-9a-z]+")
+#: A word that starts like a number in scientific notation and goes on with a letter
+#: (``7e0l``, ``3868e8e0``): PostgreSQL's text-search parser reads the number as its
+#: own token (type ``sfloat``) and the rest as another, while SQLite FTS5 keeps one
+#: word. Splitting it the same way here keeps both indexes equal (found by comparing
+#: ``to_tsvector('simple', ...)`` with our tokens on random words).
+_SCI_PREFIX = re.compile(r"(?<![0-9a-z])([0-9]+e[0-9]+)(?=[a-z])")
+#: PostgreSQL ignores words longer than this (``to_tsvector``: "word is too long").
+MAX_WORD = 2047
 
 #: Characters that Unicode decomposition does not reduce to ASCII, mapped by hand.
 #: Source: the Latin-1 Supplement / Latin Extended-A letters without a canonical
@@ -75,7 +83,13 @@ _FOLD_TABLE = str.maketrans(
 
 @lru_cache(maxsize=1)
 def _converter(math: str) -> Any:
+    import logging
+
     from pylatexenc.latex2text import LatexNodes2Text
+
+    # pylatexenc logs recoverable markup errors (e.g. a bare ``\url``) as warnings on
+    # stderr; we fall back to the raw text instead, so keep them out of the CLI output.
+    logging.getLogger("pylatexenc").setLevel(logging.ERROR)
 
     return LatexNodes2Text(math_mode=math, strict_latex_spaces=True)
 
@@ -129,7 +143,8 @@ def search_tokens(value: str) -> list[str]:
     ``search_tokens("Self‑Correction in 3DGS!") == ["self", "correction", "in", "3dgs"]``.
     These are the only tokens written to the full-text index on either database.
     """
-    return _WORD.findall(fold(value))
+    words = _WORD.findall(_SCI_PREFIX.sub(r"\1 ", fold(value)))
+    return [w for w in words if len(w) <= MAX_WORD]
 
 
 def search_document(*parts: str | None) -> str:

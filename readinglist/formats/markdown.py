@@ -58,6 +58,7 @@ from readinglist.records import (
     ParseResult,
     Person,
 )
+from readinglist.text import latex_to_unicode
 
 __all__ = [
     "FORMAT_VERSION",
@@ -400,9 +401,15 @@ def _item(record: PaperRecord, *, show_status: bool, abstracts: bool, notes: boo
     # Hard line breaks (two trailing spaces, CommonMark 6.7) keep the header lines apart.
     lines = [line + "  " for line in lines[:-1]] + [lines[-1]]
 
-    if abstracts and record.abstract and record.abstract.strip():
+    # Readers see the abstract, not its markup: LaTeX (``$20\%$``, ``\textbf{S}``,
+    # ``$\to$``) is decoded to Unicode per paragraph, then escaped like all user text.
+    paragraphs = [
+        decoded
+        for raw in re.split(r"\n\s*\n", record.abstract or "")
+        if (decoded := latex_to_unicode(raw).strip())
+    ]
+    if abstracts and paragraphs:
         lines.append("")
-        paragraphs = [p for p in re.split(r"\n\s*\n", record.abstract) if p.strip()]
         for index, paragraph in enumerate(paragraphs):
             if index:
                 lines.append("  >")
