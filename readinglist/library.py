@@ -1027,3 +1027,542 @@ def merge_papers(session: Session, keep: Paper, others: Sequence[Paper]) -> list
     session.expire(keep)
     refresh_search_text(session, [keep.id])
     return list(dict.fromkeys(filled))
+
+
+# --- triage and editing ----------------------------------------------------------------------
+# Read status, priority, tags, notes, titles and hand edits (issue 5). Like everything
+# here, these take a Session, flush, and leave the commit to the caller: `mark` commits
+# once per command, `triage` once per decision.
+
+#: Names ``priority`` accepts; ``none`` clears the priority.
+PRIORITY_LEVELS: tuple[str, ...] = ("high", "medium", "low", "none")
+
+
+def resolve_targets(session: Session, refs: Sequence[str], query_text: str | None) -> list[Paper]:
+    """Return the papers a command acts on: its REFs, or every paper ``-q QUERY`` selects.
+
+    Exactly one of ``refs`` (citation keys or aliases, all of which must exist) and
+    ``query_text`` (not blank) must be given; a REF is never parsed as a query, since
+    keys may contain ``:``. Raises UsageError for neither, both or a blank query;
+    NotFound naming every unknown REF; InvalidQuery for a bad query.
+    """
+    from readinglist.errors import UsageError
+
+    if refs and query_text is not None:
+        raise UsageError("give REFs or -q QUERY, not both")
+    if query_text is not None:
+        if not query_text.strip():
+            raise UsageError("-q needs a query (an empty one would select every paper)")
+        return select_papers(session, query_text)
+    if not refs:
+        raise UsageError("give at least one REF (citation key or alias) or -q QUERY")
+    return resolve_many(session, refs)
+
+
+def set_priority(
+    session: Session, papers: Sequence[Paper], level: str | None, *, at: datetime | None = None
+) -> list[Paper]:
+    """Set the priority of ``papers``; return the papers that changed.
+
+    ``level`` is ``high``, ``medium`` or ``low`` (stored as ``models.PRIORITY_CODES``),
+    or ``none``/None to clear it. Raises UsageError for anything else.
+    """
+    from readinglist.errors import UsageError
+    from readinglist.models import PRIORITY_CODES
+
+    if level is None or level == "none":
+        code = None
+    elif level in PRIORITY_CODES:
+        code = PRIORITY_CODES[level]
+    else:
+        raise UsageError(f"unknown priority {level!r}; use one of {', '.join(PRIORITY_LEVELS)}")
+    when = at or utcnow()
+    changed = []
+    for paper in papers:
+        if paper.priority != code:
+            paper.priority = code
+            paper.updated_at = when
+            changed.append(paper)
+    session.flush()
+    return changed
+
+
+def restore_status(session: Session, paper: Paper, status: str, read_at: datetime | None) -> None:
+    """Put ``paper`` back to ``status`` with its earlier ``read_at`` (triage's undo).
+
+    The change is recorded in the status history like any other (:func:`set_status`).
+    """
+    set_status(session, [paper], status)
+    paper.read_at = read_at if status == "read" else None
+    session.flush()
+
+
+def check_tag_name(name: str) -> str:
+    """Return a tag name typed by the user, stripped. Hierarchical ``a/b`` names are fine.
+
+    Raises UsageError for an empty name or one with a comma, white space, a brace, a
+    double quote, a backslash or ``%``: BibTeX ``keywords`` are comma-separated and
+    its values brace- or quote-delimited (LaTeX reads ``\\`` and ``%``), and ``tag:x``
+    query terms and Markdown ``#tag`` marks end at white space, so such a name would
+    not survive an export and re-import.
+    """
+    import re
+
+    from readinglist.errors import UsageError
+
+    clean = name.strip()
+    if not clean:
+        raise UsageError("a tag name cannot be empty")
+    if re.search(r'[,\s{}"\\%]', clean):
+        raise UsageError(
+            f"tag {clean!r} is not usable: no commas, spaces, braces, quotes, backslashes "
+            "or %; use - or / instead"
+        )
+    return clean
+
+
+def find_tag(session: Session, name: str) -> Tag | None:
+    """Return the tag called ``name`` (case-insensitive), or None."""
+    return session.scalars(select(Tag).where(Tag.name_folded == name.strip().lower())).first()
+
+
+def tags_named(session: Session, names: Sequence[str]) -> list[Tag]:
+    """Return the tags called ``names`` (case-insensitive), in order without repeats.
+
+    All or nothing: raises NotFound naming every unknown tag.
+    """
+    tags: list[Tag] = []
+    unknown: list[str] = []
+    for name in names:
+        tag = find_tag(session, name)
+        if tag is None:
+            unknown.append(name)
+        elif all(t.id != tag.id for t in tags):
+            tags.append(tag)
+    if unknown:
+        noun = "tag" if len(unknown) == 1 else "tags"
+        raise NotFound(f"no {noun} {', '.join(repr(n) for n in unknown)}; nothing changed")
+    return tags
+
+
+def _tag_links(
+    session: Session, paper_ids: Sequence[int] | None, tag_ids: Sequence[int]
+) -> set[tuple[int, int]]:
+    """Return the ``(paper id, tag id)`` links among ``tag_ids`` (of ``paper_ids``, or all)."""
+    if not tag_ids:
+        return set()
+    stmt = select(PaperTag.paper_id, PaperTag.tag_id).where(PaperTag.tag_id.in_(sorted(tag_ids)))
+    if paper_ids is None:
+        return {(int(p), int(t)) for p, t in session.execute(stmt)}
+    found: set[tuple[int, int]] = set()
+    ordered = sorted(set(paper_ids))
+    for start in range(0, len(ordered), CHUNK):
+        chunk = ordered[start : start + CHUNK]
+        found.update(
+            (int(p), int(t)) for p, t in session.execute(stmt.where(PaperTag.paper_id.in_(chunk)))
+        )
+    return found
+
+
+def delete_unused_tags(session: Session, tag_ids: Sequence[int] | None = None) -> int:
+    """Delete tags (of ``tag_ids``, or any) that no paper carries; return how many."""
+    used = select(PaperTag.tag_id).where(PaperTag.tag_id == Tag.id).exists()
+    stmt = delete(Tag).where(~used)
+    if tag_ids is not None:
+        if not tag_ids:
+            return 0
+        stmt = stmt.where(Tag.id.in_(sorted(set(tag_ids))))
+    result = session.execute(stmt.execution_options(synchronize_session=False))
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+def remove_tags(session: Session, papers: Sequence[Paper], names: Sequence[str]) -> list[Paper]:
+    """Remove the tags ``names`` (case-insensitive) from ``papers``; return those that lost one.
+
+    Their search text is refreshed; a tag no paper carries any more is deleted.
+    Raises NotFound (nothing changed) when a tag does not exist.
+    """
+    tag_ids = [t.id for t in tags_named(session, names)]
+    changed_ids = sorted({p for p, _ in _tag_links(session, [p.id for p in papers], tag_ids)})
+    for start in range(0, len(changed_ids), CHUNK):
+        chunk = changed_ids[start : start + CHUNK]
+        session.execute(
+            delete(PaperTag).where(PaperTag.paper_id.in_(chunk), PaperTag.tag_id.in_(tag_ids))
+        )
+    changed = [p for p in papers if p.id in set(changed_ids)]
+    for paper in changed:
+        session.expire(paper, ["tags"])
+    delete_unused_tags(session, tag_ids)
+    refresh_search_text(session, changed_ids)
+    return changed
+
+
+def tag_counts(session: Session) -> list[tuple[str, int]]:
+    """Return ``(tag name, number of papers)`` for every tag in use, by folded name.
+
+    Sorted in Python, not SQL, so that SQLite and PostgreSQL (whose collation
+    depends on the server's locale) give the same order.
+    """
+    rows = session.execute(
+        select(Tag.name, Tag.name_folded, func.count(PaperTag.paper_id))
+        .join(PaperTag, PaperTag.tag_id == Tag.id)
+        .group_by(Tag.id, Tag.name, Tag.name_folded)
+    ).all()
+    return [(str(name), int(n)) for name, _, n in sorted(rows, key=lambda r: (r[1], r[0]))]
+
+
+def rename_tag(session: Session, old: str, new: str) -> tuple[str, int]:
+    """Rename the tag ``old`` to ``new`` (a change of case only is fine).
+
+    Returns ``(old spelling, number of papers carrying it)``. Raises NotFound for an
+    unknown ``old``, UsageError for a bad ``new`` (:func:`check_tag_name`) and
+    Conflict when ``new`` is another existing tag (``tag merge`` joins two tags).
+    """
+    from readinglist.errors import Conflict
+
+    tag = tags_named(session, [old])[0]
+    new = check_tag_name(new)
+    other = find_tag(session, new)
+    if other is not None and other.id != tag.id:
+        raise Conflict(
+            f"tag {other.name!r} already exists; use `readinglist tag merge {tag.name} "
+            f"{other.name}` to join them"
+        )
+    before = tag.name
+    tag.name, tag.name_folded = new, new.lower()
+    session.flush()
+    paper_ids = _tagged_paper_ids(session, [tag.id])
+    _expire_tags(session, paper_ids)
+    refresh_search_text(session, paper_ids)
+    return before, len(paper_ids)
+
+
+def _tagged_paper_ids(session: Session, tag_ids: Sequence[int]) -> list[int]:
+    return sorted({p for p, _ in _tag_links(session, None, tag_ids)})
+
+
+def _expire_tags(session: Session, paper_ids: Iterable[int]) -> None:
+    """Expire the loaded ``tags`` of papers in the session so they are read again."""
+    wanted = set(paper_ids)
+    for obj in list(session.identity_map.values()):
+        if isinstance(obj, Paper) and obj.id in wanted:
+            session.expire(obj, ["tags"])
+
+
+def merge_tags(session: Session, sources: Sequence[str], target: str) -> tuple[str, int]:
+    """Move every paper tagged with one of ``sources`` to ``target`` and delete the sources.
+
+    ``target`` is created when it does not exist; a source equal to the target
+    (case-insensitively) is left alone. Returns ``(target name, number of papers that
+    carried a source)``. Raises NotFound (nothing changed) for an unknown source and
+    UsageError for a bad target name.
+    """
+    source_tags = tags_named(session, sources)
+    target = check_tag_name(target)
+    target_id = ensure_tags(session, [target])[target.lower()]
+    source_ids = [t.id for t in source_tags if t.id != target_id]
+    paper_ids = _tagged_paper_ids(session, source_ids)
+    have = {p for p, _ in _tag_links(session, paper_ids, [target_id])}
+    rows = [{"paper_id": p, "tag_id": target_id} for p in paper_ids if p not in have]
+    if rows:
+        session.execute(insert(PaperTag), rows)
+    if source_ids:
+        session.execute(delete(PaperTag).where(PaperTag.tag_id.in_(source_ids)))
+        session.execute(
+            delete(Tag).where(Tag.id.in_(source_ids)).execution_options(synchronize_session=False)
+        )
+    name = session.scalar(select(Tag.name).where(Tag.id == target_id)) or target
+    _expire_tags(session, paper_ids)
+    refresh_search_text(session, paper_ids)
+    return str(name), len(paper_ids)
+
+
+def add_note(session: Session, paper: Paper, body: str, *, at: datetime | None = None) -> Note:
+    """Add a Markdown note to ``paper`` and return it (its ``id`` assigned).
+
+    The text is kept as written, less surrounding blank lines and trailing white
+    space. Created and updated times are ``at`` (default now, UTC). The paper's
+    search text is refreshed. Raises UsageError for an empty note.
+    """
+    from readinglist.errors import UsageError
+
+    text = body.strip("\n").rstrip()
+    if not text.strip():
+        raise UsageError("the note is empty; nothing added")
+    when = at or utcnow()
+    note = Note(paper_id=paper.id, body=text, created_at=when, updated_at=when)
+    session.add(note)
+    paper.updated_at = when
+    session.flush()
+    session.expire(paper, ["notes"])
+    refresh_search_text(session, [paper.id])
+    return note
+
+
+def get_note(session: Session, note_id: int) -> Note:
+    """Return the note with id ``note_id``. Raises NotFound naming the id."""
+    note = session.get(Note, note_id)
+    if note is None:
+        raise NotFound(f"no note with id {note_id}")
+    return note
+
+
+def get_notes(session: Session, note_ids: Sequence[int]) -> list[Note]:
+    """Return the notes ``note_ids`` in order without repeats; all or NotFound naming the unknown."""
+    notes: list[Note] = []
+    unknown: list[int] = []
+    for note_id in dict.fromkeys(note_ids):
+        note = session.get(Note, note_id)
+        if note is None:
+            unknown.append(note_id)
+        else:
+            notes.append(note)
+    if unknown:
+        noun = "note" if len(unknown) == 1 else "notes"
+        raise NotFound(f"no {noun} with id {', '.join(map(str, unknown))}; nothing changed")
+    return notes
+
+
+def notes_of(session: Session, paper: Paper) -> list[Note]:
+    """Return the notes of ``paper``, oldest first."""
+    return list(session.scalars(select(Note).where(Note.paper_id == paper.id).order_by(Note.id)))
+
+
+def update_note(session: Session, note: Note, body: str, *, at: datetime | None = None) -> bool:
+    """Replace the text of ``note``; return False when the text is the same (nothing done).
+
+    Raises UsageError for an empty text (``note rm`` deletes a note).
+    """
+    from readinglist.errors import UsageError
+
+    text = body.strip("\n").rstrip()
+    if not text.strip():
+        raise UsageError(f"the new text of note {note.id} is empty; nothing changed")
+    if text == note.body:
+        return False
+    when = at or utcnow()
+    note.body = text
+    note.updated_at = when
+    session.execute(update(Paper).where(Paper.id == note.paper_id).values(updated_at=when))
+    session.flush()
+    _expire_notes(session, [note.paper_id])
+    refresh_search_text(session, [note.paper_id])
+    return True
+
+
+def delete_notes(session: Session, notes: Sequence[Note]) -> None:
+    """Delete ``notes`` and refresh the search text of their papers."""
+    paper_ids = sorted({n.paper_id for n in notes})
+    for note in notes:
+        session.delete(note)
+    session.flush()
+    _expire_notes(session, paper_ids)
+    refresh_search_text(session, paper_ids)
+
+
+def _expire_notes(session: Session, paper_ids: Iterable[int]) -> None:
+    wanted = set(paper_ids)
+    for obj in list(session.identity_map.values()):
+        if isinstance(obj, Paper) and obj.id in wanted:
+            session.expire(obj, ["notes"])
+
+
+def set_title(
+    session: Session, paper: Paper, title: str | None, *, provisional: bool = False
+) -> str | None:
+    """Set the title of ``paper`` and return the old one.
+
+    White space is collapsed; ``title_provisional`` becomes ``provisional`` (False: the
+    user's title is never made up); ``title_key`` and the search text follow. None
+    (only for triage's undo of a paper without title) clears it. Raises UsageError
+    for an empty title.
+    """
+    from readinglist.errors import UsageError
+
+    old = paper.title
+    if title is not None:
+        title = " ".join(title.split())
+        if not title:
+            raise UsageError("a title cannot be empty")
+    paper.title = title
+    paper.title_provisional = provisional
+    paper.title_key = title_key(title) if title else None
+    paper.updated_at = utcnow()
+    session.flush()
+    refresh_search_text(session, [paper.id])
+    return old
+
+
+#: Bibliographic fields :func:`update_paper` compares and writes (``PaperRecord`` names).
+EDITABLE = (
+    "entry_type",
+    "title",
+    "short_name",
+    "authors",
+    "editors",
+    "year",
+    "month",
+    "venue",
+    "abstract",
+    "doi",
+    "arxiv",
+    "url",
+    "code_url",
+    "keywords",
+    "fields",
+)
+
+
+def update_paper(
+    session: Session, paper: Paper, before: PaperRecord, after: PaperRecord
+) -> list[str]:
+    """Apply to ``paper`` what changed from ``before`` to ``after`` (``edit``); return the names.
+
+    ``before`` is the paper as the user was shown it and ``after`` as they left it,
+    both read by the same reader, so only real edits differ. Only fields of
+    :data:`EDITABLE` that differ are written (another process's change to any other
+    field is kept). A changed title stops being provisional. DOI and arXiv id are
+    normalized; people are relinked (stored spellings reused); ``title_key``,
+    ``abstract_key``, ``updated_at`` and the search text follow. The citation key is
+    not touched (see :func:`rekey`), nor is read status, priority, tags or notes.
+    """
+    before, after = normalize_record(before), normalize_record(after)
+    changed = [name for name in EDITABLE if _edit_value(before, name) != _edit_value(after, name)]
+    if not changed:
+        return []
+    values: dict[str, Any] = {}
+    for name in changed:
+        if name in ("authors", "editors"):
+            continue
+        if name == "keywords":
+            values[name] = _keywords_text(after.keywords)
+        elif name == "fields":
+            values[name] = dict(after.fields)
+        else:
+            values[name] = getattr(after, name)
+    if "title" in values:
+        values["title_provisional"] = False
+        values["title_key"] = title_key(after.title) if after.title else None
+    if "abstract" in values:
+        values["abstract_key"] = dedupe.abstract_key(after.abstract)
+    values["updated_at"] = utcnow()
+    for name, value in values.items():
+        setattr(paper, name, value)
+    roles = [role for role in ("author", "editor") if f"{role}s" in changed]
+    if roles:
+        # Relink only the roles that changed; the other keeps the people it has. The
+        # loaded links go out of the session first, or the new rows (same primary keys)
+        # would be read back as the stale objects.
+        for link in list(paper.people):
+            if link.role in roles:
+                session.expunge(link)
+        session.execute(
+            delete(PaperPerson).where(PaperPerson.paper_id == paper.id, PaperPerson.role.in_(roles))
+        )
+        people = replace(
+            after,
+            authors=after.authors if "author" in roles else (),
+            editors=after.editors if "editor" in roles else (),
+        )
+        _insert_people(session, [people], [paper.id])
+    session.flush()
+    session.expire(paper, ["people"])
+    refresh_search_text(session, [paper.id])
+    return changed
+
+
+def _edit_value(record: PaperRecord, name: str) -> Any:
+    value = getattr(record, name)
+    if name in ("keywords", "authors", "editors"):
+        return tuple(value)
+    if name == "fields":
+        return dict(value)
+    if isinstance(value, str) and not value.strip():
+        return None
+    return value
+
+
+def triage_queue(session: Session, query_text: str = "", *, only_new: bool = True) -> list[int]:
+    """Return the ids of the papers ``triage`` walks, oldest import first (then file order).
+
+    Those ``query_text`` selects (every paper when blank), limited to status ``new``
+    when ``only_new``. Raises InvalidQuery for a bad query.
+    """
+    from readinglist import query
+
+    stmt = select(Paper.id, Paper.added_at)
+    if only_new:
+        stmt = stmt.where(Paper.status == "new")
+    if not query_text.strip():
+        rows = session.execute(stmt).all()
+    else:
+        ids = query.paper_ids(session, query_text)
+        rows = []
+        for start in range(0, len(ids), CHUNK):
+            rows.extend(session.execute(stmt.where(Paper.id.in_(ids[start : start + CHUNK]))))
+    return [int(pid) for pid, _ in sorted(rows, key=lambda r: (r[1], r[0]))]
+
+
+def paper_stats(session: Session, query_text: str = "") -> dict[str, Any]:
+    """Count the papers ``query_text`` selects (all when blank) for ``stats``.
+
+    Returns ``{"papers": n, "status": {status: n} (every status of records.STATUSES,
+    in that order), "priority": {"high"|"medium"|"low"|"none": n}, "tags": [(name,
+    n)] (most used first, then by name), "read_per_month": [("YYYY-MM", n)] (oldest
+    first)}``. A paper counts as read in every month (UTC) in which its status
+    history moved it to ``read``; a paper marked read without history (imported so)
+    counts in the month of its ``read_at``. Raises InvalidQuery for a bad query.
+    """
+    from collections import Counter
+
+    from readinglist import query
+    from readinglist.models import StatusEvent
+    from readinglist.records import STATUSES
+
+    ids: list[int] | None = None
+    if query_text.strip():
+        ids = query.paper_ids(session, query_text)
+
+    def chunks(stmt: Any, column: Any) -> Iterable[Any]:
+        if ids is None:
+            yield from session.execute(stmt)
+            return
+        for start in range(0, len(ids), CHUNK):
+            yield from session.execute(stmt.where(column.in_(ids[start : start + CHUNK])))
+
+    status: Counter[str] = Counter()
+    priority: Counter[str] = Counter()
+    read_at: dict[int, datetime] = {}
+    papers = 0
+    for pid, st, prio, when in chunks(
+        select(Paper.id, Paper.status, Paper.priority, Paper.read_at), Paper.id
+    ):
+        papers += 1
+        status[st] += 1
+        priority[PRIORITY_NAMES.get(prio, "none") if prio is not None else "none"] += 1
+        if when is not None:
+            read_at[int(pid)] = when
+    tags: Counter[str] = Counter()
+    for name, _pid in chunks(
+        select(Tag.name, PaperTag.paper_id).join(PaperTag, PaperTag.tag_id == Tag.id),
+        PaperTag.paper_id,
+    ):
+        tags[str(name)] += 1
+    months: dict[str, set[int]] = defaultdict(set)
+    with_events: set[int] = set()
+    for pid, at in chunks(
+        select(StatusEvent.paper_id, StatusEvent.at).where(StatusEvent.to_status == "read"),
+        StatusEvent.paper_id,
+    ):
+        with_events.add(int(pid))
+        months[at.strftime("%Y-%m")].add(int(pid))
+    for pid, when in read_at.items():
+        if pid not in with_events:
+            months[when.strftime("%Y-%m")].add(pid)
+    return {
+        "papers": papers,
+        "status": {name: status.get(name, 0) for name in STATUSES},
+        "priority": {name: priority.get(name, 0) for name in PRIORITY_LEVELS},
+        "tags": sorted(tags.items(), key=lambda item: (-item[1], item[0].lower(), item[0])),
+        "read_per_month": [(month, len(months[month])) for month in sorted(months)],
+    }

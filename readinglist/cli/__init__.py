@@ -86,6 +86,26 @@ def _register() -> None:
         keys.merge_command,
     ):
         cli.add_command(command)
+    _register_triage()
+
+
+def _register_triage() -> None:
+    """Register the triage and editing commands (issue 5)."""
+    from readinglist.cli import add, edit, mark, note, rm, stats, tag, triage
+
+    for command in (
+        mark.mark_command,
+        mark.priority_command,
+        tag.tag_group,
+        note.note_group,
+        edit.title_command,
+        add.add_command,
+        edit.edit_command,
+        rm.rm_command,
+        triage.triage_command,
+        stats.stats_command,
+    ):
+        cli.add_command(command)
 
 
 _register()

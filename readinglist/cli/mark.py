@@ -1,0 +1,131 @@
+"""``readinglist mark`` and ``readinglist priority``: read status and priority of papers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from readinglist.cli._app import AppContext, pass_app
+from readinglist.cli._complete import complete_ref
+from readinglist.records import STATUSES
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+PRIORITY_CHOICES = ("high", "medium", "low", "none")
+
+
+def query_option(func: F) -> F:
+    """Add ``-q/--query QUERY``: act on every paper the query selects instead of REFs."""
+    return click.option(
+        "-q",
+        "--query",
+        "query_text",
+        metavar="QUERY",
+        help="Act on every paper this query selects (instead of REFs).",
+    )(func)
+
+
+def refs_argument(func: F) -> F:
+    """Add the variadic ``REF...`` argument (citation keys or aliases; never a query)."""
+    return click.argument("refs", nargs=-1, metavar="REF...", shell_complete=complete_ref)(func)
+
+
+def json_changes_option(func: F) -> F:
+    """Add ``--json``: print ``{"changed": [keys], "unchanged": [keys]}`` on stdout."""
+    return click.option(
+        "--json",
+        "as_json",
+        is_flag=True,
+        help='Print {"changed": [...], "unchanged": [...]} citation keys as JSON.',
+    )(func)
+
+
+def papers_phrase(count: int) -> str:
+    """Return ``"1 paper"`` or ``"N papers"``."""
+    return f"{count} paper" if count == 1 else f"{count} papers"
+
+
+def report_changes(
+    verb: str, keys: list[str], changed: list[str], as_json: bool, already: str
+) -> None:
+    """Print the one-line confirmation on stderr (and the JSON document when asked).
+
+    ``verb`` reads like "marked {n} to-read"; ``already`` names the state of the
+    unchanged papers ("already to-read").
+    """
+    from readinglist import render
+
+    unchanged = [k for k in keys if k not in set(changed)]
+    if as_json:
+        render.echo_json({"changed": changed, "unchanged": unchanged})
+    if not keys:
+        render.info("no paper matches the query; nothing changed")
+        return
+    message = verb.format(n=papers_phrase(len(changed)))
+    if unchanged:
+        message += f" ({len(unchanged)} {already})"
+    render.info(message)
+
+
+@click.command("mark")
+@click.argument("status", type=click.Choice(STATUSES), metavar="STATUS")
+@refs_argument
+@query_option
+@json_changes_option
+@pass_app
+def mark_command(
+    app: AppContext, status: str, refs: tuple[str, ...], query_text: str | None, as_json: bool
+) -> None:
+    """Set the read status of papers.
+
+    STATUS is new, to-read, reading, read or skipped. Every change is recorded in the paper's status history with its UTC time
+    (`readinglist show REF` prints it); `read` also sets the read date. With
+    several REFs of which one is unknown nothing changes (exit 3).
+
+    \b
+    Examples:
+        readinglist mark to-read spar2026 safeseek2026
+        readinglist mark read -q "tag:thesis status:reading"
+    """
+    from readinglist import library
+
+    with app.session() as session:
+        papers = library.resolve_targets(session, refs, query_text)
+        changed = library.set_status(session, papers, status)
+        keys = [p.citekey for p in papers]
+        changed_keys = [p.citekey for p in changed]
+    report_changes(f"marked {{n}} {status}", keys, changed_keys, as_json, f"already {status}")
+
+
+@click.command("priority")
+@click.argument("level", type=click.Choice(PRIORITY_CHOICES), metavar="LEVEL")
+@refs_argument
+@query_option
+@json_changes_option
+@pass_app
+def priority_command(
+    app: AppContext, level: str, refs: tuple[str, ...], query_text: str | None, as_json: bool
+) -> None:
+    """Set the priority of papers.
+
+    LEVEL is high, medium, low, or none to clear it; `list --sort priority` puts
+    high first. With several REFs of which one is
+    unknown nothing changes (exit 3).
+
+    \b
+    Examples:
+        readinglist priority high spar2026
+        readinglist priority none -q tag:maybe
+    """
+    from readinglist import library
+
+    with app.session() as session:
+        papers = library.resolve_targets(session, refs, query_text)
+        changed = library.set_priority(session, papers, level)
+        keys = [p.citekey for p in papers]
+        changed_keys = [p.citekey for p in changed]
+    what = "cleared the priority of {n}" if level == "none" else f"set {{n}} to priority {level}"
+    already = "had none" if level == "none" else f"already {level}"
+    report_changes(what, keys, changed_keys, as_json, already)

@@ -1,0 +1,70 @@
+"""``readinglist stats``: counts by read status, priority and tag, and papers read per month."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from readinglist.cli._app import AppContext, json_option, pass_app
+from readinglist.cli._query import QueryCommand, join_query, query_argument
+
+
+def stats_json(stats: dict[str, Any]) -> dict[str, Any]:
+    """Return the ``stats --json`` document for ``library.paper_stats``'s result.
+
+    Keys: ``papers`` (int), ``status`` ({status: n} for every status), ``priority``
+    ({"high", "medium", "low", "none": n}), ``tags`` ([{"tag", "count"}], most used
+    first), ``read_per_month`` ([{"month": "YYYY-MM", "count"}], oldest first).
+    """
+    return {
+        "papers": stats["papers"],
+        "status": stats["status"],
+        "priority": stats["priority"],
+        "tags": [{"tag": name, "count": n} for name, n in stats["tags"]],
+        "read_per_month": [{"month": m, "count": n} for m, n in stats["read_per_month"]],
+    }
+
+
+def stats_text(stats: dict[str, Any]) -> str:
+    """Return the human summary of ``library.paper_stats``'s result (sections of aligned rows)."""
+    sections: list[tuple[str, list[tuple[str, int]]]] = [
+        ("Status", list(stats["status"].items())),
+        ("Priority", list(stats["priority"].items())),
+        ("Tags", list(stats["tags"])),
+        ("Read per month", list(stats["read_per_month"])),
+    ]
+    width = max([len(label) for _, rows in sections for label, _ in rows] + [8])
+    count = stats["papers"]
+    lines = [f"{count} paper" if count == 1 else f"{count} papers"]
+    for title, rows in sections:
+        if not rows:
+            continue
+        lines += ["", title]
+        lines += [f"  {label.ljust(width)}  {n:>5}" for label, n in rows]
+    return "\n".join(lines)
+
+
+@click.command("stats", cls=QueryCommand)
+@query_argument
+@json_option
+@pass_app
+def stats_command(app: AppContext, query: tuple[str, ...], as_json: bool) -> None:
+    """Count papers by status, priority, tag and month read.
+
+    Counts every paper, or those the QUERY selects. A paper counts as read in each
+    month (UTC) its status history moved it to read.
+
+    \b
+    Examples:
+        readinglist stats
+        readinglist stats tag:icml --json
+    """
+    from readinglist import library, render
+
+    with app.session(write=False) as session:
+        stats = library.paper_stats(session, join_query(query))
+    if as_json:
+        render.echo_json(stats_json(stats))
+    else:
+        render.echo(stats_text(stats))

@@ -1,0 +1,173 @@
+"""``readinglist triage``: decide, one paper at a time, what to read."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+
+from readinglist.cli._app import AppContext, pass_app
+from readinglist.cli._query import QueryCommand, join_query, query_argument
+
+
+class ClickTerminal:
+    """The terminal of ``readinglist.triage.Terminal``: Click for drawing, prompts and links.
+
+    Keys: ``click.getchar`` puts the terminal in raw mode for each key and back in
+    cooked mode after it, through ``tty.setraw``, whose ``TCSAFLUSH`` discards input
+    not yet read. A key typed while the previous decision is being saved would be
+    lost (and echoed onto the screen meanwhile). So on POSIX :meth:`keys_mode` keeps
+    the terminal in cbreak mode without echo (``tty.setcbreak``, ``TCSANOW``: nothing
+    flushed) for the whole loop and :meth:`getkey` reads the keys itself, with
+    Click's meaning of Ctrl-C and Ctrl-D; elsewhere ``click.getchar`` is used.
+    """
+
+    def __init__(self) -> None:
+        self.pending: list[str] = []
+        self.fd: int | None = None
+        self.cooked: list[Any] | None = None
+
+    @contextmanager
+    def keys_mode(self) -> Iterator[None]:
+        """Keep the terminal in cbreak mode without echo inside the block (POSIX only)."""
+        try:
+            import termios
+            import tty
+
+            fd = sys.stdin.fileno()
+            cooked = termios.tcgetattr(fd)
+        except Exception:  # no termios (Windows) or not a terminal: click.getchar then
+            yield
+            return
+        self.fd, self.cooked = fd, cooked
+        try:
+            tty.setcbreak(fd, termios.TCSANOW)
+            yield
+        finally:
+            termios.tcsetattr(fd, termios.TCSADRAIN, cooked)
+            self.fd, self.cooked = None, None
+
+    def width(self) -> int:
+        """Return the terminal's columns ($COLUMNS first, as shutil does)."""
+        return shutil.get_terminal_size((80, 24)).columns
+
+    def show(self, text: str) -> None:
+        """Clear the screen (not on a dumb terminal, which cannot) and draw ``text``."""
+        if os.environ.get("TERM") == "dumb":
+            click.echo()
+        else:
+            click.clear()
+        click.echo(text)
+
+    def getkey(self) -> str:
+        """Read one key; Ctrl-C raises KeyboardInterrupt and Ctrl-D EOFError (as in Click).
+
+        Everything that arrived at once (up to 32 bytes, so that an arrow key's escape
+        sequence comes whole) is split into keys handed out one at a time; an escape
+        sequence stays one key.
+        """
+        if not self.pending:
+            if self.fd is None:
+                chunk: str = click.getchar()
+            else:
+                data = os.read(self.fd, 32)
+                if not data or b"\x04" in data:
+                    raise EOFError
+                if b"\x03" in data:
+                    raise KeyboardInterrupt
+                chunk = data.decode(sys.stdin.encoding or "utf-8", "replace")
+            self.pending = [chunk] if chunk.startswith("\x1b") else list(chunk)
+        return self.pending.pop(0)
+
+    def prompt(self, label: str) -> str | None:
+        """Ask for a line (in cooked mode, with echo); None when empty or cancelled.
+
+        Keys typed ahead of the prompt start the answer.
+        """
+        ahead = "".join(self.pending)
+        self.pending = []
+        for end in ("\r", "\n"):
+            if end in ahead:
+                line, rest = ahead.split(end, 1)
+                self.pending = list(rest.lstrip("\r\n"))
+                return line.strip() or None
+        with self._cooked():
+            try:
+                answer: str = click.prompt(
+                    f"{label}: {ahead}", default="", show_default=False, prompt_suffix=""
+                )
+            except (click.Abort, EOFError):
+                return None
+        return (ahead + answer).strip() or None
+
+    @contextmanager
+    def _cooked(self) -> Iterator[None]:
+        if self.fd is None or self.cooked is None:
+            yield
+            return
+        import termios
+        import tty
+
+        termios.tcsetattr(self.fd, termios.TCSANOW, self.cooked)
+        try:
+            yield
+        finally:
+            tty.setcbreak(self.fd, termios.TCSANOW)
+
+    def launch(self, url: str) -> bool:
+        """Open ``url`` in the browser; False when the opener failed."""
+        return click.launch(url) == 0
+
+
+@click.command("triage", cls=QueryCommand)
+@query_argument
+@click.option(
+    "--all",
+    "include_all",
+    is_flag=True,
+    help="Walk every paper the query selects, not only those with status new.",
+)
+@pass_app
+def triage_command(app: AppContext, query: tuple[str, ...], include_all: bool) -> None:
+    """Decide what to read, one paper at a time.
+
+    Shows each new paper, oldest import first (with a QUERY, the new papers it
+    selects; with --all or a status: term, every paper it selects), with its
+    abstract, and takes single keys: t to-read, s skip, r reading, d read, h/m/l
+    priority, a tag, n note, e title, o open the link, u undo, space next, q quit,
+    ? help. Every decision is saved at once: quit at any time and run it again to
+    go on where you stopped. Needs a terminal (exit 2 otherwise; use `mark` in
+    scripts).
+
+    \b
+    Examples:
+        readinglist triage
+        readinglist triage tag:icml
+        readinglist triage --all tag:icml
+    """
+    from readinglist import library, render, triage
+    from readinglist.errors import UsageError
+
+    if not sys.stdin.isatty():
+        raise UsageError(
+            "triage is interactive and needs a terminal (standard input is not one); "
+            "use `readinglist mark` in scripts"
+        )
+    text = join_query(query)
+    only_new = not include_all and not triage.query_sets_status(text)
+    with app.session(write=False) as session:
+        ids = library.triage_queue(session, text, only_new=only_new)
+    if not ids:
+        render.info("nothing to triage" + (": no paper has status new" if only_new else ""))
+        return
+    terminal = ClickTerminal()
+    run = triage.Triage(app.session, ids, terminal, read_factory=lambda: app.session(write=False))
+    with terminal.keys_mode():
+        summary = run.run()
+    click.echo()
+    render.info(summary.describe())

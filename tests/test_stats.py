@@ -1,0 +1,124 @@
+"""``stats``: counts by status, priority and tag; papers read per month (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from readinglist.records import PaperRecord
+
+
+def build(db_url: str) -> None:
+    """Four papers: a read in March; b read in May, put back, read again in June
+    (23:59:59 UTC on the last day); c imported as read with a read date in April and
+    no history; d new. Priorities a, b high and c low; tags x (a, b) and y (c)."""
+    from readinglist import db, library
+
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine) as session:
+        library.import_records(
+            session,
+            [
+                PaperRecord(citekey="a", title="Alpha", tags=("x",)),
+                PaperRecord(citekey="b", title="Beta", tags=("x",)),
+                PaperRecord(citekey="c", title="Gamma", tags=("y",)),
+                PaperRecord(citekey="d", title="Delta"),
+            ],
+            source="seed",
+            fmt="test",
+        )
+    with db.session_scope(engine) as session:
+        a, b, c = (library.resolve(session, k) for k in "abc")
+        library.set_status(session, [a], "read", at=datetime(2026, 3, 15, 12, tzinfo=UTC))
+        library.set_status(session, [b], "read", at=datetime(2026, 5, 1, 8, tzinfo=UTC))
+        library.set_status(session, [b], "to-read", at=datetime(2026, 5, 2, 8, tzinfo=UTC))
+        library.set_status(session, [b], "read", at=datetime(2026, 6, 30, 23, 59, 59, tzinfo=UTC))
+        c.status, c.read_at = "read", datetime(2026, 4, 10, tzinfo=UTC)
+        library.set_priority(session, [a, b], "high")
+        library.set_priority(session, [c], "low")
+    engine.dispose()
+
+
+def test_stats_json(invoke, db_url) -> None:
+    build(db_url)
+    result = invoke("stats", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == {
+        "papers": 4,
+        "status": {"new": 1, "to-read": 0, "reading": 0, "read": 3, "skipped": 0},
+        "priority": {"high": 2, "medium": 0, "low": 1, "none": 1},
+        "tags": [{"tag": "x", "count": 2}, {"tag": "y", "count": 1}],
+        "read_per_month": [
+            {"month": "2026-03", "count": 1},
+            {"month": "2026-04", "count": 1},
+            {"month": "2026-05", "count": 1},
+            {"month": "2026-06", "count": 1},
+        ],
+    }
+
+
+def test_stats_text(invoke, db_url) -> None:
+    build(db_url)
+    result = invoke("stats")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == (
+        "4 papers\n"
+        "\n"
+        "Status\n"
+        "  new           1\n"
+        "  to-read       0\n"
+        "  reading       0\n"
+        "  read          3\n"
+        "  skipped       0\n"
+        "\n"
+        "Priority\n"
+        "  high          2\n"
+        "  medium        0\n"
+        "  low           1\n"
+        "  none          1\n"
+        "\n"
+        "Tags\n"
+        "  x             2\n"
+        "  y             1\n"
+        "\n"
+        "Read per month\n"
+        "  2026-03       1\n"
+        "  2026-04       1\n"
+        "  2026-05       1\n"
+        "  2026-06       1\n"
+    )
+
+
+def test_stats_of_a_query(invoke, db_url) -> None:
+    build(db_url)
+    result = invoke("stats", "tag:x", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == {
+        "papers": 2,
+        "status": {"new": 0, "to-read": 0, "reading": 0, "read": 2, "skipped": 0},
+        "priority": {"high": 2, "medium": 0, "low": 0, "none": 0},
+        "tags": [{"tag": "x", "count": 2}],
+        "read_per_month": [
+            {"month": "2026-03", "count": 1},
+            {"month": "2026-05", "count": 1},
+            {"month": "2026-06", "count": 1},
+        ],
+    }
+
+
+def test_stats_of_an_empty_library(invoke, db_url) -> None:
+    result = invoke("stats", "--json")
+    assert json.loads(result.stdout) == {
+        "papers": 0,
+        "status": {"new": 0, "to-read": 0, "reading": 0, "read": 0, "skipped": 0},
+        "priority": {"high": 0, "medium": 0, "low": 0, "none": 0},
+        "tags": [],
+        "read_per_month": [],
+    }
+    assert invoke("stats").stdout.startswith("0 papers\n\nStatus\n  new           0\n")
+
+
+def test_stats_bad_query_exits_2(invoke, db_url) -> None:
+    result = invoke("stats", "year:abc")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: invalid query 'year:abc'")

@@ -1,0 +1,634 @@
+"""The triage loop: its logic with a scripted terminal (SQLite and PostgreSQL), and the
+real command in a pseudo-terminal (pexpect, SQLite file): quit and resume, undo, kill -9."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from readinglist import triage
+from readinglist.records import NoteRecord, PaperRecord, Person
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "icml2026-abstracts.txt"
+BINARY = Path(sys.executable).parent / "readinglist"
+ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+
+
+# --- pure parts -----------------------------------------------------------------------------
+
+
+def test_progress_line() -> None:
+    assert triage.progress_line(12, 19, ["to-read"] * 7 + ["skipped"] * 4 + ["new"] * 8) == (
+        "12/19, 7 to read, 4 skipped"
+    )
+    assert triage.progress_line(3, 5, ["reading", "read", "read", "new", "new"]) == (
+        "3/5, 0 to read, 0 skipped, 1 reading, 2 read"
+    )
+
+
+def test_legend_fits_the_width() -> None:
+    assert triage.legend(200) == triage.LEGENDS[0]
+    assert triage.legend(100) == (
+        "t:to-read s:skip r:reading d:read h/m/l:prio a:tag n:note e:title o:open u:undo "
+        "q:quit ?:help"
+    )
+    assert triage.legend(80) == (
+        "t:to-read s:skip r:reading d:read h/m/l:prio a:tag n:note u:undo q:quit ?:more"
+    )
+    assert triage.legend(10) == "t s r d h m l a n e o u q  ?:help"
+    for width in (40, 80, 100, 120, 200):
+        assert len(triage.legend(width)) < width or width < 34
+
+
+def test_query_sets_status() -> None:
+    assert triage.query_sets_status("status:to-read tag:x")
+    assert triage.query_sets_status("tag:x -status:read")
+    assert not triage.query_sets_status("tag:status-ish")
+    assert not triage.query_sets_status("")
+
+
+def test_card() -> None:
+    record = PaperRecord(
+        citekey="spar2026",
+        title="SPAR: Support-Preserving Action Rectification",
+        title_provisional=True,
+        venue="ICML",
+        year=2026,
+        authors=(Person("Zhang", "Wei"), Person("Berg", "Jan", von="van der")),
+        doi="10.1/x",
+        arxiv="2601.00001",
+        url="https://example.org/spar",
+        code_url="https://github.com/x/spar",
+        status="new",
+        priority="high",
+        tags=("rl", "ml/x"),
+        notes=(NoteRecord("n"),),
+        abstract=r"We propose \textbf{S}upport-\textbf{P}reserving rectification, which "
+        r"reframes global learning as local residual rectification; gains of 20\%.",
+    )
+    text = triage.card(record, progress="1/3, 0 to read, 0 skipped", width=60, message="hi")
+    assert text == (
+        "1/3, 0 to read, 0 skipped\n"
+        "\n"
+        "ICML · 2026\n"
+        "SPAR: Support-Preserving Action Rectification (provisional)\n"
+        "Zhang, Wei; van der Berg, Jan\n"
+        "  https://example.org/spar\n"
+        "  https://doi.org/10.1/x\n"
+        "  https://arxiv.org/abs/2601.00001\n"
+        "  https://github.com/x/spar\n"
+        "spar2026 | status new | priority high | tags rl, ml/x\n"
+        "1 note\n"
+        "\n"
+        "We propose Support-Preserving rectification, which reframes\n"
+        "global learning as local residual rectification; gains of\n"
+        "20%.\n"
+        "\n"
+        "hi\n"
+        "t s r d h m l a n e o u q  ?:help"
+    )
+    bare = triage.card(
+        PaperRecord(citekey="k", status="new"), progress="1/1, 0 to read, 0 skipped", width=80
+    )
+    assert bare.splitlines()[2:7] == [
+        "(no title)",
+        "(no authors)",
+        "k | status new",
+        "",
+        "(no abstract)",
+    ]
+
+
+# --- the loop with a scripted terminal --------------------------------------------------------
+
+
+class FakeTerminal:
+    """Keys and prompt answers given in advance; screens and launched links recorded.
+    When the keys run out it reads EOF (Ctrl-D), which quits."""
+
+    def __init__(self, keys: str | list[str], answers: list[str | None] | None = None) -> None:
+        self.keys = list(keys)
+        self.answers = list(answers or [])
+        self.screens: list[str] = []
+        self.prompts: list[str] = []
+        self.launched: list[str] = []
+
+    def width(self) -> int:
+        return 100
+
+    def show(self, text: str) -> None:
+        self.screens.append(text)
+
+    def getkey(self) -> str:
+        if not self.keys:
+            raise EOFError
+        return self.keys.pop(0)
+
+    def prompt(self, label: str) -> str | None:
+        self.prompts.append(label)
+        return self.answers.pop(0)
+
+    def launch(self, url: str) -> bool:
+        self.launched.append(url)
+        return True
+
+    def progress(self) -> list[str]:
+        return [s.splitlines()[0] for s in self.screens]
+
+
+@pytest.fixture
+def four(engine: Any) -> list[int]:
+    """Four new papers (the second with a provisional title and a URL); their ids in order."""
+    from readinglist import db, library
+
+    records = [
+        PaperRecord(citekey="a2026", title="Alpha", year=2026, venue="ICML"),
+        PaperRecord(
+            citekey="b2026", title="Beta guess", title_provisional=True, url="https://b.org"
+        ),
+        PaperRecord(citekey="c2026", title="Gamma"),
+        PaperRecord(citekey="d2026", title="Delta"),
+    ]
+    with db.session_scope(engine) as session:
+        library.import_records(session, records, source="seed", fmt="test")
+    with db.session_scope(engine) as session:
+        return library.triage_queue(session)
+
+
+def run(engine: Any, ids: list[int], term: FakeTerminal) -> triage.Summary:
+    from readinglist import db
+
+    loop = triage.Triage(
+        lambda: db.session_scope(engine),
+        ids,
+        term,
+        read_factory=lambda: db.session_scope(engine, write=False),
+    )
+    return loop.run()
+
+
+def state(engine: Any) -> dict[str, dict[str, Any]]:
+    """key -> status, priority, tags, notes, title, provisional, history [(from, to)]."""
+    from readinglist import db, library
+
+    with db.session_scope(engine, write=False) as session:
+        out = {}
+        for paper in library.all_papers(session):
+            out[paper.citekey] = {
+                "status": paper.status,
+                "priority": paper.priority_name,
+                "tags": [t.name for t in paper.tags],
+                "notes": [n.body for n in paper.notes],
+                "title": (paper.title, paper.title_provisional),
+                "history": [(e.from_status, e.to_status) for e in paper.events],
+            }
+        return out
+
+
+def test_status_keys_move_on_and_count(engine, four) -> None:
+    term = FakeTerminal("tsrd")
+    summary = run(engine, four, term)
+    assert term.progress() == [
+        "1/4, 0 to read, 0 skipped",
+        "2/4, 1 to read, 0 skipped",
+        "3/4, 1 to read, 1 skipped",
+        "4/4, 1 to read, 1 skipped, 1 reading",
+        "End of the list: 4/4, 1 to read, 1 skipped, 1 reading, 1 read.",
+    ]
+    assert {k: v["status"] for k, v in state(engine).items()} == {
+        "a2026": "to-read",
+        "b2026": "skipped",
+        "c2026": "reading",
+        "d2026": "read",
+    }
+    assert state(engine)["d2026"]["history"] == [("new", "read")]
+    assert summary.describe() == "triaged 4 of 4 papers (1 read, 1 reading, 1 skipped, 1 to-read)"
+
+
+def test_the_card_shows_the_paper_and_the_last_action(engine, four) -> None:
+    term = FakeTerminal("t")
+    run(engine, four, term)
+    first, second = term.screens
+    assert first.splitlines()[2:5] == ["ICML · 2026", "Alpha", "(no authors)"]
+    assert second.splitlines()[2:4] == ["Beta guess (provisional)", "(no authors)"]
+    assert second.splitlines()[-2:] == ["a2026: to-read", triage.legend(100)]
+
+
+def test_next_without_deciding_and_quit_then_resume(engine, four) -> None:
+    from readinglist import db, library
+
+    summary = run(engine, four, FakeTerminal("t jq"))
+    assert summary.describe() == (
+        "triaged 1 of 4 papers (1 to-read); 3 still new: run `readinglist triage` again to go on"
+    )
+    with db.session_scope(engine, write=False) as session:
+        queue = library.triage_queue(session)
+    assert queue == four[1:]
+    term = FakeTerminal("s")
+    run(engine, queue, term)
+    assert term.progress()[:2] == ["1/3, 0 to read, 0 skipped", "2/3, 0 to read, 1 skipped"]
+    assert [v["status"] for v in state(engine).values()] == ["to-read", "skipped", "new", "new"]
+
+
+def test_priority_tags_note_and_title_stay_on_the_paper(engine, four) -> None:
+    term = FakeTerminal("jhane", ["rl, ml/x rl", "Check the *D4RL* table.", "Beta: the real title"])
+    run(engine, four, term)
+    assert term.prompts == ["Tags", "Note", "New title"]
+    assert term.progress() == ["1/4, 0 to read, 0 skipped"] + ["2/4, 0 to read, 0 skipped"] * 5
+    b = state(engine)["b2026"]
+    assert (b["status"], b["priority"], b["tags"], b["notes"]) == (
+        "new",
+        "high",
+        ["ml/x", "rl"],
+        ["Check the *D4RL* table."],
+    )
+    assert b["title"] == ("Beta: the real title", False)
+    assert [s.splitlines()[-2] for s in term.screens[2:]] == [
+        "priority high",
+        "tagged rl, ml/x",
+        "added note 1",
+        "title set",
+    ]
+    assert term.screens[-1].splitlines()[2] == "Beta: the real title"
+
+
+def test_undo_restores_each_kind_of_decision(engine, four) -> None:
+    from sqlalchemy import select
+
+    from readinglist import db
+    from readinglist.models import Tag
+
+    keys = "t" + "h" + "a" + "n" + "e" + "r" + "uuuuu" + "u" + "u"
+    term = FakeTerminal(keys, ["x", "a note", "New"])
+    run(engine, four, term)
+    after = state(engine)
+    assert after["a2026"]["status"] == "new"
+    assert after["a2026"]["history"] == [("new", "to-read"), ("to-read", "new")]
+    b = after["b2026"]
+    assert (b["status"], b["priority"], b["tags"], b["notes"], b["title"]) == (
+        "new",
+        None,
+        [],
+        [],
+        ("Beta guess", True),
+    )
+    assert b["history"] == [("new", "reading"), ("reading", "new")]
+    # Undo goes back to the paper of the decision; with nothing left it says so.
+    assert term.progress()[-3:] == [
+        "2/4, 1 to read, 0 skipped",
+        "1/4, 0 to read, 0 skipped",
+        "1/4, 0 to read, 0 skipped",
+    ]
+    assert term.screens[-1].splitlines()[-2] == "nothing to undo"
+    with db.session_scope(engine, write=False) as session:
+        assert session.scalars(select(Tag.name)).all() == []  # the tag it created is gone
+
+
+def test_undo_of_read_restores_the_read_date(engine, four) -> None:
+    from readinglist import db, library
+
+    with db.session_scope(engine) as session:
+        library.set_status(session, library.resolve_many(session, ["a2026"]), "read")
+    with db.session_scope(engine, write=False) as session:
+        read_at = library.resolve(session, "a2026").read_at
+        ids = library.triage_queue(session, only_new=False)
+    run(engine, ids, FakeTerminal("tu"))
+    with db.session_scope(engine, write=False) as session:
+        paper = library.resolve(session, "a2026")
+        assert (paper.status, paper.read_at) == ("read", read_at)
+
+
+def test_undo_at_the_end_goes_back(engine, four) -> None:
+    term = FakeTerminal("ttttuss")
+    run(engine, four, term)
+    assert [v["status"] for v in state(engine).values()] == [
+        "to-read",
+        "to-read",
+        "to-read",
+        "skipped",
+    ]
+    assert term.progress()[-3:] == [
+        "End of the list: 4/4, 4 to read, 0 skipped.",
+        "4/4, 3 to read, 0 skipped",
+        "End of the list: 4/4, 3 to read, 1 skipped.",
+    ]
+
+
+def test_open_unknown_keys_and_empty_answers(engine, four) -> None:
+    term = FakeTerminal("ojoxa", [None])
+    run(engine, four, term)
+    assert term.launched == ["https://b.org"]
+    messages = [s.splitlines()[-2] for s in term.screens]
+    assert messages == [
+        "",
+        "this paper has no link",
+        "",
+        "opened https://b.org",
+        "unknown key 'x'; ? shows the keys",
+        "no tag added",
+    ]
+    assert [v["status"] for v in state(engine).values()] == ["new"] * 4
+
+
+def test_a_bad_tag_name_is_a_message_not_a_crash(engine, four) -> None:
+    term = FakeTerminal("at", ["ok bad{"])
+    run(engine, four, term)
+    assert term.screens[1].splitlines()[-2] == (
+        "not done: tag 'bad{' is not usable: no commas, spaces, braces, quotes, backslashes "
+        "or %; use - or / instead"
+    )
+    assert state(engine)["a2026"]["tags"] == []
+    assert state(engine)["a2026"]["status"] == "to-read"
+
+
+def test_a_paper_removed_meanwhile_is_skipped(engine, four) -> None:
+    from readinglist import db, library
+
+    with db.session_scope(engine) as session:
+        library.delete_papers(session, library.resolve_many(session, ["b2026"]))
+    term = FakeTerminal("tt")
+    run(engine, four, term)
+    assert term.progress()[:2] == ["1/3, 0 to read, 0 skipped", "2/3, 1 to read, 0 skipped"]
+    assert [v["status"] for v in state(engine).values()] == ["to-read", "to-read", "new"]
+
+
+def test_triage_queue(engine, four) -> None:
+    from readinglist import db, library
+
+    with db.session_scope(engine) as session:
+        library.set_status(session, library.resolve_many(session, ["a2026"]), "skipped")
+        library.add_tags(session, library.resolve_many(session, ["a2026", "c2026"]), ["x"])
+    with db.session_scope(engine, write=False) as session:
+        assert library.triage_queue(session) == four[1:]
+        assert library.triage_queue(session, "tag:x") == [four[2]]
+        assert library.triage_queue(session, "tag:x", only_new=False) == [four[0], four[2]]
+
+
+def test_triage_refuses_without_a_terminal(invoke) -> None:
+    result = invoke("triage")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "Error: triage is interactive and needs a terminal (standard input is not one); "
+        "use `readinglist mark` in scripts\n"
+    )
+
+
+# --- the real command in a pseudo-terminal -------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def icml_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An SQLite library with the 19 papers of the example list, imported by the CLI."""
+    path = tmp_path_factory.mktemp("icml") / "icml.db"
+    subprocess.run(
+        [str(BINARY), "--db", str(path), "import", str(EXAMPLE)],
+        check=True,
+        capture_output=True,
+    )
+    return path
+
+
+@pytest.fixture
+def icml(icml_template: Path, tmp_path: Path) -> Path:
+    from readinglist import db
+
+    return db.backup_sqlite(icml_template, tmp_path / "library.db")
+
+
+def spawn(database: Path, *args: str) -> Any:
+    import pexpect
+
+    env = dict(os.environ, TERM="xterm", COLUMNS="100", LINES="50", PYTHONIOENCODING="utf-8")
+    env.pop("READINGLIST_DB", None)
+    child = pexpect.spawn(
+        str(BINARY),
+        ["--db", str(database), "triage", *args],
+        env=env,
+        dimensions=(50, 100),
+        encoding="utf-8",
+        timeout=30,
+    )
+    child.delaybeforesend = None  # every key waits for the screen it causes anyway
+    return child
+
+
+def readinglist(database: Path, *args: str) -> Any:
+    result = subprocess.run(
+        [str(BINARY), "--db", str(database), *args], capture_output=True, text=True, check=True
+    )
+    return json.loads(result.stdout)
+
+
+#: What Click writes to clear the screen: every card starts with it.
+CLEAR = re.escape("\x1b[2J\x1b[1;1H")
+
+
+def press(child: Any, key: str, expect: str) -> None:
+    """Send one key and wait for the screen that follows it: ``expect`` (a regex) right
+    after a screen clear, so that text of an earlier screen never matches."""
+    child.send(key)
+    child.expect(CLEAR + expect)
+
+
+def added_order(database: Path) -> list[str]:
+    """The citation keys in the order triage walks them (oldest import first)."""
+    conn = sqlite3.connect(database)
+    try:
+        return [k for (k,) in conn.execute("SELECT citekey FROM papers ORDER BY added_at, id")]
+    finally:
+        conn.close()
+
+
+def history(database: Path) -> dict[str, list[tuple[str | None, str, str]]]:
+    conn = sqlite3.connect(database)
+    try:
+        rows = conn.execute(
+            "SELECT p.citekey, e.from_status, e.to_status, e.at FROM status_events e "
+            "JOIN papers p ON p.id = e.paper_id ORDER BY e.id"
+        ).fetchall()
+    finally:
+        conn.close()
+    out: dict[str, list[tuple[str | None, str, str]]] = {}
+    for key, old, new, at in rows:
+        out.setdefault(key, []).append((old, new, at))
+    return out
+
+
+@pytest.mark.slow
+def test_triage_the_example_list_in_a_terminal(icml: Path) -> None:
+    import pexpect
+
+    keys = added_order(icml)
+    assert len(keys) == 19
+    start = time.time()
+    child = spawn(icml)
+    child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
+    child.expect(re.escape(keys[0]) + r" \| status new")
+    press(child, "t", r"2/19, 1 to read, 0 skipped\r\n")
+    press(child, "s", r"3/19, 1 to read, 1 skipped\r\n")
+    press(child, "h", r"3/19, 1 to read, 1 skipped\r\n")
+    child.expect(r"\r\npriority high\r\n")
+    child.send("a")
+    child.expect(r"Tags: ")
+    child.sendline("rl, ml/x")
+    child.expect(CLEAR + r"3/19, ")
+    child.expect(r"\r\ntagged rl, ml/x\r\n")
+    child.send("n")
+    child.expect(r"Note: ")
+    child.sendline("Check the D4RL table.")
+    child.expect(CLEAR + r"3/19, ")
+    child.expect(r"\r\nadded note \d+\r\n")
+    child.send("e")
+    child.expect(r"New title: ")
+    child.sendline("A better title")
+    child.expect(CLEAR + r"3/19, 1 to read, 1 skipped\r\n\r\nICML · 2026\r\nA better title\r\n")
+    press(child, "r", r"4/19, 1 to read, 1 skipped, 1 reading\r\n")
+    press(child, "u", r"3/19, 1 to read, 1 skipped\r\n")
+    child.expect(r"undone: " + re.escape(keys[2]) + " reading")
+    press(child, "d", r"4/19, 1 to read, 1 skipped, 1 read\r\n")
+    press(child, " ", r"5/19, 1 to read, 1 skipped, 1 read\r\n")
+    child.send("q")
+    child.expect(
+        r"triaged 3 of 19 papers \(1 read, 1 skipped, 1 to-read\); 16 still new: "
+        r"run `readinglist triage` again to go on"
+    )
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+    # Resume: only the papers still new, from the one passed over.
+    child = spawn(icml)
+    child.expect(CLEAR + r"1/16, 0 to read, 0 skipped\r\n")
+    child.expect(re.escape(keys[3]) + r" \| status new")
+    plan = {}
+    cycle = "tsrd"
+    for n, key in enumerate(keys[3:]):
+        decision = cycle[n % 4]
+        plan[key] = {"t": "to-read", "s": "skipped", "r": "reading", "d": "read"}[decision]
+        nxt = r"End of the list" if n == 15 else rf"{n + 2}/16, "
+        press(child, decision, nxt)
+    press(child, "u", r"16/16, 4 to read, 4 skipped, 4 reading, 3 read\r\n")
+    child.expect(r"undone: " + re.escape(keys[18]) + " read")
+    press(child, "t", r"End of the list: 16/16, 5 to read, 4 skipped, 4 reading, 3 read\.")
+    plan[keys[18]] = "to-read"
+    child.send("q")
+    child.expect(r"triaged 16 of 16 papers")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    elapsed = time.time() - start
+
+    listed = {p["key"]: p for p in readinglist(icml, "list", "--json")}
+    expected = {keys[0]: "to-read", keys[1]: "skipped", keys[2]: "read", **plan}
+    assert {k: p["status"] for k, p in listed.items()} == expected
+    third = listed[keys[2]]
+    assert (third["priority"], third["tags"], third["title"], third["title_provisional"]) == (
+        "high",
+        ["ml/x", "rl"],
+        "A better title",
+        False,
+    )
+    assert third["read_at"] is not None
+    shown = readinglist(icml, "show", keys[2], "--json")
+    assert [n["text"] for n in shown["notes"]] == ["Check the D4RL table."]
+    changes = history(icml)
+    assert [(old, new) for old, new, _ in changes[keys[2]]] == [
+        ("new", "reading"),
+        ("reading", "new"),
+        ("new", "read"),
+    ]
+    assert [(old, new) for old, new, _ in changes[keys[18]]] == [
+        ("new", "read"),
+        ("read", "new"),
+        ("new", "to-read"),
+    ]
+    assert sum(len(v) for v in changes.values()) == 2 + 3 + 16 + 2
+    assert all(at for events in changes.values() for _, _, at in events)
+    assert [(h["from"], h["to"]) for h in shown["history"]] == [
+        ("new", "reading"),
+        ("reading", "new"),
+        ("new", "read"),
+    ]
+    assert all(ISO.match(h["at"]) for h in shown["history"])
+    assert shown["read_at"] == shown["history"][-1]["at"]
+    assert elapsed < 60
+
+
+@pytest.mark.slow
+def test_kill_9_loses_no_decision(icml: Path) -> None:
+    def rows() -> list[tuple[str, str, int | None]]:
+        conn = sqlite3.connect(icml)
+        try:
+            assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+            return conn.execute(
+                "SELECT citekey, status, priority FROM papers ORDER BY added_at, id"
+            ).fetchall()
+        finally:
+            conn.close()
+
+    keys = [key for key, _, _ in rows()]
+    child = spawn(icml)
+    child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
+    # Two keys in one write, as a fast typist sends them: neither is lost.
+    press(child, "ts", r"3/19, 1 to read, 1 skipped\r\n")
+    press(child, "h", r"3/19, 1 to read, 1 skipped\r\n")
+    child.expect(r"\r\npriority high\r\n")
+    press(child, "d", r"4/19, 1 to read, 1 skipped, 1 read\r\n")
+    child.kill(signal.SIGKILL)
+    child.close(force=True)
+    assert child.signalstatus == signal.SIGKILL
+    assert rows()[:5] == [
+        (keys[0], "to-read", None),
+        (keys[1], "skipped", None),
+        (keys[2], "read", 1),
+        (keys[3], "new", None),
+        (keys[4], "new", None),
+    ]
+    assert {k: [(o, n) for o, n, _ in v] for k, v in history(icml).items()} == {
+        keys[0]: [("new", "to-read")],
+        keys[1]: [("new", "skipped")],
+        keys[2]: [("new", "read")],
+    }
+
+
+@pytest.mark.slow
+def test_ctrl_c_and_ctrl_d_quit_keeping_decisions(icml: Path) -> None:
+    import pexpect
+
+    child = spawn(icml)
+    child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
+    press(child, "t", r"2/19, 1 to read, 0 skipped\r\n")
+    child.send("\x03")
+    child.expect(r"triaged 1 of 19 papers \(1 to-read\)")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    child = spawn(icml)
+    child.expect(CLEAR + r"1/18, 0 to read, 0 skipped\r\n")
+    child.send("\x04")
+    child.expect(r"triaged 0 of 18 papers; 18 still new")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_the_installed_command_refuses_a_pipe(icml: Path) -> None:
+    result = subprocess.run(
+        [str(BINARY), "--db", str(icml), "triage"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2
+    assert result.stderr.startswith("Error: triage is interactive and needs a terminal")
