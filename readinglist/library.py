@@ -1566,3 +1566,92 @@ def paper_stats(session: Session, query_text: str = "") -> dict[str, Any]:
         "tags": sorted(tags.items(), key=lambda item: (-item[1], item[0].lower(), item[0])),
         "read_per_month": [(month, len(months[month])) for month in sorted(months)],
     }
+
+
+# --- query helpers ---------------------------------------------------------------------------
+# Light read paths for `list` and shell completion (issue 6): one SELECT each, no ORM
+# objects where only keys are needed.
+
+
+def select_keys(
+    session: Session,
+    query_text: str = "",
+    *,
+    sort: str | None = None,
+    limit: int | None = None,
+    reverse: bool = False,
+) -> list[str]:
+    """Return the citation keys of the papers ``query_text`` selects, sorted, in one query.
+
+    Same selection and order as :func:`select_papers` without loading any paper
+    (``list -k`` on a large library). Raises InvalidQuery or UsageError.
+    """
+    from readinglist import query
+
+    return query.paper_keys(session, query_text, sort=sort, limit=limit, reverse=reverse)
+
+
+def list_papers(
+    session: Session,
+    query_text: str = "",
+    *,
+    sort: str | None = None,
+    limit: int | None = None,
+    reverse: bool = False,
+) -> list[Paper]:
+    """Return the papers ``query_text`` selects, sorted, with people and tags (no notes).
+
+    :func:`select_papers` for listings (``list`` tables and JSON), which never show
+    notes. Raises InvalidQuery or UsageError.
+    """
+    from readinglist import query
+
+    ids = query.paper_ids(session, query_text, sort=sort, limit=limit, reverse=reverse)
+    return load_papers_for_listing(session, ids)
+
+
+def load_papers_for_listing(session: Session, ids: Sequence[int]) -> list[Paper]:
+    """Load papers ``ids`` in that order with people and tags but not notes (tables, JSON).
+
+    Like :func:`load_papers` with larger chunks and without the notes a listing never shows.
+    """
+    stmt = select(Paper).options(
+        selectinload(Paper.people).joinedload(PaperPerson.person), selectinload(Paper.tags)
+    )
+    found: dict[int, Paper] = {}
+    step = CHUNK * 4
+    for start in range(0, len(ids), step):
+        for paper in session.scalars(stmt.where(Paper.id.in_(ids[start : start + step]))):
+            found[paper.id] = paper
+    return [found[i] for i in ids if i in found]
+
+
+def keys_starting(session: Session, prefix: str, limit: int = 200) -> list[str]:
+    """Return up to ``limit`` citation keys and aliases starting with ``prefix``
+    (case-insensitive), sorted case-insensitively: the candidates of shell completion."""
+    folded = prefix.lower()
+    keys = session.scalars(
+        select(Paper.citekey)
+        .where(Paper.citekey_folded.startswith(folded, autoescape=True))
+        .order_by(Paper.citekey_folded)
+        .limit(limit)
+    ).all()
+    aliases = session.scalars(
+        select(Alias.alias)
+        .where(Alias.alias_folded.startswith(folded, autoescape=True))
+        .order_by(Alias.alias_folded)
+        .limit(limit)
+    ).all()
+    return sorted({*keys, *aliases}, key=str.lower)[:limit]
+
+
+def tags_starting(session: Session, prefix: str, limit: int = 200) -> list[str]:
+    """Return up to ``limit`` tag names starting with ``prefix`` (case-insensitive), sorted."""
+    return list(
+        session.scalars(
+            select(Tag.name)
+            .where(Tag.name_folded.startswith(prefix.lower(), autoescape=True))
+            .order_by(Tag.name_folded)
+            .limit(limit)
+        )
+    )

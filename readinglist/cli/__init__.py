@@ -112,5 +112,11 @@ _register()
 
 
 def main() -> None:
-    """Entry point of the ``readinglist`` and ``rl`` console scripts."""
-    cli.main(prog_name="readinglist")
+    """Entry point of the ``readinglist`` and ``rl`` console scripts.
+
+    The program name follows the name the command was started as, so Click's shell
+    completion works for both: ``_READINGLIST_COMPLETE=bash_source readinglist`` and
+    ``_RL_COMPLETE=bash_source rl`` each print a script for their own name.
+    """
+    started_as = os.path.basename(sys.argv[0]) if sys.argv else ""
+    cli.main(prog_name="rl" if started_as == "rl" else "readinglist")

@@ -5,31 +5,73 @@ A query is the command's remaining arguments joined by spaces. Negated terms
 options (even with ``ignore_unknown_options`` it splits ``-key:foo`` into ``-k`` and
 ``ey:foo``). :class:`QueryCommand` therefore moves every argument that is not a
 declared option (nor an option's value) behind ``--`` before Click parses, keeping
-the order of the query words.
+the order of the query words. Unknown ``--long`` options stay options, so a typo
+such as ``--limt`` is reported by Click instead of searching for "limt".
+
+:data:`QUERY_HELP` documents the language once; commands with a QUERY put it in
+their epilog (``@click.command(..., epilog=QUERY_HELP)``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import click
 
+from readinglist.cli._complete import complete_query
+
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: The query language, for the epilog of every command that takes a QUERY. Kept in
+#: step with ``readinglist.query`` (a test compares the field names).
+QUERY_HELP = """\b
+QUERY language (words are joined by spaces; all terms must match):
+  diffusion            the word anywhere: title, short name, abstract, authors,
+                       venue, keywords, tags, notes (case, accents, LaTeX folded)
+  "self correction"    a phrase; an argument with spaces is a phrase too
+  diffus*              words starting with diffus
+  title:WORDS  venue:WORDS  author:NAME   folded substring ("author:Smith, J")
+  tag:rl               tag rl or any rl/... below it (tag:rl* for a prefix)
+  status:to-read       new, to-read, reading, read, skipped
+  priority:high        high, medium, low, none
+  year:2024  year:2020..2024  year:..2019  year:2020..
+  added:2026-05-01  added:2026-05  added:-7d..  added:-2w  added:today
+                       (-Nd -Nw -Nm -Ny: since that long ago, UTC; a..b ranges)
+  read:2026-05         when it was marked read (same forms as added:)
+  key:KEY  key:smith*  doi:10.1145/...  arxiv:2401.01234
+  has:notes|doi|arxiv|abstract|tags|authors|code|url|venue|year|priority
+  is:provisional       the title is still one the importer made up
+  -term                not this term (-tag:old, -"a phrase", -(a OR b))
+  a OR b               either; OR binds tighter than the implicit AND
+  ( ... )              grouping; AND and NOT may be written out
+\b
+Free text sorts by relevance unless --sort says otherwise; a bad query exits 2."""
 
-def split_query_args(command: click.Command, args: list[str]) -> list[str]:
-    """Return ``args`` with options first, then ``--``, then every other word in order.
 
-    Options are recognised by the names the command declares (``-k``, ``--limit``,
-    ``--limit=5``); an option that takes a value keeps the next argument. Arguments
-    after an explicit ``--`` are query words.
-    """
+def declared_options(params: Iterable[click.Parameter]) -> dict[str, bool]:
+    """Return ``{option name: takes a value}`` for every option name of ``params``."""
     takes_value: dict[str, bool] = {}
-    for param in command.params:
+    for param in params:
         if isinstance(param, click.Option):
             for name in (*param.opts, *param.secondary_opts):
                 takes_value[name] = not (param.is_flag or param.count)
+    return takes_value
+
+
+def split_query_args(
+    command: click.Command, args: list[str], ctx: click.Context | None = None
+) -> list[str]:
+    """Return ``args`` with options first, then ``--``, then every other word in order.
+
+    Options are recognised by the names the command declares (``-k``, ``--limit``,
+    ``--limit=5``; with ``ctx``, also the help option ``-h``/``--help``); an option
+    that takes a value keeps the next argument. An unknown ``--long`` option is left
+    to Click, which reports it; any other word, ``-tag:old`` included, is a query
+    word. Arguments after an explicit ``--`` are query words.
+    """
+    params = command.get_params(ctx) if ctx is not None else command.params
+    takes_value = declared_options(params)
     options: list[str] = []
     words: list[str] = []
     index = 0
@@ -44,36 +86,39 @@ def split_query_args(command: click.Command, args: list[str]) -> list[str]:
             if takes_value[name] and "=" not in arg and index + 1 < len(args):
                 options.append(args[index + 1])
                 index += 1
+        elif arg.startswith("--") and len(arg) > 2 and _looks_like_option(name):
+            options.append(arg)  # unknown: Click says "No such option"
         else:
             words.append(arg)
         index += 1
     return [*options, "--", *words] if words else options
 
 
+def _looks_like_option(name: str) -> bool:
+    body = name[2:]
+    return bool(body) and body[0].isalpha() and all(ch.isalnum() or ch in "-_" for ch in body)
+
+
 class QueryCommand(click.Command):
     """A command whose positional QUERY words may begin with ``-`` (negated terms)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if not ctx.resilient_parsing:
-            args = split_query_args(self, list(args))
-        return super().parse_args(ctx, args)
+        return super().parse_args(ctx, split_query_args(self, list(args), ctx))
 
 
 def query_argument(func: F) -> F:
-    """Add the variadic ``QUERY...`` argument (words joined by spaces)."""
-    return click.argument("query", nargs=-1, metavar="[QUERY]...")(func)
+    """Add the variadic ``QUERY...`` argument (words joined by spaces), with completion."""
+    return click.argument("query", nargs=-1, metavar="[QUERY]...", shell_complete=complete_query)(
+        func
+    )
 
 
 def join_query(words: tuple[str, ...]) -> str:
-    """Join query words with spaces; a word containing spaces becomes a quoted phrase."""
-    parts = []
-    for word in words:
-        if any(ch.isspace() for ch in word) and not (word.startswith('"') and word.endswith('"')):
-            head, sep, value = word.partition(":")
-            if sep and head and " " not in head and not head.startswith('"'):
-                parts.append(f'{head}:"{value}"')
-            else:
-                parts.append(f'"{word}"')
-        else:
-            parts.append(word)
-    return " ".join(parts).strip()
+    """Join query words with spaces; a word containing spaces becomes a quoted phrase.
+
+    See :func:`readinglist.query.join_words` (imported here on first use, so that
+    ``--help`` does not import SQLAlchemy).
+    """
+    from readinglist.query import join_words
+
+    return join_words(words)

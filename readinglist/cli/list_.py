@@ -5,12 +5,14 @@ from __future__ import annotations
 import click
 
 from readinglist.cli._app import AppContext, json_option, pass_app
-from readinglist.cli._query import QueryCommand, join_query, query_argument
+from readinglist.cli._complete import complete_ref
+from readinglist.cli._query import QUERY_HELP, QueryCommand, join_query, query_argument
 
+#: ``--sort`` choices; kept equal to ``readinglist.query.SORT_KEYS`` (a test checks).
 SORT_FIELDS = ("added", "year", "title", "key", "priority", "status", "relevance")
 
 
-@click.command("list", cls=QueryCommand)
+@click.command("list", cls=QueryCommand, epilog=QUERY_HELP)
 @query_argument
 @json_option
 @click.option(
@@ -19,7 +21,9 @@ SORT_FIELDS = ("added", "year", "title", "key", "priority", "status", "relevance
 @click.option(
     "--sort",
     type=click.Choice(SORT_FIELDS),
-    help="Sort order (default: added, or relevance for free text).",
+    help="Sort order: added, year (missing last), title, key, priority (high first), "
+    "status (reading, to-read, new, read, skipped) or relevance. "
+    "Default: relevance when the query has free text, else added.",
 )
 @click.option("--limit", type=click.IntRange(min=1), help="Show at most N papers.")
 @click.option("--reverse", is_flag=True, help="Reverse the sort order.")
@@ -35,33 +39,39 @@ def list_command(
 ) -> None:
     """List papers, optionally those a QUERY selects.
 
-    Without a query every paper is listed in the order it was added. See
-    `readinglist help-query` for the query language.
+    Without a query every paper is listed in the order it was added (oldest first);
+    with free text the best matches come first. The table fits the terminal; --json
+    prints the documented keys; -k prints keys for xargs. The query language is
+    described below.
 
     \b
     Examples:
         readinglist list
         readinglist list status:to-read tag:rl --sort year
         readinglist list --json diffusion -tag:old
+        readinglist list "self correction" year:2024..
         readinglist list -k year:2026 | xargs readinglist tag add icml
     """
     from readinglist import library, render
 
+    text = join_query(query)
     with app.session(write=False) as session:
-        papers = library.select_papers(
-            session, join_query(query), sort=sort, limit=limit, reverse=reverse
-        )
-        records = [library.to_record(p, with_notes=False) for p in papers]
-    if as_json:
+        if keys_only:
+            keys = library.select_keys(session, text, sort=sort, limit=limit, reverse=reverse)
+        else:
+            papers = library.list_papers(session, text, sort=sort, limit=limit, reverse=reverse)
+            records = [library.to_record(p, with_notes=False) for p in papers]
+    if keys_only:
+        if keys:
+            render.echo("\n".join(keys))
+    elif as_json:
         render.echo_json([render.paper_json(r) for r in records])
-    elif keys_only:
-        render.keys(records)
     else:
         render.paper_table(records)
 
 
 @click.command("show")
-@click.argument("ref", metavar="REF")
+@click.argument("ref", metavar="REF", shell_complete=complete_ref)
 @json_option
 @pass_app
 def show_command(app: AppContext, ref: str, as_json: bool) -> None:
