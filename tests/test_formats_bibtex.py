@@ -419,6 +419,21 @@ def test_read_parenthesis_library() -> None:
     assert first.source_text.startswith("@article(Biermann:75,")
 
 
+def test_read_backslash_line_break_before_closing_brace() -> None:
+    # BibTeX counts every brace; bibtexparser alone would take "\\}" as an escaped brace.
+    text = (
+        "@misc{a,\n  abstract = {Ends in a line break \\\\},\n  title = {A}\n}\n"
+        "@misc{b,\n  title = {Literal \\{ brace \\}}\n}\n"
+    )
+    result = bibtex.read(text)
+    assert [(r.citekey, r.abstract, r.title) for r in result.records] == [
+        ("a", "Ends in a line break \\\\", "A"),
+        ("b", None, "Literal { brace }"),
+    ]
+    assert result.records[0].source_text == text[: text.index("}\n@") + 1]
+    assert result.problems == []
+
+
 def test_read_garbage_never_raises() -> None:
     for text in [
         "",

@@ -4,7 +4,7 @@ Reading
 =======
 :func:`read` splits the text with bibtexparser 2.x (``parse_string`` with an empty
 parse stack, i.e. its ``Splitter`` only) and does everything after the split here,
-because the library falls short for this job in four places:
+because the library falls short for this job in five places:
 
 * ``ResolveStringReferencesMiddleware`` resolves a value only when the whole value is
   one macro; it does not evaluate ``#`` concatenation (``jan # "~10"``), nor use the
@@ -19,6 +19,10 @@ because the library falls short for this job in four places:
   both lines.
 * An entry with a repeated field becomes a ``DuplicateFieldKeyBlock``; we keep the
   entry with the *first* value of each field (what BibTeX itself does) and warn.
+* Its splitter takes a brace after a backslash as escaped, so a value ending in the
+  line break ``\\\\`` (some ACL Anthology abstracts) does not end at its brace and
+  the entry is lost. BibTeX has no such escape; even runs of backslashes before a
+  brace are hidden from the splitter (see ``_HIDDEN``) and put back afterwards.
 * bibtexparser logs every failed block on the ``bibtexparser`` logger; we attach a
   ``NullHandler`` so nothing reaches stderr unasked, and report the failures as
   :class:`ParseProblem` values (``file:line``) instead.
@@ -691,6 +695,7 @@ class _Reader:
         self.preambles: list[str] = []
         self.seen_keys: dict[str, int] = {}
         self.undefined_reported: set[str] = set()
+        self._hidden = False
 
     def meta(self) -> dict[str, str]:
         meta: dict[str, str] = {}
@@ -706,6 +711,10 @@ class _Reader:
         """Read the blocks of ``text``, whose first line is line ``line_offset + 1``;
         ``final`` is False when more text follows (a block cut off at the end of
         ``text`` was cut by the next block start)."""
+        self._hidden = False
+        if "\\\\" in text and _HIDDEN not in text and _ESCAPED_BACKSLASHES.search(text):
+            text = _ESCAPED_BACKSLASHES.sub(_hide_backslashes, text)
+            self._hidden = True
         library = parse_string(text, parse_stack=[])
         for block in library.blocks:
             line = line_offset + (block.start_line or 0) + 1
@@ -723,10 +732,13 @@ class _Reader:
             elif isinstance(block, String):
                 self._string(block, line)
             elif isinstance(block, Preamble):
-                self.preambles.append(block.raw or "")
+                self.preambles.append(self._restore(block.raw or ""))
+
+    def _restore(self, text: str) -> str:
+        return text.replace(_HIDDEN, "\\") if self._hidden else text
 
     def _failed(self, block: ParsingFailedBlock, line: int, final: bool) -> ParseProblem:
-        raw = block.raw or ""
+        raw = self._restore(block.raw or "")
         head = re.match(r"@(\w*)\s*[{(]\s*([^,\s]*)", raw)
         if head is None:
             what = "block"
@@ -747,18 +759,18 @@ class _Reader:
         return ParseProblem(f"malformed {what}: {reason}; skipped", self.source, line)
 
     def _string(self, block: String, line: int) -> None:
-        name = block.key.strip().lower()
+        name = self._restore(block.key).strip().lower()
         try:
-            value, used, _undefined = _evaluate(block.value, self.macros)
+            value, used, _undefined = _evaluate(self._restore(block.value), self.macros)
         except _ValueError:
-            value, used = block.value, ()
+            value, used = self._restore(block.value), ()
         self.macros[name] = value
         # The latest definition wins; a dict keeps the position of the first one.
-        self.string_raw[name] = block.raw or ""
+        self.string_raw[name] = self._restore(block.raw or "")
         self.string_deps[name] = frozenset(used)
 
     def _entry(self, entry: Entry, line: int, line_offset: int) -> Iterator[_Parsed | ParseProblem]:
-        key = entry.key.strip()
+        key = self._restore(entry.key).strip()
         if key:
             folded = key.casefold()
             first_line = self.seen_keys.get(folded)
@@ -787,8 +799,9 @@ class _Reader:
                     "warning",
                 )
                 continue
+            raw_value = self._restore(str(fld.value))
             try:
-                value, used_here, undefined = _evaluate(str(fld.value), self.macros)
+                value, used_here, undefined = _evaluate(raw_value, self.macros)
             except _ValueError as err:
                 yield ParseProblem(
                     f"entry {key or '(no key)'!r}, field {name!r}: {err}; kept the value as written",
@@ -796,7 +809,7 @@ class _Reader:
                     fline,
                     "warning",
                 )
-                value, used_here, undefined = str(fld.value), (), ()
+                value, used_here, undefined = raw_value, (), ()
             for macro in undefined:
                 if macro.lower() in self.undefined_reported:
                     continue
@@ -813,9 +826,23 @@ class _Reader:
             values[name] = value
             field_lines[name] = fline
         record = _record_from_fields(
-            key or None, entry.entry_type.lower(), values, entry.raw or "", line
+            key or None, entry.entry_type.lower(), values, self._restore(entry.raw or ""), line
         )
         yield _Parsed(record, frozenset(used))
+
+
+# bibtexparser's splitter takes a brace or quote after a backslash as escaped (one
+# character of look-behind), so the line break ``\\`` before a closing brace hides
+# the brace (the ACL Anthology has such abstracts). BibTeX has no escapes: braces
+# count wherever they are. Before splitting, each even run of backslashes before a
+# brace is replaced by as many NUL characters (same length: lines and offsets are
+# kept), and put back in everything read from the batch.
+_HIDDEN = "\x00"
+_ESCAPED_BACKSLASHES = re.compile(r"(?:\\\\)+(?=\\?[{}])")
+
+
+def _hide_backslashes(match: re.Match[str]) -> str:
+    return _HIDDEN * len(match.group())
 
 
 def _venue_candidates(entry_type: str) -> tuple[str, ...]:
