@@ -191,12 +191,52 @@ def _check_known(revision: str | None) -> None:
         )
 
 
+@contextmanager
+def _migrating(engine: Engine) -> Iterator[Connection]:
+    """Yield a connection in one locked write transaction for Alembic to migrate on.
+
+    SQLite: foreign keys are off during the migration and checked before the
+    commit. A batch migration rebuilds a table (create, copy, drop, rename), and
+    with ``foreign_keys=ON`` the DROP of ``papers`` deletes, through ON DELETE
+    CASCADE, every note, tag link, author link and status event of every paper.
+    The pragma is a no-op inside a transaction, so it is set before BEGIN (SQLite
+    docs, "ALTER TABLE", section 7; Alembic docs, batch migrations, "Dealing with
+    Constraints"). Raises DatabaseError, rolling back, if the migration left
+    dangling foreign keys.
+    """
+
+    def pragma(conn: Connection, sql: str) -> None:
+        raw = conn.connection.dbapi_connection
+        assert raw is not None
+        cursor = raw.cursor()
+        cursor.execute(sql)
+        cursor.close()
+
+    with writer(engine).connect() as conn:
+        sqlite = conn.dialect.name == "sqlite"
+        if sqlite:
+            pragma(conn, "PRAGMA foreign_keys = OFF")
+        try:
+            with conn.begin():
+                _lock_schema(conn)
+                yield conn
+                if sqlite:
+                    broken = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                    if broken:
+                        raise DatabaseError(
+                            f"the migration left {len(broken)} rows whose foreign key points "
+                            f"at no row (first: {tuple(broken[0])}); nothing was changed"
+                        )
+        finally:
+            if sqlite:
+                pragma(conn, "PRAGMA foreign_keys = ON")
+
+
 def _upgrade(engine: Engine, target: str = "head") -> str:
     from alembic import command
 
     try:
-        with writer(engine).begin() as conn:
-            _lock_schema(conn)
+        with _migrating(engine) as conn:
             revision = current_revision(conn)
             _check_known(revision)
             if revision != HEAD:
@@ -210,8 +250,7 @@ def downgrade(engine: Engine, target: str) -> None:
     """Downgrade the schema to ``target`` (a revision id or ``base``); for tests and recovery."""
     from alembic import command
 
-    with writer(engine).begin() as conn:
-        _lock_schema(conn)
+    with _migrating(engine) as conn:
         command.downgrade(alembic_config(conn), target)
 
 

@@ -207,13 +207,28 @@ def _person_record(person: Person) -> PersonRecord:
     )
 
 
-def load_papers(session: Session, ids: Sequence[int] | None = None) -> list[Paper]:
-    """Load papers (all, or ``ids`` in that order) with people, tags and notes in few queries."""
+def load_papers(
+    session: Session, ids: Sequence[int] | None = None, *, lock: bool = False
+) -> list[Paper]:
+    """Load papers (all, or ``ids`` in that order) with people, tags and notes in few queries.
+
+    ``lock=True`` (with ``ids``) first locks the papers' rows until the transaction
+    ends (PostgreSQL ``FOR NO KEY UPDATE``, in id order; SQLite's write lock is
+    already held) and reloads them, people, tags and notes, as committed by then.
+    """
     stmt = select(Paper).options(
         selectinload(Paper.people).joinedload(PaperPerson.person),
         selectinload(Paper.tags),
         selectinload(Paper.notes),
     )
+    if lock:
+        # key_share: does not wait for the FOR KEY SHARE locks that inserting a
+        # paper_tags/notes row takes on the paper (which would deadlock two taggers).
+        stmt = (
+            stmt.order_by(Paper.id)
+            .with_for_update(key_share=True, of=Paper)
+            .execution_options(populate_existing=True)
+        )
     if ids is None:
         return list(session.scalars(stmt.order_by(Paper.added_at, Paper.id)))
     found: dict[int, Paper] = {}
@@ -230,6 +245,9 @@ def search_text_for(
     """Return the folded words indexed for full-text search of a paper.
 
     Title, short name, abstract, authors, editors, venue, keywords, tags and notes.
+    Tags are taken in folded-name order, so an import (tags in command-line order)
+    and a later refresh (tags in the database's collation order, which differs
+    between SQLite and PostgreSQL) write the same text; ``db check`` compares them.
     """
     people = " ".join(p.display() for p in (*record.authors, *record.editors))
     return search_document(
@@ -239,15 +257,20 @@ def search_text_for(
         people,
         record.venue,
         " ".join(record.keywords),
-        " ".join(tags),
+        " ".join(sorted(tags, key=fold)),
         " ".join(notes),
     )
 
 
 def refresh_search_text(session: Session, paper_ids: Iterable[int]) -> None:
-    """Recompute ``search_text`` (and the full-text index) of the given papers from the database."""
+    """Recompute ``search_text`` (and the full-text index) of the given papers from the database.
+
+    The papers are locked and reloaded first (``load_papers(lock=True)``): on
+    PostgreSQL two transactions tagging one paper at once would otherwise each
+    write a text missing the other's tag.
+    """
     ids = sorted(set(paper_ids))
-    for paper in load_papers(session, ids):
+    for paper in load_papers(session, ids, lock=True):
         record = to_record(paper)
         paper.search_text = search_text_for(
             record, (t.name for t in paper.tags), (n.body for n in paper.notes)
@@ -441,6 +464,7 @@ def import_records(
     """
     report = ImportReport(problems=list(problems))
     records = [normalize_record(r) for r in records]
+    _serialize_imports(session)
     batch_id = session.scalar(
         insert(ImportBatch).values(source=source, format=fmt).returning(ImportBatch.id)
     )
@@ -552,6 +576,22 @@ def import_records(
     if progress is not None:
         progress(len(records))
     return report
+
+
+#: PostgreSQL advisory lock key that serialises imports (``db`` uses 7_312_001 for schema).
+IMPORT_LOCK = 7_312_002
+
+
+def _serialize_imports(session: Session) -> None:
+    """Let one import at a time run on PostgreSQL, until its transaction ends.
+
+    An import reads the library (duplicates, citation keys in use, known people)
+    and then writes what it decided; two at once on PostgreSQL would both add the
+    same new person or key (a unique violation) or both add one paper. SQLite
+    needs nothing: ``BEGIN IMMEDIATE`` already admits one writer at a time.
+    """
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(select(func.pg_advisory_xact_lock(IMPORT_LOCK)))
 
 
 class _KeyRegistry:
@@ -739,10 +779,32 @@ def ensure_tags(session: Session, names: Iterable[str]) -> dict[str, int]:
     )
     for folded, name in wanted.items():
         if folded not in found:
-            found[folded] = session.scalar(
-                insert(Tag).values(name=name, name_folded=folded).returning(Tag.id)
+            tag_id = session.scalar(
+                insert_or_ignore(session, Tag)
+                .values(name=name, name_folded=folded)
+                .returning(Tag.id)
             )
+            if tag_id is None:  # PostgreSQL: another transaction created it meanwhile
+                tag_id = session.scalar(select(Tag.id).where(Tag.name_folded == folded))
+            found[folded] = tag_id
     return found
+
+
+def insert_or_ignore(session: Session, model: type[Any]) -> Any:
+    """Return ``INSERT ... ON CONFLICT DO NOTHING`` for ``model`` in the session's dialect.
+
+    SQLite serialises writers (``BEGIN IMMEDIATE``), but on PostgreSQL two
+    transactions may insert the same new tag, or link the same tag to the same
+    paper, at once; the second would fail on the unique constraint. Both dialects
+    support the clause (SQLAlchemy's ``postgresql.insert``/``sqlite.insert``).
+    """
+    if session.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
+        return postgresql.insert(model).on_conflict_do_nothing()
+    from sqlalchemy.dialects import sqlite
+
+    return sqlite.insert(model).on_conflict_do_nothing()
 
 
 def _link_tags(session: Session, links: list[tuple[int | dict[str, Any], list[str]]]) -> None:
@@ -769,7 +831,7 @@ def _link_tags(session: Session, links: list[tuple[int | dict[str, Any], list[st
         )
     rows = [{"paper_id": p, "tag_id": t} for p, t in sorted(pairs - existing)]
     if rows:
-        session.execute(insert(PaperTag), rows)
+        session.execute(insert_or_ignore(session, PaperTag), rows)
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -936,11 +998,15 @@ def add_tags(session: Session, papers: Sequence[Paper], names: Sequence[str]) ->
         if (pid, tid) not in existing
     ]
     if rows:
-        session.execute(insert(PaperTag), rows)
+        session.execute(insert_or_ignore(session, PaperTag), rows)
     changed_ids = {row["paper_id"] for row in rows}
+    when = utcnow()
     for paper in papers:
         if paper.id in changed_ids:
             session.expire(paper, ["tags"])
+            # Explicit: a tag without indexed words ("日本") leaves search_text as it
+            # was, and `import --undo` must still see that the paper was tagged.
+            paper.updated_at = when
     refresh_search_text(session, changed_ids)
     return [p for p in papers if p.id in changed_ids]
 

@@ -76,6 +76,19 @@ def parse_input(path: str, fmt: str) -> tuple[str, str, ParseResult]:
 @click.option("--year", type=click.IntRange(1000, 2999), help="Set the year of every paper.")
 @click.option("--strict", is_flag=True, help="Write nothing if any entry is rejected.")
 @click.option("--no-merge", is_flag=True, help="Report duplicates instead of merging them.")
+@click.option(
+    "--list-batches",
+    is_flag=True,
+    help="List past imports (batch id, time, format, counts, source) instead of importing.",
+)
+@click.option(
+    "--undo",
+    "undo",
+    type=int,
+    metavar="BATCH",
+    help="Remove the papers import BATCH added, except those triaged, tagged or annotated since.",
+)
+@click.option("--json", "as_json", is_flag=True, help="With --list-batches: print JSON.")
 @pass_app
 def import_command(
     app: AppContext,
@@ -86,6 +99,9 @@ def import_command(
     year: int | None,
     strict: bool,
     no_merge: bool,
+    list_batches: bool,
+    undo: int | None,
+    as_json: bool,
 ) -> None:
     """Import papers from files or standard input (-).
 
@@ -100,7 +116,12 @@ def import_command(
         readinglist import icml2026-abstracts.txt --tag icml
         readinglist import refs.bib other.ris
         pbpaste | readinglist import - --venue NeurIPS --year 2025
+        readinglist import --list-batches
+        readinglist import --undo 3
     """
+    if list_batches or undo is not None or as_json:
+        _batches(app, paths, list_batches, undo, as_json)
+        return
     if not paths:
         raise click.UsageError("give at least one PATH (or - for standard input)")
     from dataclasses import replace
@@ -166,3 +187,49 @@ def _summarize(source: str, fmt: str, report: ImportReport) -> None:
         f"{source} ({fmt}): {len(report.added)} added, {len(report.merged)} merged, "
         f"{len(report.present) + len(report.skipped)} already present, {report.rejected} rejected"
     )
+
+
+# --- batches: --list-batches and --undo -------------------------------------------------------
+
+
+def _batches(
+    app: AppContext, paths: tuple[str, ...], list_batches: bool, undo: int | None, as_json: bool
+) -> None:
+    """Run ``import --list-batches [--json]`` or ``import --undo BATCH``."""
+    if paths or (list_batches and undo is not None) or (as_json and not list_batches):
+        raise click.UsageError("use --list-batches [--json] or --undo BATCH alone, without PATHs")
+    from dataclasses import asdict
+
+    from readinglist import maintenance, render
+
+    if list_batches:
+        with app.session(write=False) as session:
+            batches = maintenance.list_batches(session)
+        if as_json:
+            render.echo_json([{**asdict(b), "started": render.iso(b.started)} for b in batches])
+            return
+        if not batches:
+            render.info("no imports yet")
+            return
+        render.echo(
+            f"{'BATCH':>5}  {'STARTED':<20}  {'FORMAT':<9}  {'ADDED':>6}  {'MERGED':>6}  "
+            f"{'REJECTED':>8}  {'PAPERS':>6}  SOURCE"
+        )
+        for b in batches:
+            render.echo(
+                f"{b.id:>5}  {render.iso(b.started) or '':<20}  {b.format:<9}  {b.added:>6}  "
+                f"{b.merged:>6}  {b.rejected:>8}  {b.papers:>6}  {b.source}"
+            )
+        return
+    assert undo is not None
+    with app.session() as session:
+        report = maintenance.undo_batch(session, undo)
+    for key, reasons in report.kept:
+        render.info(f"kept {key}: {', '.join(reasons)}")
+    batch = report.batch
+    summary = f"undid import {batch.id} ({batch.source}): removed {len(report.removed)} papers"
+    if report.kept:
+        summary += f", kept {len(report.kept)} you have worked on since"
+    if batch.merged:
+        summary += f"; not undone: {batch.merged} merged into papers you had before"
+    render.info(summary)

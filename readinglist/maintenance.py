@@ -1,0 +1,642 @@
+"""Keeping the library sound: integrity checks and repair, backups and restores, import undo.
+
+* :func:`check` verifies a database at the newest revision: the schema revision,
+  foreign keys (SQLite ``PRAGMA foreign_key_check``; PostgreSQL: one orphan query
+  per foreign key of the models), the full-text index (SQLite: FTS5's
+  ``integrity-check`` against the external content, the ``paper_fts`` rows and
+  triggers; PostgreSQL: the generated ``search_vector`` column and its GIN index)
+  and every paper's ``search_text`` recomputed from its data.
+  :func:`repair` fixes what can be fixed: stale ``search_text`` and the index.
+* :func:`backup` and :func:`restore` copy whole SQLite files with SQLite's online
+  backup API (https://sqlite.org/backup.html) so that other processes may keep
+  working; a PostgreSQL server is backed up with ``pg_dump`` instead (a hint).
+* :func:`list_batches` and :func:`undo_batch` show and take back imports.
+
+Functions take a Session (inside the caller's transaction; they never commit) or,
+for whole-file operations, an Engine. They raise ReadingListError subclasses and
+never print.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import delete, exists, func, select, text, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session
+
+from readinglist import db, library
+from readinglist.errors import Conflict, DatabaseError, InvalidInput, NotFound, UsageError
+from readinglist.models import (
+    PRIORITY_NAMES,
+    Base,
+    ImportBatch,
+    Paper,
+    PaperPerson,
+    Person,
+)
+
+#: Papers loaded at once while recomputing search text (bounds memory on big libraries).
+CHECK_CHUNK = 2000
+#: The triggers that keep SQLite's ``paper_fts`` in step with ``papers`` (migration 0001).
+FTS_TRIGGERS = ("paper_fts_ai", "paper_fts_ad", "paper_fts_au")
+#: Magic string at the start of every SQLite 3 database file (https://sqlite.org/fileformat.html).
+SQLITE_HEADER = b"SQLite format 3\x00"
+#: Keys named in a message before it says "and N more".
+SHOW_KEYS = 10
+
+
+# --- integrity check ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The outcome of one check.
+
+    ``name`` is one of ``schema``, ``foreign-keys``, ``full-text-index``,
+    ``search-text``; ``detail`` says what was checked; ``faults`` is empty when
+    the check passed; ``repairable`` says whether :func:`repair` fixes the faults.
+    """
+
+    name: str
+    detail: str
+    faults: tuple[str, ...] = ()
+    repairable: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """True when the check found no fault."""
+        return not self.faults
+
+
+@dataclass
+class CheckReport:
+    """All check results, in order, and the repairs made (``repaired``, human phrases)."""
+
+    results: list[CheckResult] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when every check passed."""
+        return all(r.ok for r in self.results)
+
+    @property
+    def fault_count(self) -> int:
+        """Number of faults over all checks."""
+        return sum(len(r.faults) for r in self.results)
+
+    @property
+    def repairable(self) -> bool:
+        """True when every failed check can be repaired by :func:`repair`."""
+        return all(r.ok or r.repairable for r in self.results)
+
+    def as_json(self) -> dict[str, Any]:
+        """Return ``{"ok", "checks": [{"name", "ok", "detail", "faults", "repairable"}], "repaired"}``."""
+        return {
+            "ok": self.ok,
+            "checks": [
+                {
+                    "name": r.name,
+                    "ok": r.ok,
+                    "detail": r.detail,
+                    "faults": list(r.faults),
+                    "repairable": r.repairable,
+                }
+                for r in self.results
+            ],
+            "repaired": list(self.repaired),
+        }
+
+
+def check(session: Session) -> CheckReport:
+    """Check the database of ``session``; return a report (never raises for a fault found).
+
+    The schema revision is checked first; when it is not the newest one the
+    other checks are skipped (they assume the newest schema). Costs one pass
+    over all papers with their people, tags and notes (the search-text check).
+    """
+    report = CheckReport()
+    schema = _check_schema(session)
+    report.results.append(schema)
+    if not schema.ok:
+        return report
+    report.results.append(_check_foreign_keys(session))
+    report.results.append(_check_full_text_index(session))
+    stale = stale_search_text(session)
+    report.results.append(
+        CheckResult(
+            "search-text",
+            "search text of every paper recomputed from its data, tags and notes",
+            (f"{len(stale)} papers have stale search text: {_keys(session, stale)}",)
+            if stale
+            else (),
+            repairable=True,
+        )
+    )
+    return report
+
+
+def _check_schema(session: Session) -> CheckResult:
+    revision = db.current_revision(session.connection())
+    if revision is None:
+        fault = "no readinglist schema: the database is empty"
+    elif revision not in db.KNOWN_REVISIONS:
+        fault = (
+            f"schema revision {revision!r} is unknown to this version (which knows up to "
+            f"{db.HEAD}); it was probably written by a newer version"
+        )
+    elif revision != db.HEAD:
+        fault = f"schema is at revision {revision}, head is {db.HEAD}: run `readinglist db upgrade`"
+    else:
+        return CheckResult("schema", f"revision {revision} (head)")
+    return CheckResult("schema", "schema revision", (fault,))
+
+
+def _check_foreign_keys(session: Session) -> CheckResult:
+    """Find rows whose foreign key points at no row (links left by a broken write)."""
+    counts: Counter[tuple[str, str]] = Counter()
+    if session.get_bind().dialect.name == "sqlite":
+        detail = "PRAGMA foreign_key_check"
+        for row in session.execute(text("PRAGMA foreign_key_check")):
+            counts[(str(row[0]), str(row[2]))] += 1
+    else:
+        detail = "orphan rows, one query per foreign key"
+        for table in Base.metadata.sorted_tables:
+            for fk in table.foreign_key_constraints:
+                (column,) = fk.columns
+                (element,) = fk.elements
+                parent = element.column
+                orphan = (
+                    select(func.count())
+                    .select_from(table)
+                    .where(
+                        column.is_not(None),
+                        ~exists().where(parent == column),
+                    )
+                )
+                found = int(session.scalar(orphan) or 0)
+                if found:
+                    counts[(table.name, parent.table.name)] += found
+    faults = tuple(
+        f"{n} rows of {child} refer to missing rows of {parent}"
+        for (child, parent), n in sorted(counts.items())
+    )
+    return CheckResult("foreign-keys", detail, faults)
+
+
+def _check_full_text_index(session: Session) -> CheckResult:
+    if session.get_bind().dialect.name == "sqlite":
+        return _check_fts5(session)
+    return _check_tsvector(session)
+
+
+def _check_fts5(session: Session) -> CheckResult:
+    faults: list[str] = []
+    triggers = set(
+        session.scalars(
+            text("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'papers'")
+        )
+    )
+    missing = [name for name in FTS_TRIGGERS if name not in triggers]
+    if missing:
+        faults.append(
+            f"triggers {', '.join(missing)} are missing: the index no longer follows the "
+            "papers (restore a backup or re-create them as migration 0001 does)"
+        )
+    unindexed = list(
+        session.scalars(
+            text(
+                "SELECT p.id FROM papers p LEFT JOIN paper_fts_docsize d ON d.id = p.id "
+                "WHERE d.id IS NULL ORDER BY p.id"
+            )
+        )
+    )
+    if unindexed:
+        faults.append(f"{len(unindexed)} papers are not indexed: {_keys(session, unindexed)}")
+    extra = int(
+        session.scalar(
+            text(
+                "SELECT count(*) FROM paper_fts_docsize d "
+                "WHERE NOT EXISTS (SELECT 1 FROM papers p WHERE p.id = d.id)"
+            )
+        )
+        or 0
+    )
+    if extra:
+        faults.append(f"{extra} index entries belong to no paper")
+    # 'integrity-check' with rank 1 also compares the index with the external content
+    # table (FTS5 docs, "The 'integrity-check' Command"); it fails with SQLITE_CORRUPT_VTAB.
+    try:
+        with session.begin_nested():
+            session.execute(
+                text("INSERT INTO paper_fts(paper_fts, rank) VALUES ('integrity-check', 1)")
+            )
+    except DBAPIError as exc:
+        message = str(exc.orig).strip() if exc.orig else str(exc)
+        faults.append(f"FTS5 integrity-check failed ({message}): the index is out of step")
+    repairable = not missing
+    return CheckResult(
+        "full-text-index",
+        "FTS5 paper_fts: integrity-check against papers, one entry per paper, triggers",
+        tuple(faults),
+        repairable=repairable,
+    )
+
+
+def _check_tsvector(session: Session) -> CheckResult:
+    faults: list[str] = []
+    column = session.scalar(
+        text(
+            "SELECT generation_expression FROM information_schema.columns "
+            "WHERE table_schema = current_schema() AND table_name = 'papers' "
+            "AND column_name = 'search_vector'"
+        )
+    )
+    index = session.scalar(
+        text(
+            "SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() "
+            "AND indexname = 'ix_papers_search_vector'"
+        )
+    )
+    if column is None:
+        faults.append("column papers.search_vector is missing")
+    else:
+        stale = int(
+            session.scalar(
+                text(
+                    "SELECT count(*) FROM papers "
+                    "WHERE search_vector IS DISTINCT FROM to_tsvector('simple', search_text)"
+                )
+            )
+            or 0
+        )
+        if stale:
+            faults.append(f"{stale} papers have a search_vector that differs from search_text")
+    if not index:
+        faults.append("GIN index ix_papers_search_vector is missing")
+    return CheckResult(
+        "full-text-index",
+        "generated tsvector column papers.search_vector and its GIN index",
+        tuple(faults),
+        repairable=column is not None,
+    )
+
+
+def _expected_search_text(paper: Paper) -> str:
+    record = library.to_record(paper)
+    return library.search_text_for(
+        record, (t.name for t in paper.tags), (n.body for n in paper.notes)
+    )
+
+
+def _papers_in_chunks(session: Session) -> Iterator[list[Paper]]:
+    ids = list(session.scalars(select(Paper.id).order_by(Paper.id)))
+    for start in range(0, len(ids), CHECK_CHUNK):
+        papers = library.load_papers(session, ids[start : start + CHECK_CHUNK])
+        yield papers
+        for paper in papers:
+            session.expunge(paper)
+
+
+def stale_search_text(session: Session) -> list[int]:
+    """Return the ids of papers whose stored ``search_text`` differs from a recomputation.
+
+    The expected text is what ``library.refresh_search_text`` would write:
+    ``library.search_text_for`` over the paper's record, tags and notes.
+    """
+    stale: list[int] = []
+    for papers in _papers_in_chunks(session):
+        stale.extend(p.id for p in papers if p.search_text != _expected_search_text(p))
+    return stale
+
+
+def _keys(session: Session, ids: Sequence[int]) -> str:
+    shown = list(ids[:SHOW_KEYS])
+    keys = dict(session.execute(select(Paper.id, Paper.citekey).where(Paper.id.in_(shown))).all())
+    names = ", ".join(str(keys.get(i, f"#{i}")) for i in shown)
+    return names + (f" and {len(ids) - len(shown)} more" if len(ids) > len(shown) else "")
+
+
+def repair(session: Session) -> list[str]:
+    """Recompute stale ``search_text`` and rebuild the full-text index; return what was done.
+
+    SQLite: ``INSERT INTO paper_fts(paper_fts) VALUES('rebuild')`` (FTS5 docs, "The
+    'rebuild' Command"). PostgreSQL: ``REINDEX`` of the GIN index (created when
+    missing); the ``tsvector`` column is generated, so it follows ``search_text``.
+    ``updated_at`` is left alone: a repair is not an edit. Faults of foreign keys
+    and missing triggers are not repaired (they need a person to decide).
+    """
+    done: list[str] = []
+    stale = stale_search_text(session)
+    for start in range(0, len(stale), CHECK_CHUNK):
+        for paper in library.load_papers(session, stale[start : start + CHECK_CHUNK]):
+            session.execute(
+                update(Paper)
+                .where(Paper.id == paper.id)
+                .values(search_text=_expected_search_text(paper), updated_at=Paper.updated_at)
+            )
+    if stale:
+        done.append(f"recomputed the search text of {len(stale)} papers")
+    if session.get_bind().dialect.name == "sqlite":
+        session.execute(text("INSERT INTO paper_fts(paper_fts) VALUES ('rebuild')"))
+        done.append("rebuilt the FTS5 index paper_fts")
+    else:
+        session.execute(
+            text(
+                "CREATE INDEX IF NOT EXISTS ix_papers_search_vector ON papers "
+                "USING gin (search_vector)"
+            )
+        )
+        session.execute(text("REINDEX INDEX ix_papers_search_vector"))
+        done.append("rebuilt the GIN index ix_papers_search_vector")
+    session.expunge_all()
+    return done
+
+
+# --- backups ----------------------------------------------------------------------------------
+
+
+def _pg_hint(engine: Engine, action: str) -> str:
+    url = engine.url.set(drivername="postgresql").render_as_string(hide_password=True)
+    if action == "backup":
+        return (
+            "backups of a PostgreSQL database are made with pg_dump, e.g. "
+            f"pg_dump --format=custom --file=readinglist.dump '{url}'"
+        )
+    return (
+        "a PostgreSQL database is restored with pg_restore, e.g. "
+        f"pg_restore --clean --if-exists --dbname='{url}' readinglist.dump"
+    )
+
+
+def backup_path(database: Path, directory: Path | None = None, now: datetime | None = None) -> Path:
+    """Return a new file name for a backup of ``database``: ``<name>.<UTC time>.bak``.
+
+    The name sits in ``directory`` (default: beside the database); ``-2``, ``-3`` ...
+    are added when a file of that name exists, so a backup never overwrites another.
+    """
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
+    folder = directory or database.parent
+    candidate = folder / f"{database.name}.{stamp}.bak"
+    number = 2
+    while candidate.exists():
+        candidate = folder / f"{database.name}.{stamp}-{number}.bak"
+        number += 1
+    return candidate
+
+
+def _database_file(engine: Engine, action: str) -> Path:
+    path = db.sqlite_path(engine)
+    if path is None:
+        if engine.dialect.name == "sqlite":
+            raise UsageError(f"cannot {action} an in-memory database")
+        raise UsageError(_pg_hint(engine, action))
+    return path
+
+
+def backup(engine: Engine, target: Path | None = None) -> Path:
+    """Copy the SQLite database of ``engine`` to ``target`` with the online backup API.
+
+    ``target`` None (or an existing directory) means a new ``<name>.<UTC time>.bak``
+    file beside the database (or in that directory). Returns the backup's path.
+
+    Raises:
+        UsageError: a PostgreSQL engine (the message shows the ``pg_dump`` command)
+            or ``target`` is the database itself (exit 2).
+        DatabaseError: there is no database file yet (exit 6).
+        Conflict: ``target`` exists and is not a directory (exit 4; never overwritten).
+    """
+    path = _database_file(engine, "backup")
+    if not path.exists():
+        raise DatabaseError(f"no database file at {path}")
+    if target is None:
+        target = backup_path(path)
+    elif target.is_dir():
+        target = backup_path(path, directory=target)
+    elif target.exists():
+        if target.resolve() == path.resolve():
+            raise UsageError(f"{target} is the database itself; name another file")
+        raise Conflict(f"{target} exists; not overwritten (name a new file)")
+    return db.backup_sqlite(path, target)
+
+
+def inspect_backup(source: Path) -> str:
+    """Check that ``source`` is an intact SQLite file holding our schema; return its revision.
+
+    Raises:
+        InvalidInput: missing or unreadable; not an SQLite database; damaged
+            (``PRAGMA quick_check``); not a readinglist library (exit 5).
+        DatabaseError: a schema revision this version does not know (exit 6).
+    """
+    name = str(source)
+    try:
+        with source.open("rb") as handle:
+            header = handle.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        raise InvalidInput("no such file", name) from None
+    except IsADirectoryError:
+        raise InvalidInput("is a directory, not a database file", name) from None
+    except OSError as exc:
+        raise InvalidInput(f"cannot read the file ({exc.strerror})", name) from None
+    if header != SQLITE_HEADER:
+        raise InvalidInput("not an SQLite database file (no SQLite header)", name)
+    try:
+        conn = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise InvalidInput(f"cannot open the database ({exc})", name) from None
+    try:
+        status = conn.execute("PRAGMA quick_check").fetchone()[0]
+        if status != "ok":
+            raise InvalidInput(f"the database is damaged (quick_check: {status})", name)
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        if not {"alembic_version", "papers"} <= tables:
+            raise InvalidInput("an SQLite database, but not a readinglist library", name)
+        row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise InvalidInput(f"the database is damaged ({exc})", name) from None
+    finally:
+        conn.close()
+    if row is None:
+        raise InvalidInput("a readinglist library without a schema revision", name)
+    revision = str(row[0])
+    if revision not in db.KNOWN_REVISIONS:
+        raise DatabaseError(
+            f"{name}: schema revision {revision!r} is unknown to this version (which knows "
+            f"up to {db.HEAD}); it was probably written by a newer version; not restored"
+        )
+    return revision
+
+
+@dataclass(frozen=True)
+class RestoreReport:
+    """What :func:`restore` did: the file restored, its revision, and where the
+    database as it was before is kept (None when there was no database yet)."""
+
+    source: Path
+    database: Path
+    revision: str
+    previous: Path | None
+
+
+def restore(engine: Engine, source: Path) -> RestoreReport:
+    """Replace the SQLite database of ``engine`` by the backup ``source``.
+
+    ``source`` is checked first (:func:`inspect_backup`); the current database is
+    then backed up beside itself (:func:`backup_path`), and the content replaced in
+    one step through the online backup API, which holds the write lock while it
+    copies, so other processes see the old library or the new one, never a mix.
+    A backup at an older known revision is upgraded on next use.
+
+    Raises UsageError (PostgreSQL: the ``pg_restore`` hint; ``source`` is the
+    database itself), InvalidInput and DatabaseError as :func:`inspect_backup`.
+    """
+    path = _database_file(engine, "restore")
+    revision = inspect_backup(source)
+    if path.exists() and source.resolve() == path.resolve():
+        raise UsageError(f"{source} is the database itself")
+    previous = None
+    if path.exists() and path.stat().st_size > 0:
+        previous = db.backup_sqlite(path, backup_path(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        dst = sqlite3.connect(path, timeout=db.BUSY_TIMEOUT_MS / 1000)
+        try:
+            src.backup(dst)
+        finally:
+            dst.close()
+    except sqlite3.Error as exc:
+        raise DatabaseError(f"restore from {source} failed ({exc}); nothing changed") from None
+    finally:
+        src.close()
+    return RestoreReport(source, path, revision, previous)
+
+
+# --- import batches -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BatchInfo:
+    """One import batch: ``papers`` is how many papers it added are still in the library.
+
+    The fields, in this order, are the keys of ``import --list-batches --json``.
+    """
+
+    id: int
+    source: str
+    format: str
+    started: datetime
+    added: int
+    merged: int
+    rejected: int
+    papers: int
+
+
+def _batch_info(batch: ImportBatch, papers: int) -> BatchInfo:
+    return BatchInfo(
+        batch.id,
+        batch.source,
+        batch.format,
+        batch.started_at,
+        batch.added,
+        batch.merged,
+        batch.rejected,
+        papers,
+    )
+
+
+def list_batches(session: Session) -> list[BatchInfo]:
+    """Return every import batch, oldest first, with the count of its papers still present."""
+    counts = dict(
+        session.execute(
+            select(Paper.batch_id, func.count(Paper.id))
+            .where(Paper.batch_id.is_not(None))
+            .group_by(Paper.batch_id)
+        ).all()
+    )
+    batches = session.scalars(select(ImportBatch).order_by(ImportBatch.started_at, ImportBatch.id))
+    return [_batch_info(b, int(counts.get(b.id, 0))) for b in batches]
+
+
+@dataclass
+class UndoReport:
+    """What :func:`undo_batch` did: ``removed`` keys, ``kept`` (key, reasons) pairs,
+    and whether the batch record itself was deleted (nothing of it remains)."""
+
+    batch: BatchInfo
+    removed: list[str] = field(default_factory=list)
+    kept: list[tuple[str, list[str]]] = field(default_factory=list)
+    batch_deleted: bool = False
+
+
+def reasons_to_keep(paper: Paper) -> list[str]:
+    """Return why an undo must keep ``paper``, loaded with its tags and notes (empty: it may go).
+
+    A paper is kept when the user has worked on it since the import: triaged
+    (status other than ``new``, or a priority), annotated (notes), or changed in
+    any other way (``updated_at`` after ``added_at``: tags added or removed after
+    the import, an edit, a rekey, a merge or a later import filling it). Tags
+    given at import (``--tag`` or in the file) leave ``updated_at`` equal to
+    ``added_at`` and so do not keep a paper.
+    """
+    reasons: list[str] = []
+    if paper.status != "new":
+        reasons.append(f"status {paper.status}")
+    if paper.priority is not None:
+        reasons.append(f"priority {PRIORITY_NAMES.get(paper.priority, paper.priority)}")
+    if paper.notes:
+        count = len(paper.notes)
+        reasons.append("1 note" if count == 1 else f"{count} notes")
+    if paper.updated_at != paper.added_at and not reasons:
+        if paper.tags:
+            names = sorted((t.name for t in paper.tags), key=str.casefold)
+            reasons.append(f"tagged or edited since import (tags: {', '.join(names)})")
+        else:
+            reasons.append("edited since import")
+    return reasons
+
+
+def undo_batch(session: Session, batch_id: int) -> UndoReport:
+    """Remove the papers import batch ``batch_id`` added, except those worked on since.
+
+    Papers kept are listed with their reasons (:func:`reasons_to_keep`). Merges of
+    the batch into papers that existed before are not reverted. People left
+    without any paper are removed; tags stay. The batch record is deleted when
+    none of its papers remains. Raises NotFound (exit 3) for an unknown batch.
+    """
+    batch = session.get(ImportBatch, batch_id)
+    if batch is None:
+        raise NotFound(f"no import batch {batch_id} (see `readinglist import --list-batches`)")
+    ids = list(
+        session.scalars(select(Paper.id).where(Paper.batch_id == batch_id).order_by(Paper.id))
+    )
+    report = UndoReport(_batch_info(batch, len(ids)))
+    doomed: list[Paper] = []
+    for paper in library.load_papers(session, ids):
+        reasons = reasons_to_keep(paper)
+        if reasons:
+            report.kept.append((paper.citekey, reasons))
+        else:
+            doomed.append(paper)
+    people = sorted({pp.person_id for paper in doomed for pp in paper.people})
+    report.removed = library.delete_papers(session, doomed)
+    for start in range(0, len(people), library.CHUNK):
+        chunk = people[start : start + library.CHUNK]
+        session.execute(
+            delete(Person).where(
+                Person.id.in_(chunk),
+                ~exists().where(PaperPerson.person_id == Person.id),
+            )
+        )
+    if not report.kept:
+        session.execute(delete(ImportBatch).where(ImportBatch.id == batch_id))
+        report.batch_deleted = True
+    return report

@@ -1,0 +1,289 @@
+"""Several processes on one library: every operation applied exactly once, no lock errors.
+
+* First use: 8 processes start at the same moment on a database that does not
+  exist yet (SQLite file; empty PostgreSQL database); all create-or-find the
+  schema (``db.ensure_schema``) and write.
+* Library: 8 worker processes x 200 operations (imports, marks, tags, notes,
+  through ``readinglist.library`` in ``db.session_scope``) on one database, each
+  operation contending with the others for new tags, new people and one shared
+  paper; then every effect is counted.
+* CLI: 4 workers x 5 commands (import, mark, tag, note, list), each a real
+  ``python -m readinglist`` process, all at once.
+
+Workers are started with multiprocessing's ``spawn`` context (no state inherited)
+and each makes its own engine. Runs on SQLite and on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import subprocess
+import sys
+import time
+import traceback
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import PG_ADMIN_URL
+from sqlalchemy import func, select, text
+
+from readinglist import db, library, maintenance
+from readinglist.models import ImportBatch, Note, Paper, Person, StatusEvent, Tag
+from readinglist.records import PaperRecord
+from readinglist.records import Person as PersonRecord
+
+WORKERS = 8
+OPERATIONS = 200
+CLI_WORKERS = 4
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _record(worker: int, op: int) -> PaperRecord:
+    return PaperRecord(
+        citekey=f"w{worker}i{op}",
+        entry_type="article",
+        title=f"Concurrent paper {op} of worker {worker}",
+        authors=(
+            PersonRecord(family=f"Solo{worker}x{op}", given="Ann"),
+            PersonRecord(family="Shared", given="Bob"),
+            PersonRecord(family=f"Common{op}", given="Cy"),  # new, and the same in every worker
+        ),
+        year=2024,
+        abstract=f"Worker {worker} wrote paper {op} while seven others wrote theirs.",
+        line=op + 1,
+    )
+
+
+def library_worker(url: str, worker: int, ops: int, barrier: Any, results: Any) -> None:
+    """Run ``ops`` operations; operation i acts on this worker's paper of i - i % 4.
+
+    i % 4 == 0 imports paper i (tags: all, w<worker>, s<i>, new to all workers at once);
+    1 marks it to-read; 2 tags it and the shared paper "hub" with h<i>; 3 adds a note.
+    Puts ``(worker, errors, seconds)`` on ``results``.
+    """
+    errors: list[str] = []
+    started = time.monotonic()
+    try:
+        engine = db.make_engine(url)
+        db.ensure_schema(engine)
+        barrier.wait()
+        for op in range(ops):
+            base = op - op % 4
+            key = f"w{worker}i{base}"
+            try:
+                with db.session_scope(engine) as session:
+                    if op % 4 == 0:
+                        library.import_records(
+                            session,
+                            [_record(worker, op)],
+                            source=f"worker{worker}.bib",
+                            fmt="bibtex",
+                            tags=("all", f"w{worker}", f"s{op}"),
+                        )
+                    elif op % 4 == 1:
+                        library.set_status(session, [library.resolve(session, key)], "to-read")
+                    elif op % 4 == 2:
+                        papers = [library.resolve(session, key), library.resolve(session, "hub")]
+                        library.add_tags(session, papers, [f"h{op}"])
+                    else:
+                        library.add_note(
+                            session, library.resolve(session, key), f"note w{worker} i{op}"
+                        )
+            except Exception as exc:  # every error is a failure of the test; keep them all
+                errors.append(f"op {op}: {type(exc).__name__}: {exc}")
+        engine.dispose()
+    except Exception:
+        errors.append(traceback.format_exc())
+    results.put((worker, errors, time.monotonic() - started))
+
+
+def run_workers(target: Any, args: list[tuple[Any, ...]], timeout: float = 240) -> list[Any]:
+    """Start one spawn process per args tuple (a barrier and a queue appended); return results."""
+    ctx = multiprocessing.get_context("spawn")
+    barrier = ctx.Barrier(len(args))
+    results = ctx.Queue()
+    procs = [ctx.Process(target=target, args=(*a, barrier, results)) for a in args]
+    for proc in procs:
+        proc.start()
+    out = [results.get(timeout=timeout) for _ in procs]
+    for proc in procs:
+        proc.join(timeout=30)
+        assert proc.exitcode == 0
+    return sorted(out, key=lambda r: r[0])
+
+
+@pytest.mark.slow
+def test_library_workers_apply_every_operation_exactly_once(db_url: str) -> None:
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine) as session:
+        library.import_records(
+            session,
+            [PaperRecord(citekey="hub", title="The shared paper everybody tags", year=2020)],
+            source="hub.bib",
+            fmt="bibtex",
+        )
+    started = time.monotonic()
+    results = run_workers(library_worker, [(db_url, w, OPERATIONS) for w in range(WORKERS)])
+    elapsed = time.monotonic() - started
+    errors = [e for _, errs, _ in results for e in errs]
+    assert errors == []
+
+    imports = range(0, OPERATIONS, 4)
+    with db.session_scope(engine, write=False) as session:
+        assert session.scalar(select(func.count(Paper.id))) == 1 + WORKERS * len(imports)
+        assert session.scalar(select(func.count(ImportBatch.id))) == 1 + WORKERS * len(imports)
+        tags = sorted(session.scalars(select(Tag.name)))
+        expected_tags = {"all"} | {f"w{w}" for w in range(WORKERS)}
+        expected_tags |= {f"s{i}" for i in imports} | {f"h{i + 2}" for i in imports}
+        assert sorted(expected_tags) == tags
+        people = session.scalars(select(Person.family).where(Person.given.in_(["Bob", "Cy"])))
+        assert sorted(people) == sorted(["Shared"] + [f"Common{i}" for i in imports])
+        for worker in range(WORKERS):
+            for i in imports:
+                paper = library.resolve(session, f"w{worker}i{i}")
+                assert paper.status == "to-read"
+                assert {t.name for t in paper.tags} == {"all", f"w{worker}", f"s{i}", f"h{i + 2}"}
+                events = session.scalars(
+                    select(StatusEvent).where(StatusEvent.paper_id == paper.id)
+                ).all()
+                assert [(e.from_status, e.to_status) for e in events] == [("new", "to-read")]
+                notes = session.scalars(select(Note.body).where(Note.paper_id == paper.id)).all()
+                assert notes == [f"note w{worker} i{i + 3}"]
+        hub = library.resolve(session, "hub")
+        assert sorted(t.name for t in hub.tags) == sorted(f"h{i + 2}" for i in imports)
+    with db.session_scope(engine) as session:
+        report = maintenance.check(session)
+    assert report.ok, report.as_json()  # search text of the shared paper has every tag
+    engine.dispose()
+    slowest = max(seconds for _, _, seconds in results)
+    print(
+        f"\n{engine.dialect.name}: {WORKERS} processes x {OPERATIONS} operations in "
+        f"{elapsed:.1f} s (slowest worker {slowest:.1f} s)"
+    )
+
+
+# --- first use of a new database ---------------------------------------------------------------
+
+
+def first_use_worker(url: str, worker: int, barrier: Any, results: Any) -> None:
+    """Wait for the others, then create-or-find the schema and import one paper."""
+    errors: list[str] = []
+    started = time.monotonic()
+    try:
+        barrier.wait()
+        engine = db.make_engine(url)
+        revision = db.ensure_schema(engine)
+        if revision != db.HEAD:
+            errors.append(f"revision {revision}")
+        with db.session_scope(engine) as session:
+            library.import_records(
+                session, [_record(worker, 0)], source="first.bib", fmt="bibtex", tags=("first",)
+            )
+        engine.dispose()
+    except Exception:
+        errors.append(traceback.format_exc())
+    results.put((worker, errors, time.monotonic() - started))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def new_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The URL of a database with no schema at all: a missing SQLite file, an empty PG database."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'new' / 'library.db'}"
+        return
+    from sqlalchemy import create_engine
+    from sqlalchemy.exc import OperationalError
+
+    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    name = f"rl_new_{uuid.uuid4().hex[:12]}"
+    try:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    except OperationalError as exc:
+        pytest.skip(f"PostgreSQL at {PG_ADMIN_URL} does not answer: {exc.orig}")
+    try:
+        yield f"{PG_ADMIN_URL.rpartition('/')[0]}/{name}"
+    finally:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.dispose()
+
+
+def test_processes_starting_together_on_a_new_database(new_database_url: str) -> None:
+    results = run_workers(first_use_worker, [(new_database_url, w) for w in range(WORKERS)])
+    assert [errs for _, errs, _ in results] == [[]] * WORKERS
+    engine = db.make_engine(new_database_url)
+    with engine.connect() as conn:
+        assert db.current_revision(conn) == db.HEAD
+        assert conn.execute(text("SELECT count(*) FROM alembic_version")).scalar() == 1
+        assert conn.execute(text("SELECT count(*) FROM papers")).scalar() == WORKERS
+        assert conn.execute(text("SELECT count(*) FROM tags")).scalar() == 1
+    with db.session_scope(engine) as session:
+        assert maintenance.check(session).ok
+    engine.dispose()
+
+
+# --- the real command line ------------------------------------------------------------------------
+
+
+def _cli(db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1"}
+    env.pop("READINGLIST_DB", None)
+    return subprocess.run(
+        [sys.executable, "-m", "readinglist", "--db", db_url, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
+
+
+def _cli_worker(db_url: str, worker: int, folder: Path) -> list[str]:
+    """Import a file (new tags "shared" and "cli", and a new shared author), then mark,
+    tag and annotate its paper and list the library; return the failures."""
+    failures: list[str] = []
+    key = f"c{worker}"
+    bib = folder / f"{key}.bib"
+    bib.write_text(
+        f"@article{{{key},\n  title = {{Command line paper {key}}},\n"
+        f"  author = {{Shared, Bob and Person{key}, Ann}},\n  year = {{2025}},\n}}\n",
+        encoding="utf-8",
+    )
+    for args in (
+        ["import", str(bib), "--tag", "shared"],
+        ["mark", "reading", key],
+        ["tag", "add", "cli", key],
+        ["note", "add", key, "-m", f"note on {key}"],
+        ["list", "-k"],
+    ):
+        done = _cli(db_url, *args)
+        if done.returncode != 0 or "Traceback" in done.stderr or "locked" in done.stderr:
+            failures.append(f"{args}: exit {done.returncode}: {done.stderr.strip()}")
+    return failures
+
+
+@pytest.mark.slow
+def test_cli_processes_at_once(db_url: str, tmp_path: Path) -> None:
+    started = time.monotonic()
+    with ThreadPoolExecutor(CLI_WORKERS) as pool:
+        failures = list(pool.map(lambda w: _cli_worker(db_url, w, tmp_path), range(CLI_WORKERS)))
+    elapsed = time.monotonic() - started
+    assert failures == [[]] * CLI_WORKERS
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine, write=False) as session:
+        papers = library.load_papers(session)
+        assert sorted(p.citekey for p in papers) == [f"c{w}" for w in range(CLI_WORKERS)]
+        for paper in papers:
+            assert paper.status == "reading"
+            assert sorted(t.name for t in paper.tags) == ["cli", "shared"]
+            assert [n.body for n in paper.notes] == [f"note on {paper.citekey}"]
+    with db.session_scope(engine) as session:
+        assert maintenance.check(session).ok
+    engine.dispose()
+    print(f"\n{CLI_WORKERS} workers x 5 CLI processes in {elapsed:.1f} s")
