@@ -437,3 +437,11 @@ def test_round_trip_ours(items: list[PaperRecord], month: int) -> None:
     result = csljson.read(text)
     assert [p for p in result.problems if p.message != "item without a 'title'"] == []
     assert [without_line(r) for r in result.records] == items
+
+
+def test_url_equal_to_code_link_survives_a_round_trip() -> None:
+    # Regression (hypothesis seed 2559...): the reader dropped a URL equal to the code link.
+    record = PaperRecord(citekey="a", url="https://example.org/c", code_url="https://example.org/c")
+    (back,) = csljson.read(csljson.write([record])).records
+    assert back.url == "https://example.org/c"
+    assert back.code_url == "https://example.org/c"

@@ -515,7 +515,6 @@ BINARY_MESSAGE = (
         ("blank.txt", b"  \n\n\t\n", "the file is empty"),
         ("picture.bib", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), BINARY_MESSAGE),
         ("nul.ris", b"TY  - JOUR\nTI  - A \x00 title\nER  - \n", BINARY_MESSAGE),
-        ("utf16.bib", "@article{k, title={Hello}}\n".encode("utf-16"), BINARY_MESSAGE),
         (
             "broken.bib.gz",
             b"\x1f\x8b\x08\x00garbage",
@@ -591,6 +590,15 @@ def test_latin1_file_is_read_with_a_warning_naming_file_and_line(
     assert shown["authors"] == ["Müller, Jürgen"]
 
 
+def test_utf16_file_with_byte_order_mark_is_decoded(invoke: Any, tmp_path: Path) -> None:
+    path = tmp_path / "utf16.bib"
+    path.write_bytes("@article{k, title={H{\\'e}llo Wörld}}\n".encode("utf-16"))
+    result = invoke("import", str(path))
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines()[0] == f"warning: {path}: decoded as UTF-16 (byte-order mark)"
+    assert json.loads(invoke("show", "k", "--json").stdout)["title"] == "Héllo Wörld"
+
+
 def test_strict_import_with_one_bad_entry_writes_nothing(
     invoke: Any, db_url: str, tmp_path: Path
 ) -> None:
@@ -603,7 +611,10 @@ def test_strict_import_with_one_bad_entry_writes_nothing(
     assert count_papers(db_url) == 0
     result = invoke("import", str(path))
     assert result.exit_code == 5
-    assert result.stderr.splitlines()[-1] == "Error: 1 entries rejected; the others were imported"
+    assert (
+        result.stderr.splitlines()[-1]
+        == "Error: 1 entry rejected; 5 imported or merged (see above)"
+    )
     assert count_papers(db_url) == 5
 
 

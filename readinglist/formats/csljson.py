@@ -142,7 +142,7 @@ _HANDLED = frozenset(
         *_FIELD_VARIABLES,
     }
 )  # fmt: skip
-_CUSTOM_KEYS = ("arxiv", "code_url", "short_name", "title_provisional")
+_CUSTOM_KEYS = ("arxiv", "code_url", "short_name", "title_provisional", "url")
 
 _DOI_PREFIX = re.compile(r"(?i)^(?:doi:\s*|https?://(?:dx\.|www\.)?doi\.org/)")
 _ARXIV_ID = r"(?P<id>\d{4}\.\d{4,5}|[a-z][a-z.-]*/\d{7})"
@@ -370,6 +370,10 @@ def _record(
         elif code_url is None and _CODE_HOSTS.match(url):
             code_url, url = url, None
 
+    if ours.get("url") is not None:
+        # The record's own URL equal to its code link (see write): keep both.
+        url = _text(ours.get("url"))
+
     issue, number = _text(item.get("issue")), _text(item.get("number"))
     if number and arxiv is None and (match := _ARXIV_NUMBER.match(number)):
         arxiv = match.group("id")
@@ -539,6 +543,8 @@ def _item(record: PaperRecord, index: int, tags_as_keywords: bool) -> dict[str, 
         custom["arxiv"] = record.arxiv
     if record.code_url:
         custom["code_url"] = record.code_url
+        if record.url == record.code_url:
+            custom["url"] = record.url  # else the reader takes URL for the copied code link
     if record.short_name:
         custom["short_name"] = record.short_name
     if record.title_provisional:
