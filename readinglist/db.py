@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import create_engine, event, inspect, text
 from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import DatabaseError as SQLAlchemyDatabaseError
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
@@ -105,7 +106,7 @@ def session_scope(engine: Engine, *, write: bool = True) -> Iterator[Session]:
         raise DatabaseError(_describe(exc)) from exc
 
 
-def _describe(exc: OperationalError) -> str:
+def _describe(exc: SQLAlchemyDatabaseError) -> str:
     message = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
     return f"database error: {message}"
 
@@ -130,10 +131,13 @@ def alembic_config(connection: Connection | None = None) -> Config:
     from alembic.config import Config
 
     cfg = Config()
-    cfg.set_main_option("script_location", str(migrations_dir()))
+    # Config values go through configparser interpolation: a literal % must be doubled
+    # (a database file named "50%.db" would otherwise break every run).
+    cfg.set_main_option("script_location", str(migrations_dir()).replace("%", "%%"))
     if connection is not None:
         cfg.attributes["connection"] = connection
-        cfg.set_main_option("sqlalchemy.url", connection.engine.url.render_as_string(False))
+        url = connection.engine.url.render_as_string(False)
+        cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     return cfg
 
 
@@ -168,10 +172,18 @@ def ensure_schema(engine: Engine, *, upgrade: bool = True) -> str:
     try:
         with engine.connect() as conn:
             revision = current_revision(conn)
-    except OperationalError as exc:
+            foreign = revision is None and bool(
+                set(inspect(conn).get_table_names()) - {"alembic_version"}
+            )
+    except SQLAlchemyDatabaseError as exc:  # unreachable server, "file is not a database"
         raise DatabaseError(_describe(exc)) from exc
     if revision == HEAD:
         return HEAD
+    if foreign:
+        raise DatabaseError(
+            "this database holds tables but is not a readinglist library; "
+            "name another file or an empty database with --db"
+        )
     _check_known(revision)
     if revision is not None and not upgrade:
         raise DatabaseError(

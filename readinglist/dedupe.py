@@ -55,3 +55,20 @@ def titles_conflict(a: str | None, b: str | None) -> bool:
 def years_close(a: int | None, b: int | None) -> bool:
     """True when either year is unknown or they differ by at most one."""
     return a is None or b is None or abs(a - b) <= 1
+
+
+#: At or above this rapidfuzz ``ratio`` (0..100) two normalized titles are the same title.
+TITLE_SAME_THRESHOLD = 90.0
+
+
+def titles_same(a: str | None, b: str | None) -> bool:
+    """True when the titles are the same up to small edits, or either is missing.
+
+    Stricter than :func:`titles_conflict`'s inverse: used where only a citation
+    key links two records, so "One Paper" and "A Different Paper" stay apart.
+    """
+    if not a or not b:
+        return True
+    from rapidfuzz import fuzz
+
+    return fuzz.ratio(title_key(a), title_key(b)) >= TITLE_SAME_THRESHOLD

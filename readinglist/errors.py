@@ -28,7 +28,8 @@ class InvalidQuery(UsageError):
     def __init__(self, query: str, reason: str) -> None:
         self.query = query
         self.reason = reason
-        super().__init__(f"invalid query {query!r}: {reason}")
+        shown = query if len(query) <= 200 else query[:200] + "…"
+        super().__init__(f"invalid query {shown!r}: {reason}")
 
 
 class NotFound(ReadingListError):

@@ -10,12 +10,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import text as sql_text
 from sqlalchemy.orm import Session, selectinload
 
 from readinglist import citekeys, dedupe
@@ -207,6 +209,98 @@ def _person_record(person: Person) -> PersonRecord:
     )
 
 
+#: Papers per chunk of :func:`iter_records`.
+RECORD_CHUNK = 1000
+
+
+def iter_records(
+    session: Session, ids: Sequence[int], *, with_notes: bool = True, chunk: int = RECORD_CHUNK
+) -> Iterator[PaperRecord]:
+    """Yield the PaperRecord of each paper of ``ids``, in that order (unknown ids skipped).
+
+    The same records as :func:`to_record` over :func:`load_papers`, built from plain
+    Core rows a chunk of papers at a time: four queries per chunk (papers, people,
+    tags, notes), no ORM objects and nothing kept after a chunk, so ``export`` of a
+    100,000-paper library runs in bounded memory (issue 9). Tags come in the order of
+    ``ORDER BY tags.name`` and people by role and position, as the ORM relationships
+    order them.
+    """
+    papers = Paper.__table__
+    for start in range(0, len(ids), chunk):
+        part = list(ids[start : start + chunk])
+        rows = {row.id: row for row in session.execute(select(papers).where(papers.c.id.in_(part)))}
+        people: dict[int, dict[str, list[PersonRecord]]] = defaultdict(
+            lambda: {"author": [], "editor": []}
+        )
+        for pid, role, family, given, von, jr, literal in session.execute(
+            select(
+                PaperPerson.paper_id,
+                PaperPerson.role,
+                Person.family,
+                Person.given,
+                Person.von,
+                Person.jr,
+                Person.literal,
+            )
+            .join(Person, Person.id == PaperPerson.person_id)
+            .where(PaperPerson.paper_id.in_(part))
+            .order_by(PaperPerson.paper_id, PaperPerson.role, PaperPerson.position)
+        ):
+            people[pid].setdefault(role, []).append(
+                PersonRecord(family=family, given=given, von=von, jr=jr, literal=literal)
+            )
+        tags: dict[int, list[str]] = defaultdict(list)
+        for pid, name in session.execute(
+            select(PaperTag.paper_id, Tag.name)
+            .join(Tag, Tag.id == PaperTag.tag_id)
+            .where(PaperTag.paper_id.in_(part))
+            .order_by(Tag.name)
+        ):
+            tags[pid].append(name)
+        notes: dict[int, list[NoteRecord]] = defaultdict(list)
+        if with_notes:
+            for pid, body, created, updated in session.execute(
+                select(Note.paper_id, Note.body, Note.created_at, Note.updated_at)
+                .where(Note.paper_id.in_(part))
+                .order_by(Note.id)
+            ):
+                notes[pid].append(NoteRecord(text=body, created=created, updated=updated))
+        for pid in part:
+            row = rows.get(pid)
+            if row is None:
+                continue
+            named = people.get(pid, {})
+            record = PaperRecord(
+                citekey=row.citekey,
+                entry_type=row.entry_type,
+                title=row.title,
+                title_provisional=row.title_provisional,
+                short_name=row.short_name,
+                authors=tuple(named.get("author", ())),
+                editors=tuple(named.get("editor", ())),
+                year=row.year,
+                month=row.month,
+                venue=row.venue,
+                abstract=row.abstract,
+                doi=row.doi,
+                arxiv=row.arxiv,
+                url=row.url,
+                code_url=row.code_url,
+                keywords=_split_keywords(row.keywords),
+                fields=dict(row.fields or {}),
+                source_text=None,
+                status=row.status,
+                priority=PRIORITY_NAMES.get(row.priority) if row.priority is not None else None,
+                tags=tuple(tags.get(pid, ())),
+                notes=tuple(notes.get(pid, ())),
+                added=row.added_at,
+                read_at=row.read_at,
+            )
+            if row.source_text and row.source_digest == bibliographic_digest(record):
+                record = replace(record, source_text=row.source_text)
+            yield record
+
+
 def load_papers(
     session: Session, ids: Sequence[int] | None = None, *, lock: bool = False
 ) -> list[Paper]:
@@ -319,9 +413,11 @@ class _Candidate:
 
 
 class _Index:
-    """Look-up of duplicate candidates by DOI, arXiv id, title key and abstract key."""
+    """Look-up of duplicate candidates by DOI, arXiv id, title key, abstract key and
+    citation key (re-importing our own export of papers without a title)."""
 
     def __init__(self) -> None:
+        self.key: dict[str, list[_Candidate]] = defaultdict(list)
         self.doi: dict[str, list[_Candidate]] = defaultdict(list)
         self.arxiv: dict[str, list[_Candidate]] = defaultdict(list)
         self.title: dict[str, list[_Candidate]] = defaultdict(list)
@@ -334,7 +430,10 @@ class _Index:
         arxiv: str | None,
         tkey: str | None,
         akey: str | None,
+        keys: Sequence[str | None] = (),
     ) -> None:
+        for key in {k.lower() for k in keys if k}:
+            self.key[key].append(cand)
         if doi:
             self.doi[doi].append(cand)
         if arxiv:
@@ -359,6 +458,14 @@ class _Index:
                     return cand, None
         if akey:
             for cand in self.abstract.get(akey, ()):
+                return cand, None
+        for cand in self.key.get((record.citekey or "").lower(), ()):
+            # The same key from the source: the same paper unless the data disagree.
+            if (
+                dedupe.titles_same(record.title, cand.title)
+                and dedupe.years_close(record.year, cand.year)
+                and (not family or not cand.family or family == cand.family)
+            ):
                 return cand, None
         if tkey and not record.title_provisional:
             for cand in self.title.get(tkey, ()):
@@ -388,14 +495,20 @@ def _record_values(record: PaperRecord) -> dict[str, Any]:
     }
 
 
-def _load_candidates(session: Session, records: Sequence[PaperRecord], index: _Index) -> None:
-    """Fill ``index`` with existing papers sharing an identifier, title or abstract key."""
-    dois = {r.doi for r in records if r.doi}
-    arxivs = {r.arxiv for r in records if r.arxiv}
-    tkeys = {title_key(r.title) for r in records if r.title and not r.title_provisional}
-    akeys = {k for k in (dedupe.abstract_key(r.abstract) for r in records) if k}
+def _load_candidates(session: Session, prepared: Sequence[_Prepared], index: _Index) -> None:
+    """Fill ``index`` with existing papers sharing an identifier, title or abstract key.
+
+    One ``IN (...)`` query per column and :data:`CHUNK` values; the matching papers
+    are then loaded with their people and tags (never one query per record).
+    """
+    dois = {p.record.doi for p in prepared if p.record.doi}
+    arxivs = {p.record.arxiv for p in prepared if p.record.arxiv}
+    tkeys = {p.tkey for p in prepared if p.tkey and not p.record.title_provisional}
+    akeys = {p.akey for p in prepared if p.akey}
+    ckeys = {p.record.citekey.lower() for p in prepared if p.record.citekey}
     ids: set[int] = set()
     for column, values in (
+        (Paper.citekey_folded, ckeys),
         (Paper.doi, dois),
         (Paper.arxiv, arxivs),
         (Paper.title_key, tkeys),
@@ -421,17 +534,65 @@ def _load_candidates(session: Session, records: Sequence[PaperRecord], index: _I
             values,
             {t.name_folded for t in paper.tags},
         )
-        index.add(cand, paper.doi, paper.arxiv, paper.title_key, paper.abstract_key)
+        index.add(
+            cand, paper.doi, paper.arxiv, paper.title_key, paper.abstract_key, [paper.citekey]
+        )
 
 
 def normalize_record(record: PaperRecord) -> PaperRecord:
-    """Return ``record`` with its DOI and arXiv id normalized and a lower-case entry type."""
-    return replace(
-        record,
-        doi=normalize_doi(record.doi),
-        arxiv=normalize_arxiv(record.arxiv),
-        entry_type=(record.entry_type or "misc").lower(),
-    )
+    """Return ``record`` with its DOI and arXiv id normalized and a lower-case entry type.
+
+    The record itself is returned when nothing changes (no copy: imports call this
+    once per record).
+    """
+    if _has_nul(record):
+        record = _without_nul(record)
+    doi = normalize_doi(record.doi)
+    arxiv = normalize_arxiv(record.arxiv)
+    entry_type = (record.entry_type or "misc").lower()
+    if doi == record.doi and arxiv == record.arxiv and entry_type == record.entry_type:
+        return record
+    return replace(record, doi=doi, arxiv=arxiv, entry_type=entry_type)
+
+
+def _has_nul(record: PaperRecord) -> bool:
+    texts = [
+        record.citekey,
+        record.title,
+        record.short_name,
+        record.venue,
+        record.abstract,
+        record.url,
+        record.code_url,
+        record.source_text,
+        *record.keywords,
+        *record.tags,
+        *record.fields.keys(),
+        *record.fields.values(),
+    ]
+    texts += [getattr(p, part) for p in (*record.authors, *record.editors) for part in PERSON_PARTS]
+    return any(t and "\x00" in t for t in texts)
+
+
+def _without_nul(record: PaperRecord) -> PaperRecord:
+    """Drop NUL characters from every text of ``record``: PostgreSQL text cannot hold
+    them, and no bibliographic value means one (they come from damaged files)."""
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            return value.replace("\x00", "")
+        if isinstance(value, tuple):
+            return tuple(clean(v) for v in value)
+        if isinstance(value, dict):
+            return {clean(k): clean(v) for k, v in value.items()}
+        if isinstance(value, PersonRecord):
+            return PersonRecord(*(clean(getattr(value, f)) for f in PERSON_PARTS))
+        return value
+
+    return replace(record, **{f.name: clean(getattr(record, f.name)) for f in fields(record)})
+
+
+PERSON_PARTS = ("family", "given", "von", "jr", "literal")
 
 
 def import_records(
@@ -461,121 +622,198 @@ def import_records(
     Returns:
         An ImportReport. Nothing is committed here: the caller's transaction
         decides (``--strict`` rolls back when the report has rejections).
+
+    This is an :class:`Importer` fed every record at once; a caller that reads a
+    large file in pieces feeds an Importer chunk by chunk instead.
     """
-    report = ImportReport(problems=list(problems))
-    records = [normalize_record(r) for r in records]
-    _serialize_imports(session)
-    batch_id = session.scalar(
-        insert(ImportBatch).values(source=source, format=fmt).returning(ImportBatch.id)
-    )
-    report.batch_id = batch_id
-    index = _Index()
-    _load_candidates(session, records, index)
-    extra_tags = list(dict.fromkeys(tags))
-    new_rows: list[dict[str, Any]] = []
-    new_records: list[PaperRecord] = []
-    merged_ids: dict[int, list[str]] = {}
-    tag_links: list[tuple[int | dict[str, Any], list[str]]] = []
-    keys_taken = _KeyRegistry(session)
-    now = utcnow()
+    importer = Importer(session, source=source, fmt=fmt, tags=tags, merge=merge, progress=progress)
+    importer.add(records)
+    return importer.finish(problems)
 
-    for position, record in enumerate(records, 1):
-        if progress is not None and position % 1000 == 0:
-            progress(position)
-        tkey = title_key(record.title) if record.title else None
-        akey = dedupe.abstract_key(record.abstract)
-        family = dedupe.first_family(record)
-        dup, conflict = index.match(record, tkey, akey, family)
-        where = f"{source}:{record.line}" if record.line else source
-        if dup is not None:
-            if not merge:
-                report.skipped.append((where, dup.key))
+
+@dataclass
+class _Prepared:
+    """An incoming record with what the import computes once per record."""
+
+    record: PaperRecord
+    tkey: str | None  # normalized title (title_key), None without a title
+    akey: str | None  # digest of the abstract's words (dedupe.abstract_key)
+    base: str  # the citation key it asks for: its own when usable, else a generated one
+
+
+class Importer:
+    """One import batch, fed records in one or more chunks inside the caller's transaction.
+
+    ``Importer(session, source=..., fmt=...)`` opens the batch; :meth:`add` takes
+    records in source order (all at once, or a chunk at a time so that a reader can
+    stream a large file: issue 9); :meth:`finish` writes the batch's counts and
+    returns the :class:`ImportReport`. Nothing is committed here.
+
+    Each chunk costs a fixed number of queries: ``IN (...)`` look-ups of duplicate
+    candidates, of citation keys in use and of stored people (:data:`CHUNK` values
+    each), then bulk inserts through SQLAlchemy Core (``executemany``). A paper that
+    an earlier chunk added is already in the database (inserted, not committed), so
+    a later duplicate of it is found there and merged into it like into any paper
+    the library had before.
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        *,
+        source: str,
+        fmt: str,
+        tags: Sequence[str] = (),
+        merge: bool = True,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
+        self.session = session
+        self.source = source
+        self.merge = merge
+        self.progress = progress
+        self.extra_tags = list(dict.fromkeys(tags))
+        self.report = ImportReport()
+        self.keys = _KeyRegistry(session)
+        self.handled = 0
+        self.now = utcnow()
+        _serialize_imports(session)
+        self.batch_id = session.scalar(
+            insert(ImportBatch).values(source=source, format=fmt).returning(ImportBatch.id)
+        )
+        self.report.batch_id = self.batch_id
+
+    def add(self, records: Iterable[PaperRecord]) -> None:
+        """Import one chunk of records (in source order); see :func:`import_records`."""
+        prepared = [self._prepare(normalize_record(r)) for r in records]
+        if not prepared:
+            return
+        session, report, source = self.session, self.report, self.source
+        extra_tags = self.extra_tags
+        index = _Index()
+        _load_candidates(session, prepared, index)
+        self.keys.prefetch(p.base for p in prepared)
+        new_rows: list[dict[str, Any]] = []
+        new_records: list[PaperRecord] = []
+        merged_ids: dict[int, list[str]] = {}
+        tag_links: list[tuple[int | dict[str, Any], list[str]]] = []
+        now = self.now
+
+        for item in prepared:
+            record, tkey, akey = item.record, item.tkey, item.akey
+            self.handled += 1
+            if self.progress is not None and self.handled % 1000 == 0:
+                self.progress(self.handled)
+            family = dedupe.first_family(record)
+            dup, conflict = index.match(record, tkey, akey, family)
+            if dup is not None:
+                if not self.merge:
+                    where = f"{source}:{record.line}" if record.line else source
+                    report.skipped.append((where, dup.key))
+                    continue
+                filled = _fill(dup, record)
+                wanted = {fold(t) for t in (*record.tags, *extra_tags)} - dup.tags
+                if filled and dup.pending is not None:
+                    dup.pending["_refresh"] = True
+                if filled or wanted:
+                    report.merged.append((dup.key, filled + (["tags"] if wanted else [])))
+                    dup.tags |= wanted
+                    if dup.paper_id is not None:
+                        merged_ids.setdefault(dup.paper_id, []).extend(filled)
+                        if wanted:
+                            tag_links.append((dup.paper_id, [*record.tags, *extra_tags]))
+                    elif dup.pending is not None and wanted:
+                        tag_links.append((dup.pending, [*record.tags, *extra_tags]))
+                else:
+                    report.present.append(dup.key)
                 continue
-            filled = _fill(dup, record)
-            wanted = {fold(t) for t in (*record.tags, *extra_tags)} - dup.tags
-            if filled and dup.pending is not None:
-                dup.pending["_refresh"] = True
-            if filled or wanted:
-                report.merged.append((dup.key, filled + (["tags"] if wanted else [])))
-                dup.tags |= wanted
-                if dup.paper_id is not None:
-                    merged_ids.setdefault(dup.paper_id, []).extend(filled)
-                    if wanted:
-                        tag_links.append((dup.paper_id, [*record.tags, *extra_tags]))
-                elif dup.pending is not None and wanted:
-                    tag_links.append((dup.pending, [*record.tags, *extra_tags]))
-            else:
-                report.present.append(dup.key)
-            continue
-        if conflict is not None:
-            report.problems.append(
-                ParseProblem(
-                    f"shares an identifier with {conflict.key!r} but the titles differ; "
-                    "imported as a separate paper",
-                    source,
-                    record.line,
-                    "warning",
+            if conflict is not None:
+                report.problems.append(
+                    ParseProblem(
+                        f"shares an identifier with {conflict.key!r} but the titles differ; "
+                        "imported as a separate paper",
+                        source,
+                        record.line,
+                        "warning",
+                    )
                 )
+            key = _choose_key(record, self.keys, report, source, item.base)
+            keep_source = record.source_text is not None and key == record.citekey
+            # A record keeps its source text only under its own key.
+            final = (
+                record if key == record.citekey else replace(record, citekey=key, source_text=None)
             )
-        key = _choose_key(record, keys_taken, report, source)
-        keep_source = record.source_text is not None and key == record.citekey
-        final = replace(
-            record, citekey=key, source_text=record.source_text if keep_source else None
-        )
-        all_tags = list(dict.fromkeys([*record.tags, *extra_tags]))
-        row = {
-            "citekey": key,
-            "citekey_folded": key.lower(),
-            "entry_type": final.entry_type,
-            "title_key": tkey,
-            "abstract_key": akey,
-            "fields": dict(final.fields),
-            "source_text": final.source_text,
-            "source_digest": bibliographic_digest(final) if keep_source else None,
-            "search_text": search_text_for(final, all_tags),
-            "status": record.status or "new",
-            "priority": None,
-            "added_at": now,
-            "updated_at": now,
-            "batch_id": batch_id,
-            **_record_values(final),
-        }
-        new_rows.append(row)
-        new_records.append(final)
-        if all_tags:
-            tag_links.append((row, all_tags))
-        cand = _Candidate(
-            None, key, final.title, final.year, family, row, {fold(t) for t in all_tags}, row
-        )
-        index.add(cand, final.doi, final.arxiv, tkey, akey)
-        report.added.append(key)
+            all_tags = list(dict.fromkeys([*record.tags, *extra_tags]))
+            row = {
+                "citekey": key,
+                "citekey_folded": key.lower(),
+                "entry_type": final.entry_type,
+                "title_key": tkey,
+                "abstract_key": akey,
+                "fields": dict(final.fields),
+                "source_text": final.source_text,
+                "source_digest": bibliographic_digest(final) if keep_source else None,
+                "search_text": search_text_for(final, all_tags),
+                "status": record.status or "new",
+                "priority": None,
+                "added_at": now,
+                "updated_at": now,
+                "batch_id": self.batch_id,
+                **_record_values(final),
+            }
+            new_rows.append(row)
+            new_records.append(final)
+            if all_tags:
+                tag_links.append((row, all_tags))
+            cand = _Candidate(
+                None, key, final.title, final.year, family, row, {fold(t) for t in all_tags}, row
+            )
+            index.add(cand, final.doi, final.arxiv, tkey, akey, [record.citekey, key])
+            report.added.append(key)
 
-    for row, final in zip(new_rows, new_records, strict=True):
-        if row.pop("_refresh", False):
-            filled_record = replace(
-                final,
-                **{k: row[k] for k in FILLABLE if k != "keywords"},
-                keywords=_split_keywords(row["keywords"]),
-            )
-            row["abstract_key"] = dedupe.abstract_key(row["abstract"])
-            row["search_text"] = search_text_for(filled_record, [*final.tags, *extra_tags])
-    ids = _insert_papers(session, new_rows)
-    for row, paper_id in zip(new_rows, ids, strict=True):
-        row["id"] = paper_id
-    _insert_people(session, new_records, ids)
-    _apply_merges(session, merged_ids, index)
-    _link_tags(session, tag_links)
-    if merged_ids or any(isinstance(target, int) for target, _ in tag_links):
-        touched = set(merged_ids) | {t for t, _ in tag_links if isinstance(t, int)}
-        refresh_search_text(session, touched)
-    session.execute(
-        update(ImportBatch)
-        .where(ImportBatch.id == batch_id)
-        .values(added=len(report.added), merged=len(report.merged), rejected=report.rejected)
-    )
-    if progress is not None:
-        progress(len(records))
-    return report
+        for row, final in zip(new_rows, new_records, strict=True):
+            if row.pop("_refresh", False):
+                filled_record = replace(
+                    final,
+                    **{k: row[k] for k in FILLABLE if k != "keywords"},
+                    keywords=_split_keywords(row["keywords"]),
+                )
+                row["abstract_key"] = dedupe.abstract_key(row["abstract"])
+                row["search_text"] = search_text_for(filled_record, [*final.tags, *extra_tags])
+        ids = _insert_papers(session, new_rows)
+        for row, paper_id in zip(new_rows, ids, strict=True):
+            row["id"] = paper_id
+        _insert_people(session, new_records, ids)
+        _apply_merges(session, merged_ids, index)
+        _link_tags(session, tag_links)
+        if merged_ids or any(isinstance(target, int) for target, _ in tag_links):
+            touched = set(merged_ids) | {t for t, _ in tag_links if isinstance(t, int)}
+            refresh_search_text(session, touched)
+
+    def _prepare(self, record: PaperRecord) -> _Prepared:
+        given = record.citekey if record.citekey and citekeys.is_valid_key(record.citekey) else None
+        return _Prepared(
+            record,
+            title_key(record.title) if record.title else None,
+            dedupe.abstract_key(record.abstract),
+            given or citekeys.base_key(record),
+        )
+
+    def finish(self, problems: Sequence[ParseProblem] = ()) -> ImportReport:
+        """Record the batch's counts and return the report.
+
+        ``problems`` are the reader's (warnings and rejections, in source order); they
+        come first in ``report.problems``, before the import's own warnings.
+        """
+        report = self.report
+        report.problems = [*problems, *report.problems]
+        self.session.execute(
+            update(ImportBatch)
+            .where(ImportBatch.id == self.batch_id)
+            .values(added=len(report.added), merged=len(report.merged), rejected=report.rejected)
+        )
+        if self.progress is not None:
+            self.progress(self.handled)
+        return report
 
 
 #: PostgreSQL advisory lock key that serialises imports (``db`` uses 7_312_001 for schema).
@@ -595,41 +833,75 @@ def _serialize_imports(session: Session) -> None:
 
 
 class _KeyRegistry:
-    """Case-insensitive set of citation keys in use: the database's plus this import's."""
+    """Case-insensitive set of citation keys in use: the database's plus this import's.
+
+    :meth:`prefetch` asks the database, in ``IN (...)`` chunks, which of a chunk's
+    wanted keys are taken (papers' keys and aliases). Only a key that is taken
+    needs the keys that extend it (for the ``a``, ``b``, ... suffixes): one prefix
+    query per such key, index-assisted on SQLite (a range on the binary-collated
+    column; ``LIKE`` is case-insensitive there and cannot use the index).
+    """
 
     def __init__(self, session: Session) -> None:
         self.session = session
+        self.sqlite = session.get_bind().dialect.name == "sqlite"
         self.local: set[str] = set()
+        self.checked: set[str] = set()  # folded keys whose presence in the database is known
+        self.stored: set[str] = set()  # those of them that are taken there
         self.prefixes: dict[str, set[str]] = {}
+
+    def prefetch(self, bases: Iterable[str]) -> None:
+        """Learn which of the (case-insensitive) keys ``bases`` the database already uses."""
+        wanted = sorted({b.lower() for b in bases} - self.checked)
+        for start in range(0, len(wanted), CHUNK):
+            chunk = wanted[start : start + CHUNK]
+            self.stored.update(
+                self.session.scalars(
+                    select(Paper.citekey_folded).where(Paper.citekey_folded.in_(chunk))
+                )
+            )
+            self.stored.update(
+                self.session.scalars(
+                    select(Alias.alias_folded).where(Alias.alias_folded.in_(chunk))
+                )
+            )
+            self.checked.update(chunk)
 
     def _known(self, prefix: str) -> set[str]:
         if prefix not in self.prefixes:
-            pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            keys = set(
-                self.session.scalars(
-                    select(Paper.citekey_folded).where(
-                        Paper.citekey_folded.like(pattern, escape="\\")
-                    )
-                )
-            )
-            keys.update(
-                self.session.scalars(
-                    select(Alias.alias_folded).where(Alias.alias_folded.like(pattern, escape="\\"))
-                )
-            )
-            self.prefixes[prefix] = keys
+            keys: set[str] = set()
+            for column in (Paper.citekey_folded, Alias.alias_folded):
+                if self.sqlite:
+                    # U+10FFFF sorts after every character: [prefix, prefix + U+10FFFF)
+                    # holds every key that starts with prefix (checked again below).
+                    condition = (column >= prefix) & (column < prefix + "\U0010ffff")
+                else:
+                    condition = column.startswith(prefix, autoescape=True)
+                keys.update(k for k in self.session.scalars(select(column).where(condition)))
+            self.prefixes[prefix] = {k for k in keys if k.startswith(prefix)}
         return self.prefixes[prefix]
 
     def taken(self, folded: str, base: str) -> bool:
-        return folded in self.local or folded in self._known(base.lower())
+        if folded in self.local:
+            return True
+        lowered = base.lower()
+        if folded == lowered and lowered in self.checked:
+            return lowered in self.stored
+        return folded in self._known(lowered)
 
     def claim(self, key: str) -> None:
         self.local.add(key.lower())
 
 
-def _choose_key(record: PaperRecord, keys: _KeyRegistry, report: ImportReport, source: str) -> str:
+def _choose_key(
+    record: PaperRecord,
+    keys: _KeyRegistry,
+    report: ImportReport,
+    source: str,
+    base: str | None = None,
+) -> str:
     given = record.citekey if record.citekey and citekeys.is_valid_key(record.citekey) else None
-    base = given or citekeys.base_key(record)
+    base = base or given or citekeys.base_key(record)
     key = citekeys.unique_key(base, lambda folded: keys.taken(folded, base))
     if given and key != given:
         report.problems.append(
@@ -663,8 +935,14 @@ def _fill(dup: _Candidate, record: PaperRecord) -> list[str]:
                 continue
             dup.values[name] = incoming[name]
             filled.append(name)
-    if dup.values.get("title_provisional") and record.title and not record.title_provisional:
-        # A real title replaces one we made up; a title the user set is never provisional.
+    if (
+        dup.values.get("title_provisional")
+        and record.title
+        and not record.title_provisional
+        and title_key(record.title) != title_key(dup.values.get("title") or "")
+    ):
+        # A real title replaces one we made up (our own made-up title read back from an
+        # export is not a real one); a title the user set is never provisional.
         dup.values["title"] = record.title
         dup.values["title_provisional"] = False
         if dup.pending is not None:
@@ -674,14 +952,90 @@ def _fill(dup: _Candidate, record: PaperRecord) -> list[str]:
 
 
 def _insert_papers(session: Session, rows: list[dict[str, Any]]) -> list[int]:
-    ids: list[int] = []
+    """Insert paper rows (and their full-text entries); return their ids in row order."""
+    if not rows:
+        return []
+    with _fts_bulk_insert(session) as bulk:
+        ids = _insert_rows(session, Paper, rows)
+        if bulk:
+            session.execute(
+                sql_text("INSERT INTO paper_fts(rowid, search_text) VALUES (:id, :search_text)"),
+                [
+                    {"id": i, "search_text": row["search_text"]}
+                    for i, row in zip(ids, rows, strict=True)
+                ],
+            )
+    return ids
+
+
+def _insert_rows(
+    session: Session, model: type[Paper] | type[Person], rows: list[dict[str, Any]]
+) -> list[int]:
+    """Insert ``rows`` into ``model``'s table; return the new ids in row order.
+
+    SQLite: ids are assigned here (``max(id) + 1`` on), and the rows go in through one
+    Core ``executemany``. The caller's transaction holds SQLite's write lock already
+    (an import inserts its batch first; edits write before), so no other writer can
+    take those ids; SQLite itself assigns ``max(rowid) + 1`` to a table without
+    AUTOINCREMENT (https://sqlite.org/autoinc.html). An ``INSERT ... RETURNING`` in
+    parameter order would go row by row there (SQLAlchemy has no sentinel for it).
+    PostgreSQL: ``INSERT ... RETURNING`` in batches (SQLAlchemy's insertmanyvalues).
+    """
+    table = model.__table__
+    if session.get_bind().dialect.name == "sqlite":
+        first = int(session.scalar(select(func.max(table.c.id))) or 0) + 1
+        ids = list(range(first, first + len(rows)))
+        for start in range(0, len(rows), CHUNK * 10):
+            chunk = rows[start : start + CHUNK * 10]
+            session.execute(
+                insert(table),
+                [
+                    {**row, "id": i}
+                    for i, row in zip(ids[start : start + len(chunk)], chunk, strict=True)
+                ],
+            )
+        return ids
+    found: list[int] = []
     for start in range(0, len(rows), CHUNK):
         chunk = rows[start : start + CHUNK]
         result = session.execute(
-            insert(Paper).returning(Paper.id, sort_by_parameter_order=True), chunk
+            insert(table).returning(table.c.id, sort_by_parameter_order=True), chunk
         )
-        ids.extend(result.scalars())
-    return ids
+        found.extend(result.scalars())
+    return found
+
+
+@contextmanager
+def _fts_bulk_insert(session: Session) -> Iterator[bool]:
+    """On SQLite, hold back the full-text insert trigger while papers are bulk-inserted.
+
+    Yields True when the caller must fill ``paper_fts`` itself (one ``executemany``),
+    False elsewhere (PostgreSQL's index is a generated column; an SQLite file without
+    the trigger). Filling the FTS5 table through the ``paper_fts_ai`` trigger of
+    migration 0001 took about five times the CPU of one ``executemany`` into it
+    (10,000 rows, SQLite 3.40; issue 9), so the trigger is dropped for the insert and
+    created again from its own SQL, read from ``sqlite_master``, in the same
+    transaction: SQLite's DDL is transactional, so a failure rolls both back, and
+    other connections never see the library without it.
+    """
+    if session.get_bind().dialect.name != "sqlite":
+        yield False
+        return
+    sql = session.scalar(
+        sql_text("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'paper_fts_ai'")
+    )
+    if not sql:
+        yield False
+        return
+    session.execute(sql_text("DROP TRIGGER paper_fts_ai"))
+    try:
+        yield True
+    except BaseException:
+        # For a caller that catches the error and goes on in this transaction.
+        with suppress(Exception):
+            session.execute(sql_text(sql))
+        raise
+    session.execute(sql_text(sql))
 
 
 def _insert_people(session: Session, records: Sequence[PaperRecord], ids: Sequence[int]) -> None:
@@ -702,13 +1056,8 @@ def _insert_people(session: Session, records: Sequence[PaperRecord], ids: Sequen
             person_ids[key] = pid
     missing = [k for k in keys if k not in person_ids]
     rows = [_person_row(k, wanted[k]) for k in missing]
-    for start in range(0, len(rows), CHUNK):
-        chunk = rows[start : start + CHUNK]
-        result = session.execute(
-            insert(Person).returning(Person.id, sort_by_parameter_order=True), chunk
-        )
-        for row, pid in zip(chunk, result.scalars(), strict=True):
-            person_ids[row["name_key"]] = pid
+    for row, pid in zip(rows, _insert_rows(session, Person, rows), strict=True):
+        person_ids[row["name_key"]] = pid
     links = []
     for record, paper_id in zip(records, ids, strict=True):
         for role, people in (("author", record.authors), ("editor", record.editors)):
@@ -887,6 +1236,18 @@ def select_papers(
     return load_papers(session, ids)
 
 
+def select_ids_and_keys(session: Session, query_text: str = "") -> list[tuple[int, str]]:
+    """Return ``(id, citation key)`` of the papers ``query_text`` selects, in
+    :func:`select_papers` order, in one query and without loading papers (``export``).
+
+    Raises InvalidQuery.
+    """
+    from readinglist import query
+
+    stmt = query.statement(session, query_text, (Paper.id, Paper.citekey))
+    return [(int(paper_id), str(key)) for paper_id, key in session.execute(stmt)]
+
+
 def papers_for_keys(session: Session, refs: Sequence[str]) -> tuple[list[Paper], list[str]]:
     """Return ``(papers, missing refs)`` for citation keys or aliases, in first-seen order."""
     ids: list[int] = []
@@ -905,8 +1266,10 @@ def sync_markdown(session: Session, records: Sequence[PaperRecord], *, source: s
 
     Rules (issue 7): a ticked box sets ``read``; an unticked box on a paper that is
     read sets ``to-read``; under a status heading a paper takes that heading's
-    status; tags written as ``#tag`` are added. Unknown keys are reported as
-    problems. Returns an ImportReport whose ``merged`` lists the changed keys.
+    status. Tags follow the list: a ``#tag`` added in the list is added, a tag
+    deleted from the list is removed (every export writes all of a paper's tags).
+    Unknown keys are reported as problems. Returns an ImportReport whose
+    ``merged`` lists the changed keys with what changed.
     """
     report = ImportReport()
     for record in records:
@@ -928,11 +1291,16 @@ def sync_markdown(session: Session, records: Sequence[PaperRecord], *, source: s
         if status and status != paper.status:
             set_status(session, [paper], status)
             changes.append(f"status {status}")
-        have = {t.name_folded for t in paper.tags}
-        new_tags = [t for t in record.tags if t.strip().lower() not in have]
+        have = {t.name_folded: t.name for t in paper.tags}
+        listed = {t.strip().lower() for t in record.tags if t.strip()}
+        new_tags = [t for t in record.tags if t.strip() and t.strip().lower() not in have]
+        gone = [name for folded, name in have.items() if folded not in listed]
         if new_tags:
             add_tags(session, [paper], new_tags)
-            changes.append("tags " + ", ".join(new_tags))
+            changes.append("tags +" + ", +".join(new_tags))
+        if gone:
+            remove_tags(session, [paper], gone)
+            changes.append("tags -" + ", -".join(gone))
         if changes:
             report.merged.append((paper.citekey, changes))
         else:
@@ -979,18 +1347,23 @@ def add_tags(session: Session, papers: Sequence[Paper], names: Sequence[str]) ->
 
     Returns the papers that gained a tag; their search text is refreshed.
     """
+    if not papers:
+        return []
     tag_ids = ensure_tags(session, names)
     if not tag_ids:
         return []
     ids = [p.id for p in papers]
-    existing = {
-        (int(p), int(t))
-        for p, t in session.execute(
-            select(PaperTag.paper_id, PaperTag.tag_id).where(
-                PaperTag.paper_id.in_(ids), PaperTag.tag_id.in_(tag_ids.values())
+    existing: set[tuple[int, int]] = set()
+    for start in range(0, len(ids), CHUNK):
+        existing.update(
+            (int(p), int(t))
+            for p, t in session.execute(
+                select(PaperTag.paper_id, PaperTag.tag_id).where(
+                    PaperTag.paper_id.in_(ids[start : start + CHUNK]),
+                    PaperTag.tag_id.in_(tag_ids.values()),
+                )
             )
         )
-    }
     rows = [
         {"paper_id": pid, "tag_id": tid}
         for pid in ids
@@ -1256,8 +1629,10 @@ def remove_tags(session: Session, papers: Sequence[Paper], names: Sequence[str])
             delete(PaperTag).where(PaperTag.paper_id.in_(chunk), PaperTag.tag_id.in_(tag_ids))
         )
     changed = [p for p in papers if p.id in set(changed_ids)]
+    when = utcnow()
     for paper in changed:
         session.expire(paper, ["tags"])
+        paper.updated_at = when  # as in add_tags: the paper changed even if its search text did not
     delete_unused_tags(session, tag_ids)
     refresh_search_text(session, changed_ids)
     return changed

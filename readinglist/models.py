@@ -148,7 +148,7 @@ class Paper(Base):
         lazy="selectin",
     )
     tags: Mapped[list[Tag]] = relationship(
-        secondary="paper_tags", back_populates="papers", lazy="selectin", order_by="Tag.name"
+        secondary="paper_tags", back_populates="papers", lazy="selectin", order_by="Tag.name_folded"
     )
     notes: Mapped[list[Note]] = relationship(
         back_populates="paper", cascade="all, delete-orphan", order_by="Note.id"

@@ -152,6 +152,8 @@ STATUS_ORDER: tuple[str, ...] = ("reading", "to-read", "new", "read", "skipped")
 #: Upper limits that keep SQL expressions far below SQLite's expression depth (1000).
 MAX_TERMS = 200
 MAX_DEPTH = 32
+#: At most this many people matched by an ``author:`` term are bound as values.
+PEOPLE_INLINE = 1000
 
 _KEYWORDS = frozenset({"OR", "AND", "NOT"})
 _FIELD_PREFIX = re.compile(r"([A-Za-z][A-Za-z_]*):")
@@ -733,6 +735,11 @@ def parse(text: str) -> Query:
             :data:`MAX_TERMS` terms or deeper than :data:`MAX_DEPTH`). Never raises
             anything else.
     """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # lone surrogates: bytes of the command line that were not UTF-8
+        raise InvalidQuery(text, "the query holds bytes that are not UTF-8 text") from None
     tokens = _Lexer(text).tokens()
     if not tokens:
         return Everything()
@@ -869,11 +876,18 @@ def _known(col: Any, condition: ColumnElement[bool]) -> ColumnElement[bool]:
 class _Builder:
     """Turn a query tree into SQL for one dialect (``sqlite`` or ``postgresql``)."""
 
-    def __init__(self, dialect: str, now: datetime, venues: Iterable[str]) -> None:
+    def __init__(
+        self,
+        dialect: str,
+        now: datetime,
+        venues: Iterable[str],
+        session: Session | None = None,
+    ) -> None:
         self.dialect = dialect
         self.now = now
         self.venue_words: list[tuple[str, str]] | None = None
         self._venues = venues
+        self.session = session
 
     def clause(self, node: Query) -> ColumnElement[bool]:
         method = getattr(self, "_" + type(node).__name__.lower())
@@ -914,10 +928,21 @@ class _Builder:
             )
         else:
             person = Person.name_folded.contains(node.value, autoescape=True)
-        authors = (
-            select(PaperPerson.paper_id)
-            .join(Person, Person.id == PaperPerson.person_id)
-            .where(PaperPerson.role == "author", person)
+        # People first, then their papers through ix_paper_people_person_id (a join lets
+        # SQLite scan every paper_people row instead). PostgreSQL cannot estimate how many
+        # names LIKE '%smith%' matches, and its plan for the wrong guess is 10x slower
+        # either way (a nested loop for many people, a hash join over all of
+        # paper_people for few); so, given a session, the people are looked up first
+        # and up to PEOPLE_INLINE of them are bound as values the planner can count.
+        people: Any = select(Person.id).where(person)
+        if self.session is not None:
+            found = list(self.session.scalars(people.limit(PEOPLE_INLINE + 1)))
+            if not found:
+                return false()
+            if len(found) <= PEOPLE_INLINE:
+                people = found
+        authors = select(PaperPerson.paper_id).where(
+            PaperPerson.person_id.in_(people), PaperPerson.role == "author"
         )
         return Paper.id.in_(authors)
 
@@ -929,13 +954,13 @@ class _Builder:
 
     def _tagterm(self, node: TagTerm) -> ColumnElement[bool]:
         if node.prefix:
-            wanted = Tag.name_folded.startswith(node.name, autoescape=True)
+            wanted = self.prefix(Tag.name_folded, node.name)
         else:
             wanted = or_(
-                Tag.name_folded == node.name,
-                Tag.name_folded.startswith(node.name + "/", autoescape=True),
+                Tag.name_folded == node.name, self.prefix(Tag.name_folded, node.name + "/")
             )
-        tagged = select(PaperTag.paper_id).join(Tag, Tag.id == PaperTag.tag_id).where(wanted)
+        # tags first, then their papers through ix_paper_tags_tag_id
+        tagged = select(PaperTag.paper_id).where(PaperTag.tag_id.in_(select(Tag.id).where(wanted)))
         return Paper.id.in_(tagged)
 
     def _status(self, node: Status) -> ColumnElement[bool]:
@@ -969,21 +994,36 @@ class _Builder:
 
     def _key(self, node: Key) -> ColumnElement[bool]:
         if node.prefix:
-            own = Paper.citekey_folded.startswith(node.key, autoescape=True)
-            alias = Alias.alias_folded.startswith(node.key, autoescape=True)
+            own = self.prefix(Paper.citekey_folded, node.key)
+            alias = self.prefix(Alias.alias_folded, node.key)
         else:
             own = Paper.citekey_folded == node.key
             alias = Alias.alias_folded == node.key
         return or_(own, Paper.id.in_(select(Alias.paper_id).where(alias)))
 
+    def prefix(self, col: Any, value: str) -> ColumnElement[bool]:
+        """``col`` starts with ``value`` (a LIKE with escaping); on SQLite also a range
+        ``value <= col < next(value)`` so that the column's index can be used (SQLite's
+        LIKE is case-insensitive and cannot use a BINARY index; its text comparison is
+        bytewise, so the range is exact). PostgreSQL's collation may order otherwise,
+        so it gets the LIKE alone."""
+        like: ColumnElement[bool] = col.startswith(value, autoescape=True)
+        if self.dialect != "sqlite" or not value or ord(value[-1]) >= 0x10FFFF:
+            return like
+        following = ord(value[-1]) + 1
+        if 0xD800 <= following <= 0xDFFF:  # no text holds surrogates: skip past them
+            following = 0xE000
+        upper = value[:-1] + chr(following)
+        return and_(col >= value, col < upper, like)
+
     def _doi(self, node: Doi) -> ColumnElement[bool]:
         if node.prefix:
-            return _known(Paper.doi, Paper.doi.startswith(node.doi, autoescape=True))
+            return _known(Paper.doi, self.prefix(Paper.doi, node.doi))
         return _known(Paper.doi, Paper.doi == node.doi)
 
     def _arxiv(self, node: Arxiv) -> ColumnElement[bool]:
         if node.prefix:
-            return _known(Paper.arxiv, Paper.arxiv.startswith(node.arxiv, autoescape=True))
+            return _known(Paper.arxiv, self.prefix(Paper.arxiv, node.arxiv))
         return _known(Paper.arxiv, Paper.arxiv == node.arxiv)
 
     def _has(self, node: Has) -> ColumnElement[bool]:
@@ -1040,6 +1080,7 @@ def to_clause(
     *,
     now: datetime | None = None,
     venues: Iterable[str] = (),
+    session: Session | None = None,
 ) -> ColumnElement[bool]:
     """Return the WHERE clause over ``papers`` that selects what ``query`` describes.
 
@@ -1051,10 +1092,13 @@ def to_clause(
             whose folded words contain the value (there is no folded venue column,
             so this is done in Python over the few distinct venues). Only read when
             the query has a ``venue:`` term.
+        session: when given, the people an ``author:`` term names are looked up
+            first and, when few, bound as values (a better plan on PostgreSQL); the
+            selection is the same either way.
 
     Every user value is a bound parameter; no text of the query is written into SQL.
     """
-    return _Builder(dialect, now or datetime.now(UTC), venues).clause(query)
+    return _Builder(dialect, now or datetime.now(UTC), venues, session).clause(query)
 
 
 def _uses_venue(query: Query) -> bool:
@@ -1076,7 +1120,8 @@ def filter_clause(
     """
     tree = parse(text)
     venues = distinct_venues(session) if _uses_venue(tree) else ()
-    return to_clause(tree, session.get_bind().dialect.name, now=now, venues=venues)
+    dialect = session.get_bind().dialect.name
+    return to_clause(tree, dialect, now=now, venues=venues, session=session)
 
 
 def statement(
@@ -1109,12 +1154,11 @@ def statement(
     tree = parse(text)
     dialect = session.get_bind().dialect.name
     venues = distinct_venues(session) if _uses_venue(tree) else ()
-    builder = _Builder(dialect, now or datetime.now(UTC), venues)
-    stmt = select(*columns).select_from(Paper)
-    if not isinstance(tree, Everything):
-        stmt = stmt.where(builder.clause(tree))
+    builder = _Builder(dialect, now or datetime.now(UTC), venues, session)
     terms = ranked_terms(tree)
     sort = sort or ("relevance" if terms else "added")
+    stmt = select(*columns).select_from(Paper)
+    where = tree
 
     def direction(expr: Any) -> Any:
         return expr.desc() if reverse else expr.asc()
@@ -1126,13 +1170,28 @@ def statement(
 
     order: list[Any] = []
     if sort == "relevance" and terms:
+        # When a ranked term is one of the top-level conjuncts, every paper selected
+        # matches it: no "unmatched last" key is needed, and on SQLite an inner join
+        # with the ranking is the filter of that term too (FTS5 is read once).
+        conjuncts = tree.children if isinstance(tree, And) else (tree,)
+        required = any(isinstance(c, Text) for c in conjuncts)
         if dialect == "sqlite":
             ranking = builder.rank_sqlite(terms)
-            stmt = stmt.outerjoin(ranking, ranking.c.rid == Paper.id)
-            order += [ranking.c.score.is_(None), direction(ranking.c.score)]
+            if required:
+                stmt = stmt.join(ranking, ranking.c.rid == Paper.id)
+                if len(terms) == 1 and terms[0] in conjuncts:
+                    rest = tuple(c for c in conjuncts if c != terms[0])
+                    where = And(rest) if len(rest) > 1 else rest[0] if rest else Everything()
+            else:
+                stmt = stmt.outerjoin(ranking, ranking.c.rid == Paper.id)
+                order.append(ranking.c.score.is_(None))
+            order.append(direction(ranking.c.score))
         else:
+            # each use of search_vector decompresses it again: no CASE unless needed
             matched, score = builder.rank_postgresql(terms)
-            order += [case((matched, 0), else_=1), score.asc() if reverse else score.desc()]
+            if not required:
+                order.append(case((matched, 0), else_=1))
+            order.append(score.asc() if reverse else score.desc())
     elif sort == "year":
         order += [Paper.year.is_(None), direction(Paper.year)]
     elif sort == "title":
@@ -1149,6 +1208,8 @@ def statement(
         )
         order.append(direction(rank))
     order += [direction(Paper.added_at), direction(Paper.id)]
+    if not isinstance(where, Everything):
+        stmt = stmt.where(builder.clause(where))
     stmt = stmt.order_by(*order)
     if limit is not None:
         stmt = stmt.limit(limit)

@@ -114,11 +114,150 @@ def latex_to_unicode(value: str, math: str = "text") -> str:
         return value
     # A bare % is text in a field value, not a LaTeX comment (it would eat the line).
     value = _BARE_PERCENT.sub(r"\\%", value)
-    try:
-        decoded = str(_converter(math).latex_to_text(value))
-    except Exception:  # pylatexenc raises assorted errors on broken markup
-        return value
+    decoded = _simple_latex(value)
+    if decoded is None:
+        try:
+            decoded = str(_converter(math).latex_to_text(value))
+        except Exception:  # pylatexenc raises assorted errors on broken markup
+            return value
     return _SPACE.sub(" ", decoded).strip() if "\n" in decoded else decoded
+
+
+# --- the fast path for common markup (issue 9) -------------------------------------------
+# pylatexenc takes about 2 ms for a title and 9 ms for an abstract; most LaTeX in
+# bibliographies and abstracts is case-protecting braces, accents, escaped specials
+# and font commands. _simple_latex decodes exactly that (the same subset as the
+# BibTeX reader's own fast decoder) and gives up on anything else. Its output must be
+# what pylatexenc gives, character for character: search text, duplicate keys and
+# folded names stored by earlier versions are compared with new ones. This was
+# checked on every distinct title, author list, venue and abstract with LaTeX in the
+# ACL Anthology and Beebe fisheries files (benchmarks/check_latex_fast_path.py).
+
+_SIMPLE_SPECIAL = re.compile(r"[{}\\$~]")
+_SIMPLE_TOKEN = re.compile(
+    r"""\\(?:
+        (?P<sym>[`'^"~=.])\s*(?:\{(?P<a1>\\?[A-Za-z])\}|(?P<a2>\\?[A-Za-z]))
+      | (?P<cmd>[cvuHkrdb])(?:\{(?P<b1>\\?[A-Za-z])\}|\s+(?P<b2>[A-Za-z]))
+      | (?P<letter>ss|aa|AA|ae|AE|oe|OE|[oOlLij])(?![A-Za-z])(?:\{\}|[ \t\r\n]*)
+      | (?P<esc>[&%$#_{}])
+      | (?P<macro>textit|textbf|emph|textsc|textrm|textsf|textsl|textup)(?=\{)
+    )""",
+    re.VERBOSE,
+)
+#: Accent commands and the combining characters pylatexenc gives for them.
+_SIMPLE_ACCENTS = {
+    "'": "\u0301",
+    "`": "\u0300",
+    "^": "\u0302",
+    '"': "\u0308",
+    "~": "\u0303",
+    "=": "\u0304",
+    ".": "\u0307",
+    "u": "\u0306",
+    "v": "\u030c",
+    "H": "\u030b",
+    "c": "\u0327",
+    "k": "\u0328",
+    "r": "\u030a",
+    "d": "\u0323",
+    "b": "\u0331",
+}
+#: Letter commands and the characters pylatexenc gives for them.
+_SIMPLE_LETTERS = {
+    "ss": "ß",
+    "aa": "å",
+    "AA": "Å",
+    "o": "ø",
+    "O": "Ø",
+    "l": "ł",
+    "L": "Ł",
+    "ae": "æ",
+    "AE": "Æ",
+    "oe": "œ",
+    "OE": "Œ",
+    "i": "ı",
+    "j": "ȷ",
+}
+_TEX_LIGATURES = re.compile(r"---|--|``|''|\?`|!`")
+_LIGATURE_CHARS = {
+    "---": "\u2014",
+    "--": "\u2013",
+    "``": "\u201c",
+    "''": "\u201d",
+    "?`": "¿",
+    "!`": "¡",
+}
+
+
+def _simple_latex(text: str) -> str | None:
+    """Decode braces, accents, letter commands, escaped specials, ``~`` and font commands.
+
+    Returns what pylatexenc's ``LatexNodes2Text(strict_latex_spaces=True)`` returns
+    for ``text``, or None for anything else (math, other commands, a bare ``&``,
+    ``#``, ``^`` or ``_``), which then goes to pylatexenc. TeX's input ligatures
+    (``--``, two backquotes, two quotes) are joined within one brace group, as pylatexenc does.
+    """
+    if "&" in text.replace("\\&", "") or _SIMPLE_BARE.search(text):
+        return None
+    segments: list[str] = []
+    current: list[str] = []
+    i = 0
+    n = len(text)
+    while i < n:
+        special = _SIMPLE_SPECIAL.search(text, i)
+        if special is None:
+            current.append(text[i:])
+            break
+        if special.start() > i:
+            current.append(text[i : special.start()])
+        i = special.start()
+        ch = text[i]
+        if ch in "{}":
+            segments.append("".join(current))
+            current = []
+            i += 1
+        elif ch == "\\":
+            match = _SIMPLE_TOKEN.match(text, i)
+            if match is None:
+                return None
+            segments.append("".join(current))
+            current = []
+            if match.group("macro"):
+                i = match.end()
+                continue
+            if match.group("esc"):
+                out = match.group("esc")
+            elif match.group("letter"):
+                out = _SIMPLE_LETTERS[match.group("letter")]
+            else:
+                accent = _SIMPLE_ACCENTS[match.group("sym") or match.group("cmd")]
+                base = next(g for g in match.group("a1", "a2", "b1", "b2") if g)
+                if base.startswith("\\"):
+                    if base not in ("\\i", "\\j"):
+                        return None
+                    base = base[1]
+                out = unicodedata.normalize("NFC", base + accent)
+            segments.append("\x00" + out)  # text that takes no part in ligatures
+            i = match.end()
+        elif ch == "$":
+            return None
+        else:  # "~"
+            current.append("\u00a0")
+            i += 1
+    segments.append("".join(current))
+    parts = []
+    for segment in segments:
+        if segment.startswith("\x00"):
+            parts.append(segment[1:])
+        elif "-" in segment or "`" in segment or "'" in segment:
+            parts.append(_TEX_LIGATURES.sub(lambda m: _LIGATURE_CHARS[m.group()], segment))
+        else:
+            parts.append(segment)
+    return "".join(parts)
+
+
+#: Specials that pylatexenc may read as markup outside ``\`` escapes: left to it.
+_SIMPLE_BARE = re.compile(r"(?<!\\)[#^_]|\x00")
 
 
 @lru_cache(maxsize=200_000)

@@ -18,7 +18,9 @@ VASWANI = PaperRecord(
 
 
 def run_import(session, *records, **options):
-    return library.import_records(session, list(records), source="test.bib", fmt="bibtex", **options)
+    return library.import_records(
+        session, list(records), source="test.bib", fmt="bibtex", **options
+    )
 
 
 def keys(session) -> list[str]:
@@ -44,10 +46,16 @@ def test_reimport_adds_nothing(session) -> None:
 
 
 def test_colliding_generated_keys_get_letter_suffixes(session) -> None:
-    other = PaperRecord(title="Attention Mechanisms Revisited", authors=VASWANI.authors[:1], year=2017)
+    other = PaperRecord(
+        title="Attention Mechanisms Revisited", authors=VASWANI.authors[:1], year=2017
+    )
     third = PaperRecord(title="Attention for Graphs", authors=VASWANI.authors[:1], year=2017)
     report = run_import(session, VASWANI, other, third)
-    assert report.added == ["vaswani2017attention", "vaswani2017attentiona", "vaswani2017attentionb"]
+    assert report.added == [
+        "vaswani2017attention",
+        "vaswani2017attentiona",
+        "vaswani2017attentionb",
+    ]
 
 
 def test_source_key_collision_is_suffixed_case_insensitively_with_warning(session) -> None:
@@ -83,7 +91,8 @@ def test_doi_duplicate_fills_missing_fields_and_keeps_user_title(session) -> Non
 def test_identifier_match_with_different_title_is_a_conflict_not_a_merge(session) -> None:
     run_import(session, PaperRecord(title="Neural Machine Translation", doi="10.18653/v1/x"))
     report = run_import(
-        session, PaperRecord(title="Coreference Resolution for Dialogue", doi="10.18653/v1/x", line=3)
+        session,
+        PaperRecord(title="Coreference Resolution for Dialogue", doi="10.18653/v1/x", line=3),
     )
     assert report.added == ["coreference"]
     assert "shares an identifier with 'neural'" in str(report.problems[0])
@@ -102,7 +111,9 @@ def test_arxiv_any_version_and_url_form_is_the_same_paper(session) -> None:
 def test_title_year_and_first_author_identify_a_paper(session) -> None:
     run_import(session, VASWANI)
     near = PaperRecord(
-        title="Attention is all you need!", authors=(Person(family="Vaswani", given="A."),), year=2018
+        title="Attention is all you need!",
+        authors=(Person(family="Vaswani", given="A."),),
+        year=2018,
     )
     far = PaperRecord(title="Attention is all you need", authors=VASWANI.authors, year=2020)
     report = run_import(session, near, far)
@@ -111,7 +122,9 @@ def test_title_year_and_first_author_identify_a_paper(session) -> None:
 
 
 def test_same_abstract_with_other_whitespace_and_markup_is_present(session) -> None:
-    first = PaperRecord(title="SPAR", title_provisional=True, abstract="We propose **SPAR**, a  method.")
+    first = PaperRecord(
+        title="SPAR", title_provisional=True, abstract="We propose **SPAR**, a  method."
+    )
     again = PaperRecord(
         title="SPAR again", title_provisional=True, abstract="We propose SPAR,\na method."
     )

@@ -42,9 +42,9 @@ def main_job(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_committed_exports_are_current(main_job: Path, name: str) -> None:
     committed = ROOT / "exports" / name
     assert committed.exists(), f"exports/{name} is missing: run sh examples/main-job.sh"
-    assert (main_job / name).read_text(encoding="utf-8") == committed.read_text(
-        encoding="utf-8"
-    ), f"exports/{name} is stale: run sh examples/main-job.sh"
+    assert (main_job / name).read_text(encoding="utf-8") == committed.read_text(encoding="utf-8"), (
+        f"exports/{name} is stale: run sh examples/main-job.sh"
+    )
 
 
 def test_list_json_shows_the_19_papers_with_whole_abstracts(main_job: Path) -> None:

@@ -70,6 +70,8 @@ def cli(ctx: click.Context, db: str | None) -> None:
         readinglist list status:to-read
         readinglist export bibtex -o refs.bib
     """
+    if db is not None and not db.strip():
+        raise click.BadParameter("is empty; give a file path or a database URL", param_hint="--db")
     ctx.obj = AppContext(Settings.resolve(db))
 
 

@@ -75,3 +75,23 @@ def output_file_option(func: F) -> F:
         default=None,
         help="Write to FILE (atomically: a temporary file, then a rename). Default: stdout.",
     )(func)
+
+
+def edit_text(
+    app: AppContext, text: str, extension: str, *, require_save: bool = True
+) -> str | None:
+    """Open ``text`` in the user's editor ($VISUAL, $EDITOR, else vi); return the result.
+
+    Returns None when the editor was closed without saving. Click runs the editor
+    and raises ClickException (exit 1) when it cannot start it; an editor setting
+    the shell cannot parse (an unbalanced quote) is a UsageError (exit 2).
+    """
+    from readinglist.errors import UsageError
+
+    try:
+        result: str | None = click.edit(
+            text, editor=app.settings.editor, extension=extension, require_save=require_save
+        )
+    except ValueError as exc:  # shlex: "No closing quotation"
+        raise UsageError(f"cannot run the editor {app.settings.editor!r}: {exc}") from None
+    return result

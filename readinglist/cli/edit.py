@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from readinglist.cli._app import AppContext, pass_app
+from readinglist.cli._app import AppContext, edit_text, pass_app
 from readinglist.cli._complete import complete_ref
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ def edit_command(app: AppContext, ref: str) -> None:
         raise ReadingListError(f"cannot re-read {key} as BibTeX: {problems}")
     buffer, rejected = original, None
     while True:
-        edited = click.edit(buffer, editor=app.settings.editor, extension=".bib")
+        edited = edit_text(app, buffer, ".bib")
         if edited is None:
             render.info(f"{key}: not saved; nothing changed")
             return

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 import click
 
 from readinglist.cli._app import AppContext, output_file_option, pass_app
+from readinglist.cli._progress import progress_bar
 from readinglist.cli._query import QueryCommand, join_query, query_argument
 from readinglist.errors import InvalidInput, ReadingListError
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 FORMATS = ("bibtex", "biblatex", "markdown", "ris", "csl-json")
 GROUPS = ("status", "tag", "venue", "year", "priority", "none")
@@ -21,7 +27,33 @@ GROUPS = ("status", "tag", "venue", "year", "priority", "none")
 def write_atomically(path: Path, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` through a temporary file in the same directory
     and ``os.replace``, so a failed or killed export leaves an existing file intact."""
-    path = path.expanduser()
+    with open_atomically(path) as handle:
+        handle.write(text)
+
+
+@contextmanager
+def open_atomically(path: Path) -> Iterator[TextIO]:
+    """Yield a UTF-8 text file that replaces ``path`` when the block ends without error.
+
+    The text goes to a temporary file in the same directory, is flushed to disk, then
+    renamed over ``path`` (``os.replace``); on any error the temporary file is removed
+    and an existing ``path`` is left as it was. The new file gets the mode a new file
+    would get (or the mode of the file it replaces). Raises OSError.
+    """
+    import stat
+    import tempfile
+
+    # Write through a symbolic link to the file it names; a FIFO or a device (not a
+    # regular file) is written to directly: renaming over it would replace it.
+    path = Path(os.path.realpath(path.expanduser()))
+    try:
+        kind = path.stat().st_mode
+    except FileNotFoundError:
+        kind = stat.S_IFREG
+    if not stat.S_ISREG(kind):
+        with open(path, "w", encoding="utf-8", newline="\n") as stream:
+            yield stream
+        return
     directory = path.parent if str(path.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
@@ -35,13 +67,27 @@ def write_atomically(path: Path, text: str) -> None:
             mode = 0o666 & ~umask
         os.chmod(tmp, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def _output(output: str | None) -> Iterator[TextIO]:
+    """Yield stdout (``None`` or ``-``) or a file replaced atomically when the export ends."""
+    if output in (None, "-"):
+        yield sys.stdout
+        return
+    assert output is not None
+    try:
+        with open_atomically(Path(output)) as handle:
+            yield handle
+    except OSError as exc:
+        raise ReadingListError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
 def generation_time(with_date: bool) -> datetime | None:
@@ -119,37 +165,70 @@ def export_command(
     """
     from readinglist import formats, library, render
 
+    write = formats.writer(fmt)
+    options: dict[str, object] = {}
+    if fmt in ("bibtex", "biblatex"):
+        options = {"dialect": fmt, "keywords": keywords, "annote": annote}
+    elif fmt == "markdown":
+        options = {
+            "group_by": group_by,
+            "abstracts": abstracts,
+            "notes": notes,
+            "title": list_title,
+            "generated": generation_time(with_date),
+        }
     with app.session(write=False) as session:
         if aux:
             cited = _cited_keys(Path(aux))
             papers, missing = library.papers_for_keys(session, cited)
             for key in missing:
                 render.warn(f"{aux}: cited key {key!r} is not in the library")
+            selected = [(p.id, p.citekey) for p in papers]
         else:
-            papers = library.select_papers(session, join_query(query))
-        records = [library.to_record(p) for p in papers]
-    write = formats.writer(fmt)
-    if fmt in ("bibtex", "biblatex"):
-        text = write(records, dialect=fmt, keywords=keywords, annote=annote)
-    elif fmt == "markdown":
-        text = write(
-            records,
-            group_by=group_by,
-            abstracts=abstracts,
-            notes=notes,
-            title=list_title,
-            generated=generation_time(with_date),
-        )
-    else:
-        text = write(records)
-    if output in (None, "-"):
-        sys.stdout.write(text)
-    else:
-        try:
-            write_atomically(Path(output), text)
-        except OSError as exc:
-            raise ReadingListError(f"cannot write {output}: {exc.strerror}") from None
-        render.info(f"exported {len(records)} papers to {output} ({fmt})")
+            selected = library.select_ids_and_keys(session, join_query(query))
+        ids = [paper_id for paper_id, _ in selected]
+        with (
+            _output(output) as out,
+            progress_bar(f"exporting to {output or 'stdout'}", len(ids), "papers") as advance,
+        ):
+            if fmt in ("bibtex", "biblatex"):
+                _write_bibtex_in_chunks(session, out, write, options, selected, advance)
+            else:
+                records = list(library.iter_records(session, ids))
+                out.write(write(records, **options))
+    if output not in (None, "-"):
+        render.info(f"exported {len(ids)} papers to {output} ({fmt})")
+
+
+def _write_bibtex_in_chunks(
+    session: Session,
+    out: TextIO,
+    write: Callable[..., str],
+    options: dict[str, object],
+    selected: list[tuple[int, str]],
+    advance: Callable[[int], None],
+) -> None:
+    """Write ``selected`` papers ``(id, key)`` as BibTeX, a chunk of records at a time.
+
+    The BibTeX writer orders entries by citation key case-insensitively (ties in input
+    order) and joins them with one blank line. Sorting the papers that way first and
+    writing chunk after chunk, joined by a blank line, gives exactly the text of one
+    call with every record, while only one chunk of records is in memory (issue 9).
+    Export writes no ``@string`` or ``@preamble`` header, the one part of the text
+    that depends on every entry.
+    """
+    from readinglist import library
+
+    order = sorted(
+        range(len(selected)), key=lambda i: (selected[i][1].casefold(), selected[i][1], i)
+    )
+    ids = [selected[i][0] for i in order]
+    for start in range(0, len(ids), library.RECORD_CHUNK):
+        records = list(library.iter_records(session, ids[start : start + library.RECORD_CHUNK]))
+        text = write(records, **options)
+        if text:
+            out.write(text if start == 0 else "\n" + text)
+        advance(start + len(records))
 
 
 def _cited_keys(path: Path) -> list[str]:

@@ -2,20 +2,31 @@
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
 from readinglist.cli._app import AppContext, pass_app
+from readinglist.cli._progress import progress_bar
 from readinglist.errors import InvalidInput
-from readinglist.records import ParseResult
+from readinglist.records import PaperRecord, ParseProblem, ParseResult
 
 if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from readinglist.formats import Sniffed
     from readinglist.library import ImportReport
+
+
+#: Bytes read from an input at a time.
+READ_BYTES = 1 << 20
+#: Records handed to the library at a time when an input is read in pieces.
+IMPORT_CHUNK = 2000
 
 
 def read_input(path: str) -> tuple[str, bytes]:
@@ -41,9 +52,13 @@ def parse_input(path: str, fmt: str) -> tuple[str, str, ParseResult]:
 
     Raises InvalidInput when the input holds no paper at all.
     """
+    source, data = read_input(path)
+    return _parse_bytes(source, data, fmt)
+
+
+def _parse_bytes(source: str, data: bytes, fmt: str) -> tuple[str, str, ParseResult]:
     from readinglist import formats
 
-    source, data = read_input(path)
     text, warnings = formats.decode(data, source)
     chosen = formats.detect(source, text) if fmt == "auto" else fmt
     result = formats.read(text, chosen, source)
@@ -51,6 +66,138 @@ def parse_input(path: str, fmt: str) -> tuple[str, str, ParseResult]:
     if not result.records and not any(p.severity == "error" for p in problems):
         raise InvalidInput(f"no papers found (read as {chosen})", source)
     return source, chosen, ParseResult(result.records, problems, result.meta)
+
+
+@dataclass
+class _Input:
+    """One input of an import: read whole (``parsed``) or in pieces (``sniffed``, issue 9).
+
+    A format whose module has ``iter_read`` (BibTeX) is read in pieces: a first pass
+    over the bytes checks them (:func:`readinglist.formats.sniff`), and the import
+    reads them again, decoding, parsing and importing a chunk at a time, so a file of
+    150,000 entries never sits in memory whole.
+    """
+
+    source: str
+    path: str
+    data: bytes | None  # standard input, read whole; None: read the file at ``path``
+    fmt: str
+    sniffed: Sniffed | None = None
+    parsed: ParseResult | None = None
+
+    @classmethod
+    def open(cls, path: str, fmt: str) -> _Input:
+        """Check ``path`` (``-``: standard input) and read it whole unless it can stream.
+
+        Raises InvalidInput for a missing, unreadable, empty or binary input, corrupt
+        gzip data, or (read whole) an input without papers.
+        """
+        from readinglist import formats
+
+        if path == "-":
+            item = cls("<stdin>", path, sys.stdin.buffer.read(), fmt)
+        else:
+            item = cls(path, path, None, fmt)
+            item._raw().close()  # the errors of a missing or unreadable file, now
+        sniffed = formats.sniff(item.byte_chunks(), item.source)
+        chosen = fmt
+        if fmt == "auto" and (sniffed.complete or sniffed.head.strip()):
+            chosen = formats.detect(item.source, sniffed.head)
+        if chosen != "auto" and hasattr(formats.module(chosen), "iter_read"):
+            item.fmt, item.sniffed = chosen, sniffed
+            return item
+        data = item.data if item.data is not None else b"".join(item.byte_chunks())
+        _, item.fmt, item.parsed = _parse_bytes(item.source, data, fmt)
+        return item
+
+    def _raw(self) -> BinaryIO:
+        if self.data is not None:
+            import io
+
+            return io.BytesIO(self.data)
+        try:
+            return open(self.path, "rb")
+        except FileNotFoundError:
+            raise InvalidInput("no such file", self.path) from None
+        except IsADirectoryError:
+            raise InvalidInput("is a directory, not a file", self.path) from None
+        except OSError as exc:
+            raise InvalidInput(f"cannot read the file ({exc.strerror})", self.path) from None
+
+    def size(self) -> int:
+        """Bytes of the input as stored (compressed, for a .gz file)."""
+        if self.data is not None:
+            return len(self.data)
+        return os.stat(self.path).st_size
+
+    def byte_chunks(self, read: Callable[[int], None] | None = None) -> Iterator[bytes]:
+        """Yield the input's bytes in pieces, decompressed when they are gzip data.
+
+        ``read`` is called with the number of stored bytes read so far. Raises
+        InvalidInput for corrupt gzip data (:func:`readinglist.formats.decode`'s message)
+        or a read error.
+        """
+        import gzip
+        import zlib
+
+        with self._raw() as raw:
+            gzipped = raw.read(2) == b"\x1f\x8b"
+            raw.seek(0)
+            stream: BinaryIO = gzip.GzipFile(fileobj=raw) if gzipped else raw  # type: ignore[assignment]
+            try:
+                while chunk := stream.read(READ_BYTES):
+                    if read is not None:
+                        read(raw.tell())
+                    yield chunk
+            except (OSError, EOFError, zlib.error) as exc:
+                if gzipped:
+                    raise InvalidInput(f"corrupt gzip data ({exc})", self.source) from None
+                raise InvalidInput(
+                    f"cannot read the file ({getattr(exc, 'strerror', exc)})", self.source
+                ) from None
+
+
+def _import_stream(
+    session: Session,
+    item: _Input,
+    *,
+    tags: Sequence[str],
+    merge: bool,
+    venue: str | None,
+    year: int | None,
+) -> ImportReport:
+    """Decode, parse and import ``item`` a chunk of :data:`IMPORT_CHUNK` records at a time.
+
+    One import batch in the caller's transaction, like :func:`library.import_records`
+    (see :class:`library.Importer` for duplicates across chunks). Raises InvalidInput
+    when the input holds no paper at all.
+    """
+    from dataclasses import replace
+
+    from readinglist import formats, library
+
+    assert item.sniffed is not None
+    problems: list[ParseProblem] = list(item.sniffed.warnings)
+    importer = library.Importer(session, source=item.source, fmt=item.fmt, tags=tags, merge=merge)
+    chunk: list[PaperRecord] = []
+    count = 0
+    with progress_bar(f"importing {item.source}", item.size()) as advance:
+        texts = formats.iter_decode(item.byte_chunks(advance), item.sniffed.encoding)
+        for entry in formats.module(item.fmt).iter_read(texts, item.source):
+            if isinstance(entry, ParseProblem):
+                problems.append(entry)
+                continue
+            if venue or year:
+                entry = replace(entry, venue=venue or entry.venue, year=year or entry.year)
+            chunk.append(entry)
+            count += 1
+            if len(chunk) >= IMPORT_CHUNK:
+                importer.add(chunk)
+                chunk = []
+        importer.add(chunk)
+    if not count and not any(p.severity == "error" for p in problems):
+        raise InvalidInput(f"no papers found (read as {item.fmt})", item.source)
+    return importer.finish(problems)
 
 
 @click.command("import")
@@ -84,7 +231,7 @@ def parse_input(path: str, fmt: str) -> tuple[str, str, ParseResult]:
 @click.option(
     "--undo",
     "undo",
-    type=int,
+    type=click.IntRange(1, 2**62),
     metavar="BATCH",
     help="Remove the papers import BATCH added, except those triaged, tagged or annotated since.",
 )
@@ -126,48 +273,49 @@ def import_command(
         raise click.UsageError("give at least one PATH (or - for standard input)")
     from dataclasses import replace
 
-    parsed = [parse_input(path, fmt) for path in paths]
-    rejected = 0
+    inputs = [_Input.open(path, fmt) for path in paths]
     from readinglist import library
 
     with app.session() as session:
-        for source, chosen, result in parsed:
-            records = result.records
+        reports: list[tuple[_Input, ImportReport]] = []
+        for item in inputs:
+            if item.parsed is None:
+                report = _import_stream(
+                    session, item, tags=tags, merge=not no_merge, venue=venue, year=year
+                )
+                reports.append((item, report))
+                continue
+            records = item.parsed.records
             if venue or year:
                 records = [replace(r, venue=venue or r.venue, year=year or r.year) for r in records]
-            if chosen == "markdown":
-                report = library.sync_markdown(session, records, source=source)
+            if item.fmt == "markdown":
+                report = library.sync_markdown(session, records, source=item.source)
             else:
-                with _progress(source, len(records)) as advance:
+                with progress_bar(f"importing {item.source}", len(records), "papers") as advance:
                     report = library.import_records(
                         session,
                         records,
-                        source=source,
-                        fmt=chosen,
+                        source=item.source,
+                        fmt=item.fmt,
                         tags=tags,
                         merge=not no_merge,
-                        problems=result.problems,
+                        problems=item.parsed.problems,
                         progress=advance,
                     )
-            _summarize(source, chosen, report)
-            rejected += report.rejected
+            reports.append((item, report))
+        rejected = sum(report.rejected for _, report in reports)
+        noun = "entry" if rejected == 1 else "entries"
         if rejected and strict:
-            raise InvalidInput(f"{rejected} entries rejected; nothing imported (--strict)")
+            for item, report in reports:
+                _summarize(item.source, item.fmt, report)
+            raise InvalidInput(f"{rejected} {noun} rejected; nothing imported (--strict)")
+    # Summaries only after the commit: a reader that goes away (`| head`) must not
+    # roll the import back.
+    for item, report in reports:
+        _summarize(item.source, item.fmt, report)
     if rejected:
-        raise InvalidInput(f"{rejected} entries rejected; the others were imported")
-
-
-@contextmanager
-def _progress(source: str, total: int) -> Iterator[Callable[[int], None] | None]:
-    """Yield a progress callback drawing a bar on a terminal for large imports, else None."""
-    if total < 2000 or not sys.stderr.isatty():
-        yield None
-        return
-    from rich.progress import Progress
-
-    with Progress(transient=True) as bar:
-        task = bar.add_task(f"importing {source}", total=total)
-        yield lambda done: bar.update(task, completed=done)
+        kept = sum(len(report.added) + len(report.merged) for _, report in reports)
+        raise InvalidInput(f"{rejected} {noun} rejected; {kept} imported or merged (see above)")
 
 
 def _summarize(source: str, fmt: str, report: ImportReport) -> None:

@@ -1,0 +1,58 @@
+"""The import floor of issue 9: what reading a ``.bib`` file costs with the libraries alone.
+
+Usage::
+
+    .venv/bin/python benchmarks/floor_import.py FILE.bib
+
+Runs, in this one process, bibtexparser 2.x ``parse_file`` (its default parse stack:
+``@string`` resolution and removal of enclosing braces/quotes), then decodes with
+pylatexenc's ``LatexNodes2Text`` every ``title`` and ``author`` value that contains
+``\\`` or ``{`` (each distinct string once; plain values are left alone, as issue 9
+prescribes). ``run.py`` times this whole process (start-up included) and reads its
+peak RSS, and compares ``readinglist import FILE`` with it. Prints the counts on
+stderr: entries, failed blocks, distinct values decoded, seconds per phase.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+
+def main(path: str) -> None:
+    """Parse ``path`` and decode its LaTeX titles and author lists; report on stderr."""
+    import logging
+
+    import bibtexparser
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
+    logging.getLogger("bibtexparser").propagate = False
+    logging.getLogger("pylatexenc").setLevel(logging.ERROR)
+
+    start = time.perf_counter()
+    library = bibtexparser.parse_file(path)
+    parsed = time.perf_counter()
+    converter = LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
+    decoded: dict[str, str] = {}
+    for entry in library.entries:
+        for name in ("title", "author"):
+            field = entry.fields_dict.get(name)
+            if field is None or not isinstance(field.value, str):
+                continue
+            value = field.value
+            if ("\\" in value or "{" in value) and value not in decoded:
+                try:
+                    decoded[value] = converter.latex_to_text(value)
+                except Exception:  # pylatexenc raises on some broken markup
+                    decoded[value] = value
+    done = time.perf_counter()
+    print(
+        f"entries={len(library.entries)} failed={len(library.failed_blocks)} "
+        f"decoded={len(decoded)} parse={parsed - start:.1f}s decode={done - parsed:.1f}s",
+        file=sys.stderr,
+    )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,125 @@
+"""Regression tests for bugs found by hostile-input testing (each with the right value)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from readinglist.cli import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "icml2026-abstracts.txt"
+
+
+def run(*args: str, env: dict[str, str] | None = None):
+    return CliRunner().invoke(cli, list(args), env=env)
+
+
+def test_reimporting_our_own_exports_adds_nothing_and_keeps_provisional_titles(
+    invoke, tmp_path: Path
+) -> None:
+    assert invoke("import", str(EXAMPLE)).exit_code == 0
+    for fmt in ("bibtex", "ris", "csl-json"):
+        out = tmp_path / f"export.{fmt}"
+        assert invoke("export", fmt, "-o", str(out)).exit_code == 0
+        result = invoke("import", "--format", fmt, str(out))
+        assert result.exit_code == 0, result.stderr
+        assert "0 added, 0 merged, 19 already present, 0 rejected" in result.stderr
+    papers = json.loads(invoke("list", "--json").stdout)
+    assert sum(p["title_provisional"] for p in papers) == 19
+
+
+def test_untitled_entry_with_a_key_is_not_duplicated_on_reimport(invoke, tmp_path: Path) -> None:
+    path = tmp_path / "nt.bib"
+    path.write_text("@article{nt, author={Doe, J}, year=2020}\n", encoding="utf-8")
+    assert "1 added" in invoke("import", str(path)).stderr
+    assert "0 added, 0 merged, 1 already present" in invoke("import", str(path)).stderr
+
+
+def test_nul_characters_are_dropped_not_stored(invoke, tmp_path: Path) -> None:
+    path = tmp_path / "nul.json"
+    path.write_text(
+        '[{"id": "k", "type": "article-journal", "title": "nul\\u0000inside"}]', encoding="utf-8"
+    )
+    result = invoke("import", str(path))
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(invoke("show", "k", "--json").stdout)["title"] == "nulinside"
+
+
+def test_export_through_a_symlink_writes_the_target_and_keeps_the_link(
+    invoke, tmp_path: Path
+) -> None:
+    assert invoke("import", str(EXAMPLE)).exit_code == 0
+    target = tmp_path / "real.bib"
+    target.write_text("old\n", encoding="utf-8")
+    link = tmp_path / "link.bib"
+    link.symlink_to(target)
+    assert invoke("export", "bibtex", "-o", str(link)).exit_code == 0
+    assert link.is_symlink()
+    assert target.read_text(encoding="utf-8").startswith("@inproceedings{")
+
+
+def test_sqlite_path_with_percent_sign_works(tmp_path: Path) -> None:
+    db = tmp_path / "50%.db"
+    result = run("--db", str(db), "import", str(EXAMPLE))
+    assert result.exit_code == 0, result.stderr
+    assert run("--db", str(db), "list", "-k").stdout.count("\n") == 19
+
+
+def test_db_that_is_not_a_database_exits_6_in_one_line(tmp_path: Path) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_text("just text\n" * 100, encoding="utf-8")
+    result = run("--db", str(text), "list")
+    assert result.exit_code == 6
+    assert result.stderr == "Error: database error: file is not a database\n"
+
+
+def test_foreign_sqlite_database_is_refused_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE mine (x)")
+    result = run("--db", str(path), "list")
+    assert result.exit_code == 6
+    assert "not a readinglist library" in result.stderr
+    with sqlite3.connect(path) as conn:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert tables == {"mine"}
+
+
+def test_empty_db_option_is_a_usage_error() -> None:
+    result = run("--db", "", "list")
+    assert result.exit_code == 2
+    assert "--db" in result.stderr
+
+
+def test_huge_numbers_are_usage_errors(invoke) -> None:
+    assert invoke("list", "--limit", "99999999999999999999").exit_code == 2
+    assert invoke("note", "rm", "99999999999999999999").exit_code == 2
+    assert invoke("import", "--undo", "99999999999999999999").exit_code == 2
+
+
+def test_editor_with_unbalanced_quote_is_a_usage_error(invoke) -> None:
+    assert invoke("import", str(EXAMPLE)).exit_code == 0
+    result = invoke("edit", "spar2026", env={"EDITOR": 'vi "x', "VISUAL": ""})
+    assert result.exit_code == 2, result.stderr
+    assert "cannot run the editor" in result.stderr
+
+
+def test_long_bad_query_is_quoted_shortened() -> None:
+    from readinglist.errors import InvalidQuery
+
+    message = str(InvalidQuery("(" + "a " * 1000, "unbalanced parenthesis"))
+    assert len(message) < 300
+    assert message.endswith("…': unbalanced parenthesis")
+
+
+def test_utf16_file_with_odd_trailing_byte_imports(invoke, tmp_path: Path) -> None:
+    path = tmp_path / "u.bib"
+    path.write_bytes(b"\xff\xfe" + "@article{a,title={x}}\n".encode("utf-16-le") + b"\n")
+    result = invoke("import", str(path))
+    assert result.exit_code == 0, result.stderr
+    assert os.fspath(path) in result.stderr
