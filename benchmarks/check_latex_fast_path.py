@@ -39,6 +39,8 @@ def values(path: str) -> set[str]:
             field = entry.fields_dict.get(name)
             if field is not None and isinstance(field.value, str) and LATEX.search(field.value):
                 found.add(field.value)
+                if name == "abstract":  # as dedupe.abstract_key folds it
+                    found.add(field.value.replace("*", "").replace("_", " "))
     return found
 
 

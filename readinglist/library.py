@@ -1552,10 +1552,10 @@ def check_tag_name(name: str) -> str:
     clean = name.strip()
     if not clean:
         raise UsageError("a tag name cannot be empty")
-    if re.search(r'[,\s{}"\\%]', clean):
+    if re.search(r'[,\s{}"\\%\x00-\x1f\x7f]', clean) or re.search(r"(^/|/$|//)", clean):
         raise UsageError(
-            f"tag {clean!r} is not usable: no commas, spaces, braces, quotes, backslashes "
-            "or %; use - or / instead"
+            f"tag {clean!r} is not usable: no commas, spaces, control characters, braces, "
+            "quotes, backslashes or %, and / only between words; use - or / instead"
         )
     return clean
 

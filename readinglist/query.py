@@ -71,7 +71,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, TypeAlias
@@ -83,6 +83,7 @@ from sqlalchemy import (
     and_,
     case,
     column,
+    exists,
     false,
     func,
     literal,
@@ -154,6 +155,10 @@ MAX_TERMS = 200
 MAX_DEPTH = 32
 #: At most this many people matched by an ``author:`` term are bound as values.
 PEOPLE_INLINE = 1000
+#: At most this many paper ids a term selects are bound as values (``_Builder.resolved``),
+#: and at most INLINE_BUDGET in one query (SQLite allows 32766 parameters).
+INLINE_IDS = 2000
+INLINE_BUDGET = 10_000
 
 _KEYWORDS = frozenset({"OR", "AND", "NOT"})
 _FIELD_PREFIX = re.compile(r"([A-Za-z][A-Za-z_]*):")
@@ -888,6 +893,7 @@ class _Builder:
         self.venue_words: list[tuple[str, str]] | None = None
         self._venues = venues
         self.session = session
+        self.inline_budget = INLINE_BUDGET
 
     def clause(self, node: Query) -> ColumnElement[bool]:
         method = getattr(self, "_" + type(node).__name__.lower())
@@ -917,7 +923,9 @@ class _Builder:
 
     def _substring(self, node: Substring) -> ColumnElement[bool]:
         if node.field == "title":
-            return _known(Paper.title_key, Paper.title_key.contains(node.value, autoescape=True))
+            matches = _known(Paper.title_key, Paper.title_key.contains(node.value, autoescape=True))
+            # looked up through the narrow ix_papers_title_key instead of the wide rows
+            return self.resolved(select(Paper.id).where(matches), lambda: matches)
         if node.field == "venue":
             names = self.matching_venues(node.value)
             return _known(Paper.venue, Paper.venue.in_(names)) if names else false()
@@ -928,12 +936,8 @@ class _Builder:
             )
         else:
             person = Person.name_folded.contains(node.value, autoescape=True)
-        # People first, then their papers through ix_paper_people_person_id (a join lets
-        # SQLite scan every paper_people row instead). PostgreSQL cannot estimate how many
-        # names LIKE '%smith%' matches, and its plan for the wrong guess is 10x slower
-        # either way (a nested loop for many people, a hash join over all of
-        # paper_people for few); so, given a session, the people are looked up first
-        # and up to PEOPLE_INLINE of them are bound as values the planner can count.
+        # People first: PostgreSQL cannot estimate how many names LIKE '%smith%'
+        # matches, and its plans for a wrong guess are ten times slower either way.
         people: Any = select(Person.id).where(person)
         if self.session is not None:
             found = list(self.session.scalars(people.limit(PEOPLE_INLINE + 1)))
@@ -941,10 +945,44 @@ class _Builder:
                 return false()
             if len(found) <= PEOPLE_INLINE:
                 people = found
-        authors = select(PaperPerson.paper_id).where(
+
+        def authored() -> ColumnElement[bool]:
+            return exists().where(
+                PaperPerson.paper_id == Paper.id,
+                PaperPerson.role == "author",
+                PaperPerson.person_id.in_(people),
+            )
+
+        if not isinstance(people, list):
+            return authored()  # many people: let the search stop at the first papers
+        ids = select(PaperPerson.paper_id).where(
             PaperPerson.person_id.in_(people), PaperPerson.role == "author"
         )
-        return Paper.id.in_(authors)
+        return self.resolved(ids, authored)
+
+    def resolved(
+        self, ids: Select[Any], otherwise: Callable[[], ColumnElement[bool]]
+    ) -> ColumnElement[bool]:
+        """Return ``papers.id IN (ids looked up now)`` when the term selects few papers.
+
+        Both planners misjudge how many papers a substring or a relation selects
+        (no statistics for ``LIKE '%x%'``), and the plan for a wrong guess is many
+        times slower: scanning every paper in sort order for a rare author, or
+        collecting every id for a common one. So, given a session, up to
+        :data:`INLINE_IDS` ids are looked up first (a cheap, bounded query) and bound
+        as values, whose number both planners then know; a term that selects more
+        uses ``otherwise()``, a condition checked paper by paper, which stops early
+        under ``--limit``. Without a session (rendering SQL only) it is
+        ``otherwise()``. The selection is the same either way.
+        """
+        if self.session is None or self.inline_budget <= 0:
+            return otherwise()
+        cap = min(INLINE_IDS, self.inline_budget)
+        found = list(self.session.scalars(ids.distinct().limit(cap + 1)))
+        if len(found) > cap:
+            return otherwise()
+        self.inline_budget -= len(found)
+        return Paper.id.in_(found) if found else false()
 
     def matching_venues(self, words: str) -> list[str]:
         """Return the stored venue strings whose folded words contain ``words``."""
@@ -960,8 +998,16 @@ class _Builder:
                 Tag.name_folded == node.name, self.prefix(Tag.name_folded, node.name + "/")
             )
         # tags first, then their papers through ix_paper_tags_tag_id
-        tagged = select(PaperTag.paper_id).where(PaperTag.tag_id.in_(select(Tag.id).where(wanted)))
-        return Paper.id.in_(tagged)
+        tags: Any = select(Tag.id).where(wanted)
+        if self.session is not None:
+            tags = list(self.session.scalars(tags))
+            if not tags:
+                return false()
+
+        def tagged() -> ColumnElement[bool]:
+            return exists().where(PaperTag.paper_id == Paper.id, PaperTag.tag_id.in_(tags))
+
+        return self.resolved(select(PaperTag.paper_id).where(PaperTag.tag_id.in_(tags)), tagged)
 
     def _status(self, node: Status) -> ColumnElement[bool]:
         return Paper.status == node.value
@@ -1092,9 +1138,10 @@ def to_clause(
             whose folded words contain the value (there is no folded venue column,
             so this is done in Python over the few distinct venues). Only read when
             the query has a ``venue:`` term.
-        session: when given, the people an ``author:`` term names are looked up
-            first and, when few, bound as values (a better plan on PostgreSQL); the
-            selection is the same either way.
+        session: when given, the papers of ``title:``, ``author:`` and ``tag:`` terms
+            (and the people of ``author:``) are looked up first and, when few, bound
+            as values, which gives both planners the right plan (see
+            ``_Builder.resolved``); the selection is the same either way.
 
     Every user value is a bound parameter; no text of the query is written into SQL.
     """

@@ -140,6 +140,7 @@ _SIMPLE_TOKEN = re.compile(
       | (?P<cmd>[cvuHkrdb])(?:\{(?P<b1>\\?[A-Za-z])\}|\s+(?P<b2>[A-Za-z]))
       | (?P<letter>ss|aa|AA|ae|AE|oe|OE|[oOlLij])(?![A-Za-z])(?:\{\}|[ \t\r\n]*)
       | (?P<esc>[&%$#_{}])
+      | (?P<space>[ ])(?=\S)
       | (?P<macro>textit|textbf|emph|textsc|textrm|textsf|textsl|textup)(?=\{)
     )""",
     re.VERBOSE,
@@ -193,8 +194,8 @@ def _simple_latex(text: str) -> str | None:
     """Decode braces, accents, letter commands, escaped specials, ``~`` and font commands.
 
     Returns what pylatexenc's ``LatexNodes2Text(strict_latex_spaces=True)`` returns
-    for ``text``, or None for anything else (math, other commands, a bare ``&``,
-    ``#``, ``^`` or ``_``), which then goes to pylatexenc. TeX's input ligatures
+    for ``text``, or None for anything else (math, other commands, a bare ``&``, a
+    control space before white space), which then goes to pylatexenc. TeX's input ligatures
     (``--``, two backquotes, two quotes) are joined within one brace group, as pylatexenc does.
     """
     if "&" in text.replace("\\&", "") or _SIMPLE_BARE.search(text):
@@ -227,6 +228,8 @@ def _simple_latex(text: str) -> str | None:
                 continue
             if match.group("esc"):
                 out = match.group("esc")
+            elif match.group("space"):
+                out = " "  # a control space (before anything but white space)
             elif match.group("letter"):
                 out = _SIMPLE_LETTERS[match.group("letter")]
             else:
@@ -256,8 +259,9 @@ def _simple_latex(text: str) -> str | None:
     return "".join(parts)
 
 
-#: Specials that pylatexenc may read as markup outside ``\`` escapes: left to it.
-_SIMPLE_BARE = re.compile(r"(?<!\\)[#^_]|\x00")
+#: The marker of decoded text inside :func:`_simple_latex`: an input holding it goes to
+#: pylatexenc. (A bare ``#``, ``^`` or ``_`` is text outside math for pylatexenc too.)
+_SIMPLE_BARE = re.compile("\x00")
 
 
 @lru_cache(maxsize=200_000)

@@ -112,8 +112,8 @@ def test_tag_names_that_would_not_survive_an_export_are_refused(invoke, db_url) 
         result = invoke("tag", "add", bad, "spar2026")
         assert result.exit_code == 2, bad
     assert invoke("tag", "add", "a b", "spar2026").stderr == (
-        "Error: tag 'a b' is not usable: no commas, spaces, braces, quotes, backslashes or %; "
-        "use - or / instead\n"
+        "Error: tag 'a b' is not usable: no commas, spaces, control characters, braces, "
+        "quotes, backslashes or %, and / only between words; use - or / instead\n"
     )
     assert json.loads(invoke("tag", "list", "--json").stdout) == [{"tag": "Vision", "count": 1}]
 

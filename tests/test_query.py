@@ -481,17 +481,33 @@ def test_filter_clause_agrees_with_paper_ids(lib: Any) -> None:
 
 @pytest.mark.parametrize(
     "query_text",
-    ["author:smith", 'author:"Smith, J"', "author:a", "author:nobody -author:smith", "author:zz"],
+    [
+        "author:smith",
+        'author:"Smith, J"',
+        "author:a",
+        "author:nobody -author:smith",
+        "author:zz",
+        "tag:vision OR tag:nlp",
+        "-tag:optimization",
+        "tag:none",
+        "title:diffusion",
+        "title:o -title:optim",
+    ],
 )
-def test_author_terms_select_the_same_with_or_without_the_people_look_up(
+def test_looked_up_and_plain_terms_select_the_same(
     lib: Any, query_text: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Ids bound as values (few), the conditions checked per paper (many), and the plain
+    SQL of to_clause without a session give the same papers."""
     dialect = lib.get_bind().dialect.name
     tree = query.parse(query_text)
     plain = set(lib.scalars(select(Paper.citekey).where(query.to_clause(tree, dialect))))
     looked_up = set(keys_of(lib, query_text))
-    monkeypatch.setattr(query, "PEOPLE_INLINE", 1)  # too many people: the subquery again
+    monkeypatch.setattr(query, "PEOPLE_INLINE", 1)
+    monkeypatch.setattr(query, "INLINE_IDS", 1)
     assert plain == looked_up == set(keys_of(lib, query_text))
+    monkeypatch.setattr(query, "INLINE_BUDGET", 0)
+    assert set(keys_of(lib, query_text)) == plain
 
 
 # --- sort orders --------------------------------------------------------------------------

@@ -123,3 +123,37 @@ def test_utf16_file_with_odd_trailing_byte_imports(invoke, tmp_path: Path) -> No
     result = invoke("import", str(path))
     assert result.exit_code == 0, result.stderr
     assert os.fspath(path) in result.stderr
+
+
+def test_unbalanced_brace_in_an_abstract_cannot_break_the_bibtex_export() -> None:
+    import bibtexparser
+
+    from readinglist.formats import bibtex
+    from readinglist.records import PaperRecord
+
+    record = PaperRecord(citekey="k", title="T", abstract="GRACE, a \\textit{lifelong} } model {x")
+    text = bibtex.write([record, PaperRecord(citekey="later", title="After")])
+    library = bibtexparser.parse_string(text)
+    assert library.failed_blocks == []
+    assert [e.key for e in library.entries] == ["k", "later"]
+    assert library.entries[0].fields_dict["abstract"].value == (
+        "GRACE, a \\textit{lifelong} \\textbraceright{} model \\textbraceleft{}x"
+    )
+
+
+def test_tag_names_with_control_characters_or_empty_levels_are_refused(invoke) -> None:
+    assert invoke("import", str(EXAMPLE)).exit_code == 0
+    for bad in ("\x1b", "/a", "a/", "a//b"):
+        result = invoke("tag", "add", bad, "spar2026")
+        assert result.exit_code == 2, bad
+    assert invoke("tag", "add", "a/b", "spar2026").exit_code == 0
+
+
+def test_pasted_list_with_venue_option_becomes_inproceedings(invoke) -> None:
+    text = "We propose FooNet, a network for bar.\n\nWe introduce BazBench, a benchmark.\n"
+    result = invoke("import", "-", "--venue", "NeurIPS", "--year", "2025", input=text)
+    assert result.exit_code == 0, result.stderr
+    papers = json.loads(invoke("list", "--json").stdout)
+    assert {(p["entry_type"], p["venue"], p["year"]) for p in papers} == {
+        ("inproceedings", "NeurIPS", 2025)
+    }

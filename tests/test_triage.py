@@ -345,8 +345,8 @@ def test_a_bad_tag_name_is_a_message_not_a_crash(engine, four) -> None:
     term = FakeTerminal("at", ["ok bad{"])
     run(engine, four, term)
     assert term.screens[1].splitlines()[-2] == (
-        "not done: tag 'bad{' is not usable: no commas, spaces, braces, quotes, backslashes "
-        "or %; use - or / instead"
+        "not done: tag 'bad{' is not usable: no commas, spaces, control characters, braces, "
+        "quotes, backslashes or %, and / only between words; use - or / instead"
     )
     assert state(engine)["a2026"]["tags"] == []
     assert state(engine)["a2026"]["status"] == "to-read"

@@ -15,6 +15,9 @@ if TYPE_CHECKING:
 #: Prefix of the lines ``edit`` puts above a buffer it re-opens; they are removed again.
 MARK = "% readinglist: "
 
+#: How many times `edit` re-opens the editor on a broken entry before giving up (exit 5).
+MAX_EDIT_ATTEMPTS = 5
+
 
 def strip_marks(text: str) -> str:
     """Return ``text`` without the message lines :func:`with_marks` added."""
@@ -88,7 +91,7 @@ def edit_command(app: AppContext, ref: str) -> None:
     if before is None:
         raise ReadingListError(f"cannot re-read {key} as BibTeX: {problems}")
     buffer, rejected = original, None
-    while True:
+    for attempt in range(1, MAX_EDIT_ATTEMPTS + 1):
         edited = edit_text(app, buffer, ".bib")
         if edited is None:
             render.info(f"{key}: not saved; nothing changed")
@@ -104,7 +107,8 @@ def edit_command(app: AppContext, ref: str) -> None:
         if after is not None:
             break
         buffer, messages = with_marks(problems, body)
-        if body == rejected:  # saved again without a fix: stop instead of looping
+        if body == rejected or attempt == MAX_EDIT_ATTEMPTS:
+            # Saved again without a fix, or an editor that never fixes it: stop.
             raise InvalidInput(f"{key}: {messages[0]}; nothing changed")
         rejected = body
         for message in messages:

@@ -172,7 +172,6 @@ def _import_stream(
     (see :class:`library.Importer` for duplicates across chunks). Raises InvalidInput
     when the input holds no paper at all.
     """
-    from dataclasses import replace
 
     from readinglist import formats, library
 
@@ -188,7 +187,7 @@ def _import_stream(
                 problems.append(entry)
                 continue
             if venue or year:
-                entry = replace(entry, venue=venue or entry.venue, year=year or entry.year)
+                entry = _override(entry, "bibtex", venue, year)
             chunk.append(entry)
             count += 1
             if len(chunk) >= IMPORT_CHUNK:
@@ -271,7 +270,6 @@ def import_command(
         return
     if not paths:
         raise click.UsageError("give at least one PATH (or - for standard input)")
-    from dataclasses import replace
 
     inputs = [_Input.open(path, fmt) for path in paths]
     from readinglist import library
@@ -287,7 +285,7 @@ def import_command(
                 continue
             records = item.parsed.records
             if venue or year:
-                records = [replace(r, venue=venue or r.venue, year=year or r.year) for r in records]
+                records = [_override(r, item.fmt, venue, year) for r in records]
             if item.fmt == "markdown":
                 report = library.sync_markdown(session, records, source=item.source)
             else:
@@ -316,6 +314,20 @@ def import_command(
     if rejected:
         kept = sum(len(report.added) + len(report.merged) for _, report in reports)
         raise InvalidInput(f"{rejected} {noun} rejected; {kept} imported or merged (see above)")
+
+
+def _override(record: PaperRecord, fmt: str, venue: str | None, year: int | None) -> PaperRecord:
+    """Apply ``--venue``/``--year``. A pasted list's paper given a venue is a conference
+    paper (``inproceedings``, as when its header names the venue), not ``misc``:
+    BibTeX styles print no ``booktitle`` of a ``misc`` entry."""
+    from dataclasses import replace
+
+    entry_type = record.entry_type
+    if venue and fmt == "abstracts" and entry_type == "misc":
+        entry_type = "inproceedings"
+    return replace(
+        record, venue=venue or record.venue, year=year or record.year, entry_type=entry_type
+    )
 
 
 def _summarize(source: str, fmt: str, report: ImportReport) -> None:

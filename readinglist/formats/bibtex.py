@@ -1277,6 +1277,37 @@ _VERBATIM_MACROS = re.compile(r"\\(?:url|path|nolinkurl|href|verb)\b")
 
 
 def _escape_raw(value: str, dialect: Dialect) -> str:
+    """:func:`_escape_specials`, then :func:`_balance_braces`: a value BibTeX can read."""
+    return _balance_braces(_escape_specials(value, dialect))
+
+
+def _balance_braces(value: str) -> str:
+    """Replace braces that have no partner by ``\\textbraceleft{}`` / ``\\textbraceright{}``.
+
+    BibTeX counts every brace, escaped or not ("Tame the BeaST", section 2.2): one
+    stray ``}`` in an abstract ends the field early and loses the rest of the
+    entry. Balanced values are returned unchanged.
+    """
+    if _braces_balanced(value):
+        return value
+    unmatched: set[int] = set()
+    opened: list[int] = []
+    for i, ch in enumerate(value):
+        if ch == "{":
+            opened.append(i)
+        elif ch == "}":
+            if opened:
+                opened.pop()
+            else:
+                unmatched.add(i)
+    unmatched.update(opened)
+    return "".join(
+        ("\\textbraceleft{}" if ch == "{" else "\\textbraceright{}") if i in unmatched else ch
+        for i, ch in enumerate(value)
+    )
+
+
+def _escape_specials(value: str, dialect: Dialect) -> str:
     """Escape bare ``& % $ # _`` outside math and URL arguments; keep existing LaTeX.
 
     A ``$`` opens math only when a closing ``$`` follows; otherwise it is escaped.
