@@ -568,7 +568,7 @@ def test_wrong_format_names_file_and_line_and_writes_nothing(
     assert result.exit_code == 5
     lines = result.stderr.splitlines()
     assert lines[0] == f"{path}:1: invalid JSON: Expecting value (column 1): rejected"
-    assert lines[-1] == "Error: 1 entries rejected; nothing imported (--strict)"
+    assert lines[-1] == "Error: 1 entry rejected; nothing imported (--strict)"
     assert count_papers(db_url) == 0
 
 
