@@ -85,8 +85,12 @@ def test_exported_bibtex_parses_back_into_19_unique_entries(main_job: Path) -> N
         (lambda d: d / "missing.txt", "missing.txt: no such file"),
         (lambda d: _write(d / "image.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), "binary file"),
         (lambda d: _write(d / "empty.txt", b""), "empty.txt: the file is empty"),
+        (
+            lambda d: _write(d / "header.txt", b"ICML 2026 Papers\n\n"),
+            "header.txt: no papers found (read as abstracts)",
+        ),
     ],
-    ids=["missing", "binary", "empty"],
+    ids=["missing", "binary", "empty", "header-only"],
 )
 def test_bad_input_file_exits_5_with_one_line(tmp_path: Path, make, message: str) -> None:
     path = make(tmp_path)
@@ -103,3 +107,30 @@ def test_bad_input_file_exits_5_with_one_line(tmp_path: Path, make, message: str
 def _write(path: Path, data: bytes) -> Path:
     path.write_bytes(data)
     return path
+
+
+def test_example_markdown_list_renders_as_a_reading_list() -> None:
+    """The committed example list, rendered by a CommonMark parser: one task item per paper,
+    each with its bold title, no raw HTML but our marker, no LaTeX left in the abstracts."""
+    from markdown_it import MarkdownIt
+
+    text = (ROOT / "exports" / "icml2026.md").read_text(encoding="utf-8")
+    tokens = MarkdownIt("commonmark").parse(text)
+    items = [t for t in tokens if t.type == "list_item_open"]
+    assert len(items) == 19
+    html = [t.content for t in tokens if t.type == "html_block"]
+    assert html == ["<!-- readinglist:markdown v1 group-by=status -->\n"]
+    inline = [t for t in tokens if t.type == "inline"]
+    titles = [
+        "".join(c.content for c in t.children[t.children.index(s) + 1 :][:1])
+        for t in inline
+        for s in (t.children or [])
+        if s.type == "strong_open"
+    ]
+    assert "SPAR: Support-Preserving Action Rectification" in titles
+    assert len(titles) == 19
+    quotes = " ".join(t.content for t in inline if t.map and "\\textbf" in t.content)
+    assert quotes == ""
+    rendered = MarkdownIt("commonmark").render(text)
+    assert "<script" not in rendered
+    assert "we propose Support-Preserving Action Rectification (SPAR)" in rendered
