@@ -1093,7 +1093,7 @@ def _apply_merges(session: Session, merged: dict[int, list[str]], index: _Index)
         return
     by_id = {
         cand.paper_id: cand
-        for table in (index.doi, index.arxiv, index.title, index.abstract)
+        for table in (index.key, index.doi, index.arxiv, index.title, index.abstract)
         for cands in table.values()
         for cand in cands
         if cand.paper_id is not None

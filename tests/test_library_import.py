@@ -172,3 +172,15 @@ def test_merge_papers_unites_tags_and_aliases(session) -> None:
     assert merged.abstract == "Abs."
     with pytest.raises(NotFound):
         library.resolve_many(session, ["vaswani2017attention", "nope"])
+
+
+def test_merge_into_a_paper_found_only_by_its_citation_key(session) -> None:
+    # Regression (fuzzer: KeyError in _apply_merges): an untitled paper matched by key
+    # and completed by the second import.
+    run_import(session, PaperRecord(citekey="nt", authors=(Person("Doe", "J"),), year=2020))
+    report = run_import(
+        session,
+        PaperRecord(citekey="nt", authors=(Person("Doe", "J"),), year=2020, venue="Nature"),
+    )
+    assert report.merged == [("nt", ["venue"])]
+    assert library.to_record(library.resolve(session, "nt")).venue == "Nature"
