@@ -172,7 +172,7 @@ def add_user_state(url: str) -> None:
 
 
 def measure(url: str) -> None:
-    from readinglist import db, query
+    from readinglist import db, library, query
     from readinglist.models import Paper
 
     engine = db.make_engine(url)
@@ -205,6 +205,27 @@ def measure(url: str) -> None:
             t = time.perf_counter()
             query.paper_ids(session, "", sort=sort, limit=50)
             print(f"{'<all> --sort ' + sort:48} {(time.perf_counter() - t) * 1000:8.1f}")
+        for label, run in (
+            ("in-process: all 100k keys (list -k)", lambda: query.paper_keys(session, "")),
+            (
+                "in-process: 50 papers for a table",
+                lambda: [
+                    library.to_record(p, with_notes=False)
+                    for p in library.list_papers(session, "learning", limit=50)
+                ],
+            ),
+            (
+                "in-process: 1000 papers for --json",
+                lambda: [
+                    library.to_record(p, with_notes=False)
+                    for p in library.list_papers(session, "", limit=1000)
+                ],
+            ),
+        ):
+            t, c = time.perf_counter(), time.process_time()
+            run()
+            wall, cpu_ms = (time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000
+            print(f"{label:48} {wall:8.1f} {'':8} {cpu_ms:8.1f}")
         for label, args in (
             ("list -k (all keys)", ["list", "-k"]),
             ("list --limit 50 (table)", ["list", "--limit", "50"]),
