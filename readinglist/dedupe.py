@@ -12,6 +12,7 @@ rapidfuzz's ``token_set_ratio`` on normalized titles.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 
 from readinglist.records import PaperRecord
 from readinglist.text import search_tokens, title_key
@@ -27,7 +28,15 @@ def abstract_key(abstract: str | None) -> str | None:
     """
     if not abstract:
         return None
-    words = search_tokens(abstract.replace("*", "").replace("_", " "))
+    return abstract_key_of_words(search_tokens(abstract.replace("*", "").replace("_", " ")))
+
+
+def abstract_key_of_words(words: Sequence[str]) -> str | None:
+    """Return :func:`abstract_key` from the abstract's search words, None for no words.
+
+    For an abstract without ``*`` or ``_`` these are ``search_tokens(abstract)``, which
+    an import computes anyway for the search text (issue 9: each abstract folded once).
+    """
     if not words:
         return None
     return hashlib.sha1(" ".join(words).encode()).hexdigest()

@@ -37,7 +37,7 @@ from readinglist.models import (
 )
 from readinglist.records import NoteRecord, PaperRecord, ParseProblem
 from readinglist.records import Person as PersonRecord
-from readinglist.text import fold, search_document, title_key
+from readinglist.text import fold, search_document, search_tokens, title_key
 
 #: Paper columns an import may fill when the library's value is missing.
 FILLABLE = (
@@ -356,6 +356,20 @@ def search_text_for(
     )
 
 
+def _search_text_prepared(item: _Prepared, record: PaperRecord, tags: Iterable[str]) -> str:
+    """:func:`search_text_for` ``(record, tags)``, reusing the title and abstract words the
+    import computed for ``item`` (``record`` is ``item.record`` under its final key)."""
+    people = " ".join(p.display() for p in (*record.authors, *record.editors))
+    words = [*item.title_words]
+    if record.short_name:
+        words.extend(search_tokens(record.short_name))
+    words.extend(item.abstract_words)
+    for part in (people, record.venue, " ".join(record.keywords), " ".join(sorted(tags, key=fold))):
+        if part:
+            words.extend(search_tokens(part))
+    return " ".join(words)
+
+
 def refresh_search_text(session: Session, paper_ids: Iterable[int]) -> None:
     """Recompute ``search_text`` (and the full-text index) of the given papers from the database.
 
@@ -639,6 +653,8 @@ class _Prepared:
     tkey: str | None  # normalized title (title_key), None without a title
     akey: str | None  # digest of the abstract's words (dedupe.abstract_key)
     base: str  # the citation key it asks for: its own when usable, else a generated one
+    title_words: list[str]  # search_tokens(title)
+    abstract_words: list[str]  # search_tokens(abstract)
 
 
 class Importer:
@@ -674,6 +690,7 @@ class Importer:
         self.extra_tags = list(dict.fromkeys(tags))
         self.report = ImportReport()
         self.keys = _KeyRegistry(session)
+        self.person_ids: dict[str, int] = {}  # people.name_key -> id, across chunks
         self.handled = 0
         self.now = utcnow()
         _serialize_imports(session)
@@ -696,6 +713,7 @@ class Importer:
         new_records: list[PaperRecord] = []
         merged_ids: dict[int, list[str]] = {}
         tag_links: list[tuple[int | dict[str, Any], list[str]]] = []
+        tagged_pending: list[dict[str, Any]] = []
         now = self.now
 
         for item in prepared:
@@ -723,6 +741,7 @@ class Importer:
                             tag_links.append((dup.paper_id, [*record.tags, *extra_tags]))
                     elif dup.pending is not None and wanted:
                         tag_links.append((dup.pending, [*record.tags, *extra_tags]))
+                        tagged_pending.append(dup.pending)
                 else:
                     report.present.append(dup.key)
                 continue
@@ -752,7 +771,7 @@ class Importer:
                 "fields": dict(final.fields),
                 "source_text": final.source_text,
                 "source_digest": bibliographic_digest(final) if keep_source else None,
-                "search_text": search_text_for(final, all_tags),
+                "search_text": _search_text_prepared(item, final, all_tags),
                 "status": record.status or "new",
                 "priority": None,
                 "added_at": now,
@@ -782,20 +801,32 @@ class Importer:
         ids = _insert_papers(session, new_rows)
         for row, paper_id in zip(new_rows, ids, strict=True):
             row["id"] = paper_id
-        _insert_people(session, new_records, ids)
+        _insert_people(session, new_records, ids, self.person_ids)
         _apply_merges(session, merged_ids, index)
         _link_tags(session, tag_links)
-        if merged_ids or any(isinstance(target, int) for target, _ in tag_links):
-            touched = set(merged_ids) | {t for t, _ in tag_links if isinstance(t, int)}
+        # A paper of this chunk that a later record of it gave more tags: its search text
+        # is computed again from the database, like that of any paper merged into.
+        touched = set(merged_ids) | {t for t, _ in tag_links if isinstance(t, int)}
+        touched |= {row["id"] for row in tagged_pending}
+        if touched:
             refresh_search_text(session, touched)
 
     def _prepare(self, record: PaperRecord) -> _Prepared:
         given = record.citekey if record.citekey and citekeys.is_valid_key(record.citekey) else None
+        title_words = search_tokens(record.title) if record.title else []
+        abstract = record.abstract
+        abstract_words = search_tokens(abstract) if abstract else []
+        if abstract and ("*" in abstract or "_" in abstract):
+            akey = dedupe.abstract_key(abstract)
+        else:
+            akey = dedupe.abstract_key_of_words(abstract_words)
         return _Prepared(
             record,
-            title_key(record.title) if record.title else None,
-            dedupe.abstract_key(record.abstract),
+            " ".join(title_words) if record.title else None,  # = title_key(record.title)
+            akey,
             given or citekeys.base_key(record),
+            title_words,
+            abstract_words,
         )
 
     def finish(self, problems: Sequence[ParseProblem] = ()) -> ImportReport:
@@ -985,15 +1016,7 @@ def _insert_rows(
     if session.get_bind().dialect.name == "sqlite":
         first = int(session.scalar(select(func.max(table.c.id))) or 0) + 1
         ids = list(range(first, first + len(rows)))
-        for start in range(0, len(rows), CHUNK * 10):
-            chunk = rows[start : start + CHUNK * 10]
-            session.execute(
-                insert(table),
-                [
-                    {**row, "id": i}
-                    for i, row in zip(ids[start : start + len(chunk)], chunk, strict=True)
-                ],
-            )
+        _executemany(session, table, [{**row, "id": i} for i, row in zip(ids, rows, strict=True)])
         return ids
     found: list[int] = []
     for start in range(0, len(rows), CHUNK):
@@ -1003,6 +1026,43 @@ def _insert_rows(
         )
         found.extend(result.scalars())
     return found
+
+
+def _executemany(session: Session, table: Any, rows: list[dict[str, Any]]) -> None:
+    """INSERT ``rows`` (dicts with the same keys) into ``table`` with one ``executemany``.
+
+    SQLite: straight through the DBAPI cursor (``exec_driver_sql``), each value passed
+    through the column type's own SQLAlchemy bind processor (JSON, UTC timestamps,
+    booleans), so the rows stored are those a Core ``insert(table)`` stores; Core's
+    per-row bookkeeping costs about 30 us a row on top (issue 9, 186,000 author links
+    for the ACL Anthology). Elsewhere, and whenever a column left out of the rows has
+    a Python-side default, a Core ``insert`` (which applies defaults).
+    """
+    if not rows:
+        return
+    names = list(rows[0])
+    columns = [table.c[name] for name in names]
+    dialect = session.get_bind().dialect
+    if dialect.name != "sqlite" or any(
+        column.default is not None for column in table.columns if column.name not in rows[0]
+    ):
+        for start in range(0, len(rows), CHUNK * 10):
+            session.execute(insert(table), rows[start : start + CHUNK * 10])
+        return
+    quote = dialect.identifier_preparer.quote
+    sql = (
+        f"INSERT INTO {quote(table.name)} ({', '.join(quote(n) for n in names)}) "
+        f"VALUES ({', '.join('?' for _ in names)})"
+    )
+    processors = [
+        (name, column.type.bind_processor(dialect))
+        for name, column in zip(names, columns, strict=True)
+    ]
+    params = [
+        tuple(process(row[name]) if process else row[name] for name, process in processors)
+        for row in rows
+    ]
+    session.connection().exec_driver_sql(sql, params)
 
 
 @contextmanager
@@ -1038,16 +1098,25 @@ def _fts_bulk_insert(session: Session) -> Iterator[bool]:
     session.execute(sql_text(sql))
 
 
-def _insert_people(session: Session, records: Sequence[PaperRecord], ids: Sequence[int]) -> None:
-    """Insert the people of new papers (reusing stored spellings) and their ordered links."""
+def _insert_people(
+    session: Session,
+    records: Sequence[PaperRecord],
+    ids: Sequence[int],
+    known: dict[str, int] | None = None,
+) -> None:
+    """Insert the people of new papers (reusing stored spellings) and their ordered links.
+
+    ``known`` maps ``people.name_key`` to ids already looked up or inserted in this
+    transaction (an import keeps one across its chunks); it is updated.
+    """
     wanted: dict[str, PersonRecord] = {}
     for record in records:
         for person in (*record.authors, *record.editors):
             wanted.setdefault(person_key(person), person)
     if not wanted:
         return
-    person_ids: dict[str, int] = {}
-    keys = sorted(wanted)
+    person_ids: dict[str, int] = known if known is not None else {}
+    keys = sorted(k for k in wanted if k not in person_ids)
     for start in range(0, len(keys), CHUNK):
         chunk = keys[start : start + CHUNK]
         for pid, key in session.execute(
@@ -1070,8 +1139,7 @@ def _insert_people(session: Session, records: Sequence[PaperRecord], ids: Sequen
                         "person_id": person_ids[person_key(person)],
                     }
                 )
-    for start in range(0, len(links), CHUNK * 4):
-        session.execute(insert(PaperPerson), links[start : start + CHUNK * 4])
+    _executemany(session, PaperPerson.__table__, links)
 
 
 def _person_row(key: str, person: PersonRecord) -> dict[str, Any]:

@@ -94,7 +94,11 @@ def _converter(math: str) -> Any:
     return LatexNodes2Text(math_mode=math, strict_latex_spaces=True)
 
 
-@lru_cache(maxsize=200_000)
+#: Values longer than this (abstracts, notes) are decoded and folded without caching: they
+#: are rarely seen twice, and a cache of them would hold every abstract of an import.
+CACHED_LENGTH = 300
+
+
 def latex_to_unicode(value: str, math: str = "text") -> str:
     """Decode LaTeX markup in ``value`` to Unicode text.
 
@@ -108,10 +112,17 @@ def latex_to_unicode(value: str, math: str = "text") -> str:
         The decoded string; braces used for case protection are dropped.
         Strings without ``\\ { } $ ~`` are returned unchanged without calling
         pylatexenc (the fast path). Text pylatexenc cannot parse is returned as
-        given rather than raising.
+        given rather than raising. Results for values up to :data:`CACHED_LENGTH`
+        characters are cached.
     """
     if not _LATEX_CHARS.search(value):
         return value
+    if len(value) <= CACHED_LENGTH:
+        return _latex_to_unicode_cached(value, math)
+    return _latex_to_unicode(value, math)
+
+
+def _latex_to_unicode(value: str, math: str) -> str:
     # A bare % is text in a field value, not a LaTeX comment (it would eat the line).
     value = _BARE_PERCENT.sub(r"\\%", value)
     decoded = _simple_latex(value)
@@ -121,6 +132,9 @@ def latex_to_unicode(value: str, math: str = "text") -> str:
         except Exception:  # pylatexenc raises assorted errors on broken markup
             return value
     return _SPACE.sub(" ", decoded).strip() if "\n" in decoded else decoded
+
+
+_latex_to_unicode_cached = lru_cache(maxsize=200_000)(_latex_to_unicode)
 
 
 # --- the fast path for common markup (issue 9) -------------------------------------------
@@ -134,11 +148,14 @@ def latex_to_unicode(value: str, math: str = "text") -> str:
 # ACL Anthology and Beebe fisheries files (benchmarks/check_latex_fast_path.py).
 
 _SIMPLE_SPECIAL = re.compile(r"[{}\\$~]")
+#: Inline math of letters, digits, operators, sub- and superscripts and plain groups only
+#: (no commands, no ``--``, quotes or line breaks), e.g. ``$O(n^{2})$``, ``$F_1$``.
+_SIMPLE_MATH = re.compile(r"\$(?!\$)((?:[A-Za-z0-9 +=()\[\],.;:/|<>!*^_{}]|-(?!-))+)\$")
 _SIMPLE_TOKEN = re.compile(
     r"""\\(?:
         (?P<sym>[`'^"~=.])\s*(?:\{(?P<a1>\\?[A-Za-z])\}|(?P<a2>\\?[A-Za-z]))
       | (?P<cmd>[cvuHkrdb])(?:\{(?P<b1>\\?[A-Za-z])\}|\s+(?P<b2>[A-Za-z]))
-      | (?P<letter>ss|aa|AA|ae|AE|oe|OE|[oOlLij])(?![A-Za-z])(?:\{\}|[ \t\r\n]*)
+      | (?P<letter>ss|aa|AA|ae|AE|oe|OE|[oOlLij])(?![^\W\d_])(?:\{\}|[ \t\r\n]*)
       | (?P<esc>[&%$#_{}])
       | (?P<space>[ ])(?=\S)
       | (?P<macro>textit|textbf|emph|textsc|textrm|textsf|textsl|textup)(?=\{)
@@ -191,11 +208,13 @@ _LIGATURE_CHARS = {
 
 
 def _simple_latex(text: str) -> str | None:
-    """Decode braces, accents, letter commands, escaped specials, ``~`` and font commands.
+    """Decode braces, accents, letter commands, escaped specials, ``~``, font commands and
+    plain inline math.
 
     Returns what pylatexenc's ``LatexNodes2Text(strict_latex_spaces=True)`` returns
-    for ``text``, or None for anything else (math, other commands, a bare ``&``, a
-    control space before white space), which then goes to pylatexenc. TeX's input ligatures
+    for ``text``, or None for anything else (math beyond plain inline formulas, other
+    commands, a bare ``&``, a control space before white space), which then goes to
+    pylatexenc. TeX's input ligatures
     (``--``, two backquotes, two quotes) are joined within one brace group, as pylatexenc does.
     """
     if "&" in text.replace("\\&", "") or _SIMPLE_BARE.search(text):
@@ -243,7 +262,14 @@ def _simple_latex(text: str) -> str | None:
             segments.append("\x00" + out)  # text that takes no part in ligatures
             i = match.end()
         elif ch == "$":
-            return None
+            math = _SIMPLE_MATH.match(text, i)
+            if math is None:
+                return None
+            segments.append("".join(current))
+            current = []
+            # pylatexenc's text for inline math: the formula less its braces and outer spaces.
+            segments.append("\x00" + math.group(1).replace("{", "").replace("}", "").strip())
+            i = math.end()
         else:  # "~"
             current.append("\u00a0")
             i += 1
@@ -264,20 +290,43 @@ def _simple_latex(text: str) -> str | None:
 _SIMPLE_BARE = re.compile("\x00")
 
 
-@lru_cache(maxsize=200_000)
 def fold(value: str) -> str:
     """Return the comparison form of ``value``: decoded, accent-free, ASCII punctuation, case-folded.
 
     ``fold('Schr{\\"o}dinger')== fold("Schrödinger") == "schrodinger"``; the
     non-breaking hyphen U+2011 and dashes become ``-``; runs of white space become
-    one space. Input and output are ``str``; never raises.
+    one space. Input and output are ``str``; never raises. Cached for values up to
+    :data:`CACHED_LENGTH` characters.
     """
+    if len(value) <= CACHED_LENGTH:
+        return _fold_cached(value)
+    return _fold(value)
+
+
+def _fold(value: str) -> str:
     text = latex_to_unicode(value).translate(_FOLD_TABLE)
     if not text.isascii():
-        text = unicodedata.normalize("NFKD", text)
-        text = "".join(ch for ch in text if not unicodedata.combining(ch))
-        text = text.translate(_FOLD_TABLE)
+        # Drop combining marks and map again (_UNMARK: one C-speed pass, issue 9).
+        text = unicodedata.normalize("NFKD", text).translate(_UNMARK)
     return _SPACE.sub(" ", text.casefold()).strip()
+
+
+_fold_cached = lru_cache(maxsize=200_000)(_fold)
+
+
+class _Unmark(dict[int, Any]):
+    """``str.translate`` table: combining characters deleted, :data:`_FOLD_TABLE` applied,
+    every other character kept. Filled lazily, one entry per distinct character seen,
+    so it gives what ``"".join(c for c in s if not unicodedata.combining(c))`` followed
+    by ``.translate(_FOLD_TABLE)`` gives, at C speed."""
+
+    def __missing__(self, code: int) -> Any:
+        value = None if unicodedata.combining(chr(code)) else _FOLD_TABLE.get(code, code)
+        self[code] = value
+        return value
+
+
+_UNMARK = _Unmark()
 
 
 def search_tokens(value: str) -> list[str]:
@@ -286,7 +335,10 @@ def search_tokens(value: str) -> list[str]:
     ``search_tokens("Self‑Correction in 3DGS!") == ["self", "correction", "in", "3dgs"]``.
     These are the only tokens written to the full-text index on either database.
     """
-    words = _WORD.findall(_SCI_PREFIX.sub(r"\1 ", fold(value)))
+    folded = fold(value)
+    words = _WORD.findall(_SCI_PREFIX.sub(r"\1 ", folded))
+    if len(folded) <= MAX_WORD:
+        return words
     return [w for w in words if len(w) <= MAX_WORD]
 
 

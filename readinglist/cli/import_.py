@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 #: Bytes read from an input at a time.
 READ_BYTES = 1 << 20
 #: Records handed to the library at a time when an input is read in pieces.
-IMPORT_CHUNK = 2000
+IMPORT_CHUNK = 1000
 
 
 def read_input(path: str) -> tuple[str, bytes]:

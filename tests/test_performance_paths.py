@@ -1,0 +1,304 @@
+"""The fast paths of issue 9 give exactly what the plain paths give.
+
+* ``formats.sniff`` + ``formats.iter_decode`` over bytes in any pieces == ``formats.decode``;
+* ``text._simple_latex`` (the LaTeX fast path) == pylatexenc wherever it answers;
+* ``text.fold`` (translate-based accent stripping) == the character-by-character definition;
+* an import fed in small chunks (``library.Importer``) == one ``import_records`` call;
+* ``library.iter_records`` == ``library.to_record`` over ORM papers;
+* ``export bibtex`` written chunk by chunk == the writer called once with every record;
+* ``readinglist import`` reading a file in small pieces == reading it in one piece.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import make_database, shared_data
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from readinglist import formats, library, text
+from readinglist.errors import InvalidInput
+from readinglist.records import PaperRecord, Person
+
+HERE = Path(__file__).resolve().parent
+
+
+# --- streaming decode ---------------------------------------------------------------------------
+
+
+def pieces(data: bytes, cuts: list[int]) -> list[bytes]:
+    """Cut ``data`` at the given positions (taken modulo its length, sorted)."""
+    if not data:
+        return []
+    points = sorted({c % len(data) for c in cuts} | {0, len(data)})
+    return [data[a:b] for a, b in itertools.pairwise(points)]
+
+
+def decode_whole(data: bytes) -> Any:
+    try:
+        return formats.decode(data, "s")
+    except InvalidInput as exc:
+        return ("error", str(exc))
+
+
+def decode_streamed(chunks: list[bytes]) -> Any:
+    try:
+        sniffed = formats.sniff(chunks, "s")
+    except InvalidInput as exc:
+        return ("error", str(exc))
+    decoded = "".join(formats.iter_decode(chunks, sniffed.encoding))
+    if sniffed.complete:
+        assert sniffed.head == decoded
+    return decoded, sniffed.warnings
+
+
+BYTES = st.lists(
+    st.sampled_from(
+        [
+            b"a",
+            b" ",
+            b"\n",
+            b"\r",
+            b"\r\n",
+            b"\t",
+            b"\xc3\xa9",
+            b"\xe2\x82\xac",
+            b"\xef\xbb\xbf",
+            b"\xc3",
+            b"\xa9",
+            b"\x81",
+            b"\xff",
+            b"\x00",
+            b"\x0b",
+            b"@article{k,",
+            b"}",
+        ]
+    ),
+    max_size=40,
+).map(b"".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=BYTES, cuts=st.lists(st.integers(min_value=0, max_value=200), max_size=8))
+def test_streamed_decoding_equals_whole_decoding(data: bytes, cuts: list[int]) -> None:
+    whole = decode_whole(data)
+    streamed = decode_streamed(pieces(data, cuts))
+    assert streamed == whole
+
+
+def test_streamed_decoding_names_the_line_of_the_first_bad_byte() -> None:
+    data = "line one é\nline two\n".encode() + b"caf\xe9\n"
+    decoded, warnings = decode_streamed(pieces(data, [5, 11, 12, 13, 30]))
+    assert decoded == data.decode("cp1252")
+    assert [str(w) for w in warnings] == [
+        "s:3: not valid UTF-8 (first bad byte here); decoded as Windows-1252"
+    ]
+
+
+# --- LaTeX fast path ----------------------------------------------------------------------------
+
+SAMPLES = [
+    r"Schr{\"o}dinger \'{e} {\ss} {\aa} \& {\L}ukasz \"{\i}",
+    r"\c c \v{s} \u{g} \H{o} \k{a} \r{a} \={a} \.{z} \~n \^o \`a \AE{}r",
+    r"\emph{Emphasis} and \textbf{bold} -- ``q'' ?` !` --- x",
+    r"{B}ayesian {GPU} a~b {c}",
+    r"OTG et ECOLE \ MASSY and a\ \ b",
+    r"$O(n^{2})$ time, $F_1$ score, $n$-gram, $10^{-3}$, $ a  b $",
+    r"C# and a_b and x^2 and {a}_{b}^{c}",
+    r"50\% of \$5 and \#1 and \_x",
+]
+
+
+@pytest.mark.parametrize("raw", SAMPLES)
+def test_latex_fast_path_agrees_with_pylatexenc(raw: str) -> None:
+    fast = text._simple_latex(raw)
+    assert fast is not None
+    assert fast == text._converter("text").latex_to_text(raw)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [r"$\alpha$", r"\url{x}", "a & b", r"a\ ", r"$a--b$", "a$$b$$c", r"\texttt{x}", "\x00{x}"],
+)
+def test_latex_fast_path_leaves_the_rest_to_pylatexenc(raw: str) -> None:
+    assert text._simple_latex(raw) is None
+
+
+LATEX_PIECES = st.sampled_from(
+    [
+        "a", "B", " ", "-", "--", "'", "''", "`", "``", "{", "}", "$", "~", "\\'", "\\\"",
+        "\\c ", "\\v{", "\\ss", "\\o ", "\\&", "\\%", "\\_", "\\ ", "\\emph{", "\\textbf{",
+        "^", "_", "#", "x", "1", "(", ")", "+", "=", "é", "\n", "?`", "!",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(LATEX_PIECES, max_size=14).map("".join))
+def test_latex_fast_path_never_disagrees_with_pylatexenc(raw: str) -> None:
+    fast = text._simple_latex(raw)
+    if fast is None:
+        return
+    try:
+        slow = text._converter("text").latex_to_text(raw)
+    except Exception:  # pylatexenc refuses it: latex_to_unicode would return it as it is
+        pytest.fail(f"the fast path decoded {raw!r}, which pylatexenc refuses")
+    assert fast == slow
+
+
+def old_fold(value: str) -> str:
+    """The definition of ``text.fold`` before issue 9 (a join over every character)."""
+    decoded = text.latex_to_unicode(value).translate(text._FOLD_TABLE)
+    if not decoded.isascii():
+        decoded = unicodedata.normalize("NFKD", decoded)
+        decoded = "".join(ch for ch in decoded if not unicodedata.combining(ch))
+        decoded = decoded.translate(text._FOLD_TABLE)
+    return text._SPACE.sub(" ", decoded.casefold()).strip()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40))
+def test_fold_equals_its_plain_definition(value: str) -> None:
+    assert text.fold(value) == old_fold(value)
+    long = value * 20 + "Ünïcödé"  # past CACHED_LENGTH: the uncached path
+    assert text.fold(long) == old_fold(long)
+
+
+# --- chunked import -----------------------------------------------------------------------------
+
+
+def sample_records() -> list[PaperRecord]:
+    """Real BibTeX entries plus duplicates of each other, within and across chunks."""
+    from readinglist.formats import bibtex
+
+    raw = shared_data("pmlr-v260-acml2024.bib").read_text(encoding="utf-8")
+    records = bibtex.read(raw, "acml.bib").records
+    rng = random.Random(9)
+    extra = []
+    for record in rng.sample(records, 12):
+        extra.append(  # the same paper again: merged, fills the abstract or a tag
+            PaperRecord(
+                title=record.title, authors=record.authors[:1], year=record.year, tags=("dup",)
+            )
+        )
+    extra.append(PaperRecord(title="Attention", authors=(Person(family="Smith"),), year=2020))
+    extra.append(PaperRecord(title="Attention Again", authors=(Person(family="Smith"),), year=2020))
+    return records + extra
+
+
+def library_state(session: Any) -> list[tuple[Any, ...]]:
+    """Every paper's data as the library holds it, in order of addition."""
+    return [
+        (
+            p.citekey,
+            p.title,
+            p.title_key,
+            p.abstract_key,
+            p.search_text,
+            p.source_digest,
+            json.dumps(p.fields, sort_keys=True),
+            tuple((pp.role, pp.position, pp.person.name_key) for pp in p.people),
+            tuple(sorted(t.name for t in p.tags)),
+        )
+        for p in library.all_papers(session)
+    ]
+
+
+def test_import_in_chunks_equals_one_import(engine: Any, tmp_path: Path) -> None:
+    from readinglist import db
+
+    records = sample_records()
+    with db.session_scope(engine) as session:
+        whole = library.import_records(session, records, source="s.bib", fmt="bibtex", tags=["t"])
+        expected = library_state(session)
+        session.rollback()
+    with db.session_scope(engine) as session:
+        importer = library.Importer(session, source="s.bib", fmt="bibtex", tags=["t"])
+        for start in range(0, len(records), 7):
+            importer.add(records[start : start + 7])
+        chunked = importer.finish()
+        assert library_state(session) == expected
+    assert chunked.added == whole.added
+    assert sorted(chunked.merged) == sorted(whole.merged)
+    assert [str(p) for p in chunked.problems] == [str(p) for p in whole.problems]
+
+
+# --- reading records back, exporting in chunks --------------------------------------------------
+
+
+def test_iter_records_equals_to_record(session: Any) -> None:
+    records = sample_records()
+    library.import_records(session, records, source="s.bib", fmt="bibtex", tags=["b", "A"])
+    papers = library.all_papers(session)
+    library.add_note(session, papers[0], "first note")
+    library.add_note(session, papers[0], "second note")
+    library.set_status(session, papers[1:3], "read")
+    library.set_priority(session, papers[3:4], "high")
+    session.expire_all()
+    papers = library.all_papers(session)
+    ids = [p.id for p in papers]
+    assert list(library.iter_records(session, ids, chunk=5)) == [
+        library.to_record(p) for p in papers
+    ]
+
+
+def test_bibtex_export_in_chunks_equals_one_write(
+    invoke: Any, db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from readinglist import db
+    from readinglist.formats import bibtex
+
+    source = shared_data("pmlr-v260-acml2024.bib")
+    assert invoke("import", str(source), "--tag", "x").exit_code == 0
+    monkeypatch.setattr(library, "RECORD_CHUNK", 7)
+    result = invoke("export", "bibtex", "--keywords")
+    assert result.exit_code == 0, result.stderr
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine, write=False) as session:
+        records = [library.to_record(p) for p in library.all_papers(session)]
+    engine.dispose()
+    assert result.stdout == bibtex.write(records, dialect="bibtex", keywords=True)
+    out = tmp_path / "out.bib"
+    assert invoke("export", "bibtex", "--keywords", "-o", str(out)).exit_code == 0
+    assert out.read_text(encoding="utf-8") == result.stdout
+
+
+# --- the import command reading in pieces -------------------------------------------------------
+
+
+def test_import_reading_small_pieces_equals_one_piece(
+    runner: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    """The same file, gzip-compressed, read 4 KiB at a time in chunks of 9 records."""
+    import gzip
+
+    from readinglist import db
+    from readinglist.cli import cli
+    from readinglist.cli import import_ as import_cli
+
+    source = shared_data("bbt-import-873-user-library.bib")
+    packed = tmp_path / "lib.bib.gz"
+    packed.write_bytes(gzip.compress(source.read_bytes()))
+    states = []
+    outputs = []
+    for name, read_bytes, chunk in (("one", 1 << 30, 1 << 30), ("small", 4096, 9)):
+        monkeypatch.setattr(import_cli, "READ_BYTES", read_bytes)
+        monkeypatch.setattr(import_cli, "IMPORT_CHUNK", chunk)
+        url = next(make_database("sqlite", request, tmp_path / name))
+        result = runner.invoke(cli, ["--db", url, "import", str(packed)])
+        outputs.append((result.exit_code, result.stderr))
+        engine = db.make_engine(url)
+        with db.session_scope(engine, write=False) as session:
+            states.append(library_state(session))
+        engine.dispose()
+    assert outputs[0] == outputs[1]
+    assert outputs[0][0] == 0, outputs[0][1]
+    assert states[0] == states[1]
+    assert len(states[0]) > 900
