@@ -20,12 +20,14 @@ from sqlalchemy import (
     Boolean,
     DateTime,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     SmallInteger,
     String,
     Text,
     TypeDecorator,
+    text,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -90,6 +92,10 @@ class ImportBatch(Base):
     added: Mapped[int] = mapped_column(default=0)
     merged: Mapped[int] = mapped_column(default=0)
     rejected: Mapped[int] = mapped_column(default=0)
+    #: The ``@string`` definitions of a BibTeX import as written (``ParseResult.meta``).
+    bibtex_strings: Mapped[str | None] = mapped_column(Text)
+    #: The ``@preamble`` blocks of a BibTeX import as written.
+    bibtex_preamble: Mapped[str | None] = mapped_column(Text)
 
     def __repr__(self) -> str:
         return f"ImportBatch(id={self.id!r}, source={self.source!r}, format={self.format!r})"
@@ -109,6 +115,15 @@ class Paper(Base):
     """
 
     __tablename__ = "papers"
+    __table_args__ = (
+        # Partial: only the few provisional titles (``is:provisional``; migration 0002).
+        Index(
+            "ix_papers_title_provisional",
+            "title_provisional",
+            sqlite_where=text("title_provisional = 1"),
+            postgresql_where=text("title_provisional"),
+        ),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     citekey: Mapped[str] = mapped_column(String(255))

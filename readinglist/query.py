@@ -1094,7 +1094,9 @@ class _Builder:
         return and_(col.is_not(None), col != "")
 
     def _is(self, node: Is) -> ColumnElement[bool]:
-        return Paper.title_provisional.is_(True)
+        # ``= true`` (not ``IS 1``): SQLite uses a partial index only for a WHERE term
+        # equal to the index's own (``title_provisional = 1``, migration 0002).
+        return Paper.title_provisional == true()
 
     # --- ranking ----------------------------------------------------------------------------
 

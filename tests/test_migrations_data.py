@@ -225,9 +225,27 @@ def rows_0001(dialect: str) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+def rows_0002(dialect: str) -> list[tuple[str, dict[str, Any]]]:
+    """Revision 0001's rows plus a batch's @string/@preamble text (0002's columns)."""
+    return [
+        *rows_0001(dialect),
+        (
+            "UPDATE import_batches SET bibtex_strings = :strings, bibtex_preamble = :preamble"
+            " WHERE id = 1",
+            {
+                "strings": '@string{jt = "Journal of Tests"}\n@STRING{ü = {Ünïcode}}',
+                "preamble": '@preamble{"\\newcommand{\\noop}[1]{}"}',
+            },
+        ),
+    ]
+
+
 #: For every revision: rows in plain SQL valid at that revision. A new revision must
 #: add its entry (the test fails without one), with rows in each of its tables.
-ROWS_AT: dict[str, Callable[[str], list[tuple[str, dict[str, Any]]]]] = {"0001": rows_0001}
+ROWS_AT: dict[str, Callable[[str], list[tuple[str, dict[str, Any]]]]] = {
+    "0001": rows_0001,
+    "0002": rows_0002,
+}
 
 
 def insert_rows(engine: Any, revision: str) -> None:

@@ -14,7 +14,7 @@ import click
 
 from readinglist.cli._app import AppContext, output_file_option, pass_app
 from readinglist.cli._progress import progress_bar
-from readinglist.cli._query import QueryCommand, join_query, query_argument
+from readinglist.cli._query import QUERY_HELP, QueryCommand, join_query, query_argument
 from readinglist.errors import InvalidInput, ReadingListError
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ def generation_time(with_date: bool) -> datetime | None:
     return datetime.now(UTC) if with_date else None
 
 
-@click.command("export", cls=QueryCommand)
+@click.command("export", cls=QueryCommand, epilog=QUERY_HELP)
 @click.argument("fmt", metavar="FORMAT", type=click.Choice(FORMATS))
 @query_argument
 @output_file_option
@@ -214,21 +214,43 @@ def _write_bibtex_in_chunks(
     order) and joins them with one blank line. Sorting the papers that way first and
     writing chunk after chunk, joined by a blank line, gives exactly the text of one
     call with every record, while only one chunk of records is in memory (issue 9).
-    Export writes no ``@string`` or ``@preamble`` header, the one part of the text
-    that depends on every entry.
-    """
-    from readinglist import library
 
+    The ``@preamble`` and the ``@string`` definitions that copied entries use come
+    first but are known only after the last entry: when the papers' imports kept
+    any (:func:`library.bibtex_context`), the entries are spooled to a temporary file
+    (in memory up to 32 MB) and copied after the header.
+    """
+    import shutil
+    import tempfile
+
+    from readinglist import library
+    from readinglist.formats.bibtex import Writer
+
+    del write  # the Writer class does the same, in pieces
     order = sorted(
         range(len(selected)), key=lambda i: (selected[i][1].casefold(), selected[i][1], i)
     )
     ids = [selected[i][0] for i in order]
-    for start in range(0, len(ids), library.RECORD_CHUNK):
-        records = list(library.iter_records(session, ids[start : start + library.RECORD_CHUNK]))
-        text = write(records, **options)
-        if text:
-            out.write(text if start == 0 else "\n" + text)
-        advance(start + len(records))
+    strings, preamble = library.bibtex_context(session, ids)
+    writer = Writer(strings=strings, preamble=preamble, **options)  # type: ignore[arg-type]
+    with tempfile.SpooledTemporaryFile(32 << 20, "w+", encoding="utf-8", newline="\n") as spool:
+        body: TextIO = spool if (strings or preamble) else out  # type: ignore[assignment]
+        written = False
+        for start in range(0, len(ids), library.RECORD_CHUNK):
+            records = list(library.iter_records(session, ids[start : start + library.RECORD_CHUNK]))
+            text = writer.entries(records)
+            if text:
+                body.write("\n\n" + text if written else text)
+                written = True
+            advance(start + len(records))
+        if body is spool:
+            head = writer.head()
+            if head:
+                out.write(head + ("\n\n" if written else "\n"))
+            spool.seek(0)
+            shutil.copyfileobj(spool, out)
+        if written:
+            out.write("\n")
 
 
 def _cited_keys(path: Path) -> list[str]:

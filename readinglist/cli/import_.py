@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, BinaryIO
 import click
 
 from readinglist.cli._app import AppContext, pass_app
+from readinglist.cli._complete import complete_path, complete_tag
 from readinglist.cli._progress import progress_bar
 from readinglist.errors import InvalidInput
 from readinglist.records import PaperRecord, ParseProblem, ParseResult
@@ -180,9 +181,10 @@ def _import_stream(
     importer = library.Importer(session, source=item.source, fmt=item.fmt, tags=tags, merge=merge)
     chunk: list[PaperRecord] = []
     count = 0
+    meta: dict[str, str] = {}
     with progress_bar(f"importing {item.source}", item.size()) as advance:
         texts = formats.iter_decode(item.byte_chunks(advance), item.sniffed.encoding)
-        for entry in formats.module(item.fmt).iter_read(texts, item.source):
+        for entry in formats.module(item.fmt).iter_read(texts, item.source, meta=meta):
             if isinstance(entry, ParseProblem):
                 problems.append(entry)
                 continue
@@ -196,11 +198,11 @@ def _import_stream(
         importer.add(chunk)
     if not count and not any(p.severity == "error" for p in problems):
         raise InvalidInput(f"no papers found (read as {item.fmt})", item.source)
-    return importer.finish(problems)
+    return importer.finish(problems, meta)
 
 
 @click.command("import")
-@click.argument("paths", nargs=-1, metavar="PATH...")
+@click.argument("paths", nargs=-1, metavar="PATH...", shell_complete=complete_path)
 @click.option(
     "-f",
     "--format",
@@ -217,6 +219,7 @@ def _import_stream(
     multiple=True,
     metavar="TAG",
     help="Tag every imported paper (repeatable).",
+    shell_complete=complete_tag,
 )
 @click.option("--venue", help="Set the venue of every paper (overrides the list's header).")
 @click.option("--year", type=click.IntRange(1000, 2999), help="Set the year of every paper.")
@@ -299,6 +302,7 @@ def import_command(
                         merge=not no_merge,
                         problems=item.parsed.problems,
                         progress=advance,
+                        meta=item.parsed.meta,
                     )
             reports.append((item, report))
         rejected = sum(report.rejected for _, report in reports)

@@ -1738,6 +1738,73 @@ def _sort_key(item: tuple[int, PaperRecord]) -> tuple[bool, str, str, int]:
     return (not key, key.casefold(), key, index)
 
 
+class Writer:
+    """A ``.bib`` text written in pieces: entries chunk after chunk, then the header.
+
+    ``Writer(...).entries(records)`` formats a chunk of records (see :func:`write`
+    for what is copied and what is generated) and remembers which ``@string`` macros
+    the copied entries use; :meth:`head` then gives the ``@preamble`` and the
+    definitions of those macros, which belong before every entry. An exporter that
+    streams a large library writes the chunks somewhere, then puts :meth:`head`
+    first (``readinglist.cli.export``); :func:`write` does both in one call.
+
+    Args:
+        dialect, keywords, annote, strings, preamble: as for :func:`write`.
+    """
+
+    def __init__(
+        self,
+        *,
+        dialect: Dialect = "bibtex",
+        keywords: bool = False,
+        annote: bool = False,
+        strings: str | None = None,
+        preamble: str | None = None,
+    ) -> None:
+        self.dialect: Dialect = dialect
+        self.keywords = keywords
+        self.annote = annote
+        self.preamble = preamble
+        self.macros = _Strings.parse(strings)
+        self.used_macros: set[str] = set()
+
+    def entries(self, records: Sequence[PaperRecord]) -> str:
+        """Return the entries of ``records``, ordered by citation key case-insensitively
+        (no key last, ties in input order), separated by one blank line, without a
+        final newline; empty for no records."""
+        blocks: list[str] = []
+        for _, record in sorted(enumerate(records), key=_sort_key):
+            text = None
+            again = None
+            if record.source_text:
+                again = _reread(record.source_text, self.macros.macros)
+                if (
+                    again is not None
+                    and not _needs_user_state(record, self.keywords, self.annote)
+                    and bibliographic_fingerprint(again.record) == bibliographic_fingerprint(record)
+                ):
+                    text = record.source_text
+                    self.used_macros.update(again.used_macros)
+            if text is None:
+                source = again.record if again is not None else None
+                text = _format_entry(record, self.dialect, self.keywords, self.annote, source)
+            blocks.append(text)
+        return "\n\n".join(blocks)
+
+    def head(self) -> str:
+        """Return the ``@preamble`` blocks, then the ``@string`` definitions that the
+        entries written so far use (and those they use in turn, in the order of
+        ``strings``), separated by one blank line, without a final newline; empty when
+        there is neither."""
+        head: list[str] = []
+        if self.preamble and self.preamble.strip():
+            head.append(self.preamble.strip())
+        definitions = self.macros.closure(self.used_macros)
+        if definitions:
+            head.append("\n".join(definitions))
+        return "\n\n".join(head)
+
+
 def write(
     records: Sequence[PaperRecord],
     *,
@@ -1769,32 +1836,11 @@ def write(
         unchanged since it was read (see the module docstring) and that gets no
         tags or notes is its ``source_text``; any other entry is generated.
     """
-    macros = _Strings.parse(strings)
-    used_macros: set[str] = set()
-    blocks: list[str] = []
-    for _, record in sorted(enumerate(records), key=_sort_key):
-        text = None
-        again = None
-        if record.source_text:
-            again = _reread(record.source_text, macros.macros)
-            if (
-                again is not None
-                and not _needs_user_state(record, keywords, annote)
-                and bibliographic_fingerprint(again.record) == bibliographic_fingerprint(record)
-            ):
-                text = record.source_text
-                used_macros.update(again.used_macros)
-        if text is None:
-            source = again.record if again is not None else None
-            text = _format_entry(record, dialect, keywords, annote, source)
-        blocks.append(text)
-    head: list[str] = []
-    if preamble:
-        head.append(preamble.strip())
-    definitions = macros.closure(used_macros)
-    if definitions:
-        head.append("\n".join(definitions))
-    parts = head + blocks
+    writer = Writer(
+        dialect=dialect, keywords=keywords, annote=annote, strings=strings, preamble=preamble
+    )
+    body = writer.entries(records)
+    parts = [part for part in (writer.head(), body) if part]
     return "\n\n".join(parts) + "\n" if parts else ""
 
 

@@ -1,0 +1,56 @@
+"""Keep each import's @string/@preamble text; indexes for ``venue:`` and ``is:provisional``.
+
+* ``import_batches.bibtex_strings`` / ``bibtex_preamble``: the ``@string`` definitions
+  and ``@preamble`` blocks of a BibTeX import, as written (``ParseResult.meta``), so
+  that an export can copy entries that use macros byte for byte and define the macros
+  they use (issue 4). NULL for other formats and for files without them.
+* ``ix_papers_venue`` (SQLite only): ``venue:`` first reads the library's distinct
+  venues, then selects ``venue IN (...)``; without an index both scan the table
+  (100k papers: 277 ms, with the index 8 ms). Not on PostgreSQL: a B-tree entry is
+  limited to about 2.7 kB and a venue string has no length limit, and PostgreSQL's
+  hashed DISTINCT over the heap is fast enough there.
+* ``ix_papers_title_provisional``: a partial index over the few papers whose title
+  is provisional (``is:provisional``), on both databases.
+
+No table is rebuilt: ``ADD COLUMN`` and ``CREATE INDEX`` are plain statements on SQLite
+too, so the full-text triggers on ``papers`` stay as they are.
+
+Revision ID: 0002
+Revises: 0001
+Create Date: 2026-11-30 15:10:00
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from alembic import op
+
+revision: str = "0002"
+down_revision: str | None = "0001"
+branch_labels: str | None = None
+depends_on: str | None = None
+
+
+def upgrade() -> None:
+    op.add_column("import_batches", sa.Column("bibtex_strings", sa.Text(), nullable=True))
+    op.add_column("import_batches", sa.Column("bibtex_preamble", sa.Text(), nullable=True))
+    op.create_index(
+        op.f("ix_papers_title_provisional"),
+        "papers",
+        ["title_provisional"],
+        unique=False,
+        sqlite_where=sa.text("title_provisional = 1"),
+        postgresql_where=sa.text("title_provisional"),
+    )
+    if op.get_bind().dialect.name == "sqlite":
+        op.create_index("ix_papers_venue", "papers", ["venue"], unique=False)
+
+
+def downgrade() -> None:
+    if op.get_bind().dialect.name == "sqlite":
+        op.drop_index("ix_papers_venue", table_name="papers")
+    op.drop_index(op.f("ix_papers_title_provisional"), table_name="papers")
+    with op.batch_alter_table("import_batches") as batch_op:
+        batch_op.drop_column("bibtex_preamble")
+        batch_op.drop_column("bibtex_strings")
