@@ -192,7 +192,7 @@ def export_command(
             progress_bar(f"exporting to {output or 'stdout'}", len(ids), "papers") as advance,
         ):
             if fmt in ("bibtex", "biblatex"):
-                _write_bibtex_in_chunks(session, out, write, options, selected, advance)
+                _write_bibtex_in_chunks(session, out, options, selected, advance)
             else:
                 records = list(library.iter_records(session, ids))
                 out.write(write(records, **options))
@@ -203,7 +203,6 @@ def export_command(
 def _write_bibtex_in_chunks(
     session: Session,
     out: TextIO,
-    write: Callable[..., str],
     options: dict[str, object],
     selected: list[tuple[int, str]],
     advance: Callable[[int], None],
@@ -226,7 +225,6 @@ def _write_bibtex_in_chunks(
     from readinglist import library
     from readinglist.formats.bibtex import Writer
 
-    del write  # the Writer class does the same, in pieces
     order = sorted(
         range(len(selected)), key=lambda i: (selected[i][1].casefold(), selected[i][1], i)
     )
