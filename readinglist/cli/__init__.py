@@ -17,6 +17,7 @@ import click
 
 from readinglist import __version__
 from readinglist.cli._app import AppContext
+from readinglist.cli._complete import complete_path, register_shells
 from readinglist.config import Settings
 from readinglist.errors import ReadingListError
 
@@ -57,6 +58,7 @@ class ReadingListGroup(click.Group):
     envvar="READINGLIST_DB",
     help="Database: an SQLite file path or a URL such as postgresql+psycopg://user@host/name. "
     "Default: $READINGLIST_DB, else readinglist.db in the user data directory.",
+    shell_complete=complete_path,
 )
 @click.version_option(__version__, "-V", "--version", prog_name="readinglist")
 @click.pass_context
@@ -111,6 +113,7 @@ def _register_triage() -> None:
 
 
 _register()
+register_shells()  # completion answers nothing rather than a traceback; bash keeps a:b whole
 
 
 def main() -> None:

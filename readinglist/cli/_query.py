@@ -8,8 +8,9 @@ declared option (nor an option's value) behind ``--`` before Click parses, keepi
 the order of the query words. Unknown ``--long`` options stay options, so a typo
 such as ``--limt`` is reported by Click instead of searching for "limt".
 
-:data:`QUERY_HELP` documents the language once; commands with a QUERY put it in
-their epilog (``@click.command(..., epilog=QUERY_HELP)``).
+:data:`QUERY_TERMS` documents the language once; commands with a QUERY argument put
+:data:`QUERY_HELP` in their epilog (``@click.command(..., epilog=QUERY_HELP)``), commands
+with ``-q QUERY`` :data:`QUERY_OPTION_HELP` (a test checks every command of the tree).
 """
 
 from __future__ import annotations
@@ -18,18 +19,19 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import click
+from click.shell_completion import CompletionItem
 
-from readinglist.cli._complete import complete_query
+from readinglist.cli._complete import complete_query, query_word_completions
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: The query language, for the epilog of every command that takes a QUERY. Kept in
-#: step with ``readinglist.query`` (a test compares the field names).
-QUERY_HELP = """\b
-QUERY language (words are joined by spaces; all terms must match):
+#: The terms of the query language, shared by :data:`QUERY_HELP` and
+#: :data:`QUERY_OPTION_HELP`. Kept in step with ``readinglist.query`` (a test
+#: compares the field names).
+QUERY_TERMS = """\
   diffusion            the word anywhere: title, short name, abstract, authors,
                        venue, keywords, tags, notes (case, accents, LaTeX folded)
-  "self correction"    a phrase; an argument with spaces is a phrase too
+  "self correction"    a phrase
   diffus*              words starting with diffus
   title:WORDS  venue:WORDS  author:NAME   folded substring ("author:Smith, J")
   tag:rl               tag rl or any rl/... below it (tag:rl* for a prefix)
@@ -44,9 +46,23 @@ QUERY language (words are joined by spaces; all terms must match):
   is:provisional       the title is still one the importer made up
   -term                not this term (-tag:old, -"a phrase", -(a OR b))
   a OR b               either; OR binds tighter than the implicit AND
-  ( ... )              grouping; AND and NOT may be written out
+  ( ... )              grouping; AND and NOT may be written out"""
+
+#: The epilog of every command with a positional QUERY (``list``, ``export``,
+#: ``triage``, ``stats``): ``@click.command(..., cls=QueryCommand, epilog=QUERY_HELP)``.
+QUERY_HELP = f"""\b
+QUERY language (the remaining arguments; all terms must match):
+{QUERY_TERMS}
 \b
-Free text sorts by relevance unless --sort says otherwise; a bad query exits 2."""
+An argument containing spaces is a phrase; -term needs no --. A bad query exits 2."""
+
+#: The epilog of every command with ``-q QUERY`` (``mark``, ``priority``, ``tag add``,
+#: ``tag remove``, ``rm``): ``@click.command(..., epilog=QUERY_OPTION_HELP)``.
+QUERY_OPTION_HELP = f"""\b
+QUERY language of -q (one argument: quote it; all terms must match):
+{QUERY_TERMS}
+\b
+Example: -q 'tag:thesis -status:read "self correction"'. A bad query exits 2."""
 
 
 def declared_options(params: Iterable[click.Parameter]) -> dict[str, bool]:
@@ -104,6 +120,17 @@ class QueryCommand(click.Command):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         return super().parse_args(ctx, split_query_args(self, list(args), ctx))
+
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        """Complete option names and, for ``-word`` (not ``--word``), negated query terms.
+
+        Click hands every word that begins with ``-`` to the command (as an option
+        name); ``-ta`` also completes to ``-tag:``, ``-tag:v`` to ``-tag:vision``.
+        """
+        results = super().shell_complete(ctx, incomplete)
+        if len(incomplete) > 1 and incomplete[0] == "-" and incomplete[1] != "-":
+            results.extend(query_word_completions(ctx, incomplete))
+        return results
 
 
 def query_argument(func: F) -> F:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from readinglist.cli._app import AppContext, pass_app
+from readinglist.cli._complete import complete_tag
 from readinglist.records import Person
 
 
@@ -65,7 +66,14 @@ def _split_von(words: list[str]) -> tuple[str, str]:
     show_default=True,
     help="BibTeX entry type (article, inproceedings, ...).",
 )
-@click.option("--tag", "tags", multiple=True, metavar="TAG", help="Tag the paper (repeatable).")
+@click.option(
+    "--tag",
+    "tags",
+    multiple=True,
+    metavar="TAG",
+    help="Tag the paper (repeatable).",
+    shell_complete=complete_tag,
+)
 @pass_app
 def add_command(
     app: AppContext,

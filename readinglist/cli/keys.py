@@ -5,10 +5,11 @@ from __future__ import annotations
 import click
 
 from readinglist.cli._app import AppContext, pass_app
+from readinglist.cli._complete import complete_ref
 
 
 @click.command("rekey")
-@click.argument("ref", metavar="REF")
+@click.argument("ref", metavar="REF", shell_complete=complete_ref)
 @click.argument("new_key", metavar="NEW")
 @pass_app
 def rekey_command(app: AppContext, ref: str, new_key: str) -> None:
@@ -30,8 +31,8 @@ def rekey_command(app: AppContext, ref: str, new_key: str) -> None:
 
 
 @click.command("merge")
-@click.argument("keep", metavar="KEEP")
-@click.argument("others", nargs=-1, required=True, metavar="OTHER...")
+@click.argument("keep", metavar="KEEP", shell_complete=complete_ref)
+@click.argument("others", nargs=-1, required=True, metavar="OTHER...", shell_complete=complete_ref)
 @pass_app
 def merge_command(app: AppContext, keep: str, others: tuple[str, ...]) -> None:
     """Merge duplicate papers OTHER... into KEEP; their keys become aliases of KEEP.

@@ -8,7 +8,8 @@ from typing import Any, TypeVar
 import click
 
 from readinglist.cli._app import AppContext, pass_app
-from readinglist.cli._complete import complete_ref
+from readinglist.cli._complete import complete_query_option, complete_ref
+from readinglist.cli._query import QUERY_OPTION_HELP
 from readinglist.records import STATUSES
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -17,13 +18,18 @@ PRIORITY_CHOICES = ("high", "medium", "low", "none")
 
 
 def query_option(func: F) -> F:
-    """Add ``-q/--query QUERY``: act on every paper the query selects instead of REFs."""
+    """Add ``-q/--query QUERY``: act on every paper the query selects instead of REFs.
+
+    The command should show :data:`~readinglist.cli._query.QUERY_OPTION_HELP` as its
+    epilog (a test checks that every command with ``-q`` does).
+    """
     return click.option(
         "-q",
         "--query",
         "query_text",
         metavar="QUERY",
         help="Act on every paper this query selects (instead of REFs).",
+        shell_complete=complete_query_option,
     )(func)
 
 
@@ -69,7 +75,7 @@ def report_changes(
     render.info(message)
 
 
-@click.command("mark")
+@click.command("mark", epilog=QUERY_OPTION_HELP)
 @click.argument("status", type=click.Choice(STATUSES), metavar="STATUS")
 @refs_argument
 @query_option
@@ -99,7 +105,7 @@ def mark_command(
     report_changes(f"marked {{n}} {status}", keys, changed_keys, as_json, f"already {status}")
 
 
-@click.command("priority")
+@click.command("priority", epilog=QUERY_OPTION_HELP)
 @click.argument("level", type=click.Choice(PRIORITY_CHOICES), metavar="LEVEL")
 @refs_argument
 @query_option

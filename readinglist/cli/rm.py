@@ -7,6 +7,7 @@ import sys
 import click
 
 from readinglist.cli._app import AppContext, pass_app
+from readinglist.cli._query import QUERY_OPTION_HELP
 from readinglist.cli.mark import papers_phrase, query_option, refs_argument
 
 
@@ -15,7 +16,7 @@ def stdin_is_terminal() -> bool:
     return sys.stdin.isatty()
 
 
-@click.command("rm")
+@click.command("rm", epilog=QUERY_OPTION_HELP)
 @refs_argument
 @query_option
 @click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")

@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from readinglist.cli._app import AppContext, json_option, pass_app
-from readinglist.cli._query import QueryCommand, join_query, query_argument
+from readinglist.cli._query import QUERY_HELP, QueryCommand, join_query, query_argument
 
 
 def stats_json(stats: dict[str, Any]) -> dict[str, Any]:
@@ -45,7 +45,7 @@ def stats_text(stats: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-@click.command("stats", cls=QueryCommand)
+@click.command("stats", cls=QueryCommand, epilog=QUERY_HELP)
 @query_argument
 @json_option
 @pass_app

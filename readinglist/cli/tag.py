@@ -6,6 +6,7 @@ import click
 
 from readinglist.cli._app import AppContext, json_option, pass_app
 from readinglist.cli._complete import complete_tag
+from readinglist.cli._query import QUERY_OPTION_HELP
 from readinglist.cli.mark import (
     json_changes_option,
     papers_phrase,
@@ -30,7 +31,7 @@ def tag_group() -> None:
     """
 
 
-@tag_group.command("add")
+@tag_group.command("add", epilog=QUERY_OPTION_HELP)
 @click.argument("tag", metavar="TAG", shell_complete=complete_tag)
 @refs_argument
 @query_option
@@ -61,7 +62,7 @@ def tag_add_command(
     report_changes(f"tagged {{n}} {shown}", keys, changed_keys, as_json, f"already {shown}")
 
 
-@tag_group.command("remove")
+@tag_group.command("remove", epilog=QUERY_OPTION_HELP)
 @click.argument("tag", metavar="TAG", shell_complete=complete_tag)
 @refs_argument
 @query_option

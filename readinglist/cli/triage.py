@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from readinglist.cli._app import AppContext, pass_app
-from readinglist.cli._query import QueryCommand, join_query, query_argument
+from readinglist.cli._query import QUERY_HELP, QueryCommand, join_query, query_argument
 
 
 class ClickTerminal:
@@ -124,7 +124,7 @@ class ClickTerminal:
         return click.launch(url) == 0
 
 
-@click.command("triage", cls=QueryCommand)
+@click.command("triage", cls=QueryCommand, epilog=QUERY_HELP)
 @query_argument
 @click.option(
     "--all",
