@@ -92,9 +92,14 @@ class Run:
 def run(cmd: list[str], *, cwd: Path = ROOT, env: dict[str, str] | None = None) -> Run:
     """Run ``cmd`` to the end; raise CalledProcessError (with its stderr) if it fails.
 
-    Wall time from start to reaping; CPU (user + system) and peak RSS (``ru_maxrss``,
-    KiB on Linux) of exactly this child, from ``os.wait4``.
+    Wall time from start to reaping; CPU (user + system) of this child and of the
+    processes it waited for (``os.wait4``). Peak RSS: the larger of ``ru_maxrss``
+    (the largest single process) and the peak of the summed resident memory of the
+    child and all its descendants, sampled every 20 ms from ``/proc`` (an import reads
+    large files in a second process: both count).
     """
+    import threading
+
     out_path = WORK / ".stdout"
     err_path = WORK / ".stderr"
     with out_path.open("wb") as out, err_path.open("wb") as err:
@@ -102,14 +107,43 @@ def run(cmd: list[str], *, cwd: Path = ROOT, env: dict[str, str] | None = None) 
         proc = subprocess.Popen(
             cmd, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL
         )
+        peak = [0]
+        done = threading.Event()
+
+        def sample() -> None:
+            while not done.wait(0.02):
+                peak[0] = max(peak[0], _tree_rss_kib(proc.pid))
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
+        done.set()
+        sampler.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
     stdout = out_path.read_text(errors="replace")
     stderr = err_path.read_text(errors="replace")
     if proc.returncode != 0:
         raise subprocess.CalledProcessError(proc.returncode, cmd, stdout, stderr)
-    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, stdout, stderr)
+    rss_kib = max(usage.ru_maxrss, peak[0])
+    return Run(wall, usage.ru_utime + usage.ru_stime, rss_kib / 1024, stdout, stderr)
+
+
+def _tree_rss_kib(pid: int) -> int:
+    """Resident memory (KiB) of ``pid`` and all its descendants now (0 when gone)."""
+    total = 0
+    stack = [pid]
+    while stack:
+        current = stack.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            match = re.search(r"^VmRSS:\s+(\d+)", status, re.MULTILINE)
+            total += int(match.group(1)) if match else 0
+            for task in Path(f"/proc/{current}/task").iterdir():
+                stack.extend(int(c) for c in (task / "children").read_text().split())
+        except (OSError, ValueError):
+            continue
+    return total
 
 
 def best(cmd: list[str], times: int = 3, **kwargs: Any) -> Run:

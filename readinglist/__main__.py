@@ -2,4 +2,5 @@
 
 from readinglist.cli import main
 
-main()
+if __name__ == "__main__":  # not when a reader process (spawn) imports this module
+    main()

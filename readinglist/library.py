@@ -394,7 +394,7 @@ def search_text_for(
     )
 
 
-def _search_text_prepared(item: _Prepared, record: PaperRecord, tags: Iterable[str]) -> str:
+def _search_text_prepared(item: Prepared, record: PaperRecord, tags: Iterable[str]) -> str:
     """:func:`search_text_for` ``(record, tags)``, reusing the title and abstract words the
     import computed for ``item`` (``record`` is ``item.record`` under its final key)."""
     people = " ".join(p.display() for p in (*record.authors, *record.editors))
@@ -547,7 +547,7 @@ def _record_values(record: PaperRecord) -> dict[str, Any]:
     }
 
 
-def _load_candidates(session: Session, prepared: Sequence[_Prepared], index: _Index) -> None:
+def _load_candidates(session: Session, prepared: Sequence[Prepared], index: _Index) -> None:
     """Fill ``index`` with existing papers sharing an identifier, title or abstract key.
 
     One ``IN (...)`` query per column and :data:`CHUNK` values; the matching papers
@@ -687,8 +687,9 @@ def import_records(
 
 
 @dataclass
-class _Prepared:
-    """An incoming record with what the import computes once per record."""
+class Prepared:
+    """An incoming record with what the import computes once per record
+    (:func:`prepare_record`; picklable, so a reader process can compute it)."""
 
     record: PaperRecord
     tkey: str | None  # normalized title (title_key), None without a title
@@ -696,6 +697,32 @@ class _Prepared:
     base: str  # the citation key it asks for: its own when usable, else a generated one
     title_words: list[str]  # search_tokens(title)
     abstract_words: list[str]  # search_tokens(abstract)
+
+
+def prepare_record(record: PaperRecord) -> Prepared:
+    """Normalize ``record`` (:func:`normalize_record`) and compute what the import
+    needs of it once: title and abstract search words, the normalized title
+    (``title_key``), the abstract digest and the citation key it asks for.
+
+    A pure function of the record (no database), so it may run in another process.
+    """
+    record = normalize_record(record)
+    given = record.citekey if record.citekey and citekeys.is_valid_key(record.citekey) else None
+    title_words = search_tokens(record.title) if record.title else []
+    abstract = record.abstract
+    abstract_words = search_tokens(abstract) if abstract else []
+    if abstract and ("*" in abstract or "_" in abstract):
+        akey = dedupe.abstract_key(abstract)
+    else:
+        akey = dedupe.abstract_key_of_words(abstract_words)
+    return Prepared(
+        record,
+        " ".join(title_words) if record.title else None,  # = title_key(record.title)
+        akey,
+        given or citekeys.base_key(record),
+        title_words,
+        abstract_words,
+    )
 
 
 class Importer:
@@ -742,7 +769,12 @@ class Importer:
 
     def add(self, records: Iterable[PaperRecord]) -> None:
         """Import one chunk of records (in source order); see :func:`import_records`."""
-        prepared = [self._prepare(normalize_record(r)) for r in records]
+        self.add_prepared([prepare_record(r) for r in records])
+
+    def add_prepared(self, prepared: list[Prepared]) -> None:
+        """Import one chunk of records already passed through :func:`prepare_record`
+        (in source order): what :meth:`add` does after that step, which needs no
+        database (``readinglist.reader_process`` runs it beside the import)."""
         if not prepared:
             return
         session, report, source = self.session, self.report, self.source
@@ -851,24 +883,6 @@ class Importer:
         touched |= {row["id"] for row in tagged_pending}
         if touched:
             refresh_search_text(session, touched)
-
-    def _prepare(self, record: PaperRecord) -> _Prepared:
-        given = record.citekey if record.citekey and citekeys.is_valid_key(record.citekey) else None
-        title_words = search_tokens(record.title) if record.title else []
-        abstract = record.abstract
-        abstract_words = search_tokens(abstract) if abstract else []
-        if abstract and ("*" in abstract or "_" in abstract):
-            akey = dedupe.abstract_key(abstract)
-        else:
-            akey = dedupe.abstract_key_of_words(abstract_words)
-        return _Prepared(
-            record,
-            " ".join(title_words) if record.title else None,  # = title_key(record.title)
-            akey,
-            given or citekeys.base_key(record),
-            title_words,
-            abstract_words,
-        )
 
     def finish(
         self, problems: Sequence[ParseProblem] = (), meta: Mapping[str, str] | None = None

@@ -279,7 +279,7 @@ def test_import_reading_small_pieces_equals_one_piece(
     """The same file, gzip-compressed, read 4 KiB at a time in chunks of 9 records."""
     import gzip
 
-    from readinglist import db
+    from readinglist import db, formats
     from readinglist.cli import cli
     from readinglist.cli import import_ as import_cli
 
@@ -289,7 +289,7 @@ def test_import_reading_small_pieces_equals_one_piece(
     states = []
     outputs = []
     for name, read_bytes, chunk in (("one", 1 << 30, 1 << 30), ("small", 4096, 9)):
-        monkeypatch.setattr(import_cli, "READ_BYTES", read_bytes)
+        monkeypatch.setattr(formats, "READ_BYTES", read_bytes)
         monkeypatch.setattr(import_cli, "IMPORT_CHUNK", chunk)
         url = next(make_database("sqlite", request, tmp_path / name))
         result = runner.invoke(cli, ["--db", url, "import", str(packed)])
@@ -302,3 +302,141 @@ def test_import_reading_small_pieces_equals_one_piece(
     assert outputs[0][0] == 0, outputs[0][1]
     assert states[0] == states[1]
     assert len(states[0]) > 900
+
+
+# --- the reader process (readinglist.reader_process) --------------------------------------------
+
+
+def _import_both_ways(
+    runner: Any, tmp_path: Path, request: pytest.FixtureRequest, source: Path, kind: str
+) -> list[tuple[int, str, list[tuple[Any, ...]], list[tuple[Any, ...]]]]:
+    """Import ``source`` in process and through a reader process; return for each the
+    exit code, stderr, the library and the batches' @string/@preamble text."""
+    from readinglist import db
+    from readinglist.cli import cli
+    from readinglist.models import ImportBatch
+
+    found = []
+    databases = []  # keep the generators: a PostgreSQL database is dropped when one closes
+    for mode in ("0", "1"):
+        databases.append(make_database(kind, request, tmp_path / f"{kind}-{mode}"))
+        url = next(databases[-1])
+        result = runner.invoke(
+            cli, ["--db", url, "import", str(source)], env={"READINGLIST_READER_PROCESS": mode}
+        )
+        engine = db.make_engine(url)
+        with db.session_scope(engine, write=False) as session:
+            batches = [
+                (b.source, b.added, b.merged, b.rejected, b.bibtex_strings, b.bibtex_preamble)
+                for b in session.query(ImportBatch).order_by(ImportBatch.id)
+            ]
+            found.append((result.exit_code, result.stderr, library_state(session), batches))
+        engine.dispose()
+    for database in databases:
+        next(database, None)
+    return found
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_reader_process_imports_what_the_import_reads_itself(
+    runner: Any, tmp_path: Path, request: pytest.FixtureRequest, kind: str
+) -> None:
+    """A gzip file with @string macros, @preamble blocks, duplicates and one malformed
+    entry: the same messages, exit code, papers and batch either way."""
+    import gzip
+
+    text = shared_data("bbt-import-873-user-library.bib").read_text(encoding="utf-8")
+    bib = (
+        '@preamble{"\\providecommand{\\noop}[1]{#1}"}\n@string{jt = "Journal of Tests"}\n'
+        + text
+        + "\n@article{broken,\n  title = {No end\n\n"
+        + "@article{usesmacro,\n  title = {Macro},\n  journal = jt,\n}\n"
+    )
+    source = tmp_path / "lib.bib.gz"
+    source.write_bytes(gzip.compress(bib.encode("utf-8")))
+    serial, parallel = _import_both_ways(runner, tmp_path, request, source, kind)
+    assert serial == parallel
+    code, stderr, papers, batches = serial
+    assert code == 5
+    assert "1 entry rejected" in stderr
+    assert len(papers) > 900
+    assert batches[0][4] == '@string{jt = "Journal of Tests"}'
+
+
+def test_reader_process_reports_corrupt_gzip_like_the_import(
+    runner: Any, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Corrupt data after a good start: exit 5, the same one-line message, nothing kept."""
+    import gzip
+
+    text = shared_data("pmlr-v48-icml2016.bib").read_bytes()
+    packed = gzip.compress(text * 4)
+    source = tmp_path / "cut.bib.gz"
+    source.write_bytes(packed[: len(packed) // 2])
+    serial, parallel = _import_both_ways(runner, tmp_path, request, source, "sqlite")
+    assert serial == parallel
+    assert serial[0] == 5
+    assert (
+        serial[1]
+        .strip()
+        .endswith(
+            "cut.bib.gz: corrupt gzip data (Compressed file ended before the end-of-stream marker was reached)"
+        )
+    )
+    assert serial[2] == []
+
+
+def test_reader_process_stops_when_the_import_is_killed(tmp_path: Path) -> None:
+    """SIGKILL the importing process: its reader process exits too (no orphan), and the
+    library is unchanged (the transaction never committed)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    source = shared_data("acl-2020.bib")
+    big = tmp_path / "big.bib"
+    text = source.read_text(encoding="utf-8")
+    big.write_text(
+        "".join(text.replace("@inproceedings{", f"@inproceedings{{c{i}-") for i in range(12)),
+        encoding="utf-8",
+    )
+    db_path = tmp_path / "lib.db"
+    env = {**__import__("os").environ, "READINGLIST_READER_PROCESS": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "readinglist", "--db", str(db_path), "import", str(big)],
+        env=env,
+        stderr=subprocess.DEVNULL,
+    )
+    children: list[int] = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not children:
+        time.sleep(0.2)
+        path = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+        if path.exists():
+            children = [int(c) for c in path.read_text().split()]
+    assert children, "no reader process started"
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 20
+    alive = list(children)
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.2)
+        alive = [c for c in alive if Path(f"/proc/{c}").exists() and _not_zombie(c)]
+    assert alive == []
+    result = subprocess.run(
+        [sys.executable, "-m", "readinglist", "--db", str(db_path), "list", "-k"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout == ""
+
+
+def _not_zombie(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -24,8 +25,6 @@ if TYPE_CHECKING:
     from readinglist.library import ImportReport
 
 
-#: Bytes read from an input at a time.
-READ_BYTES = 1 << 20
 #: Records handed to the library at a time when an input is read in pieces.
 IMPORT_CHUNK = 1000
 
@@ -132,30 +131,11 @@ class _Input:
         return os.stat(self.path).st_size
 
     def byte_chunks(self, read: Callable[[int], None] | None = None) -> Iterator[bytes]:
-        """Yield the input's bytes in pieces, decompressed when they are gzip data.
-
-        ``read`` is called with the number of stored bytes read so far. Raises
-        InvalidInput for corrupt gzip data (:func:`readinglist.formats.decode`'s message)
-        or a read error.
-        """
-        import gzip
-        import zlib
+        """Yield the input's bytes in pieces (:func:`readinglist.formats.iter_bytes`)."""
+        from readinglist import formats
 
         with self._raw() as raw:
-            gzipped = raw.read(2) == b"\x1f\x8b"
-            raw.seek(0)
-            stream: BinaryIO = gzip.GzipFile(fileobj=raw) if gzipped else raw  # type: ignore[assignment]
-            try:
-                while chunk := stream.read(READ_BYTES):
-                    if read is not None:
-                        read(raw.tell())
-                    yield chunk
-            except (OSError, EOFError, zlib.error) as exc:
-                if gzipped:
-                    raise InvalidInput(f"corrupt gzip data ({exc})", self.source) from None
-                raise InvalidInput(
-                    f"cannot read the file ({getattr(exc, 'strerror', exc)})", self.source
-                ) from None
+            yield from formats.iter_bytes(raw, self.source, read)
 
 
 def _import_stream(
@@ -182,6 +162,31 @@ def _import_stream(
     chunk: list[PaperRecord] = []
     count = 0
     meta: dict[str, str] = {}
+    if item.data is None and not (venue or year):
+        from readinglist import reader_process
+
+        if reader_process.wanted(item.size()):
+            with (
+                progress_bar(f"importing {item.source}", item.size()) as advance,
+                closing(
+                    reader_process.read_prepared(
+                        item.path,
+                        item.sniffed.encoding,
+                        item.source,
+                        item.fmt,
+                        IMPORT_CHUNK,
+                        advance,
+                        meta,
+                    )
+                ) as chunks,
+            ):
+                for prepared, found in chunks:
+                    problems.extend(found)
+                    count += len(prepared)
+                    importer.add_prepared(prepared)
+            if not count and not any(p.severity == "error" for p in problems):
+                raise InvalidInput(f"no papers found (read as {item.fmt})", item.source)
+            return importer.finish(problems, meta)
     with progress_bar(f"importing {item.source}", item.size()) as advance:
         texts = formats.iter_decode(item.byte_chunks(advance), item.sniffed.encoding)
         for entry in formats.module(item.fmt).iter_read(texts, item.source, meta=meta):

@@ -16,7 +16,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import Any, BinaryIO
 
 from readinglist.errors import InvalidInput
 from readinglist.records import ParseProblem, ParseResult
@@ -30,6 +30,9 @@ MODULES: dict[str, str] = {
     "csl-json": "csljson",
     "markdown": "markdown",
 }
+#: Bytes read from an input at a time (:func:`iter_bytes`).
+READ_BYTES = 1 << 20
+
 #: Formats ``import --format`` accepts (``auto`` detects).
 READ_FORMATS: tuple[str, ...] = ("auto", "abstracts", "bibtex", "ris", "csl-json", "markdown")
 #: Formats ``export`` writes.
@@ -325,3 +328,29 @@ def _at_least(chunks: Iterable[bytes], size: int) -> Iterator[bytes]:
     if first:
         yield first
     yield from iterator
+
+
+def iter_bytes(
+    raw: BinaryIO, source: str, read: Callable[[int], None] | None = None
+) -> Iterator[bytes]:
+    """Yield the bytes of the open binary file ``raw`` in pieces of :data:`READ_BYTES`,
+    decompressed when they are gzip data (``.bib.gz``).
+
+    ``read`` is called with the number of stored bytes read so far (for a progress
+    bar). Raises InvalidInput, naming ``source``, for corrupt gzip data (the message
+    of :func:`decode`) or a read error.
+    """
+    gzipped = raw.read(2) == b"\x1f\x8b"
+    raw.seek(0)
+    stream: BinaryIO = gzip.GzipFile(fileobj=raw) if gzipped else raw  # type: ignore[assignment]
+    try:
+        while chunk := stream.read(READ_BYTES):
+            if read is not None:
+                read(raw.tell())
+            yield chunk
+    except (OSError, EOFError, zlib.error) as exc:
+        if gzipped:
+            raise InvalidInput(f"corrupt gzip data ({exc})", source) from None
+        raise InvalidInput(
+            f"cannot read the file ({getattr(exc, 'strerror', exc)})", source
+        ) from None
