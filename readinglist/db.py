@@ -326,5 +326,20 @@ def backup_before_upgrade(engine: Engine) -> Path | None:
     path = sqlite_path(engine)
     if path is None or not path.exists():
         return None
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return backup_sqlite(path, path.with_name(f"{path.name}.{stamp}.bak"))
+    return backup_sqlite(path, backup_path(path))
+
+
+def backup_path(database: Path, directory: Path | None = None, now: datetime | None = None) -> Path:
+    """Return a new file name for a backup of ``database``: ``<name>.<UTC time>.bak``.
+
+    The name sits in ``directory`` (default: beside the database); ``-2``, ``-3`` ...
+    are added when a file of that name exists, so a backup never overwrites another.
+    """
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
+    folder = directory or database.parent
+    candidate = folder / f"{database.name}.{stamp}.bak"
+    number = 2
+    while candidate.exists():
+        candidate = folder / f"{database.name}.{stamp}-{number}.bak"
+        number += 1
+    return candidate

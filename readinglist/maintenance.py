@@ -23,7 +23,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -377,22 +377,6 @@ def _pg_hint(engine: Engine, action: str) -> str:
     )
 
 
-def backup_path(database: Path, directory: Path | None = None, now: datetime | None = None) -> Path:
-    """Return a new file name for a backup of ``database``: ``<name>.<UTC time>.bak``.
-
-    The name sits in ``directory`` (default: beside the database); ``-2``, ``-3`` ...
-    are added when a file of that name exists, so a backup never overwrites another.
-    """
-    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
-    folder = directory or database.parent
-    candidate = folder / f"{database.name}.{stamp}.bak"
-    number = 2
-    while candidate.exists():
-        candidate = folder / f"{database.name}.{stamp}-{number}.bak"
-        number += 1
-    return candidate
-
-
 def _database_file(engine: Engine, action: str) -> Path:
     path = db.sqlite_path(engine)
     if path is None:
@@ -418,9 +402,9 @@ def backup(engine: Engine, target: Path | None = None) -> Path:
     if not path.exists():
         raise DatabaseError(f"no database file at {path}")
     if target is None:
-        target = backup_path(path)
+        target = db.backup_path(path)
     elif target.is_dir():
-        target = backup_path(path, directory=target)
+        target = db.backup_path(path, directory=target)
     elif target.exists():
         if target.resolve() == path.resolve():
             raise UsageError(f"{target} is the database itself; name another file")
@@ -490,7 +474,7 @@ def restore(engine: Engine, source: Path) -> RestoreReport:
     """Replace the SQLite database of ``engine`` by the backup ``source``.
 
     ``source`` is checked first (:func:`inspect_backup`); the current database is
-    then backed up beside itself (:func:`backup_path`), and the content replaced in
+    then backed up beside itself (:func:`db.backup_path`), and the content replaced in
     one step through the online backup API, which holds the write lock while it
     copies, so other processes see the old library or the new one, never a mix.
     A backup at an older known revision is upgraded on next use.
@@ -504,7 +488,7 @@ def restore(engine: Engine, source: Path) -> RestoreReport:
         raise UsageError(f"{source} is the database itself")
     previous = None
     if path.exists() and path.stat().st_size > 0:
-        previous = db.backup_sqlite(path, backup_path(path))
+        previous = db.backup_sqlite(path, db.backup_path(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
     try:

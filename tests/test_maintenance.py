@@ -304,10 +304,10 @@ def snapshot(engine: Any) -> dict[str, list[tuple[Any, ...]]]:
 def test_backup_path_never_reuses_a_name(tmp_path: Path) -> None:
     database = tmp_path / "library.db"
     now = datetime(2026, 11, 30, 12, 0, 5, tzinfo=UTC)
-    first = maintenance.backup_path(database, now=now)
+    first = db.backup_path(database, now=now)
     assert first == tmp_path / "library.db.20261130T120005Z.bak"
     first.write_bytes(b"x")
-    second = maintenance.backup_path(database, now=now)
+    second = db.backup_path(database, now=now)
     assert second == tmp_path / "library.db.20261130T120005Z-2.bak"
 
 

@@ -11,6 +11,9 @@
   hashed DISTINCT over the heap is fast enough there.
 * ``ix_papers_title_provisional``: a partial index over the few papers whose title
   is provisional (``is:provisional``), on both databases.
+* ``ix_papers_added_keys`` on ``(added_at, id, citekey)`` replaces ``ix_papers_added_at``:
+  the default order of ``list`` is (added_at, id), and ``list -k`` needs only the key,
+  so the index covers it (100k papers: 157 ms reading the table, 35 ms the index).
 
 No table is rebuilt: ``ADD COLUMN`` and ``CREATE INDEX`` are plain statements on SQLite
 too, so the full-text triggers on ``papers`` stay as they are.
@@ -45,9 +48,15 @@ def upgrade() -> None:
     )
     if op.get_bind().dialect.name == "sqlite":
         op.create_index("ix_papers_venue", "papers", ["venue"], unique=False)
+    op.create_index(
+        op.f("ix_papers_added_keys"), "papers", ["added_at", "id", "citekey"], unique=False
+    )
+    op.drop_index(op.f("ix_papers_added_at"), table_name="papers")
 
 
 def downgrade() -> None:
+    op.create_index(op.f("ix_papers_added_at"), "papers", ["added_at"], unique=False)
+    op.drop_index(op.f("ix_papers_added_keys"), table_name="papers")
     if op.get_bind().dialect.name == "sqlite":
         op.drop_index("ix_papers_venue", table_name="papers")
     op.drop_index(op.f("ix_papers_title_provisional"), table_name="papers")
