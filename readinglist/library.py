@@ -12,7 +12,7 @@ import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -22,7 +22,6 @@ from sqlalchemy.orm import Session, selectinload
 
 from readinglist import citekeys, dedupe
 from readinglist.errors import NotFound
-from readinglist.identifiers import normalize_arxiv, normalize_doi
 from readinglist.models import (
     PRIORITY_NAMES,
     Alias,
@@ -35,6 +34,7 @@ from readinglist.models import (
     Tag,
     utcnow,
 )
+from readinglist.prepare import Prepared, normalize_record, prepare_record
 from readinglist.records import NoteRecord, PaperRecord, ParseProblem
 from readinglist.records import Person as PersonRecord
 from readinglist.text import fold, search_document, search_tokens, title_key
@@ -208,6 +208,9 @@ def _person_record(person: Person) -> PersonRecord:
         literal=person.literal,
     )
 
+
+#: People (name key -> id) an import remembers across chunks before it starts afresh.
+PERSON_CACHE = 50_000
 
 #: Papers per chunk of :func:`iter_records`.
 RECORD_CHUNK = 1000
@@ -398,10 +401,13 @@ def _search_text_prepared(item: Prepared, record: PaperRecord, tags: Iterable[st
     """:func:`search_text_for` ``(record, tags)``, reusing the title and abstract words the
     import computed for ``item`` (``record`` is ``item.record`` under its final key)."""
     people = " ".join(p.display() for p in (*record.authors, *record.editors))
-    words = [*item.title_words]
+    # One string per part (the title's words are its title_key): few objects to keep
+    # and to pass from a reader process.
+    words = [item.tkey] if item.tkey else []
     if record.short_name:
         words.extend(search_tokens(record.short_name))
-    words.extend(item.abstract_words)
+    if item.abstract_words:
+        words.append(item.abstract_words)
     for part in (people, record.venue, " ".join(record.keywords), " ".join(sorted(tags, key=fold))):
         if part:
             words.extend(search_tokens(part))
@@ -591,62 +597,6 @@ def _load_candidates(session: Session, prepared: Sequence[Prepared], index: _Ind
         )
 
 
-def normalize_record(record: PaperRecord) -> PaperRecord:
-    """Return ``record`` with its DOI and arXiv id normalized and a lower-case entry type.
-
-    The record itself is returned when nothing changes (no copy: imports call this
-    once per record).
-    """
-    if _has_nul(record):
-        record = _without_nul(record)
-    doi = normalize_doi(record.doi)
-    arxiv = normalize_arxiv(record.arxiv)
-    entry_type = (record.entry_type or "misc").lower()
-    if doi == record.doi and arxiv == record.arxiv and entry_type == record.entry_type:
-        return record
-    return replace(record, doi=doi, arxiv=arxiv, entry_type=entry_type)
-
-
-def _has_nul(record: PaperRecord) -> bool:
-    texts = [
-        record.citekey,
-        record.title,
-        record.short_name,
-        record.venue,
-        record.abstract,
-        record.url,
-        record.code_url,
-        record.source_text,
-        *record.keywords,
-        *record.tags,
-        *record.fields.keys(),
-        *record.fields.values(),
-    ]
-    texts += [getattr(p, part) for p in (*record.authors, *record.editors) for part in PERSON_PARTS]
-    return any(t and "\x00" in t for t in texts)
-
-
-def _without_nul(record: PaperRecord) -> PaperRecord:
-    """Drop NUL characters from every text of ``record``: PostgreSQL text cannot hold
-    them, and no bibliographic value means one (they come from damaged files)."""
-
-    def clean(value: Any) -> Any:
-        if isinstance(value, str):
-            return value.replace("\x00", "")
-        if isinstance(value, tuple):
-            return tuple(clean(v) for v in value)
-        if isinstance(value, dict):
-            return {clean(k): clean(v) for k, v in value.items()}
-        if isinstance(value, PersonRecord):
-            return PersonRecord(*(clean(getattr(value, f)) for f in PERSON_PARTS))
-        return value
-
-    return replace(record, **{f.name: clean(getattr(record, f.name)) for f in fields(record)})
-
-
-PERSON_PARTS = ("family", "given", "von", "jr", "literal")
-
-
 def import_records(
     session: Session,
     records: Sequence[PaperRecord],
@@ -684,45 +634,6 @@ def import_records(
     importer = Importer(session, source=source, fmt=fmt, tags=tags, merge=merge, progress=progress)
     importer.add(records)
     return importer.finish(problems, meta)
-
-
-@dataclass
-class Prepared:
-    """An incoming record with what the import computes once per record
-    (:func:`prepare_record`; picklable, so a reader process can compute it)."""
-
-    record: PaperRecord
-    tkey: str | None  # normalized title (title_key), None without a title
-    akey: str | None  # digest of the abstract's words (dedupe.abstract_key)
-    base: str  # the citation key it asks for: its own when usable, else a generated one
-    title_words: list[str]  # search_tokens(title)
-    abstract_words: list[str]  # search_tokens(abstract)
-
-
-def prepare_record(record: PaperRecord) -> Prepared:
-    """Normalize ``record`` (:func:`normalize_record`) and compute what the import
-    needs of it once: title and abstract search words, the normalized title
-    (``title_key``), the abstract digest and the citation key it asks for.
-
-    A pure function of the record (no database), so it may run in another process.
-    """
-    record = normalize_record(record)
-    given = record.citekey if record.citekey and citekeys.is_valid_key(record.citekey) else None
-    title_words = search_tokens(record.title) if record.title else []
-    abstract = record.abstract
-    abstract_words = search_tokens(abstract) if abstract else []
-    if abstract and ("*" in abstract or "_" in abstract):
-        akey = dedupe.abstract_key(abstract)
-    else:
-        akey = dedupe.abstract_key_of_words(abstract_words)
-    return Prepared(
-        record,
-        " ".join(title_words) if record.title else None,  # = title_key(record.title)
-        akey,
-        given or citekeys.base_key(record),
-        title_words,
-        abstract_words,
-    )
 
 
 class Importer:
@@ -875,6 +786,8 @@ class Importer:
         for row, paper_id in zip(new_rows, ids, strict=True):
             row["id"] = paper_id
         _insert_people(session, new_records, ids, self.person_ids)
+        if len(self.person_ids) > PERSON_CACHE:  # bounded memory on huge files
+            self.person_ids.clear()
         _apply_merges(session, merged_ids, index)
         _link_tags(session, tag_links)
         # A paper of this chunk that a later record of it gave more tags: its search text

@@ -1,7 +1,7 @@
 """Read a large input in a second process while the import writes the library (issue 9).
 
 An import does two kinds of work per entry: reading (decoding bytes, bibtexparser's
-splitter, names, LaTeX; then :func:`readinglist.library.prepare_record`: search
+splitter, names, LaTeX; then :func:`readinglist.prepare.prepare_record`: search
 words, title key, abstract digest) and writing (duplicates, citation keys, inserts).
 Neither needs the other's state, so on a machine with two cores the reading runs in
 a child process and hands prepared records over in chunks, while this process
@@ -36,13 +36,13 @@ from readinglist.records import ParseProblem
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
 
-    from readinglist.library import Prepared
+    from readinglist.prepare import Prepared
 
 #: Inputs smaller than this (stored bytes) are read in this process: starting a
 #: child costs about 0.4 s of CPU (it imports the readers), more than it saves.
 MIN_BYTES = 4 << 20
 #: Chunks that may wait in the queue.
-QUEUE_CHUNKS = 4
+QUEUE_CHUNKS = 2
 #: Environment variable: ``0`` never uses a reader process, ``1`` always does.
 ENV = "READINGLIST_READER_PROCESS"
 
@@ -155,7 +155,7 @@ def _work(
 ) -> None:
     """The child: read, parse and prepare ``path``, putting chunks on ``messages``."""
     from readinglist import formats
-    from readinglist.library import prepare_record
+    from readinglist.prepare import prepare_record
 
     position = [0]
 

@@ -97,6 +97,10 @@ def _converter(math: str) -> Any:
 #: Values longer than this (abstracts, notes) are decoded and folded without caching: they
 #: are rarely seen twice, and a cache of them would hold every abstract of an import.
 CACHED_LENGTH = 300
+#: Entries kept by each of the decoding caches (here and in formats.bibtex): repeated
+#: names, venues and journal words hit them. Measured on the ACL Anthology import
+#: (issue 9): 4,096 entries are as fast as 200,000 and hold about 100 MiB less.
+CACHE_SIZE = 4096
 
 
 def latex_to_unicode(value: str, math: str = "text") -> str:
@@ -134,7 +138,7 @@ def _latex_to_unicode(value: str, math: str) -> str:
     return _SPACE.sub(" ", decoded).strip() if "\n" in decoded else decoded
 
 
-_latex_to_unicode_cached = lru_cache(maxsize=200_000)(_latex_to_unicode)
+_latex_to_unicode_cached = lru_cache(maxsize=CACHE_SIZE)(_latex_to_unicode)
 
 
 # --- the fast path for common markup (issue 9) -------------------------------------------
@@ -311,7 +315,7 @@ def _fold(value: str) -> str:
     return _SPACE.sub(" ", text.casefold()).strip()
 
 
-_fold_cached = lru_cache(maxsize=200_000)(_fold)
+_fold_cached = lru_cache(maxsize=CACHE_SIZE)(_fold)
 
 
 class _Unmark(dict[int, Any]):

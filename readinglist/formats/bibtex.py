@@ -153,7 +153,7 @@ from bibtexparser.model import (
 )
 
 from readinglist.records import PaperRecord, ParseProblem, ParseResult, Person
-from readinglist.text import latex_to_unicode
+from readinglist.text import CACHE_SIZE, latex_to_unicode
 
 __all__ = [
     "FIELD_ORDER",
@@ -538,7 +538,7 @@ def _fast_decode(text: str) -> str | None:
 _BARE_AMPERSAND = re.compile(r"(?<!\\)&")
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=CACHE_SIZE)
 def _decode_text(raw: str) -> str:
     """LaTeX -> Unicode with runs of ASCII white space collapsed; plain text skips all decoding.
 
@@ -573,7 +573,7 @@ def _is_single_group(name: str) -> bool:
         return False
 
 
-@lru_cache(maxsize=100_000)
+@lru_cache(maxsize=CACHE_SIZE)
 def _parse_person(name: str) -> Person:
     name = _WS.sub(" ", name).strip()
     if name.lower() == "others":
@@ -589,7 +589,7 @@ def _parse_person(name: str) -> Person:
     )
 
 
-@lru_cache(maxsize=100_000)
+@lru_cache(maxsize=CACHE_SIZE)
 def _parse_names(raw: str) -> tuple[Person, ...]:
     """Split a BibTeX name list (``A and B and others``) into decoded people."""
     return tuple(_parse_person(name) for name in split_multiple_persons_names(raw) if name.strip())
