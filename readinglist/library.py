@@ -195,7 +195,7 @@ def to_record(paper: Paper, *, with_notes: bool = True) -> PaperRecord:
         read_at=paper.read_at,
     )
     if paper.source_text and paper.source_digest == bibliographic_digest(record):
-        record = replace(record, source_text=paper.source_text)
+        record = replace(record, source_text=paper.source_text, source_check=paper.source_check)
     return record
 
 
@@ -338,7 +338,7 @@ def iter_records(
                 read_at=row.read_at,
             )
             if row.source_text and row.source_digest == bibliographic_digest(record):
-                record = replace(record, source_text=row.source_text)
+                record = replace(record, source_text=row.source_text, source_check=row.source_check)
             yield record
 
 
@@ -755,6 +755,7 @@ class Importer:
                 "fields": dict(final.fields),
                 "source_text": final.source_text,
                 "source_digest": bibliographic_digest(final) if keep_source else None,
+                "source_check": final.source_check if keep_source else None,
                 "search_text": _search_text_prepared(item, final, all_tags),
                 "status": record.status or "new",
                 "priority": None,

@@ -143,6 +143,9 @@ class Paper(Base):
     fields: Mapped[dict[str, Any]] = mapped_column(default=dict)
     source_text: Mapped[str | None] = mapped_column(Text)
     source_digest: Mapped[str | None] = mapped_column(String(64))
+    #: The BibTeX reader's ``PaperRecord.source_check`` (migration 0002): lets export
+    #: copy ``source_text`` without parsing it again.
+    source_check: Mapped[str | None] = mapped_column(String(64))
     search_text: Mapped[str] = mapped_column(Text, default="")
     status: Mapped[str] = mapped_column(String(16), default="new", index=True)
     priority: Mapped[int | None] = mapped_column(SmallInteger, index=True)

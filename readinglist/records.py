@@ -97,6 +97,10 @@ class PaperRecord:
             value lives in a column above (e.g. ``title`` with braces), so that
             export loses nothing.
         source_text: the raw entry text as read (for byte-identical re-export).
+        source_check: for BibTeX, a digest of the bibliographic data and of the
+            values of the macros ``source_text`` may use, taken when it was read
+            (:func:`readinglist.formats.bibtex.source_check`); a writer that gets
+            the same digest copies ``source_text`` without reading it again.
 
     User state (filled by the library for export, or read back from our own
     Markdown lists): status, priority (``high``/``medium``/``low``/None), tags,
@@ -123,6 +127,7 @@ class PaperRecord:
     keywords: tuple[str, ...] = ()
     fields: Mapping[str, str] = field(default_factory=dict)
     source_text: str | None = None
+    source_check: str | None = None
     status: str | None = None
     priority: str | None = None
     tags: tuple[str, ...] = ()

@@ -159,7 +159,7 @@ _SIMPLE_TOKEN = re.compile(
     r"""\\(?:
         (?P<sym>[`'^"~=.])\s*(?:\{(?P<a1>\\?[A-Za-z])\}|(?P<a2>\\?[A-Za-z]))
       | (?P<cmd>[cvuHkrdb])(?:\{(?P<b1>\\?[A-Za-z])\}|\s+(?P<b2>[A-Za-z]))
-      | (?P<letter>ss|aa|AA|ae|AE|oe|OE|[oOlLij])(?![^\W\d_])(?:\{\}|[ \t\r\n]*)
+      | (?P<letter>ss|aa|AA|ae|AE|oe|OE|[oOlLij])(?![^\W\d_])(?:\{\}|(?![ \t\r\n]*\n\n)[ \t\r\n]*)
       | (?P<esc>[&%$#_{}])
       | (?P<space>[ ])(?=\S)
       | (?P<macro>textit|textbf|emph|textsc|textrm|textsf|textsl|textup)(?=\{)

@@ -134,7 +134,7 @@ import logging
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 from typing import Any, Literal
 
@@ -205,6 +205,44 @@ _ORDER_INDEX = {name: i for i, name in enumerate(FIELD_ORDER)}
 VERBATIM_FIELDS: frozenset[str] = frozenset(
     {"url", "doi", "eprint", "file", "pdf", "urlraw", "verba", "verbb", "verbc"}
 )
+
+#: A bare word where a field value or a ``#`` piece begins: a possible macro use.
+_MACRO_USE = re.compile(r'[=#][ \t\r\n]*([^\s"{}#,=()0-9][^\s"{}#,=()]*)')
+
+
+def macro_names(source_text: str) -> tuple[str, ...]:
+    """Return the lower-case names ``source_text`` may use as ``@string`` macros, sorted.
+
+    Every bare word that begins a field value or follows ``#`` (BibTeX's only macro
+    positions, "BibTeXing" section 4) outside nothing: a word after ``=`` or ``#``
+    inside a braced or quoted value is listed too. A superset, so a comparison of
+    the values of these names (:func:`macro_values`) never misses a macro in use.
+    Month names are included like any other.
+    """
+    return tuple(sorted({name.lower() for name in _MACRO_USE.findall(source_text)}))
+
+
+def source_check(record: PaperRecord, macros: Mapping[str, str]) -> str | None:
+    """Return the digest that tells whether ``record.source_text`` can be copied as is.
+
+    64 hex characters: 32 of SHA-256 over :func:`bibliographic_fingerprint`
+    ``(record)`` (the data), then 32 of SHA-256 over the value in ``macros``
+    (lower-case name -> value, months included; None when undefined) of each of
+    :func:`macro_names` ``(record.source_text)`` (what the text's macros mean). The
+    reader stores it on each record it reads (``PaperRecord.source_check``);
+    :class:`Writer` computes it again with the export's macros: equal halves mean the
+    data is what the text reads to and every macro the text may use means what it
+    meant then, so the text is written without being parsed again; an equal first
+    half alone means the data is as read, so the entry is regenerated from the
+    record without parsing the text either. None without ``source_text``.
+    """
+    if record.source_text is None:
+        return None
+    values = [(name, macros.get(name)) for name in macro_names(record.source_text)]
+    blob = json.dumps(values, ensure_ascii=False)
+    meaning = hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return bibliographic_fingerprint(record)[:32] + meaning[:32]
+
 
 #: BibTeX's month macros as plain.bst defines them (``MACRO {jan} {"January"}``).
 _MONTH_MACROS: dict[str, str] = {
@@ -685,8 +723,11 @@ class _Parsed:
 class _Reader:
     """State carried across the batches of one input: macros, preambles, keys seen."""
 
-    def __init__(self, source: str, macros: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, source: str, macros: Mapping[str, str] | None = None, *, checks: bool = True
+    ) -> None:
         self.source = source
+        self.checks = checks  # compute PaperRecord.source_check (not when re-reading)
         self.macros: dict[str, str] = dict(_MONTH_MACROS)
         if macros:
             self.macros.update(macros)
@@ -828,6 +869,8 @@ class _Reader:
         record = _record_from_fields(
             key or None, entry.entry_type.lower(), values, self._restore(entry.raw or ""), line
         )
+        if record.source_text is not None and self.checks:
+            record = replace(record, source_check=source_check(record, self.macros))
         yield _Parsed(record, frozenset(used))
 
 
@@ -1496,7 +1539,7 @@ class _Strings:
 
 
 def _reread(source_text: str, macros: Mapping[str, str]) -> _Parsed | None:
-    reader = _Reader("<source_text>", macros)
+    reader = _Reader("<source_text>", macros, checks=False)
     parsed = [item for item in reader.feed(source_text, 0) if isinstance(item, _Parsed)]
     return parsed[0] if len(parsed) == 1 else None
 
@@ -1527,10 +1570,13 @@ def _column_value(
     decode: Callable[[str], object],
     encode: Callable[[], str],
     reencode_raw: Callable[[str], str],
+    trusted: bool = False,
 ) -> str | None:
     """The generic rule: raw if it still decodes to the column, else the encoded column,
-    else the raw value when it never decoded to anything, else nothing."""
-    if raw is not None and column not in (None, ()) and decode(raw) == column:
+    else the raw value when it never decoded to anything, else nothing. ``trusted``:
+    the record is as read from its raw values, so a raw value and its column agree
+    without decoding it again."""
+    if raw is not None and column not in (None, ()) and (trusted or decode(raw) == column):
         return reencode_raw(raw)
     if column not in (None, ()):
         return encode()
@@ -1545,6 +1591,7 @@ def _entry_fields(
     keywords: bool,
     annote: bool,
     source: PaperRecord | None = None,
+    trusted: bool = False,
 ) -> dict[str, str]:
     """Field name -> value text (already delimited: ``{...}`` or a bare macro) for a record.
 
@@ -1563,6 +1610,7 @@ def _entry_fields(
         fields["title"] = source.title
     out: dict[str, str] = {}
     entry_type = record.entry_type.lower()
+    column_value = partial(_column_value, trusted=trusted)
 
     def raw_as_is(raw: str) -> str:
         return _ascii_latex(raw, exact=True) if dialect == "bibtex" else raw
@@ -1573,7 +1621,7 @@ def _entry_fields(
 
     put(
         "title",
-        _column_value(
+        column_value(
             fields.pop("title", None),
             record.title,
             _decode_title,
@@ -1584,7 +1632,7 @@ def _entry_fields(
     for name, people in (("author", record.authors), ("editor", record.editors)):
         put(
             name,
-            _column_value(
+            column_value(
                 fields.pop(name, None),
                 people,
                 _parse_names,
@@ -1604,7 +1652,7 @@ def _entry_fields(
         venue_name = "journaltitle"
     put(
         venue_name,
-        _column_value(
+        column_value(
             venue_raw,
             record.venue,
             lambda raw: _decode_text(raw) or None,
@@ -1630,9 +1678,9 @@ def _entry_fields(
     else:
         put(
             "year",
-            _column_value(year_raw, record.year, _decode_year, lambda: str(record.year), raw_as_is),
+            column_value(year_raw, record.year, _decode_year, lambda: str(record.year), raw_as_is),
         )
-        month = _column_value(
+        month = column_value(
             month_raw,
             record.month,
             _decode_month,
@@ -1651,12 +1699,12 @@ def _entry_fields(
 
     # A DOI is written normalized (a resolver prefix in ``doi`` breaks biblatex's links).
     doi_raw = fields.pop("doi", None)
-    put("doi", _column_value(None, record.doi, normalize_doi, lambda: record.doi or "", str))
+    put("doi", column_value(None, record.doi, normalize_doi, lambda: record.doi or "", str))
     if record.doi is None and doi_raw is not None and normalize_doi(doi_raw) is None:
         put("doi", doi_raw)
     arxiv_field = _arxiv_source(fields)
     arxiv_raw = fields.pop(arxiv_field, None) if arxiv_field else None
-    arxiv = _column_value(arxiv_raw, record.arxiv, normalize_arxiv, lambda: record.arxiv or "", str)
+    arxiv = column_value(arxiv_raw, record.arxiv, normalize_arxiv, lambda: record.arxiv or "", str)
     if arxiv is not None:
         arxiv_field = arxiv_field or "eprint"
         put(arxiv_field, arxiv)
@@ -1671,7 +1719,7 @@ def _entry_fields(
                 out["archiveprefix"] = "{arXiv}"
     put(
         "url",
-        _column_value(
+        column_value(
             fields.pop("url", None), record.url, _decode_url, lambda: record.url or "", str
         ),
     )
@@ -1679,7 +1727,7 @@ def _entry_fields(
     keyword_values = _merged_keywords(record) if keywords else record.keywords
     put(
         "keywords",
-        _column_value(
+        column_value(
             fields.pop("keywords", None),
             keyword_values,
             _decode_keywords,
@@ -1714,8 +1762,9 @@ def _format_entry(
     keywords: bool,
     annote: bool,
     source: PaperRecord | None = None,
+    trusted: bool = False,
 ) -> str:
-    fields = _entry_fields(record, dialect, keywords, annote, source)
+    fields = _entry_fields(record, dialect, keywords, annote, source, trusted)
     names = sorted(fields, key=lambda n: (_ORDER_INDEX.get(n, len(_ORDER_INDEX)), n))
     key = valid_citekey(record.citekey, dialect) if record.citekey else ""
     lines = [f"@{record.entry_type.lower()}{{{key},"]
@@ -1766,6 +1815,8 @@ class Writer:
         self.annote = annote
         self.preamble = preamble
         self.macros = _Strings.parse(strings)
+        #: Macro name -> value as a reader would have them: months and ``strings``.
+        self.table: dict[str, str] = {**_MONTH_MACROS, **self.macros.macros}
         self.used_macros: set[str] = set()
 
     def entries(self, records: Sequence[PaperRecord]) -> str:
@@ -1776,6 +1827,28 @@ class Writer:
         for _, record in sorted(enumerate(records), key=_sort_key):
             text = None
             again = None
+            if record.source_text and record.source_check is not None:
+                check = source_check(record, self.table)
+                if check == record.source_check and not _needs_user_state(
+                    record, self.keywords, self.annote
+                ):
+                    # Unchanged since it was read, and every macro it may use means
+                    # what it meant then: copy it without reading it again.
+                    blocks.append(record.source_text)
+                    self.used_macros.update(macro_names(record.source_text))
+                    continue
+                if check is not None and check[:32] == record.source_check[:32]:
+                    # The data is as read (a macro means something else now, or the
+                    # entry gets tags or notes): the record stands for its re-read, and
+                    # unless tags or notes change its keywords or annote, its raw values
+                    # agree with its columns without being decoded again.
+                    trusted = not _needs_user_state(record, self.keywords, self.annote)
+                    blocks.append(
+                        _format_entry(
+                            record, self.dialect, self.keywords, self.annote, record, trusted
+                        )
+                    )
+                    continue
             if record.source_text:
                 again = _reread(record.source_text, self.macros.macros)
                 if (
