@@ -13,10 +13,13 @@ import re
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 from conftest import make_database, shared_data
+from hypothesis import HealthCheck, given, settings
+from test_formats_bibtex import _records as generated_records
 
 from readinglist.cli import cli
 
@@ -237,3 +240,39 @@ def test_beebe_slice_with_macros_and_preambles_round_trips(
         key = re.match(r"@\w+\{([^,]+),", block).group(1)
         assert text.index("{" + key + ",") < second_header
         assert "journal = {Aquaculture, Fish and Fisheries}" in block
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(records=generated_records(unicode=False))
+def test_generated_library_round_trips_through_the_database(
+    records: list[Any], sqlite_template: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A hypothesis-generated bibliography, imported, exported, imported into a new
+    library and exported again: the two exports are identical."""
+    from readinglist import db, library
+    from readinglist.formats import bibtex
+
+    folder = tmp_path_factory.mktemp("generated")
+    texts = [bibtex.write(records)]
+    for step in range(2):
+        path = folder / f"library-{step}.db"
+        db.backup_sqlite(sqlite_template, path)
+        engine = db.make_engine(f"sqlite:///{path}")
+        try:
+            result = bibtex.read(texts[-1], "generated.bib")
+            with db.session_scope(engine) as session:
+                library.import_records(
+                    session, result.records, source="generated.bib", fmt="bibtex", meta=result.meta
+                )
+            with db.session_scope(engine, write=False) as session:
+                ids = [paper_id for paper_id, _ in library.select_ids_and_keys(session, "")]
+                strings, preamble = library.bibtex_context(session, ids)
+                exported = list(library.iter_records(session, ids))
+                texts.append(bibtex.write(exported, strings=strings, preamble=preamble))
+        finally:
+            engine.dispose()
+    assert texts[1] == texts[2]
