@@ -276,3 +276,73 @@ def test_generated_library_round_trips_through_the_database(
         finally:
             engine.dispose()
     assert texts[1] == texts[2]
+
+
+# --- hostile-input finds (helper pass, session 2) -----------------------------------------------
+
+
+def _import_and_export(invoke, tmp_path: Path, files: dict[str, str]) -> str:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        assert invoke("import", str(path)).exit_code == 0
+    result = invoke("export", "bibtex")
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_a_macro_whose_dependency_a_later_import_redefines(invoke, tmp_path: Path) -> None:
+    """``conf = pre # "ICML"`` read with ``pre = "Proc. "``; a later import redefines
+    ``pre``. Written as is, BibTeX would read "Proceedings of ICML": the entry is
+    regenerated with the value it had."""
+    out = _import_and_export(
+        invoke,
+        tmp_path,
+        {
+            "a.bib": '@string{pre = "Proc. "}\n@string{conf = pre # "ICML"}\n'
+            "@inproceedings{a1, title={Paper A}, booktitle = conf, year={2020}}\n",
+            "b.bib": '@string{pre = "Proceedings of "}\n'
+            '@inproceedings{b1, title={Paper B}, booktitle = pre # "NeurIPS", year={2021}}\n',
+        },
+    )
+    assert out == (
+        '@string{pre = "Proceedings of "}\n\n'
+        "@inproceedings{a1,\n  title = {Paper A},\n  booktitle = {Proc. ICML},\n"
+        "  year = {2020}\n}\n\n"
+        '@inproceedings{b1, title={Paper B}, booktitle = pre # "NeurIPS", year={2021}}\n'
+    )
+
+
+def test_a_redefined_month_macro_is_never_written(invoke, tmp_path: Path) -> None:
+    """``@string{jan = "Enero"}`` in one import must not change the ``month = jan`` of
+    other entries: the export never redefines a month name."""
+    out = _import_and_export(
+        invoke,
+        tmp_path,
+        {
+            "m1.bib": "@article{m1, title={January Paper}, year={2020}, month = jan}\n",
+            "m2.bib": '@string{jan = "Enero"}\n'
+            "@article{m2, title={Spanish Paper}, year={2021}, month = jan}\n",
+        },
+    )
+    assert out == (
+        "@article{m1, title={January Paper}, year={2020}, month = jan}\n\n"
+        "@article{m2,\n  title = {Spanish Paper},\n  year = {2021},\n  month = {Enero}\n}\n"
+    )
+
+
+def test_a_preamble_that_uses_a_macro_gets_its_definition_first(invoke, tmp_path: Path) -> None:
+    out = _import_and_export(
+        invoke,
+        tmp_path,
+        {
+            "p.bib": '@string{pcmd = "\\\\providecommand{\\\\ZZ}{ZZZ}"}\n'
+            '@preamble{ pcmd # "\\\\providecommand{\\\\YY}{YYY}" }\n'
+            "@article{p1, title={Uses \\ZZ}, year={2020}}\n",
+        },
+    )
+    assert out == (
+        '@string{pcmd = "\\\\providecommand{\\\\ZZ}{ZZZ}"}\n\n'
+        '@preamble{ pcmd # "\\\\providecommand{\\\\YY}{YYY}" }\n\n'
+        "@article{p1, title={Uses \\ZZ}, year={2020}}\n"
+    )

@@ -210,6 +210,12 @@ VERBATIM_FIELDS: frozenset[str] = frozenset(
 _MACRO_USE = re.compile(r'[=#][ \t\r\n]*([^\s"{}#,=()0-9][^\s"{}#,=()]*)')
 
 
+#: A bare word that begins a ``@preamble`` value or follows ``#`` in it.
+_PREAMBLE_MACRO_USE = re.compile(
+    r'(?:@preamble[ \t\r\n]*[{(]|#)[ \t\r\n]*([^\s"{}#,=()0-9][^\s"{}#,=()]*)', re.IGNORECASE
+)
+
+
 def macro_names(source_text: str) -> tuple[str, ...]:
     """Return the lower-case names ``source_text`` may use as ``@string`` macros, sorted.
 
@@ -1516,14 +1522,25 @@ class _Strings:
 
     @classmethod
     def parse(cls, text: str | None) -> _Strings:
+        """Read ``@string`` definitions: the last one of each name wins (its raw text,
+        in the order of first definition), month names excepted (an export never
+        redefines ``jan``: its generated entries write ``month = jan`` for BibTeX's
+        own). ``macros`` holds the values the definitions give *as they will be
+        written*, in that order, so a macro that uses another one redefined later in
+        ``text`` gets the value a BibTeX run of the export gives it."""
         if not text:
             return cls({}, {}, {})
-        reader = _Reader("<strings>")
+        reader = _Reader("<strings>", checks=False)
         for piece, offset, last in _batches(text):
             for _ in reader.feed(piece, offset, last):
                 pass
-        macros = {k: v for k, v in reader.macros.items() if k in reader.string_raw}
-        return cls(macros, reader.string_raw, reader.string_deps)
+        raw = {k: v for k, v in reader.string_raw.items() if k not in _MONTH_MACROS}
+        written = _Reader("<strings>", checks=False)
+        for _ in written.feed("\n".join(raw.values()), 0):
+            pass
+        macros = {k: v for k, v in written.macros.items() if k in raw}
+        deps = {k: written.string_deps.get(k, frozenset()) for k in raw}
+        return cls(macros, raw, deps)
 
     def closure(self, used: Iterable[str]) -> list[str]:
         """Raw definitions of ``used`` and of the macros they use, in definition order."""
@@ -1865,17 +1882,18 @@ class Writer:
         return "\n\n".join(blocks)
 
     def head(self) -> str:
-        """Return the ``@preamble`` blocks, then the ``@string`` definitions that the
-        entries written so far use (and those they use in turn, in the order of
-        ``strings``), separated by one blank line, without a final newline; empty when
-        there is neither."""
-        head: list[str] = []
-        if self.preamble and self.preamble.strip():
-            head.append(self.preamble.strip())
-        definitions = self.macros.closure(self.used_macros)
-        if definitions:
-            head.append("\n".join(definitions))
-        return "\n\n".join(head)
+        """Return the ``@preamble`` blocks and the ``@string`` definitions that the
+        entries written so far and the preambles use (and those they use in turn, in
+        the order of ``strings``), separated by one blank line, without a final
+        newline; empty when there is neither. The preambles come first unless they use
+        a macro, which must be defined before them."""
+        preamble = (self.preamble or "").strip()
+        in_preamble = {name.lower() for name in _PREAMBLE_MACRO_USE.findall(preamble)} & set(
+            self.macros.raw
+        )
+        definitions = "\n".join(self.macros.closure(self.used_macros | in_preamble))
+        parts = [definitions, preamble] if in_preamble else [preamble, definitions]
+        return "\n\n".join(part for part in parts if part)
 
 
 def write(
