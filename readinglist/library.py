@@ -698,6 +698,7 @@ class Importer:
         merged_ids: dict[int, list[str]] = {}
         tag_links: list[tuple[int | dict[str, Any], list[str]]] = []
         tagged_pending: list[dict[str, Any]] = []
+        aliases: list[tuple[int | dict[str, Any], str]] = []
         now = self.now
 
         for item in prepared:
@@ -728,6 +729,7 @@ class Importer:
                         tagged_pending.append(dup.pending)
                 else:
                     report.present.append(dup.key)
+                self._alias(record, dup, aliases)
                 continue
             if conflict is not None:
                 report.problems.append(
@@ -791,12 +793,40 @@ class Importer:
             self.person_ids.clear()
         _apply_merges(session, merged_ids, index)
         _link_tags(session, tag_links)
+        if aliases:
+            session.execute(
+                insert(Alias),
+                [
+                    {
+                        "alias_folded": key.lower(),
+                        "alias": key,
+                        "paper_id": target if isinstance(target, int) else target["id"],
+                    }
+                    for target, key in aliases
+                ],
+            )
         # A paper of this chunk that a later record of it gave more tags: its search text
         # is computed again from the database, like that of any paper merged into.
         touched = set(merged_ids) | {t for t, _ in tag_links if isinstance(t, int)}
         touched |= {row["id"] for row in tagged_pending}
         if touched:
             refresh_search_text(session, touched)
+
+    def _alias(
+        self, record: PaperRecord, dup: Any, aliases: list[tuple[int | dict[str, Any], str]]
+    ) -> None:
+        """Keep a merged duplicate's own citation key as an alias of the paper it went
+        into (when the key is valid and used by no paper or alias), so that a document
+        citing it still resolves (``show``, ``export --aux``)."""
+        key = record.citekey
+        if not key or not citekeys.is_valid_key(key) or key.lower() == dup.key.lower():
+            return
+        if self.keys.taken(key.lower(), key):
+            return
+        self.keys.claim(key)
+        target = dup.paper_id if dup.paper_id is not None else dup.pending
+        if target is not None:
+            aliases.append((target, key))
 
     def finish(
         self, problems: Sequence[ParseProblem] = (), meta: Mapping[str, str] | None = None

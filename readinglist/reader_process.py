@@ -155,6 +155,10 @@ def _work(
     parent: int,
 ) -> None:
     """The child: read, parse and prepare ``path``, putting chunks on ``messages``."""
+    import signal
+
+    # Ctrl-C is the importing process's to handle: it stops this one (terminate).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     from readinglist import formats
     from readinglist.prepare import prepare_record
 
@@ -168,7 +172,7 @@ def _work(
         prepared: list[Prepared] = []
         problems: list[ParseProblem] = []
         with _open(path, source) as raw:
-            texts = formats.iter_decode(formats.iter_bytes(raw, source, advance), encoding)
+            texts = formats.iter_decode(formats.iter_bytes(raw, source, advance), encoding, source)
             for entry in formats.module(fmt).iter_read(texts, source, meta=meta):
                 if isinstance(entry, ParseProblem):
                     problems.append(entry)

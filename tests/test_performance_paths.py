@@ -496,3 +496,43 @@ def test_a_changed_record_with_its_old_check_is_regenerated() -> None:
         "@article{k1,\n  title = {Old},\n  journal = {J},\n  year = {2020}\n}\n"
     )
     assert bibtex.write([record], strings='@string{jt = "J"}') == '@string{jt = "J"}\n\n' + text
+
+
+def test_reader_process_ignores_an_interrupt_meant_for_its_parent(tmp_path: Path) -> None:
+    """SIGINT to the reader process alone (Ctrl-C goes to the parent, which stops it)
+    does not end the import: it completes, exit 0 (hostile-input find: exit 5 with a
+    KeyboardInterrupt traceback)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    text = shared_data("acl-2020.bib").read_text(encoding="utf-8")
+    big = tmp_path / "big.bib"
+    big.write_text(
+        "".join(text.replace("@inproceedings{", f"@inproceedings{{c{i}-") for i in range(6)),
+        encoding="utf-8",
+    )
+    env = {**os.environ, "READINGLIST_READER_PROCESS": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "readinglist", "--db", str(tmp_path / "lib.db"), "import", str(big)],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    children: list[int] = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not children and proc.poll() is None:
+        time.sleep(0.1)
+        path = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+        if path.exists():
+            children = [int(c) for c in path.read_text().split()]
+    assert children, "no reader process started"
+    time.sleep(0.5)
+    for child in children:
+        os.kill(child, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr
+    assert "Traceback" not in stderr
+    assert stderr.strip().splitlines()[-1].startswith(f"{big} (bibtex): ")

@@ -7,6 +7,7 @@ import os
 import sqlite3
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from readinglist.cli import cli
@@ -157,3 +158,90 @@ def test_pasted_list_with_venue_option_becomes_inproceedings(invoke) -> None:
     assert {(p["entry_type"], p["venue"], p["year"]) for p in papers} == {
         ("inproceedings", "NeurIPS", 2025)
     }
+
+
+# --- session 2: fresh-user and hostile-input finds ----------------------------------------------
+
+TWO_INTRODUCTIONS = """\
+@inproceedings{hutchins-1996-introduction,
+  author = {Hutchins, John},
+  title = {Introduction},
+  booktitle = {EAMT Workshop},
+  year = {1996}
+}
+
+@inproceedings{hutchins-1997-introduction,
+  author = {Hutchins, John},
+  title = {Introduction},
+  booktitle = {EAMT Workshop},
+  year = {1997}
+}
+"""
+
+
+def test_a_merged_duplicate_keeps_its_key_as_an_alias(invoke, tmp_path: Path) -> None:
+    """The ACL Anthology's two "Introduction" papers by one author a year apart match
+    the duplicate rule; the second one's key must still resolve afterwards."""
+    bib = tmp_path / "two.bib"
+    bib.write_text(TWO_INTRODUCTIONS, encoding="utf-8")
+    assert invoke("import", str(bib)).exit_code == 0
+    shown = invoke("show", "--json", "hutchins-1997-introduction")
+    assert shown.exit_code == 0
+    assert json.loads(shown.stdout)["key"] == "hutchins-1996-introduction"
+    aux = tmp_path / "paper.aux"
+    aux.write_text("\\citation{hutchins-1997-introduction}\n", encoding="utf-8")
+    result = invoke("export", "bibtex", "--aux", str(aux))
+    assert result.stdout.startswith("@inproceedings{hutchins-1996-introduction,\n")
+    assert result.stderr == (
+        f"warning: {aux}: cited key 'hutchins-1997-introduction' is an old key of "
+        "'hutchins-1996-introduction'; the export names it 'hutchins-1996-introduction' "
+        "(cite that key)\n"
+    )
+
+
+def test_aux_nocite_star_exports_every_entry(invoke, tmp_path: Path) -> None:
+    bib = tmp_path / "two.bib"
+    bib.write_text(TWO_INTRODUCTIONS.replace("1997", "2005"), encoding="utf-8")
+    assert invoke("import", str(bib)).exit_code == 0
+    aux = tmp_path / "all.aux"
+    aux.write_text("\\relax\n\\citation{*}\n", encoding="utf-8")
+    result = invoke("export", "bibtex", "--aux", str(aux))
+    assert result.exit_code == 0
+    assert result.stderr == ""
+    assert result.stdout.count("@inproceedings{") == 2
+
+
+def test_annote_keeps_a_note_that_occurs_inside_the_existing_annote(invoke, tmp_path: Path) -> None:
+    bib = tmp_path / "a.bib"
+    bib.write_text(
+        "@misc{e2,\n  title = {T},\n  annote = {Existing annote.}\n}\n", encoding="utf-8"
+    )
+    assert invoke("import", str(bib)).exit_code == 0
+    assert invoke("note", "add", "e2", "-m", "annote").exit_code == 0
+    out = invoke("export", "bibtex", "--annote").stdout
+    assert "annote = {Existing annote.\n\nannote}" in out
+
+
+def test_input_removed_after_its_check_is_a_clean_error(tmp_path: Path) -> None:
+    from readinglist.cli.import_ import _Input
+    from readinglist.errors import InvalidInput
+
+    bib = tmp_path / "gone.bib"
+    bib.write_text("@misc{a,\n  title = {T}\n}\n", encoding="utf-8")
+    item = _Input.open(str(bib), "auto")
+    bib.unlink()
+    with pytest.raises(InvalidInput) as caught:
+        item.size()
+    assert str(caught.value) == f"{bib}: no such file"
+
+
+def test_bytes_that_stop_being_utf8_are_a_clean_error() -> None:
+    from readinglist import formats
+    from readinglist.errors import InvalidInput
+
+    pieces = [b"@misc{a, title = {J\xc3\xa4n}}\n", b"@misc{b, title = {\xff\xfe}}\n"]
+    with pytest.raises(InvalidInput) as caught:
+        list(formats.iter_decode(pieces, "utf-8", "x.bib"))
+    assert str(caught.value) == (
+        "x.bib: not valid utf-8 text (invalid start byte); did the file change while it was read?"
+    )

@@ -180,10 +180,23 @@ def export_command(
     with app.session(write=False) as session:
         if aux:
             cited = _cited_keys(Path(aux))
+            if "*" in cited:  # \nocite{*}: every entry
+                selected = library.select_ids_and_keys(session, "")
+                cited = [key for key in cited if key != "*"]
+            else:
+                selected = []
             papers, missing = library.papers_for_keys(session, cited)
             for key in missing:
                 render.warn(f"{aux}: cited key {key!r} is not in the library")
-            selected = [(p.id, p.citekey) for p in papers]
+            for key in cited:
+                paper = library.find_paper(session, key)
+                if paper is not None and key.casefold() != paper.citekey.casefold():
+                    render.warn(
+                        f"{aux}: cited key {key!r} is an old key of {paper.citekey!r}; "
+                        f"the export names it {paper.citekey!r} (cite that key)"
+                    )
+            if not selected:
+                selected = [(p.id, p.citekey) for p in papers]
         else:
             selected = library.select_ids_and_keys(session, join_query(query))
         ids = [paper_id for paper_id, _ in selected]

@@ -128,7 +128,12 @@ class _Input:
         """Bytes of the input as stored (compressed, for a .gz file)."""
         if self.data is not None:
             return len(self.data)
-        return os.stat(self.path).st_size
+        try:
+            return os.stat(self.path).st_size
+        except FileNotFoundError:  # removed since it was checked
+            raise InvalidInput("no such file", self.path) from None
+        except OSError as exc:
+            raise InvalidInput(f"cannot read the file ({exc.strerror})", self.path) from None
 
     def byte_chunks(self, read: Callable[[int], None] | None = None) -> Iterator[bytes]:
         """Yield the input's bytes in pieces (:func:`readinglist.formats.iter_bytes`)."""
@@ -188,7 +193,7 @@ def _import_stream(
                 raise InvalidInput(f"no papers found (read as {item.fmt})", item.source)
             return importer.finish(problems, meta)
     with progress_bar(f"importing {item.source}", item.size()) as advance:
-        texts = formats.iter_decode(item.byte_chunks(advance), item.sniffed.encoding)
+        texts = formats.iter_decode(item.byte_chunks(advance), item.sniffed.encoding, item.source)
         for entry in formats.module(item.fmt).iter_read(texts, item.source, meta=meta):
             if isinstance(entry, ParseProblem):
                 problems.append(entry)

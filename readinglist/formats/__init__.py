@@ -283,12 +283,24 @@ def sniff(chunks: Iterable[bytes], source: str) -> Sniffed:
     return sniffed
 
 
-def iter_decode(chunks: Iterable[bytes], encoding: str) -> Iterator[str]:
+def iter_decode(chunks: Iterable[bytes], encoding: str, source: str = "<input>") -> Iterator[str]:
     """Decode pieces of bytes with ``encoding`` (see :func:`sniff`) into pieces of text.
 
     Like :func:`decode`: a leading UTF-8 BOM is dropped and CRLF and CR line ends
-    become LF, also where a piece ends between ``\\r`` and ``\\n``.
+    become LF, also where a piece ends between ``\\r`` and ``\\n``. Raises
+    InvalidInput, naming ``source``, for bytes that are not ``encoding`` (the file
+    changed after :func:`sniff` read it).
     """
+    try:
+        yield from _iter_decode(chunks, encoding)
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(
+            f"not valid {encoding} text ({exc.reason}); did the file change while it was read?",
+            source,
+        ) from None
+
+
+def _iter_decode(chunks: Iterable[bytes], encoding: str) -> Iterator[str]:
     # A UTF-16 file with a stray odd byte at the end gets U+FFFD, not a traceback.
     decoder = codecs.getincrementaldecoder(encoding)(
         "replace" if encoding == "utf-16" else "strict"

@@ -1575,7 +1575,10 @@ def _merged_annote(record: PaperRecord) -> str | None:
     existing = record.fields.get("annote")
     texts = [note.text.strip() for note in record.notes if note.text.strip()]
     if existing:
-        texts = [t for t in texts if t not in existing]
+        # Notes already there as paragraphs of their own are not repeated (a substring
+        # test would drop a note whose text happens to occur in the annote).
+        paragraphs = {part.strip() for part in re.split(r"\n[ \t]*\n", existing)}
+        texts = [t for t in texts if t not in paragraphs]
     if not texts:
         return existing
     return "\n\n".join(([existing] if existing else []) + texts)
