@@ -418,14 +418,7 @@ def test_reader_process_stops_when_the_import_is_killed(tmp_path: Path) -> None:
         env=env,
         stderr=subprocess.DEVNULL,
     )
-    children: list[int] = []
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not children:
-        time.sleep(0.2)
-        path = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
-        if path.exists():
-            children = [int(c) for c in path.read_text().split()]
-    assert children, "no reader process started"
+    children = _child_processes(proc)
     time.sleep(1.0)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
@@ -442,6 +435,20 @@ def test_reader_process_stops_when_the_import_is_killed(tmp_path: Path) -> None:
         check=True,
     )
     assert result.stdout == ""
+
+
+def _child_processes(proc: Any) -> list[int]:
+    """Wait (up to 60 s) until the process ``proc`` has children; return their pids."""
+    import time
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        path = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+        children = [int(c) for c in path.read_text().split()] if path.exists() else []
+        if children:
+            return children
+        time.sleep(0.1)
+    raise AssertionError("no reader process started")
 
 
 def _not_zombie(pid: int) -> bool:
@@ -521,14 +528,7 @@ def test_reader_process_ignores_an_interrupt_meant_for_its_parent(tmp_path: Path
         stderr=subprocess.PIPE,
         text=True,
     )
-    children: list[int] = []
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not children and proc.poll() is None:
-        time.sleep(0.1)
-        path = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
-        if path.exists():
-            children = [int(c) for c in path.read_text().split()]
-    assert children, "no reader process started"
+    children = _child_processes(proc)
     time.sleep(0.5)
     for child in children:
         os.kill(child, signal.SIGINT)
