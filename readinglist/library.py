@@ -468,6 +468,7 @@ class _Candidate:
     values: dict[str, Any]
     tags: set[str] = field(default_factory=set)
     pending: dict[str, Any] | None = None  # the insert row, for papers of this import
+    batch_id: int | None = None  # the import that added it
 
 
 class _Index:
@@ -502,9 +503,20 @@ class _Index:
             self.abstract[akey].append(cand)
 
     def match(
-        self, record: PaperRecord, tkey: str | None, akey: str | None, family: str
+        self,
+        record: PaperRecord,
+        tkey: str | None,
+        akey: str | None,
+        family: str,
+        batch_id: int | None = None,
     ) -> tuple[_Candidate | None, _Candidate | None]:
-        """Return ``(duplicate, conflict)``: the same paper, or an identifier clash."""
+        """Return ``(duplicate, conflict)``: the same paper, or an identifier clash.
+
+        ``batch_id`` is the running import's: a title match with a paper the same
+        import added under another citation key and another year is no duplicate (one
+        source listing both, e.g. the ACL Anthology's yearly "Introduction" of one
+        author; the year tolerance is for one paper seen in two sources).
+        """
         conflict = None
         for ident, table in ((record.doi, self.doi), (record.arxiv, self.arxiv)):
             for cand in table.get(ident or "", ()):
@@ -528,6 +540,16 @@ class _Index:
         if tkey and not record.title_provisional:
             for cand in self.title.get(tkey, ()):
                 if cand.values.get("title_provisional"):
+                    continue
+                if (
+                    batch_id is not None
+                    and cand.batch_id == batch_id
+                    and record.year is not None
+                    and cand.year is not None
+                    and record.year != cand.year
+                    and record.citekey
+                    and record.citekey.lower() != cand.key.lower()
+                ):
                     continue
                 if dedupe.years_close(record.year, cand.year) and (
                     not family or not cand.family or family == cand.family
@@ -591,6 +613,7 @@ def _load_candidates(session: Session, prepared: Sequence[Prepared], index: _Ind
             family,
             values,
             {t.name_folded for t in paper.tags},
+            batch_id=paper.batch_id,
         )
         index.add(
             cand, paper.doi, paper.arxiv, paper.title_key, paper.abstract_key, [paper.citekey]
@@ -707,7 +730,7 @@ class Importer:
             if self.progress is not None and self.handled % 1000 == 0:
                 self.progress(self.handled)
             family = dedupe.first_family(record)
-            dup, conflict = index.match(record, tkey, akey, family)
+            dup, conflict = index.match(record, tkey, akey, family, self.batch_id)
             if dup is not None:
                 if not self.merge:
                     where = f"{source}:{record.line}" if record.line else source
@@ -771,7 +794,15 @@ class Importer:
             if all_tags:
                 tag_links.append((row, all_tags))
             cand = _Candidate(
-                None, key, final.title, final.year, family, row, {fold(t) for t in all_tags}, row
+                None,
+                key,
+                final.title,
+                final.year,
+                family,
+                row,
+                {fold(t) for t in all_tags},
+                row,
+                self.batch_id,
             )
             index.add(cand, final.doi, final.arxiv, tkey, akey, [record.citekey, key])
             report.added.append(key)

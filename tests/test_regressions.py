@@ -179,12 +179,31 @@ TWO_INTRODUCTIONS = """\
 """
 
 
-def test_a_merged_duplicate_keeps_its_key_as_an_alias(invoke, tmp_path: Path) -> None:
-    """The ACL Anthology's two "Introduction" papers by one author a year apart match
-    the duplicate rule; the second one's key must still resolve afterwards."""
+def test_one_file_listing_a_title_twice_under_two_keys_and_years_keeps_both(
+    invoke, tmp_path: Path
+) -> None:
+    """The ACL Anthology has one author's "Introduction" of 1996 and of 1997: one source
+    listing both under two keys is two works (fresh-user find: they were merged)."""
     bib = tmp_path / "two.bib"
     bib.write_text(TWO_INTRODUCTIONS, encoding="utf-8")
-    assert invoke("import", str(bib)).exit_code == 0
+    result = invoke("import", str(bib))
+    assert result.stderr.splitlines()[-1].endswith(
+        "2 added, 0 merged, 0 already present, 0 rejected"
+    )
+    assert invoke("list", "-k", "--sort", "key").stdout.split() == [
+        "hutchins-1996-introduction",
+        "hutchins-1997-introduction",
+    ]
+
+
+def test_a_merged_duplicate_keeps_its_key_as_an_alias(invoke, tmp_path: Path) -> None:
+    """The same title, first author and a year apart in two sources is one paper; the
+    merged entry's own key must still resolve afterwards."""
+    first, second = TWO_INTRODUCTIONS.split("\n\n")
+    for name, text in (("a.bib", first), ("b.bib", second)):
+        bib = tmp_path / name
+        bib.write_text(text + "\n", encoding="utf-8")
+        assert invoke("import", str(bib)).exit_code == 0
     shown = invoke("show", "--json", "hutchins-1997-introduction")
     assert shown.exit_code == 0
     assert json.loads(shown.stdout)["key"] == "hutchins-1996-introduction"
