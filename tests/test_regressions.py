@@ -264,3 +264,13 @@ def test_bytes_that_stop_being_utf8_are_a_clean_error() -> None:
     assert str(caught.value) == (
         "x.bib: not valid utf-8 text (invalid start byte); did the file change while it was read?"
     )
+
+
+def test_a_whole_query_in_one_argument_is_searched_as_a_phrase_with_a_warning(invoke) -> None:
+    result = invoke("list", "-k", "tag:rl OR tag:icml")
+    assert result.exit_code == 0
+    assert result.stderr == (
+        "warning: 'tag:rl OR tag:icml' is searched as one phrase (an argument with spaces); "
+        "to combine terms, pass them as separate arguments\n"
+    )
+    assert invoke("list", "-k", "neural networks").stderr == ""

@@ -146,6 +146,17 @@ def join_query(words: tuple[str, ...]) -> str:
     See :func:`readinglist.query.join_words` (imported here on first use, so that
     ``--help`` does not import SQLAlchemy).
     """
+    import re
+
+    from readinglist import render
     from readinglist.query import join_words
 
+    for word in words:
+        # A whole query quoted as one argument is a phrase: say so when it looks like
+        # terms (fresh-user trial: `list "tag:a OR tag:b"` silently found nothing).
+        if " " in word.strip() and re.search(r"(^|\s)-?[a-z]+:\S|\sOR\s|^\(", word):
+            render.warn(
+                f"{word!r} is searched as one phrase (an argument with spaces); "
+                "to combine terms, pass them as separate arguments"
+            )
     return join_words(words)
