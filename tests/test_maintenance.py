@@ -622,3 +622,12 @@ def test_undo_and_list_batches_usage_errors(invoke, tmp_path: Path) -> None:
         assert result.exit_code == 2, args
         assert "use --list-batches [--json] or --undo BATCH alone, without PATHs" in result.stderr
     assert json.loads(invoke("list", "--json").stdout) == []
+
+
+def test_undo_of_one_paper_says_paper(invoke, tmp_path: Path) -> None:
+    """Fresh-user find: "removed 1 papers"."""
+    only = write_bib(tmp_path / "one.bib", ["solo"])
+    assert invoke("import", str(only)).exit_code == 0
+    batch_id = json.loads(invoke("import", "--list-batches", "--json").stdout)[0]["id"]
+    result = invoke("import", "--undo", str(batch_id))
+    assert result.stderr.splitlines() == [f"undid import {batch_id} ({only}): removed 1 paper"]

@@ -401,7 +401,11 @@ def _batches(
     for key, reasons in report.kept:
         render.info(f"kept {key}: {', '.join(reasons)}")
     batch = report.batch
-    summary = f"undid import {batch.id} ({batch.source}): removed {len(report.removed)} papers"
+    from readinglist.cli.mark import papers_phrase
+
+    summary = (
+        f"undid import {batch.id} ({batch.source}): removed {papers_phrase(len(report.removed))}"
+    )
     if report.kept:
         summary += f", kept {len(report.kept)} you have worked on since"
     if batch.merged:
