@@ -61,6 +61,17 @@ class InvalidInput(ReadingListError):
         super().__init__(f"{where}{message}")
 
 
+def input_error(exc: OSError, source: str, kind: str = "file") -> InvalidInput:
+    """Return the InvalidInput (exit 5) for ``exc``, raised opening or reading ``source``:
+    ``no such file``, ``is a directory, not a <kind>`` or ``cannot read the file
+    (<strerror>)``."""
+    if isinstance(exc, FileNotFoundError):
+        return InvalidInput("no such file", source)
+    if isinstance(exc, IsADirectoryError):
+        return InvalidInput(f"is a directory, not a {kind}", source)
+    return InvalidInput(f"cannot read the file ({exc.strerror})", source)
+
+
 class DatabaseError(ReadingListError):
     """Raised for an unknown or newer schema revision, a failed check or an unreachable server (exit 6)."""
 

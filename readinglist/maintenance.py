@@ -33,7 +33,14 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from readinglist import db, library
-from readinglist.errors import Conflict, DatabaseError, InvalidInput, NotFound, UsageError
+from readinglist.errors import (
+    Conflict,
+    DatabaseError,
+    InvalidInput,
+    NotFound,
+    UsageError,
+    input_error,
+)
 from readinglist.models import (
     PRIORITY_NAMES,
     Base,
@@ -424,12 +431,8 @@ def inspect_backup(source: Path) -> str:
     try:
         with source.open("rb") as handle:
             header = handle.read(len(SQLITE_HEADER))
-    except FileNotFoundError:
-        raise InvalidInput("no such file", name) from None
-    except IsADirectoryError:
-        raise InvalidInput("is a directory, not a database file", name) from None
     except OSError as exc:
-        raise InvalidInput(f"cannot read the file ({exc.strerror})", name) from None
+        raise input_error(exc, name, "database file") from None
     if header != SQLITE_HEADER:
         raise InvalidInput("not an SQLite database file (no SQLite header)", name)
     try:

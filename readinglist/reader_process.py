@@ -30,7 +30,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from readinglist.errors import InvalidInput, ReadingListError
+from readinglist.errors import InvalidInput, ReadingListError, input_error
 from readinglist.records import ParseProblem
 
 if TYPE_CHECKING:
@@ -204,7 +204,7 @@ def _open(path: str, source: str) -> BinaryIO:
     try:
         return open(path, "rb")
     except OSError as exc:
-        raise InvalidInput(f"cannot read the file ({exc.strerror})", source) from None
+        raise input_error(exc, source) from None
 
 
 class _ParentGone(Exception):

@@ -7,7 +7,6 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 import click
@@ -15,7 +14,7 @@ import click
 from readinglist.cli._app import AppContext, pass_app
 from readinglist.cli._complete import complete_path, complete_tag
 from readinglist.cli._progress import progress_bar
-from readinglist.errors import InvalidInput
+from readinglist.errors import InvalidInput, input_error
 from readinglist.records import PaperRecord, ParseProblem, ParseResult
 
 if TYPE_CHECKING:
@@ -27,33 +26,6 @@ if TYPE_CHECKING:
 
 #: Records handed to the library at a time when an input is read in pieces.
 IMPORT_CHUNK = 1000
-
-
-def read_input(path: str) -> tuple[str, bytes]:
-    """Return ``(display name, bytes)`` of ``path``; ``-`` reads standard input.
-
-    Raises InvalidInput (exit 5) for a missing, unreadable or directory path.
-    """
-    if path == "-":
-        return "<stdin>", sys.stdin.buffer.read()
-    file = Path(path)
-    try:
-        return path, file.read_bytes()
-    except FileNotFoundError:
-        raise InvalidInput("no such file", path) from None
-    except IsADirectoryError:
-        raise InvalidInput("is a directory, not a file", path) from None
-    except OSError as exc:
-        raise InvalidInput(f"cannot read the file ({exc.strerror})", path) from None
-
-
-def parse_input(path: str, fmt: str) -> tuple[str, str, ParseResult]:
-    """Read, decode and parse one input; return ``(source name, format, result)``.
-
-    Raises InvalidInput when the input holds no paper at all.
-    """
-    source, data = read_input(path)
-    return _parse_bytes(source, data, fmt)
 
 
 def _parse_bytes(source: str, data: bytes, fmt: str) -> tuple[str, str, ParseResult]:
@@ -117,12 +89,8 @@ class _Input:
             return io.BytesIO(self.data)
         try:
             return open(self.path, "rb")
-        except FileNotFoundError:
-            raise InvalidInput("no such file", self.path) from None
-        except IsADirectoryError:
-            raise InvalidInput("is a directory, not a file", self.path) from None
         except OSError as exc:
-            raise InvalidInput(f"cannot read the file ({exc.strerror})", self.path) from None
+            raise input_error(exc, self.path) from None
 
     def size(self) -> int:
         """Bytes of the input as stored (compressed, for a .gz file)."""
@@ -130,10 +98,8 @@ class _Input:
             return len(self.data)
         try:
             return os.stat(self.path).st_size
-        except FileNotFoundError:  # removed since it was checked
-            raise InvalidInput("no such file", self.path) from None
-        except OSError as exc:
-            raise InvalidInput(f"cannot read the file ({exc.strerror})", self.path) from None
+        except OSError as exc:  # e.g. removed since it was checked
+            raise input_error(exc, self.path) from None
 
     def byte_chunks(self, read: Callable[[int], None] | None = None) -> Iterator[bytes]:
         """Yield the input's bytes in pieces (:func:`readinglist.formats.iter_bytes`)."""
