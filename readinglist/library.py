@@ -162,40 +162,57 @@ def to_record(paper: Paper, *, with_notes: bool = True) -> PaperRecord:
     ``source_text`` is kept only while the bibliographic data is unchanged since
     import (the stored digest matches), so writers may reproduce it verbatim.
     """
-    authors = tuple(_person_record(pp.person) for pp in paper.people if pp.role == "author")
-    editors = tuple(_person_record(pp.person) for pp in paper.people if pp.role == "editor")
-    record = PaperRecord(
-        citekey=paper.citekey,
-        entry_type=paper.entry_type,
-        title=paper.title,
-        title_provisional=paper.title_provisional,
-        short_name=paper.short_name,
-        authors=authors,
-        editors=editors,
-        year=paper.year,
-        month=paper.month,
-        venue=paper.venue,
-        abstract=paper.abstract,
-        doi=paper.doi,
-        arxiv=paper.arxiv,
-        url=paper.url,
-        code_url=paper.code_url,
-        keywords=_split_keywords(paper.keywords),
-        fields=dict(paper.fields or {}),
-        source_text=None,
-        status=paper.status,
-        priority=PRIORITY_NAMES.get(paper.priority) if paper.priority is not None else None,
-        tags=tuple(tag.name for tag in paper.tags),
-        notes=tuple(
+    return _record_of(
+        paper,
+        tuple(_person_record(pp.person) for pp in paper.people if pp.role == "author"),
+        tuple(_person_record(pp.person) for pp in paper.people if pp.role == "editor"),
+        tuple(tag.name for tag in paper.tags),
+        tuple(
             NoteRecord(text=n.body, created=n.created_at, updated=n.updated_at) for n in paper.notes
         )
         if with_notes
         else (),
-        added=paper.added_at,
-        read_at=paper.read_at,
     )
-    if paper.source_text and paper.source_digest == bibliographic_digest(record):
-        record = replace(record, source_text=paper.source_text, source_check=paper.source_check)
+
+
+def _record_of(
+    row: Any,
+    authors: tuple[PersonRecord, ...],
+    editors: tuple[PersonRecord, ...],
+    tags: tuple[str, ...],
+    notes: tuple[NoteRecord, ...],
+) -> PaperRecord:
+    """The PaperRecord of a paper ``row`` (a :class:`Paper` or a Core row of ``papers``)
+    and its people, tags and notes; ``source_text`` (and its ``source_check``) only
+    while the stored digest says the bibliographic data is as imported."""
+    record = PaperRecord(
+        citekey=row.citekey,
+        entry_type=row.entry_type,
+        title=row.title,
+        title_provisional=row.title_provisional,
+        short_name=row.short_name,
+        authors=authors,
+        editors=editors,
+        year=row.year,
+        month=row.month,
+        venue=row.venue,
+        abstract=row.abstract,
+        doi=row.doi,
+        arxiv=row.arxiv,
+        url=row.url,
+        code_url=row.code_url,
+        keywords=_split_keywords(row.keywords),
+        fields=dict(row.fields or {}),
+        source_text=None,
+        status=row.status,
+        priority=PRIORITY_NAMES.get(row.priority) if row.priority is not None else None,
+        tags=tags,
+        notes=notes,
+        added=row.added_at,
+        read_at=row.read_at,
+    )
+    if row.source_text and row.source_digest == bibliographic_digest(record):
+        record = replace(record, source_text=row.source_text, source_check=row.source_check)
     return record
 
 
@@ -311,35 +328,13 @@ def iter_records(
             if row is None:
                 continue
             named = people.get(pid, {})
-            record = PaperRecord(
-                citekey=row.citekey,
-                entry_type=row.entry_type,
-                title=row.title,
-                title_provisional=row.title_provisional,
-                short_name=row.short_name,
-                authors=tuple(named.get("author", ())),
-                editors=tuple(named.get("editor", ())),
-                year=row.year,
-                month=row.month,
-                venue=row.venue,
-                abstract=row.abstract,
-                doi=row.doi,
-                arxiv=row.arxiv,
-                url=row.url,
-                code_url=row.code_url,
-                keywords=_split_keywords(row.keywords),
-                fields=dict(row.fields or {}),
-                source_text=None,
-                status=row.status,
-                priority=PRIORITY_NAMES.get(row.priority) if row.priority is not None else None,
-                tags=tuple(tags.get(pid, ())),
-                notes=tuple(notes.get(pid, ())),
-                added=row.added_at,
-                read_at=row.read_at,
+            yield _record_of(
+                row,
+                tuple(named.get("author", ())),
+                tuple(named.get("editor", ())),
+                tuple(tags.get(pid, ())),
+                tuple(notes.get(pid, ())),
             )
-            if row.source_text and row.source_digest == bibliographic_digest(record):
-                record = replace(record, source_text=row.source_text, source_check=row.source_check)
-            yield record
 
 
 def load_papers(
