@@ -166,8 +166,9 @@ _SIMPLE_TOKEN = re.compile(
     )""",
     re.VERBOSE,
 )
-#: Accent commands and the combining characters pylatexenc gives for them.
-_SIMPLE_ACCENTS = {
+#: Accent commands and the combining characters pylatexenc gives for them (LaTeX's
+#: OT1/T1 accents); shared with the BibTeX reader's fast decoder.
+LATEX_ACCENTS = {
     "'": "\u0301",
     "`": "\u0300",
     "^": "\u0302",
@@ -184,8 +185,8 @@ _SIMPLE_ACCENTS = {
     "d": "\u0323",
     "b": "\u0331",
 }
-#: Letter commands and the characters pylatexenc gives for them.
-_SIMPLE_LETTERS = {
+#: Letter commands of LaTeX's text symbols and the characters pylatexenc gives for them.
+LATEX_LETTERS = {
     "ss": "ß",
     "aa": "å",
     "AA": "Å",
@@ -254,15 +255,12 @@ def _simple_latex(text: str) -> str | None:
             elif match.group("space"):
                 out = " "  # a control space (before anything but white space)
             elif match.group("letter"):
-                out = _SIMPLE_LETTERS[match.group("letter")]
+                out = LATEX_LETTERS[match.group("letter")]
             else:
-                accent = _SIMPLE_ACCENTS[match.group("sym") or match.group("cmd")]
-                base = next(g for g in match.group("a1", "a2", "b1", "b2") if g)
-                if base.startswith("\\"):
-                    if base not in ("\\i", "\\j"):
-                        return None
-                    base = base[1]
-                out = unicodedata.normalize("NFC", base + accent)
+                accented = accented_letter(match)
+                if accented is None:
+                    return None
+                out = accented
             segments.append("\x00" + out)  # text that takes no part in ligatures
             i = match.end()
         elif ch == "$":
@@ -278,6 +276,28 @@ def _simple_latex(text: str) -> str | None:
             current.append("\u00a0")
             i += 1
     segments.append("".join(current))
+    return join_latex_segments(segments)
+
+
+def accented_letter(match: re.Match[str]) -> str | None:
+    """The character of an accent command matched by a fast-path token pattern (groups
+    ``sym``/``cmd`` for the accent, ``a1``/``a2``/``b1``/``b2`` for the base letter):
+    ``\\'e`` -> ``é``, ``\\"{\\i}`` -> ``ï`` (NFC). None for a base that is another
+    command than dotless ``\\i``/``\\j`` (left to pylatexenc)."""
+    accent = LATEX_ACCENTS[match.group("sym") or match.group("cmd")]
+    base = next(g for g in match.group("a1", "a2", "b1", "b2") if g)
+    if base.startswith("\\"):
+        if base not in ("\\i", "\\j"):
+            return None
+        base = base[1]
+    return unicodedata.normalize("NFC", base + accent)
+
+
+def join_latex_segments(segments: list[str]) -> str:
+    """Join the pieces a fast LaTeX decoder collected: a piece that starts with NUL is
+    decoded text taken as it is; in the others TeX's input ligatures (``--``, ``---``,
+    two backquotes or quotes, ``?```, ``!```) become their characters, within the piece
+    only, as pylatexenc does within one brace group."""
     parts = []
     for segment in segments:
         if segment.startswith("\x00"):

@@ -153,7 +153,13 @@ from bibtexparser.model import (
 )
 
 from readinglist.records import PaperRecord, ParseProblem, ParseResult, Person
-from readinglist.text import CACHE_SIZE, latex_to_unicode
+from readinglist.text import (
+    CACHE_SIZE,
+    LATEX_LETTERS,
+    accented_letter,
+    join_latex_segments,
+    latex_to_unicode,
+)
 
 __all__ = [
     "FIELD_ORDER",
@@ -433,40 +439,6 @@ _PYLATEXENC_GAPS = (
 )
 
 
-#: Accent commands and the combining characters they stand for (LaTeX's OT1/T1 accents).
-_ACCENTS = {
-    "'": "\u0301",
-    "`": "\u0300",
-    "^": "\u0302",
-    '"': "\u0308",
-    "~": "\u0303",
-    "=": "\u0304",
-    ".": "\u0307",
-    "u": "\u0306",
-    "v": "\u030c",
-    "H": "\u030b",
-    "c": "\u0327",
-    "k": "\u0328",
-    "r": "\u030a",
-    "d": "\u0323",
-    "b": "\u0331",
-}
-#: Letter commands of LaTeX's text symbols (as pylatexenc decodes them).
-_LETTERS = {
-    "ss": "ß",
-    "aa": "å",
-    "AA": "Å",
-    "o": "ø",
-    "O": "Ø",
-    "l": "ł",
-    "L": "Ł",
-    "ae": "æ",
-    "AE": "Æ",
-    "oe": "œ",
-    "OE": "Œ",
-    "i": "ı",
-    "j": "ȷ",
-}
 _ESCAPED = {"&": "&", "%": "%", "$": "$", "#": "#", "_": "_", "{": "{", "}": "}"}
 _FAST_TOKEN = re.compile(
     r"""\\(?:
@@ -479,15 +451,6 @@ _FAST_TOKEN = re.compile(
     re.VERBOSE,
 )
 _FAST_SPECIAL = re.compile(r"[{}\\$~]")
-_TEX_LIGATURES = re.compile(r"---|--|``|''|\?`|!`")
-_LIGATURE_CHARS = {
-    "---": "\u2014",
-    "--": "\u2013",
-    "``": "\u201c",
-    "''": "\u201d",
-    "?`": "¿",
-    "!`": "¡",
-}
 
 
 #: Font commands whose argument pylatexenc prints as it is.
@@ -551,15 +514,12 @@ def _fast_decode(text: str) -> str | None:
             if match.group("esc"):
                 out = _ESCAPED[match.group("esc")]
             elif match.group("letter"):
-                out = _LETTERS[match.group("letter")]
+                out = LATEX_LETTERS[match.group("letter")]
             else:
-                accent = _ACCENTS[match.group("sym") or match.group("cmd")]
-                base = next(g for g in match.group("a1", "a2", "b1", "b2") if g)
-                if base.startswith("\\"):
-                    if base not in ("\\i", "\\j"):
-                        return None
-                    base = base[1]
-                out = unicodedata.normalize("NFC", base + accent)
+                accented = accented_letter(match)
+                if accented is None:
+                    return None
+                out = accented
             segments.append("\x00" + out)  # marks text that takes no part in ligatures
             i = match.end()
         elif ch == "$":
@@ -568,15 +528,7 @@ def _fast_decode(text: str) -> str | None:
             current.append("\u00a0")
             i += 1
     segments.append("".join(current))
-    out_parts = []
-    for segment in segments:
-        if segment.startswith("\x00"):
-            out_parts.append(segment[1:])
-        elif "-" in segment or "`" in segment or "'" in segment:
-            out_parts.append(_TEX_LIGATURES.sub(lambda m: _LIGATURE_CHARS[m.group()], segment))
-        else:
-            out_parts.append(segment)
-    return "".join(out_parts)
+    return join_latex_segments(segments)
 
 
 _BARE_AMPERSAND = re.compile(r"(?<!\\)&")
