@@ -536,3 +536,13 @@ def test_reader_process_ignores_an_interrupt_meant_for_its_parent(tmp_path: Path
     assert proc.returncode == 0, stderr
     assert "Traceback" not in stderr
     assert stderr.strip().splitlines()[-1].startswith(f"{big} (bibtex): ")
+
+
+def test_bibtex_fast_decoder_keeps_a_blank_line_after_a_letter_command() -> None:
+    """The twin of the text fast path's fix: ``\\ss`` before a blank line decodes as
+    pylatexenc does (a space once white space is collapsed), not glued to the next word."""
+    from readinglist.formats import bibtex
+
+    assert bibtex._fast_decode("Stra\\ss\n\nx") is None
+    assert bibtex._decode_text("Stra\\ss\n\nx") == "Straß x"
+    assert bibtex._decode_text("Stra\\ss x") == "Straßx"

@@ -444,7 +444,7 @@ _FAST_TOKEN = re.compile(
     r"""\\(?:
         (?P<sym>[`'^"~=.])\s*(?:\{(?P<a1>\\?[A-Za-z])\}|(?P<a2>\\?[A-Za-z]))
       | (?P<cmd>[cvuHkrdb])(?:\{(?P<b1>\\?[A-Za-z])\}|\s+(?P<b2>[A-Za-z]))
-      | (?P<letter>ss|aa|AA|ae|AE|oe|OE|[oOlLij])(?![A-Za-z])(?:\{\}|[ \t\r\n]*)
+      | (?P<letter>ss|aa|AA|ae|AE|oe|OE|[oOlLij])(?![A-Za-z])(?:\{\}|(?![ \t\r\n]*\n\n)[ \t\r\n]*)
       | (?P<esc>[&%$#_{}])
       | (?P<macro>[A-Za-z]+)(?=\{)
     )""",
