@@ -13,9 +13,19 @@ Rules:
 from __future__ import annotations
 
 import re
+from urllib.parse import unquote
 
 _DOI = re.compile(r"(10\.\d{4,9}/\S+)", re.IGNORECASE)
-_DOI_PREFIX = re.compile(r"^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)", re.IGNORECASE)
+#: shortDOI (https://shortdoi.org): ``10/abc``; accepted only as a whole value, never in prose.
+_SHORT_DOI = re.compile(r"10/[a-z0-9]+", re.IGNORECASE)
+#: ``doi:`` and the resolvers people paste: doi.org with or without www./dx., ACM's and IEEE's.
+_DOI_PREFIX = re.compile(
+    r"^(?:doi:\s*|(?:(?:https?:)?//)?(?:(?:www\.|dx\.)?doi\.org|doi\.acm\.org"
+    r"|(?:www\.)?doi\.ieeecomputersociety\.org)/)",
+    re.IGNORECASE,
+)
+_LATEX_URL = re.compile(r"\\url\{([^}]*)\}")
+_LATEX_ESCAPE = re.compile(r"\\([_&%#$])")
 _ARXIV_NEW = re.compile(r"(?<![\d.])(\d{4}\.\d{4,5})(?:v\d+)?(?![\d])")
 _ARXIV_OLD = re.compile(r"\b([a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?\b")
 _ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf|html)/([^\s?#]+?)(?:\.pdf)?(?:[?#].*)?$", re.I)
@@ -28,24 +38,74 @@ _TRAILING = ".,;:)]}>'\""
 
 
 def normalize_doi(value: str | None) -> str | None:
-    """Return the DOI in ``value`` lower-cased without prefix, or None when there is none.
+    """Return the DOI that ``value`` holds, lower-cased without prefix, or None when it holds none.
 
-    Accepts ``10.1000/xyz``, ``doi:10.1000/XYZ``, ``https://doi.org/10.1000/xyz``.
+    This is the only DOI rule of the project: every reader, the query language and the CLI
+    call it. ``value`` is a field meant to hold a DOI, in any common form: ``10.1000/xyz``,
+    ``doi:10.1000/XYZ``, resolver URLs (``https://doi.org/``, ``https://www.doi.org/``,
+    ``http://dx.doi.org/``, ``https://doi.acm.org/``, protocol-relative ``//doi.org/``),
+    percent-encoded (``10.1000/a%2Fb``), LaTeX-escaped (``10.1000/a\\_b``, ``\\url{...}``),
+    the shortDOI form ``10/abc``, or a DOI inside other text. A value that is one DOI is kept
+    whole (``10.1000/x.`` is a valid DOI); from other text, trailing punctuation is dropped.
+    Raises nothing.
     """
     if not value:
         return None
-    value = _DOI_PREFIX.sub("", value.strip())
-    match = _DOI.search(value)
+    text = value.strip()
+    if "\\" in text or "{" in text:
+        text = _LATEX_URL.sub(r"\1", text)
+        text = _LATEX_ESCAPE.sub(r"\1", text).replace("{", "").replace("}", "")
+    text = _strip_doi_prefixes(text)
+    if "%" in text:
+        text = unquote(text)
+    text = text.strip()
+    if _SHORT_DOI.fullmatch(text) or _DOI.fullmatch(text):
+        return text.lower()
+    return find_doi(text)
+
+
+def _strip_doi_prefixes(text: str) -> str:
+    """``text`` without any number of leading ``doi:`` / resolver prefixes."""
+    previous = None
+    while previous != text:
+        previous = text
+        text = _DOI_PREFIX.sub("", text.strip())
+    return text
+
+
+def find_doi(text: str | None) -> str | None:
+    """Return the first DOI (``10.<registrant>/<suffix>``, DOI Handbook 2.2) inside free text.
+
+    Lower-cased (DOIs are case-insensitive), without trailing punctuation; None when there is
+    none. Use :func:`normalize_doi` for a field that is meant to hold a DOI.
+    """
+    if not text:
+        return None
+    match = _DOI.search(text)
     if not match:
         return None
-    return match.group(1).rstrip(_TRAILING).lower() or None
+    return _trim_trailing(match.group(1)).lower() or None
+
+
+_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
+
+
+def _trim_trailing(doi: str) -> str:
+    """``doi`` without trailing punctuation; a closing bracket stays when the DOI opened it."""
+    while doi and doi[-1] in _TRAILING:
+        opener = _CLOSERS.get(doi[-1])
+        if opener is not None and doi.count(opener) >= doi.count(doi[-1]):
+            break
+        doi = doi[:-1]
+    return doi
 
 
 def normalize_arxiv(value: str | None) -> str | None:
     """Return the arXiv id in ``value`` without version, or None when there is none.
 
     Accepts ``2401.01234v2``, ``arXiv:2401.01234``, ``https://arxiv.org/abs/2401.01234``,
-    ``https://arxiv.org/pdf/2401.01234v1.pdf``, ``hep-th/9901001``.
+    ``https://arxiv.org/pdf/2401.01234v1.pdf``, ``hep-th/9901001``. The only arXiv rule of
+    the project (arXiv identifier scheme, https://info.arxiv.org/help/arxiv_identifier.html).
     """
     if not value:
         return None
@@ -69,8 +129,10 @@ def is_code_url(url: str) -> bool:
 
 
 def is_doi_url(url: str) -> bool:
-    """True for ``doi.org`` resolver links."""
-    return bool(re.match(r"^https?://(?:dx\.)?doi\.org/10\.", url, re.IGNORECASE))
+    """True for DOI resolver links (the prefixes :func:`normalize_doi` strips) to a DOI."""
+    url = url.strip()
+    stripped = _strip_doi_prefixes(url)
+    return "://" in url and stripped != url and stripped.startswith("10.")
 
 
 def is_arxiv_url(url: str) -> bool:

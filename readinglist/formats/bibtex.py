@@ -152,6 +152,7 @@ from bibtexparser.model import (
     String,
 )
 
+from readinglist.identifiers import normalize_arxiv, normalize_doi
 from readinglist.records import PaperRecord, ParseProblem, ParseResult, Person
 from readinglist.text import (
     CACHE_SIZE,
@@ -293,13 +294,6 @@ _LATEX_SPECIAL = re.compile(r"[\\{}$~]")
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
 _ISO_DATE = re.compile(r"^\s*(\d{4})(?:-(\d{2}))?")
 _WORDS = re.compile(r"[A-Za-z]+")
-_DOI = re.compile(r"^10\.\d{4,9}/\S+$")
-_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*|https?://doi\.acm\.org/)")
-_ARXIV = re.compile(
-    r"^(?:arxiv:\s*|https?://arxiv\.org/(?:abs|pdf)/)?"
-    r"(\d{4}\.\d{4,5}|[a-z][a-z-]*(?:\.[a-z]{2})?/\d{7})(?:v\d+)?(?:\.pdf)?$",
-    re.IGNORECASE,
-)
 _BARE_URL = re.compile(r"^\s*(?:https?|ftp)://\S+\s*$")
 
 
@@ -628,33 +622,6 @@ def _decode_date(raw: str) -> tuple[int | None, int | None]:
         return None, None
     month = int(match.group(2)) if match.group(2) else None
     return int(match.group(1)), month if month and 1 <= month <= 12 else None
-
-
-def normalize_doi(raw: str) -> str | None:
-    """Return the DOI in ``raw`` lower-cased, without resolver prefix, or None if it is not one.
-
-    Accepts ``10.1000/XYZ``, ``doi:10.1000/xyz``, ``https://doi.org/10.1000/xyz``,
-    ``http://dx.doi.org/...`` and LaTeX-escaped forms (``10.1000/a\\_b``). A DOI is
-    ``10.<registrant>/<suffix>`` (DOI Handbook, section 2.2); DOIs are case-insensitive.
-    """
-    text = raw.strip()
-    if "\\" in text or "{" in text:
-        text = re.sub(r"\\url\{([^}]*)\}", r"\1", text)
-        text = re.sub(r"\\([_&%#$])", r"\1", text).replace("{", "").replace("}", "")
-    text = _DOI_PREFIX.sub("", text.strip().lower())
-    return text if _DOI.match(text) else None
-
-
-def normalize_arxiv(raw: str) -> str | None:
-    """Return the arXiv identifier in ``raw`` without version, or None if it is not one.
-
-    Accepts new-style ids (``2401.01234``, ``1501.0001v2``), old-style ids
-    (``hep-th/9901001``, ``math.GT/0309136``), an ``arXiv:`` prefix and
-    ``https://arxiv.org/abs/...`` links (arXiv identifier scheme,
-    https://info.arxiv.org/help/arxiv_identifier.html).
-    """
-    match = _ARXIV.match(raw.strip())
-    return match.group(1) if match else None
 
 
 def _decode_keywords(raw: str) -> tuple[str, ...]:

@@ -49,6 +49,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from readinglist.identifiers import normalize_doi
 from readinglist.records import PaperRecord, ParseProblem, ParseResult, Person
 
 __all__ = ["CSL_TYPES", "ENTRY_TYPES", "read", "write"]
@@ -144,7 +145,6 @@ _HANDLED = frozenset(
 )  # fmt: skip
 _CUSTOM_KEYS = ("arxiv", "code_url", "short_name", "title_provisional", "url")
 
-_DOI_PREFIX = re.compile(r"(?i)^(?:doi:\s*|https?://(?:dx\.|www\.)?doi\.org/)")
 _ARXIV_ID = r"(?P<id>\d{4}\.\d{4,5}|[a-z][a-z.-]*/\d{7})"
 _ARXIV_URL = re.compile(
     rf"(?i)^https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/{_ARXIV_ID}(?:v\d+)?(?:\.pdf)?/?$"
@@ -171,12 +171,6 @@ def _text(value: Any) -> str | None:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
-
-
-def _normalize_doi(value: str) -> str | None:
-    """Return ``value`` as a DOI (lower case, no resolver prefix; DOI Handbook 2.4) or None."""
-    doi = _DOI_PREFIX.sub("", value.strip()).strip().lower()
-    return doi if re.match(r"^10[./]\S+$", doi) else None
 
 
 def _compact(value: Any) -> str:
@@ -333,7 +327,7 @@ def _record(
     doi = None
     raw_doi = _text(item.get("DOI"))
     if raw_doi:
-        doi = _normalize_doi(raw_doi)
+        doi = normalize_doi(raw_doi)
         if doi is None:
             warn(f"DOI {raw_doi!r} is not a DOI (10.prefix/suffix); kept as csl_doi")
             fields["csl_doi"] = raw_doi

@@ -62,10 +62,10 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote
 
 import rispy
 
+from readinglist.identifiers import normalize_doi
 from readinglist.records import PaperRecord, ParseProblem, ParseResult, Person
 
 __all__ = ["ENTRY_TYPES", "RIS_TYPES", "read", "write"]
@@ -135,7 +135,6 @@ _ARXIV_URL = re.compile(
     r"(?P<id>\d{4}\.\d{4,5}|[a-z][a-z.-]*/\d{7})(?:v\d+)?(?:\.pdf)?/?$"
 )
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(?P<id>\d{4}\.\d{4,5}|[a-z][a-z.-]*/\d{7})$")
-_DOI_PREFIX = re.compile(r"(?i)^(?:doi:\s*|https?://(?:dx\.|www\.)?doi\.org/)")
 _TAG_LINE = re.compile(r"^(?P<tag>[A-Z][A-Z0-9]) {1,2}-(?: (?P<value>.*)|\s*)$")
 _RECORD_NUMBER = re.compile(r"^\s*\d+\.\s*$")
 _DATE = re.compile(r"^\s*(?P<year>\d{4})(?:[/-](?P<month>\d{1,2})?)?")
@@ -194,20 +193,6 @@ _UNKNOWN = _NAME["UK"]
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
-
-
-def _normalize_doi(value: str) -> str | None:
-    """Return the DOI in ``value`` lower-cased without resolver prefix, or None if it is none.
-
-    DOIs are case-insensitive (DOI Handbook 2.4). Accepts ``10.x/y`` and the short
-    form ``10/abc`` (shortdoi.org).
-    """
-    doi = value.strip()
-    if _DOI_PREFIX.match(doi):
-        doi = _DOI_PREFIX.sub("", doi)
-        doi = unquote(doi) if doi.lower().startswith("http") is False else doi
-    doi = doi.strip().lower()
-    return doi if re.match(r"^10[./]\S+$", doi) else None
 
 
 def _split_name(text: str) -> Person:
@@ -462,7 +447,7 @@ def _record(chunk: _Chunk, source: str) -> tuple[PaperRecord, list[ParseProblem]
     dois = take("DO")
     bad_dois: list[str] = []
     for value in dois:
-        normalized = _normalize_doi(value)
+        normalized = normalize_doi(value)
         if normalized is None:
             bad_dois.append(value)
         elif doi is None:
