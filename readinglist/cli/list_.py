@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from readinglist.cli._app import AppContext, json_option, pass_app
+from readinglist.cli._app import AppContext, PositiveInt, json_option, pass_app
 from readinglist.cli._complete import complete_ref
 from readinglist.cli._query import QUERY_HELP, QueryCommand, join_query, query_argument
 
@@ -25,7 +25,7 @@ SORT_FIELDS = ("added", "year", "title", "key", "priority", "status", "relevance
     "status (reading, to-read, new, read, skipped) or relevance. "
     "Default: relevance when the query has free text, else added.",
 )
-@click.option("--limit", type=click.IntRange(1, 2**62), help="Show at most N papers.")
+@click.option("--limit", type=PositiveInt(), help="Show at most N papers.")
 @click.option("--reverse", is_flag=True, help="Reverse the sort order.")
 @pass_app
 def list_command(

@@ -1,0 +1,97 @@
+"""Issue 18 regressions: what a user can type never ends in a traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from readinglist.cli import cli
+
+
+def run_installed(
+    *args: str, stdout: int | None = subprocess.PIPE
+) -> subprocess.CompletedProcess[str]:
+    """Run the installed entry point (``readinglist.cli.main``) in a real subprocess."""
+    code = "import sys; from readinglist.cli import main; sys.argv[0] = 'readinglist'; main()"
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
+
+
+def test_db_path_under_a_file_is_one_line_exit_6(tmp_path: Path) -> None:
+    (tmp_path / "refs.bib").write_text("x\n")
+    target = tmp_path / "refs.bib" / "lib.db"
+    result = CliRunner().invoke(cli, ["--db", str(target), "list"])
+    assert result.exit_code == 6
+    assert result.stderr == f"Error: cannot create the folder of {target}: File exists\n"
+
+
+def test_db_path_in_an_impossible_folder_is_one_line_exit_6() -> None:
+    result = CliRunner().invoke(cli, ["--db", "/proc/nope/x.db", "list"])
+    assert result.exit_code == 6
+    assert result.stderr == (
+        "Error: cannot create the folder of /proc/nope/x.db: No such file or directory\n"
+    )
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("extra", [[], ["--json"], ["-k"]])
+def test_full_stdout_is_one_line_exit_1(
+    tmp_path: Path, example_abstracts: Path, extra: list[str]
+) -> None:
+    db = str(tmp_path / "lib.db")
+    assert run_installed("--db", db, "import", str(example_abstracts)).returncode == 0
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import sys; from readinglist.cli import main; main()",
+                "--db",
+                db,
+                "list",
+                *extra,
+            ],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+    assert result.returncode == 1
+    assert result.stderr == "Error: cannot write the output: No space left on device\n"
+
+
+def test_main_keeps_exit_codes(tmp_path: Path) -> None:
+    db = str(tmp_path / "lib.db")
+    assert run_installed("--db", db, "show", "nokey").returncode == 3
+    usage = run_installed("nope")
+    assert usage.returncode == 2
+    assert "No such command 'nope'" in usage.stderr
+    assert run_installed("--version").returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [(["list", "--help"], "--limit"), (["note", "edit", "--help"], "ID")],
+)
+def test_help_shows_a_human_range(args: list[str], option: str) -> None:
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0
+    assert "4611686018427387904" not in result.output
+    if option == "--limit":
+        assert "[x>=1]" in result.output
+
+
+def test_limit_zero_is_a_usage_error() -> None:
+    result = CliRunner().invoke(cli, ["list", "--limit", "0"])
+    assert result.exit_code == 2
+    assert "0 is not in the range x>=1" in result.stderr
