@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -95,3 +96,46 @@ def test_limit_zero_is_a_usage_error() -> None:
     result = CliRunner().invoke(cli, ["list", "--limit", "0"])
     assert result.exit_code == 2
     assert "0 is not in the range x>=1" in result.stderr
+
+
+HOSTILE_RIS = (
+    "TY  - JOUR\n"
+    "TI  - Clear\x1b[2J screen\x07 and [/] [bold]markup[/bold]\n"
+    "AU  - Doe\x1b]0;pwned\x07, Jane\n"
+    "AB  - An abstract\x1b[31m in red\x9b with C1.\n"
+    "PY  - 2024\n"
+    "ER  - \n"
+)
+
+
+def test_control_characters_are_never_printed_raw(invoke, tmp_path: Path) -> None:
+    source = tmp_path / "hostile.ris"
+    source.write_text(HOSTILE_RIS, encoding="utf-8")
+    assert invoke("import", str(source)).exit_code == 0
+    listing = invoke("list", env={"COLUMNS": "200"})
+    assert listing.exit_code == 0
+    assert "\x1b" not in listing.stdout
+    assert "\x07" not in listing.stdout
+    assert "Clear␛[2J screen␇ and [/] [bold]markup[/bold]" in listing.stdout
+    key = invoke("list", "-k").stdout.strip()
+    shown = invoke("show", key)
+    assert shown.exit_code == 0
+    for raw in ("\x1b", "\x07", "\x9b"):
+        assert raw not in shown.stdout
+    assert "An abstract␛[31m in red\ufffd with C1." in shown.stdout
+    as_json = invoke("list", "--json")
+    assert "\x1b" not in as_json.stdout
+    assert "\x9b" not in as_json.stdout
+
+    [paper] = json.loads(as_json.stdout)
+    assert paper["title"] == "Clear\x1b[2J screen\x07 and [/] [bold]markup[/bold]"
+    assert paper["abstract"] == "An abstract\x1b[31m in red\x9b with C1."
+
+
+def test_rich_table_shows_brackets_as_text(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    from readinglist import render
+    from readinglist.records import PaperRecord
+
+    monkeypatch.setattr(render, "use_rich", lambda stream=None: True)
+    render.paper_table([PaperRecord(citekey="k", title="A [/] title with [bold]markup[/bold]")])
+    assert "[/] title with [bold]markup[/bold]" in capsys.readouterr().out
