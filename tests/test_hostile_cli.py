@@ -139,3 +139,11 @@ def test_rich_table_shows_brackets_as_text(monkeypatch: pytest.MonkeyPatch, caps
     monkeypatch.setattr(render, "use_rich", lambda stream=None: True)
     render.paper_table([PaperRecord(citekey="k", title="A [/] title with [bold]markup[/bold]")])
     assert "[/] title with [bold]markup[/bold]" in capsys.readouterr().out
+
+
+def test_change_summary_of_a_large_selection_is_linear(capsys: pytest.CaptureFixture[str]) -> None:
+    from readinglist.cli.mark import report_changes
+
+    keys = [f"k{i}" for i in range(60_000)]
+    report_changes("marked {n} to-read", keys, keys[::2], False, "already to-read")
+    assert capsys.readouterr().err == "marked 30000 papers to-read (30000 already to-read)\n"

@@ -63,7 +63,8 @@ def report_changes(
     """
     from readinglist import render
 
-    unchanged = [k for k in keys if k not in set(changed)]
+    changed_set = set(changed)  # once: rebuilt per key it made 141k papers quadratic
+    unchanged = [k for k in keys if k not in changed_set]
     if as_json:
         render.echo_json({"changed": changed, "unchanged": unchanged})
     if not keys:
