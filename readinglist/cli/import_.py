@@ -96,15 +96,8 @@ def import_command(
 
     inputs = importing.open_inputs(paths, fmt)
     with app.session() as session:
-        run = importing.import_inputs(
-            session,
-            inputs,
-            tags=tags,
-            merge=not no_merge,
-            venue=venue,
-            year=year,
-            progress=progress_bar,
-        )
+        options = importing.ImportOptions(tags, not no_merge, venue, year)
+        run = importing.import_inputs(session, inputs, options, progress_bar)
         if run.rejected and strict:
             _summarize(run)
             raise InvalidInput(f"{_entries(run.rejected)} rejected; nothing imported (--strict)")

@@ -142,6 +142,30 @@ def override(record: PaperRecord, fmt: str, venue: str | None, year: int | None)
     )
 
 
+@dataclass(frozen=True)
+class ImportOptions:
+    """The options of one import, the same for every input.
+
+    ``tags`` and ``merge`` as for :func:`readinglist.library.import_records`;
+    ``venue`` and ``year`` (``--venue``/``--year``) are applied to every record
+    (:func:`override`).
+    """
+
+    tags: Sequence[str] = ()
+    merge: bool = True
+    venue: str | None = None
+    year: int | None = None
+
+    @property
+    def overrides(self) -> bool:
+        """True when ``venue`` or ``year`` changes the records read."""
+        return bool(self.venue or self.year)
+
+    def apply(self, record: PaperRecord, fmt: str) -> PaperRecord:
+        """Return ``record`` (read as ``fmt``) with the overrides applied."""
+        return override(record, fmt, self.venue, self.year)
+
+
 @dataclass
 class ImportRun:
     """What :func:`import_inputs` did: one ``(input, report)`` per input, in order."""
@@ -162,20 +186,12 @@ class ImportRun:
 def import_inputs(
     session: Session,
     inputs: Sequence[Input],
-    *,
-    tags: Sequence[str] = (),
-    merge: bool = True,
-    venue: str | None = None,
-    year: int | None = None,
+    options: ImportOptions,
     progress: Progress = no_progress,
 ) -> ImportRun:
-    """Import each opened input as its own import batch, in ``session``'s transaction.
-
-    Args:
-        inputs: from :func:`open_inputs`.
-        tags, merge: as for :func:`readinglist.library.import_records`.
-        venue, year: ``--venue``/``--year``, applied to every record (:func:`override`).
-        progress: a progress-bar factory (:data:`readinglist.pipelines.Progress`).
+    """Import each opened input (:func:`open_inputs`) as its own import batch, in
+    ``session``'s transaction, with ``options``; ``progress`` is a progress-bar factory
+    (:data:`readinglist.pipelines.Progress`).
 
     Returns an :class:`ImportRun`; commits nothing. Raises InvalidInput for a streamed
     input without any paper, or a read error met while streaming.
@@ -183,39 +199,20 @@ def import_inputs(
     run = ImportRun()
     for item in inputs:
         if item.parsed is None:
-            report = _import_stream(
-                session, item, tags=tags, merge=merge, venue=venue, year=year, progress=progress
-            )
+            report = _import_stream(session, item, options, progress)
         else:
-            report = _import_parsed(
-                session,
-                item,
-                item.parsed,
-                tags=tags,
-                merge=merge,
-                venue=venue,
-                year=year,
-                progress=progress,
-            )
+            report = _import_parsed(session, item, item.parsed, options, progress)
         run.reports.append((item, report))
     return run
 
 
 def _import_parsed(
-    session: Session,
-    item: Input,
-    parsed: ParseResult,
-    *,
-    tags: Sequence[str],
-    merge: bool,
-    venue: str | None,
-    year: int | None,
-    progress: Progress,
+    session: Session, item: Input, parsed: ParseResult, options: ImportOptions, progress: Progress
 ) -> ImportReport:
     """Import the records of an input read whole."""
     records = parsed.records
-    if venue or year:
-        records = [override(r, item.fmt, venue, year) for r in records]
+    if options.overrides:
+        records = [options.apply(r, item.fmt) for r in records]
     if item.fmt == "markdown":
         return library.sync_markdown(session, records, source=item.source)
     with progress(f"importing {item.source}", len(records), "papers") as advance:
@@ -224,8 +221,8 @@ def _import_parsed(
             records,
             source=item.source,
             fmt=item.fmt,
-            tags=tags,
-            merge=merge,
+            tags=options.tags,
+            merge=options.merge,
             problems=parsed.problems,
             progress=advance,
             meta=parsed.meta,
@@ -233,14 +230,7 @@ def _import_parsed(
 
 
 def _import_stream(
-    session: Session,
-    item: Input,
-    *,
-    tags: Sequence[str],
-    merge: bool,
-    venue: str | None,
-    year: int | None,
-    progress: Progress,
+    session: Session, item: Input, options: ImportOptions, progress: Progress
 ) -> ImportReport:
     """Decode, parse and import ``item`` a chunk of :data:`IMPORT_CHUNK` records at a time.
 
@@ -251,67 +241,69 @@ def _import_stream(
     changes the records. Raises InvalidInput when the input holds no paper at all.
     """
     assert item.sniffed is not None
-    problems: list[ParseProblem] = list(item.sniffed.warnings)
-    meta: dict[str, str] = {}
-    importer = library.Importer(session, source=item.source, fmt=item.fmt, tags=tags, merge=merge)
-    in_child = item.data is None and not (venue or year) and reader_process.wanted(item.size())
+    importer = library.Importer(
+        session, source=item.source, fmt=item.fmt, tags=options.tags, merge=options.merge
+    )
+    stream = _Stream(importer, item, item.sniffed, options, list(item.sniffed.warnings))
+    in_child = item.data is None and not options.overrides and reader_process.wanted(item.size())
     with progress(f"importing {item.source}", item.size(), "") as advance:
         if in_child:
-            count = _feed_from_reader_process(importer, item, item.sniffed, advance, problems, meta)
+            stream.from_reader_process(advance)
         else:
-            count = _feed_here(importer, item, item.sniffed, advance, problems, meta, venue, year)
-    if not count and not any(p.severity == "error" for p in problems):
+            stream.here(advance)
+    if not stream.count and not any(p.severity == "error" for p in stream.problems):
         raise InvalidInput(f"no papers found (read as {item.fmt})", item.source)
-    return importer.finish(problems, meta)
+    return importer.finish(stream.problems, stream.meta)
 
 
-def _feed_from_reader_process(
-    importer: library.Importer,
-    item: Input,
-    sniffed: Sniffed,
-    advance: Callable[[int], None],
-    problems: list[ParseProblem],
-    meta: dict[str, str],
-) -> int:
-    """Import the prepared chunks a reader process reads from ``item``'s file; return
-    how many records came. ``problems`` and ``meta`` receive the reader's."""
-    count = 0
-    chunks = reader_process.read_prepared(
-        item.path, sniffed.encoding, item.source, item.fmt, IMPORT_CHUNK, advance, meta
-    )
-    with closing(chunks):  # stops the child when the import fails
-        for prepared, found in chunks:
-            problems.extend(found)
-            count += len(prepared)
-            importer.add_prepared(prepared)
-    return count
+@dataclass
+class _Stream:
+    """One input read in pieces and fed to ``importer`` a chunk at a time.
 
+    ``problems`` and ``meta`` collect the reader's (after the sniffing warnings);
+    ``count`` is the records read so far.
+    """
 
-def _feed_here(
-    importer: library.Importer,
-    item: Input,
-    sniffed: Sniffed,
-    advance: Callable[[int], None],
-    problems: list[ParseProblem],
-    meta: dict[str, str],
-    venue: str | None,
-    year: int | None,
-) -> int:
-    """Read ``item`` in pieces in this process and import it a chunk at a time; return
-    how many records came. ``problems`` and ``meta`` receive the reader's."""
-    count = 0
-    chunk: list[PaperRecord] = []
-    texts = formats.iter_decode(item.byte_chunks(advance), sniffed.encoding, item.source)
-    for entry in formats.module(item.fmt).iter_read(texts, item.source, meta=meta):
-        if isinstance(entry, ParseProblem):
-            problems.append(entry)
-            continue
-        if venue or year:
-            entry = override(entry, item.fmt, venue, year)
-        chunk.append(entry)
-        count += 1
-        if len(chunk) >= IMPORT_CHUNK:
-            importer.add(chunk)
-            chunk = []
-    importer.add(chunk)
-    return count
+    importer: library.Importer
+    item: Input
+    sniffed: Sniffed
+    options: ImportOptions
+    problems: list[ParseProblem]
+    meta: dict[str, str] = field(default_factory=dict)
+    count: int = 0
+
+    def from_reader_process(self, advance: Callable[[int], None]) -> None:
+        """Import the prepared chunks a reader process reads from the input's file."""
+        item = self.item
+        chunks = reader_process.read_prepared(
+            item.path,
+            self.sniffed.encoding,
+            item.source,
+            item.fmt,
+            IMPORT_CHUNK,
+            advance,
+            self.meta,
+        )
+        with closing(chunks):  # stops the child when the import fails
+            for prepared, found in chunks:
+                self.problems.extend(found)
+                self.count += len(prepared)
+                self.importer.add_prepared(prepared)
+
+    def here(self, advance: Callable[[int], None]) -> None:
+        """Read the input in pieces in this process and import it a chunk at a time."""
+        item, options = self.item, self.options
+        chunk: list[PaperRecord] = []
+        texts = formats.iter_decode(item.byte_chunks(advance), self.sniffed.encoding, item.source)
+        for entry in formats.module(item.fmt).iter_read(texts, item.source, meta=self.meta):
+            if isinstance(entry, ParseProblem):
+                self.problems.append(entry)
+                continue
+            if options.overrides:
+                entry = options.apply(entry, item.fmt)
+            chunk.append(entry)
+            self.count += 1
+            if len(chunk) >= IMPORT_CHUNK:
+                self.importer.add(chunk)
+                chunk = []
+        self.importer.add(chunk)
