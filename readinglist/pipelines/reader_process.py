@@ -105,7 +105,7 @@ def read_prepared(
         name="readinglist-reader",
         daemon=True,
     )
-    process.start()
+    _start_without_interrupts(process)
     try:
         while True:
             message = _get(messages, process, source)
@@ -127,6 +127,26 @@ def read_prepared(
             process.join(timeout=5)
         messages.close()
         messages.join_thread()
+
+
+def _start_without_interrupts(process: BaseProcess) -> None:
+    """Start ``process`` with SIGINT blocked, so that the child inherits the block.
+
+    The child ignores SIGINT (Ctrl-C is this process's to handle), but it can set that
+    only once its interpreter has started; a SIGINT arriving before (a loaded machine
+    takes over half a second to start one) would end it with a KeyboardInterrupt
+    traceback. Blocked, the signal waits until :func:`_work` ignores it (which
+    discards it); here it is blocked only while the child is started, and one that
+    arrives meanwhile is delivered when the block ends.
+    """
+    if not hasattr(signal, "pthread_sigmask"):  # not on POSIX
+        process.start()
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        process.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _get(messages: Any, process: BaseProcess, source: str) -> Message:
