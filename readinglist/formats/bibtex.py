@@ -1720,10 +1720,17 @@ def _needs_user_state(record: PaperRecord, keywords: bool, annote: bool) -> bool
     return annote and _merged_annote(record) != record.fields.get("annote")
 
 
+def entry_order(citekey: str | None, index: int) -> tuple[bool, str, str, int]:
+    """Return the sort key of the entry at ``index`` (input order) with ``citekey``:
+    the writer's order, by key case-insensitively, then case-sensitively, no key last,
+    ties in input order. An exporter that writes in chunks sorts by it first."""
+    key = citekey or ""
+    return (not key, key.casefold(), key, index)
+
+
 def _sort_key(item: tuple[int, PaperRecord]) -> tuple[bool, str, str, int]:
     index, record = item
-    key = record.citekey or ""
-    return (not key, key.casefold(), key, index)
+    return entry_order(record.citekey, index)
 
 
 class Writer:
@@ -1734,7 +1741,7 @@ class Writer:
     the copied entries use; :meth:`head` then gives the ``@preamble`` and the
     definitions of those macros, which belong before every entry. An exporter that
     streams a large library writes the chunks somewhere, then puts :meth:`head`
-    first (``readinglist.cli.export``); :func:`write` does both in one call.
+    first (``readinglist.pipelines.exporting``); :func:`write` does both in one call.
 
     Args:
         dialect, keywords, annote, strings, preamble: as for :func:`write`.
