@@ -35,7 +35,7 @@ from readinglist.models import (
     utcnow,
 )
 from readinglist.prepare import Prepared, normalize_record, prepare_record
-from readinglist.records import NoteRecord, PaperRecord, ParseProblem
+from readinglist.records import PRIORITY_LEVELS, NoteRecord, PaperRecord, ParseProblem
 from readinglist.records import Person as PersonRecord
 from readinglist.text import fold, search_document, search_tokens, title_key
 
@@ -1578,9 +1578,6 @@ def merge_papers(session: Session, keep: Paper, others: Sequence[Paper]) -> list
 # Read status, priority, tags, notes, titles and hand edits (issue 5). Like everything
 # here, these take a Session, flush, and leave the commit to the caller: `mark` commits
 # once per command, `triage` once per decision.
-
-#: Names ``priority`` accepts; ``none`` clears the priority.
-PRIORITY_LEVELS: tuple[str, ...] = ("high", "medium", "low", "none")
 
 
 def resolve_targets(session: Session, refs: Sequence[str], query_text: str | None) -> list[Paper]:
