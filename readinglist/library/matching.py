@@ -68,6 +68,7 @@ class Index:
         akey: str | None,
         keys: Sequence[str | None] = (),
     ) -> None:
+        """Index ``cand`` under its identifiers, title key, abstract key and citation ``keys``."""
         for key in {k.lower() for k in keys if k}:
             self.key[key].append(cand)
         if doi:
@@ -207,6 +208,8 @@ def fill_missing(dup: Candidate, record: PaperRecord) -> list[str]:
 
 
 def apply_merges(session: Session, merged: dict[int, list[str]], index: Index) -> None:
+    """Write the columns an import filled into existing papers (``merged``: paper id ->
+    filled names), with the title and abstract keys that follow and ``updated_at``."""
     if not merged:
         return
     by_id = {
@@ -278,6 +281,8 @@ class KeyRegistry:
         return self.prefixes[prefix]
 
     def taken(self, folded: str, base: str) -> bool:
+        """True when the folded key is used by a paper, an alias or this import
+        (``base`` is the key the record asked for, whose presence was prefetched)."""
         if folded in self.local:
             return True
         lowered = base.lower()
@@ -286,6 +291,7 @@ class KeyRegistry:
         return folded in self._known(lowered)
 
     def claim(self, key: str) -> None:
+        """Mark ``key`` as used by this import."""
         self.local.add(key.lower())
 
 

@@ -44,16 +44,7 @@ def resolve_many(session: Session, refs: Sequence[str]) -> list[Paper]:
 
     Raises NotFound naming every unknown REF (nothing is changed by the caller then).
     """
-    papers: list[Paper] = []
-    unknown: list[str] = []
-    seen: set[int] = set()
-    for ref in refs:
-        paper = find_paper(session, ref)
-        if paper is None:
-            unknown.append(ref)
-        elif paper.id not in seen:
-            seen.add(paper.id)
-            papers.append(paper)
+    papers, unknown = _find_all(session, refs)
     if unknown:
         names = ", ".join(repr(r) for r in unknown)
         noun = "citation key" if len(unknown) == 1 else "citation keys"
@@ -114,16 +105,27 @@ def select_ids_and_keys(session: Session, query_text: str = "") -> list[tuple[in
 
 
 def papers_for_keys(session: Session, refs: Sequence[str]) -> tuple[list[Paper], list[str]]:
-    """Return ``(papers, missing refs)`` for citation keys or aliases, in first-seen order."""
-    ids: list[int] = []
-    missing: list[str] = []
+    """Return ``(papers, missing refs)`` for citation keys or aliases, in first-seen order.
+
+    The papers come loaded with people, tags and notes (:func:`load_papers`).
+    """
+    found, missing = _find_all(session, refs)
+    return load_papers(session, [p.id for p in found]), missing
+
+
+def _find_all(session: Session, refs: Sequence[str]) -> tuple[list[Paper], list[str]]:
+    """Return ``(papers of refs in first-seen order without repeats, unknown refs)``."""
+    papers: list[Paper] = []
+    unknown: list[str] = []
+    seen: set[int] = set()
     for ref in refs:
         paper = find_paper(session, ref)
         if paper is None:
-            missing.append(ref)
-        elif paper.id not in ids:
-            ids.append(paper.id)
-    return load_papers(session, ids), missing
+            unknown.append(ref)
+        elif paper.id not in seen:
+            seen.add(paper.id)
+            papers.append(paper)
+    return papers, unknown
 
 
 def keys_starting(session: Session, prefix: str, limit: int = 200) -> list[str]:

@@ -78,17 +78,21 @@ def bibliographic_digest(record: PaperRecord) -> str:
 
 
 def keywords_text(keywords: Iterable[str]) -> str | None:
+    """Return keywords as the ``papers.keywords`` column stores them (comma-joined), or None."""
     joined = ", ".join(k for k in keywords if k)
     return joined or None
 
 
 def split_keywords(text: str | None) -> tuple[str, ...]:
+    """Return the keywords of a ``papers.keywords`` value (the inverse of :func:`keywords_text`)."""
     if not text:
         return ()
     return tuple(k.strip() for k in text.split(",") if k.strip())
 
 
 def record_values(record: PaperRecord) -> dict[str, Any]:
+    """Return the ``papers`` column values of ``record``'s bibliographic data
+    (the columns of ``records.FILLABLE`` and ``title_provisional``)."""
     return {
         "title": record.title,
         "title_provisional": record.title_provisional,
@@ -166,6 +170,7 @@ def record_of(
 
 
 def person_record(person: Person) -> PersonRecord:
+    """Return the PersonRecord of a stored :class:`~readinglist.models.Person`."""
     return PersonRecord(
         family=person.family,
         given=person.given,
@@ -372,6 +377,8 @@ def insert_people(
 
 
 def person_row(key: str, person: PersonRecord) -> dict[str, Any]:
+    """Return the ``people`` row of ``person`` under ``key`` (:func:`person_key`),
+    with the folded family and full names the queries match."""
     family = f"{person.von} {person.family}".strip() or person.literal
     return {
         "name_key": key,

@@ -99,6 +99,11 @@ def ensure_tags(session: Session, names: Iterable[str]) -> dict[str, int]:
 
 
 def link_tags(session: Session, links: list[tuple[int | dict[str, Any], list[str]]]) -> None:
+    """Link papers to tags, creating missing tags; an import's bulk path.
+
+    ``links`` pairs a paper (its id, or the row of a paper the import inserted, whose
+    ``id`` is set by then) with tag names; links that exist are skipped. The caller
+    refreshes the search text (an import does, for the papers it merged into)."""
     if not links:
         return
     tag_ids = ensure_tags(session, (t for _, names in links for t in names))
