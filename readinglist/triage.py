@@ -24,12 +24,14 @@ from contextlib import AbstractContextManager, suppress
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from readinglist import library
 from readinglist.errors import NotFound, ReadingListError
 from readinglist.models import Paper
 from readinglist.records import PaperRecord
+from readinglist.render import PROVISIONAL_MARK
 from readinglist.text import latex_to_unicode
 
 T = TypeVar("T")
@@ -175,8 +177,6 @@ def card(record: PaperRecord, *, progress: str, width: int, message: str = "") -
     links; key, status, priority, tags and number of notes; the abstract (LaTeX
     decoded) wrapped to the width; the message of the last action; the legend.
     """
-    from readinglist.render import PROVISIONAL_MARK
-
     width = max(width, 20)
 
     def wrap(text: str, indent: str = "") -> list[str]:
@@ -347,8 +347,6 @@ class Triage:
     # --- data ----------------------------------------------------------------------------
 
     def _load_statuses(self) -> None:
-        from sqlalchemy import select
-
         found: dict[int, str] = {}
         with self.read_session() as session:
             for start in range(0, len(self.queue), library.CHUNK):

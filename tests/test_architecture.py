@@ -40,8 +40,12 @@ def test_import_rules(path: Path) -> None:
     if not name.startswith("cli/") and name != "__main__.py":
         assert "click" not in top, "only readinglist/cli imports click"
         assert not any(n.startswith("readinglist.cli") for n in found), "nothing imports cli"
-    if name != "formats/bibtex.py":
-        assert "bibtexparser" not in top, "only formats/bibtex.py imports bibtexparser"
+    if not (
+        name == "formats/bibtex.py"
+        or name.startswith("formats/bibtex/")
+        or (name.startswith("formats/bibtex_") and name.count("/") == 1)
+    ):
+        assert "bibtexparser" not in top, "only formats/bibtex*.py imports bibtexparser"
     if name != "db.py":
         assert "alembic" not in top, "only db.py imports alembic"
     if name.startswith("formats/") or name in ("records.py", "render.py", "text.py"):
@@ -50,10 +54,96 @@ def test_import_rules(path: Path) -> None:
         assert "readinglist.db" not in found
 
 
-def test_library_never_commits() -> None:
-    source = (PACKAGE / "library.py").read_text(encoding="utf-8")
+LIBRARY = PACKAGE / "library"
+
+#: The floors of ``readinglist/library/``: the library modules each module may import
+#: (its own floor and those above it are out). The package docstring draws the tree.
+LIBRARY_FLOORS: dict[str, set[str]] = {
+    "_sql": set(),
+    "rows": {"_sql"},
+    "search": {"_sql", "rows"},
+    "refs": {"_sql", "rows"},
+    "tags": {"_sql", "rows", "search"},
+    "notes": {"_sql", "rows", "search"},
+    "listing": {"_sql", "rows"},
+    "matching": {"_sql", "rows"},
+    "papers": {"_sql", "rows", "search", "refs", "tags"},
+    "importing": {"_sql", "rows", "search", "refs", "tags", "papers", "matching"},
+}
+
+
+def library_modules() -> list[Path]:
+    return sorted(LIBRARY.glob("*.py"))
+
+
+@pytest.mark.parametrize("path", library_modules(), ids=rel)
+def test_library_never_commits(path: Path) -> None:
+    source = path.read_text(encoding="utf-8")
     assert ".commit(" not in source
     assert "Session(" not in source
+
+
+def library_imports(path: Path) -> set[str]:
+    """The ``readinglist.library`` modules ``path`` imports (``from readinglist.library
+    import search`` counts as ``search``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "readinglist.library":
+                found.update(alias.name for alias in node.names)
+            elif node.module.startswith("readinglist.library."):
+                found.add(node.module.split(".")[2])
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("readinglist.library."):
+                    found.add(alias.name.split(".")[2])
+        elif isinstance(node, ast.ImportFrom) and node.level > 0:
+            raise AssertionError(f"{rel(path)}: use absolute imports (readinglist.library.X)")
+    return found
+
+
+def test_library_floors_cover_every_module() -> None:
+    names = {p.stem for p in library_modules()} - {"__init__"}
+    assert names == set(LIBRARY_FLOORS), "add the new module to LIBRARY_FLOORS"
+
+
+@pytest.mark.parametrize("path", [p for p in library_modules() if p.stem != "__init__"], ids=rel)
+def test_library_imports_only_downwards(path: Path) -> None:
+    allowed = LIBRARY_FLOORS[path.stem]
+    found = library_imports(path)
+    assert found <= allowed, f"{rel(path)} imports {sorted(found - allowed)} from above its floor"
+
+
+@pytest.mark.parametrize("path", modules(), ids=rel)
+def test_nothing_below_the_library_imports_it(path: Path) -> None:
+    below = {
+        "models.py",
+        "records.py",
+        "prepare.py",
+        "dedupe.py",
+        "citekeys.py",
+        "query.py",
+        "text.py",
+        "identifiers.py",
+        "errors.py",
+        "db.py",
+        "render.py",
+    }
+    if rel(path) in below or rel(path).startswith("formats/"):
+        assert not any(n.startswith("readinglist.library") for n in imports_of(path))
+        assert "library" not in library_imports_of_package(path)
+
+
+def library_imports_of_package(path: Path) -> set[str]:
+    """Names imported by ``from readinglist import ...`` in ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "readinglist"
+        for alias in node.names
+    }
 
 
 @pytest.mark.parametrize("args", [["--help"], ["--version"]])
