@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from readinglist import render
-from readinglist.cli._app import AppContext, pass_app
+from readinglist.cli._app import AppContext, PositiveInt, pass_app
 from readinglist.cli._complete import complete_path, complete_tag
 from readinglist.cli._progress import progress_bar
 from readinglist.cli.mark import papers_phrase
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 @click.option(
     "--undo",
     "undo",
-    type=click.IntRange(1, 2**62),
+    type=PositiveInt(),
     metavar="BATCH",
     help="Remove the papers import BATCH added, except those triaged, tagged or annotated since.",
 )

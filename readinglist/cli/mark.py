@@ -10,11 +10,9 @@ import click
 from readinglist.cli._app import AppContext, pass_app
 from readinglist.cli._complete import complete_query_option, complete_ref
 from readinglist.cli._query import QUERY_OPTION_HELP
-from readinglist.records import STATUSES
+from readinglist.records import PRIORITY_LEVELS, STATUSES
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-PRIORITY_CHOICES = ("high", "medium", "low", "none")
 
 
 def query_option(func: F) -> F:
@@ -107,7 +105,7 @@ def mark_command(
 
 
 @click.command("priority", epilog=QUERY_OPTION_HELP)
-@click.argument("level", type=click.Choice(PRIORITY_CHOICES), metavar="LEVEL")
+@click.argument("level", type=click.Choice(PRIORITY_LEVELS), metavar="LEVEL")
 @refs_argument
 @query_option
 @json_changes_option

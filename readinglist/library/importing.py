@@ -183,7 +183,7 @@ class Importer:
     def add_prepared(self, prepared: list[Prepared]) -> None:
         """Import one chunk of records already passed through :func:`prepare_record`
         (in source order): what :meth:`add` does after that step, which needs no
-        database (``readinglist.reader_process`` runs it beside the import).
+        database (``readinglist.pipelines.reader_process`` runs it beside the import).
 
         Per record: a duplicate is merged (or skipped under ``--no-merge``), anything
         else becomes a new paper row; then the chunk is written in bulk.
