@@ -16,6 +16,9 @@ from typing import Literal
 STATUSES: tuple[str, ...] = ("new", "to-read", "reading", "read", "skipped")
 #: Priority levels, highest first; ``None`` means no priority.
 PRIORITIES: tuple[str, ...] = ("high", "medium", "low")
+#: Priority words a user may give (``mark --priority``, ``priority:`` in queries):
+#: the levels plus ``none`` for "no priority". The one home of the vocabulary.
+PRIORITY_LEVELS: tuple[str, ...] = (*PRIORITIES, "none")
 
 Severity = Literal["error", "warning"]
 
