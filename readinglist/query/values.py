@@ -182,28 +182,36 @@ def _date(name: str, value: str, part: str, fail: Fail) -> DateSpec:
     )
 
 
-def _doi(name: str, value: str, fail: Fail) -> Doi:
+def _identifier(
+    value: str,
+    fail: Fail,
+    stem: Callable[[str], str],
+    normalize: Callable[[str], str | None],
+    no_prefix: str,
+    not_one: str,
+) -> tuple[str, bool]:
+    """Return (the normalized id, False), or for ``...*`` (its normalized start, True)."""
     if value.endswith("*"):
-        stem = doi_stem(value.rstrip("*"))
-        if not stem:
-            raise fail(f"doi:{value} names no DOI prefix")
-        return Doi(stem, prefix=True)
-    doi = normalize_doi(value)
-    if doi is None:
-        raise fail(f"doi:{value} is not a DOI (expected 10.NNNN/...)")
-    return Doi(doi)
+        start = stem(value.rstrip("*"))
+        if not start:
+            raise fail(no_prefix)
+        return start, True
+    found = normalize(value)
+    if found is None:
+        raise fail(not_one)
+    return found, False
+
+
+def _doi(name: str, value: str, fail: Fail) -> Doi:
+    no_prefix = f"doi:{value} names no DOI prefix"
+    not_one = f"doi:{value} is not a DOI (expected 10.NNNN/...)"
+    return Doi(*_identifier(value, fail, doi_stem, normalize_doi, no_prefix, not_one))
 
 
 def _arxiv(name: str, value: str, fail: Fail) -> Arxiv:
-    if value.endswith("*"):
-        stem = arxiv_stem(value.rstrip("*"))
-        if not stem:
-            raise fail(f"arxiv:{value} names no arXiv id prefix")
-        return Arxiv(stem, prefix=True)
-    arxiv = normalize_arxiv(value)
-    if arxiv is None:
-        raise fail(f"arxiv:{value} is not an arXiv id (expected 2401.01234 or hep-th/9901001)")
-    return Arxiv(arxiv)
+    no_prefix = f"arxiv:{value} names no arXiv id prefix"
+    not_one = f"arxiv:{value} is not an arXiv id (expected 2401.01234 or hep-th/9901001)"
+    return Arxiv(*_identifier(value, fail, arxiv_stem, normalize_arxiv, no_prefix, not_one))
 
 
 #: The reader of each field of :data:`readinglist.query.vocabulary.FIELDS`.
