@@ -299,7 +299,7 @@ def to_clause(
     """Return the WHERE clause over ``papers`` that selects what ``query`` describes.
 
     Args:
-        query: a tree from :func:`parse`.
+        query: a tree from :func:`readinglist.query.parse`.
         dialect: ``"sqlite"`` or ``"postgresql"`` (the full-text syntax differs).
         now: the time relative dates count back from (default: now, UTC).
         venues: the distinct venue strings of the library; ``venue:`` matches those
