@@ -73,6 +73,15 @@ def _strip_doi_prefixes(text: str) -> str:
     return text
 
 
+def doi_stem(value: str) -> str:
+    """Return the start of a DOI typed for a prefix search (``doi:10.1145/*``), lower-cased.
+
+    ``value`` without the ``doi:`` / resolver prefixes :func:`normalize_doi` strips; it need
+    not be a whole DOI and may come back empty. Raises nothing.
+    """
+    return _strip_doi_prefixes(value).lower()
+
+
 def find_doi(text: str | None) -> str | None:
     """Return the first DOI (``10.<registrant>/<suffix>``, DOI Handbook 2.2) inside free text.
 
@@ -109,11 +118,7 @@ def normalize_arxiv(value: str | None) -> str | None:
     """
     if not value:
         return None
-    value = value.strip()
-    url = _ARXIV_URL.search(value)
-    if url:
-        value = url.group(1)
-    value = re.sub(r"^arxiv:\s*", "", value, flags=re.IGNORECASE)
+    value = _arxiv_body(value)
     match = _ARXIV_NEW.search(value)
     if match:
         return match.group(1)
@@ -121,6 +126,24 @@ def normalize_arxiv(value: str | None) -> str | None:
     if match:
         return match.group(1)
     return None
+
+
+def _arxiv_body(value: str) -> str:
+    """``value`` without an ``arxiv.org/abs|pdf|html/`` URL around it or an ``arXiv:`` prefix."""
+    value = value.strip()
+    url = _ARXIV_URL.search(value)
+    if url:
+        value = url.group(1)
+    return re.sub(r"^arxiv:\s*", "", value, flags=re.IGNORECASE)
+
+
+def arxiv_stem(value: str) -> str:
+    """Return the start of an arXiv id typed for a prefix search (``arxiv:2401.*``), lower-cased.
+
+    ``value`` without the ``arXiv:`` prefix or arxiv.org URL :func:`normalize_arxiv` strips;
+    it need not be a whole id and may come back empty. Raises nothing.
+    """
+    return _arxiv_body(value).lower()
 
 
 def is_code_url(url: str) -> bool:
