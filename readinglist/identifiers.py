@@ -45,8 +45,9 @@ def normalize_doi(value: str | None) -> str | None:
     ``doi:10.1000/XYZ``, resolver URLs (``https://doi.org/``, ``https://www.doi.org/``,
     ``http://dx.doi.org/``, ``https://doi.acm.org/``, protocol-relative ``//doi.org/``),
     percent-encoded (``10.1000/a%2Fb``), LaTeX-escaped (``10.1000/a\\_b``, ``\\url{...}``),
-    the shortDOI form ``10/abc``, or a DOI inside other text. A value that is one DOI is kept
-    whole (``10.1000/x.`` is a valid DOI); from other text, trailing punctuation is dropped.
+    the shortDOI form ``10/abc``, or a DOI inside other text. Trailing punctuation is dropped
+    (``10.1000/x.`` is a pasted sentence end far more often than a DOI), but a closing bracket
+    the DOI itself opened is kept (``10.1016/0370-2693(82)90``).
     Raises nothing.
     """
     if not value:
@@ -59,7 +60,7 @@ def normalize_doi(value: str | None) -> str | None:
     if "%" in text:
         text = unquote(text)
     text = text.strip()
-    if _SHORT_DOI.fullmatch(text) or _DOI.fullmatch(text):
+    if _SHORT_DOI.fullmatch(text):
         return text.lower()
     return find_doi(text)
 

@@ -940,7 +940,7 @@ def _records(unicode: bool) -> st.SearchStrategy[list[PaperRecord]]:
         month=st.none() | st.integers(1, 12),
         venue=st.none() | _text(),
         abstract=st.none() | _raw_text(unicode),
-        doi=st.none() | st.from_regex(r"10\.[0-9]{4,6}/[a-z0-9._-]{1,12}", fullmatch=True),
+        doi=st.none() | st.from_regex(r"10\.[0-9]{4,6}/[a-z0-9._-]{0,11}[a-z0-9]", fullmatch=True),
         arxiv=st.none() | st.from_regex(r"[0-9]{4}\.[0-9]{5}", fullmatch=True),
         url=st.none() | st.from_regex(r"https://example\.org/[a-z0-9_%~-]{0,10}", fullmatch=True),
         keywords=st.lists(_text(string.ascii_letters + "äö -", 12), max_size=3).map(tuple),

@@ -426,7 +426,9 @@ records = st.builds(
     year=st.one_of(st.none(), st.integers(1000, 2999)),
     venue=st.one_of(st.none(), one_line),
     abstract=st.one_of(st.none(), multi_line),
-    doi=st.one_of(st.none(), st.from_regex(r"10\.[0-9]{4,5}/[a-z0-9./()-]{1,12}", fullmatch=True)),
+    doi=st.one_of(
+        st.none(), st.from_regex(r"10\.[0-9]{4,5}/[a-z0-9./()-]{0,11}[a-z0-9]", fullmatch=True)
+    ),
     url=st.one_of(
         st.none(), st.from_regex(r"https://example\.org/[a-z0-9;=?&/]{0,12}", fullmatch=True)
     ),
