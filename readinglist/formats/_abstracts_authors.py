@@ -13,6 +13,7 @@ from readinglist.naming.words import FUNCTION_WORDS, word_list
 from readinglist.records import Person
 from readinglist.text import latex_to_unicode
 
+#: Lower-case particles that form a von part ("van der Berg", "de la Cruz").
 _NAME_PARTICLES = word_list(
     """
     van von der den de del della di da dos das du le la los las ter ten bin ibn al el y
@@ -20,6 +21,7 @@ _NAME_PARTICLES = word_list(
     """
 )
 
+#: Suffixes that form the jr part ("Martin Luther King Jr.").
 _NAME_SUFFIXES = word_list("jr jr. sr sr. ii iii iv v")
 
 

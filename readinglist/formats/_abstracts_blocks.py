@@ -24,6 +24,7 @@ _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 
 _SEPARATOR = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,}|={3,}|(?:- ){2,}-|<hr\s*/?>)\s*$", re.I)
 
+#: A numbered or bulleted list item's marker ("1.", "(2)", "[3]", "-", "•").
 LIST_MARKER = re.compile(
     r"^\s*(?:\d{1,4}[.)]|\(\d{1,4}\)|\[\d{1,4}\]|[-*+\u2022\u25cf\u2023\u25e6])\s+"
 )
