@@ -17,15 +17,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from readinglist.formats.abstracts import (
-    ContributionName,
     Links,
-    contribution_names,
     extract_links,
     parse_authors,
     parse_header,
     parse_name,
-    provisional_title,
     read,
+)
+from readinglist.naming import (
+    ContributionName,
+    contribution_names,
+    provisional_title,
     short_name_from_title,
 )
 from readinglist.records import PaperRecord, Person
