@@ -123,14 +123,13 @@ def test_nothing_below_the_library_imports_it(path: Path) -> None:
         "prepare.py",
         "dedupe.py",
         "citekeys.py",
-        "query.py",
         "text.py",
         "identifiers.py",
         "errors.py",
         "db.py",
         "render.py",
     }
-    if rel(path) in below or rel(path).startswith("formats/"):
+    if rel(path) in below or rel(path).startswith(("formats/", "query/", "naming/")):
         assert not any(n.startswith("readinglist.library") for n in imports_of(path))
         assert "library" not in library_imports_of_package(path)
 
@@ -181,3 +180,62 @@ def test_every_command_has_help_with_an_example() -> None:
         for param in command.params:
             if isinstance(param, click.Option):
                 assert param.help, f"{name} {param.opts} has no help"
+
+
+#: Packages whose modules stand in floors, lowest first: a module may import only modules of
+#: its own package on lower floors (the package ``__init__`` re-exports and may import all).
+PACKAGE_FLOORS: dict[str, list[str]] = {
+    "query": [
+        "tree",
+        "vocabulary",
+        "values",
+        "lexer",
+        "parser",
+        "fulltext",
+        "compiler",
+        "statements",
+    ],
+    "naming": ["words", "markup", "shapes", "scan", "phrases", "names", "titles"],
+}
+
+
+def _package_modules() -> list[Path]:
+    return [
+        path
+        for package in PACKAGE_FLOORS
+        for path in sorted((PACKAGE / package).glob("*.py"))
+        if path.stem != "__init__"
+    ]
+
+
+def test_every_floored_package_module_has_a_floor() -> None:
+    for package, floors in PACKAGE_FLOORS.items():
+        names = {p.stem for p in (PACKAGE / package).glob("*.py")} - {"__init__"}
+        assert names == set(floors), f"add the new {package} module to PACKAGE_FLOORS"
+
+
+@pytest.mark.parametrize("path", _package_modules(), ids=rel)
+def test_package_modules_import_only_downwards(path: Path) -> None:
+    package = path.parent.name
+    floors = PACKAGE_FLOORS[package]
+    allowed = set(floors[: floors.index(path.stem)])
+    prefix = f"readinglist.{package}."
+    found = {n.removeprefix(prefix).split(".")[0] for n in imports_of(path) if n.startswith(prefix)}
+    assert found <= allowed, f"{rel(path)} imports {sorted(found - allowed)} from above its floor"
+
+
+@pytest.mark.parametrize("path", modules(), ids=rel)
+def test_only_commands_use_pipelines(path: Path) -> None:
+    """Pipelines sit between the CLI and the library: nothing below them imports them."""
+    name = rel(path)
+    if name.startswith(("cli/", "pipelines/")):
+        return
+    assert not any(n.startswith("readinglist.pipelines") for n in imports_of(path)), name
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "naming").glob("*.py")), ids=rel)
+def test_naming_is_text_mining_only(path: Path) -> None:
+    """Naming the contribution works on text: no database, no file formats."""
+    found = imports_of(path)
+    assert not any(n.split(".")[0] == "sqlalchemy" for n in found)
+    assert not any(n.startswith(("readinglist.formats", "readinglist.models")) for n in found)
