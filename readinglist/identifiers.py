@@ -29,6 +29,8 @@ _LATEX_ESCAPE = re.compile(r"\\([_&%#$])")
 _ARXIV_NEW = re.compile(r"(?<![\d.])(\d{4}\.\d{4,5})(?:v\d+)?(?![\d])")
 _ARXIV_OLD = re.compile(r"\b([a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?\b")
 _ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf|html)/([^\s?#]+?)(?:\.pdf)?(?:[?#].*)?$", re.I)
+#: The DOI arXiv registers for each paper (DataCite prefix 10.48550): ``10.48550/arXiv.<id>``.
+_ARXIV_DOI = re.compile(r"10\.48550/arxiv\.(\d{4}\.\d{4,5}|[a-z][a-z.-]*/\d{7})", re.IGNORECASE)
 _CODE_HOSTS = re.compile(
     r"^https?://(?:www\.)?(?:github\.com|gitlab\.com|huggingface\.co|bitbucket\.org|"
     r"codeberg\.org|[a-z0-9-]+\.github\.io)/",
@@ -145,6 +147,17 @@ def arxiv_stem(value: str) -> str:
     it need not be a whole id and may come back empty. Raises nothing.
     """
     return _arxiv_body(value).lower()
+
+
+def arxiv_from_doi(doi: str | None) -> str | None:
+    """Return the arXiv id of an arXiv DOI (``10.48550/arXiv.2401.01234``), else None.
+
+    ``doi`` is a DOI without resolver prefix, as :func:`normalize_doi` returns it. arXiv
+    registers one DOI per paper under the DataCite prefix 10.48550, the versionless id
+    after ``arXiv.`` (https://info.arxiv.org/help/doi.html); other DOIs give None.
+    """
+    match = _ARXIV_DOI.fullmatch(doi.strip()) if doi else None
+    return match.group(1) if match else None
 
 
 def is_code_url(url: str) -> bool:
