@@ -58,8 +58,8 @@ from readinglist.formats.ris_syntax import (
     dumps,
     parse,
     split_records,
+    tag_values,
     value_lines,
-    values,
 )
 from readinglist.formats.rules import (
     MASTERS,
@@ -182,9 +182,6 @@ def _format_name(person: Person) -> str:
     return f"{last}," if " " in last or not last else last
 
 
-# --- reading: text -> records -----------------------------------------------------------------
-
-
 # --- reading: one record -> PaperRecord --------------------------------------------------------
 
 
@@ -206,7 +203,7 @@ class _Entry:
 
     def take(self, tag: str) -> list[str]:
         self.used.add(tag)
-        return values(self.tags, tag)
+        return tag_values(self.tags, tag)
 
     def keep(self, tag: str, values: list[str]) -> None:
         if values:
@@ -222,7 +219,7 @@ class _Entry:
         for tag in all_tags(self.tags):
             if tag not in self.used and tag != "ER":
                 self.used.add(tag)
-                self.keep(tag, values(self.tags, tag))
+                self.keep(tag, tag_values(self.tags, tag))
 
     def warn(self, message: str, tag: str | None = None) -> None:
         """A warning on the record's ``TY`` line, or on the first line of ``tag``."""

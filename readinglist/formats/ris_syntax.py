@@ -34,7 +34,16 @@ import rispy
 
 from readinglist.records import ParseProblem
 
-__all__ = ["TAG", "Chunk", "all_tags", "dumps", "parse", "split_records", "value_lines", "values"]
+__all__ = [
+    "TAG",
+    "Chunk",
+    "all_tags",
+    "dumps",
+    "parse",
+    "split_records",
+    "tag_values",
+    "value_lines",
+]
 
 #: A tag: a capital letter, then a capital letter or digit.
 TAG = re.compile(r"[A-Z][A-Z0-9]")
@@ -168,6 +177,13 @@ class _Splitter:
 
 
 def split_records(text: str, source: str) -> tuple[list[Chunk], list[ParseProblem]]:
+    """Cut RIS ``text`` (LF line ends) into its records, in file order.
+
+    Returns the records (a record without ``ER`` ends at the next ``TY`` or the end)
+    and the problems, with line numbers: warnings for stray text outside records, a
+    line without a tag right after ``TY``, and a record without ``ER``; an error when
+    non-empty text holds no record. ``source`` names the file in problems. Never raises.
+    """
     splitter = _Splitter(source)
     for number, raw in enumerate(text.split("\n"), start=1):
         splitter.line(number, raw.rstrip("\r"))
@@ -175,8 +191,11 @@ def split_records(text: str, source: str) -> tuple[list[Chunk], list[ParseProble
     return splitter.chunks, splitter.problems
 
 
-def values(entry: Mapping[str, Any], tag: str) -> list[str]:
-    """All values of ``tag`` in a rispy entry, stripped, empty ones dropped."""
+def tag_values(entry: Mapping[str, Any], tag: str) -> list[str]:
+    """All values of ``tag`` in an entry :func:`parse` gave, stripped, empty ones dropped.
+
+    ``[]`` for a tag the record lacks. Raises nothing for entries of :func:`parse`.
+    """
     name = _NAME.get(tag)
     if name is None or tag == "UK":
         raw: Any = entry.get(_UNKNOWN, {}).get(tag, [])
@@ -187,6 +206,7 @@ def values(entry: Mapping[str, Any], tag: str) -> list[str]:
 
 
 def all_tags(entry: Mapping[str, Any]) -> list[str]:
+    """Every tag present in an entry :func:`parse` gave (known tags first, then unknown)."""
     reverse = {name: tag for tag, name in _NAME.items()}
     tags = [reverse[name] for name in entry if name in reverse and name != _UNKNOWN]
     tags.extend(tag for tag in entry.get(_UNKNOWN, {}) if isinstance(tag, str))
@@ -194,6 +214,10 @@ def all_tags(entry: Mapping[str, Any]) -> list[str]:
 
 
 def parse(chunk: Chunk) -> Mapping[str, Any]:
+    """The tags of one record, parsed by rispy (``_RisParser``): rispy's field names to
+    values, unknown tags under ``unknown_tag``. Read them with :func:`tag_values` and
+    :func:`all_tags`. rispy's own errors propagate (the caller guards each record).
+    """
     entries = rispy.loads(
         "\n".join([*chunk.lines, "ER  - "]),
         implementation=_RisParser,
