@@ -3,8 +3,10 @@
 Every test that takes ``db_url`` (or ``engine``, ``session``, ``invoke``) runs twice:
 on a fresh SQLite file and on a fresh PostgreSQL database at 127.0.0.1:5432. Both
 are cloned from a template migrated once per test session with the real Alembic
-migrations (SQLite: online backup copy; PostgreSQL: ``CREATE DATABASE ... TEMPLATE``).
-PostgreSQL tests skip, with the reason, only where no server answers.
+migrations (SQLite: online backup copy; PostgreSQL: ``CREATE DATABASE ... TEMPLATE``,
+recycled in the background between tests, see :class:`PgDatabases`; commits do not
+wait for the disk, see :data:`FAST_COMMITS`). PostgreSQL tests skip, with the reason,
+only where no server answers.
 """
 
 from __future__ import annotations
@@ -26,8 +28,13 @@ PG_ADMIN_URL = os.environ.get(
     "READINGLIST_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 )
 HERE = Path(__file__).resolve().parent
+#: Test databases on PostgreSQL commit without waiting for the WAL to reach the disk
+#: (``synchronous_commit = off``): a commit is still atomic and at once visible to every
+#: other session, and locks behave the same; only a crash of the *server* could lose the
+#: last commits, which no test does. It makes a commit 2-3 times faster on this machine.
+FAST_COMMITS = 'ALTER DATABASE "{name}" SET synchronous_commit = off'
 
-__all__ = ["PG_ADMIN_URL", "make_database", "shared_data"]
+__all__ = ["FAST_COMMITS", "PG_ADMIN_URL", "make_database", "shared_data"]
 
 
 def _pg_admin() -> Any:
@@ -58,6 +65,8 @@ def pg_template() -> Iterator[str]:
     engine = db.make_engine(_pg_url(name))
     db.ensure_schema(engine)
     engine.dispose()
+    with admin.connect() as conn:
+        conn.exec_driver_sql(FAST_COMMITS.format(name=name))
     yield name
     with admin.connect() as conn:
         conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -152,6 +161,7 @@ class PgDatabases:
         name = f"rl_t_{uuid.uuid4().hex[:12]}"
         with self.admin.connect() as conn:
             conn.exec_driver_sql(f'CREATE DATABASE "{name}" TEMPLATE "{self.template}"')
+            conn.exec_driver_sql(FAST_COMMITS.format(name=name))
         self._all.add(name)
         return name
 
