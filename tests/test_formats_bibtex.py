@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
-import os
 import re
 import shutil
 import string
@@ -19,6 +18,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import assert_golden
+from helpers import shared_data as shared
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,16 +29,7 @@ from readinglist.text import latex_to_unicode
 
 HERE = Path(__file__).parent
 DATA = HERE / "data" / "bibtex"
-GOLDEN = HERE / "golden"
-SHARED = Path(__file__).parents[2] / "shared" / "data"
 TRICKY = DATA / "tricky.bib"
-
-
-def shared(name: str) -> Path:
-    path = SHARED / name
-    if not path.exists():
-        pytest.skip(f"{path} not available")
-    return path
 
 
 def gz_slice(name: str, entries: int) -> str:
@@ -52,14 +44,6 @@ def gz_slice(name: str, entries: int) -> str:
                     break
             out.append(line)
     return "".join(out)
-
-
-def check_golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("READINGLIST_UPDATE_GOLDEN") == "1":
-        path.write_text(text, encoding="utf-8")
-    assert path.exists(), f"golden file {path} missing (set READINGLIST_UPDATE_GOLDEN=1)"
-    assert text == path.read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -535,7 +519,7 @@ GOLDEN_RECORDS = [
 @pytest.mark.parametrize("dialect", ["bibtex", "biblatex"])
 def test_write_golden(dialect: bibtex.Dialect) -> None:
     text = bibtex.write(GOLDEN_RECORDS, dialect=dialect, keywords=True, annote=True)
-    check_golden(f"generated-{dialect}.bib", text)
+    assert_golden(f"generated-{dialect}.bib", text)
     if dialect == "bibtex":
         assert text.isascii()
     back = bibtex.read(text)

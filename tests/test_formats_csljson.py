@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import assert_golden, shared_data, without_line
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,31 +16,11 @@ from readinglist.formats import csljson
 from readinglist.records import PaperRecord, Person
 
 DATA = Path(__file__).parent / "data" / "csljson"
-GOLDEN = Path(__file__).parent / "golden"
-SHARED = Path(__file__).parents[2] / "shared" / "data"
-
-
-def assert_golden(name: str, text: str) -> None:
-    """Compare ``text`` with tests/golden/``name`` exactly; READINGLIST_UPDATE_GOLDEN=1 rewrites it."""
-    path = GOLDEN / name
-    if os.environ.get("READINGLIST_UPDATE_GOLDEN") == "1":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text.encode("utf-8"))
-        return
-    if not path.exists():
-        pytest.fail(f"golden file {path} is missing; run with READINGLIST_UPDATE_GOLDEN=1")
-    assert text == path.read_bytes().decode("utf-8")
-
-
-def without_line(record: PaperRecord) -> PaperRecord:
-    return replace(record, line=None)
 
 
 @pytest.fixture(scope="module")
 def bbt() -> list[PaperRecord]:
-    path = SHARED / "bbt-1179-library.csl.json"
-    if not path.exists():
-        pytest.skip("shared test data not available")
+    path = shared_data("bbt-1179-library.csl.json")
     result = csljson.read(path.read_text(encoding="utf-8"), path.name)
     assert result.problems == []
     return result.records
