@@ -139,11 +139,12 @@ class Ranker:
     def order(self, pids: Sequence[int]) -> list[int]:
         """Return ``pids`` highest interest first (ties and no model: the given order)."""
         scores = self.scores()
-        if scores is None:
+        if scores is None or not len(pids):
             return list(pids)
         row = self.index.row
-        keyed = [(-float(scores[row[p]]) if p in row else 0.0, i) for i, p in enumerate(pids)]
-        return [pids[i] for _, i in sorted(keyed)]
+        rows = np.array([row.get(p, -1) for p in pids])
+        values = np.where(rows >= 0, scores[rows], -np.inf)
+        return [pids[i] for i in np.argsort(-values, kind="stable")]
 
     def why(self, pid: int, n: int = 8) -> tuple[str, list[Term], list[Term]]:
         """Return (model name, terms that raised, terms that lowered) the paper's score.
