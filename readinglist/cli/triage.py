@@ -190,10 +190,10 @@ def triage_command(
     with app.session(write=False) as session:
         ids = library.triage_queue(session, text, only_new=only_new)
         if ids and order == "interest":
-            from readinglist.cli._rank import open_ranker
+            from readinglist.ranking.ranker import Ranker
 
-            ranker = open_ranker(app, session, like)
-            ids = ranker.order(ids) if ranker is not None else ids
+            ranker = Ranker.open(session, app.settings.database_url, like=like)
+            ids = ranker.order(ids)
     if not ids:
         render.info("nothing to triage" + (": no paper has status new" if only_new else ""))
         return
