@@ -40,6 +40,7 @@ PAPER_KEYS: tuple[str, ...] = (
     "code_url",
     "added",
     "read_at",
+    "interest",
 )
 #: Marker shown after a provisional title in tables.
 PROVISIONAL_MARK = " (provisional)"
@@ -54,11 +55,12 @@ def iso(value: datetime | None) -> str | None:
     return value.astimezone(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def paper_json(record: PaperRecord) -> dict[str, Any]:
+def paper_json(record: PaperRecord, interest: float | None = None) -> dict[str, Any]:
     """Return the JSON object of a paper with the keys of :data:`PAPER_KEYS`.
 
     ``authors`` are "Family, Given" strings (von and Jr parts as BibTeX puts them);
-    no priority is ``null``; times are ISO 8601 UTC with ``Z``.
+    no priority is ``null``; times are ISO 8601 UTC with ``Z``; ``interest`` is the
+    learned interest score (issue 14), ``null`` without a model.
     """
     return {
         "key": record.citekey,
@@ -79,6 +81,7 @@ def paper_json(record: PaperRecord) -> dict[str, Any]:
         "code_url": record.code_url,
         "added": iso(record.added),
         "read_at": iso(record.read_at),
+        "interest": interest,
     }
 
 

@@ -110,6 +110,15 @@ def _register() -> None:
     ):
         cli.add_command(command)
     _register_triage()
+    _register_ranking()
+
+
+def _register_ranking() -> None:
+    """Register the commands of issue 14 (their modules import no scikit-learn at the top)."""
+    from readinglist.cli import similar, topics
+
+    cli.add_command(similar.similar_command)
+    cli.add_command(topics.topics_command)
 
 
 def _register_triage() -> None:
