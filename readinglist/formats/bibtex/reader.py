@@ -90,6 +90,7 @@ class Reader:
         self._hidden = False
 
     def meta(self) -> dict[str, str]:
+        """``ParseResult.meta`` so far: ``"strings"`` and ``"preamble"`` when there are any."""
         meta: dict[str, str] = {}
         if self.string_raw:
             meta["strings"] = "\n".join(self.string_raw.values())

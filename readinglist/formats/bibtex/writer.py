@@ -200,9 +200,15 @@ def _column_value(
 
 
 class _EntryFields:
-    """The fields of one generated entry, built column by column in :func:`_entry_fields`:
+    """The fields of one generated entry, built column by column by :meth:`build`:
     ``out`` maps a field name to its delimited value text (``{...}`` or a bare macro);
-    ``fields`` holds the raw values not written yet."""
+    ``fields`` holds the raw values not written yet.
+
+    ``source`` is the record re-read from ``record.source_text``, if any: a title
+    written without LaTeX in the file has no raw form in ``fields``, and is re-emitted
+    as it was (without added case protection) while the title column equals it.
+    ``trusted``: the record is as read from its raw values (see :func:`_column_value`).
+    """
 
     def __init__(
         self, record: PaperRecord, dialect: Dialect, source: PaperRecord | None, trusted: bool
@@ -223,11 +229,24 @@ class _EntryFields:
             self.fields["title"] = source.title
         self.out: dict[str, str] = {}
 
+    def build(self, keywords: bool, annote: bool) -> dict[str, str]:
+        """Field name -> value text for the record (``keywords``/``annote``: merge the
+        tags and notes, as for :func:`write`)."""
+        self.title_and_names()
+        self.venue()
+        self.dates()
+        self.identifiers()
+        self.keywords_and_texts(keywords, annote)
+        self.other_fields()
+        return self.out
+
     def put(self, name: str, value: str | None) -> None:
+        """Write ``{value}`` as field ``name``; nothing for None."""
         if value is not None:
             self.out[name] = "{" + value + "}"
 
     def raw_as_is(self, raw: str) -> str:
+        """A raw LaTeX value as written, made ASCII for the bibtex dialect."""
         return ascii_latex(raw, exact=True) if self.dialect == "bibtex" else raw
 
     def value(
@@ -243,6 +262,7 @@ class _EntryFields:
         return _column_value(raw, column, decode, encode, reencode, self.trusted)
 
     def title_and_names(self) -> None:
+        """The title, authors and editors."""
         record, dialect = self.record, self.dialect
         title = self.fields.pop("title", None)
         encode = partial(encode_title, record.title or "", dialect)
@@ -365,31 +385,6 @@ def _encode_keywords(keywords: Sequence[str], dialect: Dialect) -> str:
     return ", ".join(escape_literal(k, dialect) for k in keywords)
 
 
-def _entry_fields(
-    record: PaperRecord,
-    dialect: Dialect,
-    keywords: bool,
-    annote: bool,
-    source: PaperRecord | None = None,
-    trusted: bool = False,
-) -> dict[str, str]:
-    """Field name -> value text (already delimited: ``{...}`` or a bare macro) for a record.
-
-    ``source`` is the record re-read from ``record.source_text``, if any: a title
-    written without LaTeX in the file has no raw form in ``fields``, and is re-emitted
-    as it was (without added case protection) while the title column equals it.
-    ``trusted``: the record is as read from its raw values (see :func:`_column_value`).
-    """
-    entry = _EntryFields(record, dialect, source, trusted)
-    entry.title_and_names()
-    entry.venue()
-    entry.dates()
-    entry.identifiers()
-    entry.keywords_and_texts(keywords, annote)
-    entry.other_fields()
-    return entry.out
-
-
 def _format_entry(
     record: PaperRecord,
     dialect: Dialect,
@@ -398,7 +393,7 @@ def _format_entry(
     source: PaperRecord | None = None,
     trusted: bool = False,
 ) -> str:
-    fields = _entry_fields(record, dialect, keywords, annote, source, trusted)
+    fields = _EntryFields(record, dialect, source, trusted).build(keywords, annote)
     names = sorted(fields, key=lambda n: (_ORDER_INDEX.get(n, len(_ORDER_INDEX)), n))
     key = valid_citekey(record.citekey, dialect) if record.citekey else ""
     lines = [f"@{record.entry_type.lower()}{{{key},"]
