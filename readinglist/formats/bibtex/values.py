@@ -30,7 +30,8 @@ def macro_names(source_text: str) -> tuple[str, ...]:
     Every bare word that begins a field value or follows ``#`` (BibTeX's only macro
     positions, "BibTeXing" section 4) outside nothing: a word after ``=`` or ``#``
     inside a braced or quoted value is listed too. A superset, so a comparison of
-    the values of these names (:func:`macro_values`) never misses a macro in use.
+    the values of these names (:func:`~readinglist.formats.bibtex.digest.source_check`)
+    never misses a macro in use.
     Month names are included like any other.
     """
     return tuple(sorted({name.lower() for name in _MACRO_USE.findall(source_text)}))
