@@ -58,7 +58,12 @@ def make_engine(url: str) -> Engine:
         except Exception as exc:
             raise DatabaseError(f"cannot use database {parsed!r}: {exc}") from exc
     if parsed.database and parsed.database != ":memory:":
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        folder = Path(parsed.database).parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise DatabaseError(f"cannot create the folder of {parsed.database}: {reason}") from exc
     engine = create_engine(parsed, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
 
     @event.listens_for(engine, "connect")

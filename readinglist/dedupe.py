@@ -14,8 +14,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
+from rapidfuzz import fuzz
+
 from readinglist.records import PaperRecord
-from readinglist.text import search_tokens, title_key
+from readinglist.text import fold, search_tokens, title_key
 
 #: Below this rapidfuzz similarity (0..100) two titles are "clearly different".
 TITLE_CONFLICT_THRESHOLD = 60.0
@@ -44,8 +46,6 @@ def abstract_key_of_words(words: Sequence[str]) -> str | None:
 
 def first_family(record: PaperRecord) -> str:
     """Return the folded family name (or literal) of the first author, '' when unknown."""
-    from readinglist.text import fold
-
     for person in record.authors:
         if not person.is_others:
             return fold(f"{person.von} {person.family}".strip() or person.literal)
@@ -56,8 +56,6 @@ def titles_conflict(a: str | None, b: str | None) -> bool:
     """True when both titles are known and clearly different (similarity below the threshold)."""
     if not a or not b:
         return False
-    from rapidfuzz import fuzz
-
     return fuzz.token_set_ratio(title_key(a), title_key(b)) < TITLE_CONFLICT_THRESHOLD
 
 
@@ -78,6 +76,4 @@ def titles_same(a: str | None, b: str | None) -> bool:
     """
     if not a or not b:
         return True
-    from rapidfuzz import fuzz
-
     return fuzz.ratio(title_key(a), title_key(b)) >= TITLE_SAME_THRESHOLD

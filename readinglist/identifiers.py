@@ -29,6 +29,8 @@ _LATEX_ESCAPE = re.compile(r"\\([_&%#$])")
 _ARXIV_NEW = re.compile(r"(?<![\d.])(\d{4}\.\d{4,5})(?:v\d+)?(?![\d])")
 _ARXIV_OLD = re.compile(r"\b([a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?\b")
 _ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf|html)/([^\s?#]+?)(?:\.pdf)?(?:[?#].*)?$", re.I)
+#: The DOI arXiv registers for each paper (DataCite prefix 10.48550): ``10.48550/arXiv.<id>``.
+_ARXIV_DOI = re.compile(r"10\.48550/arxiv\.(\d{4}\.\d{4,5}|[a-z][a-z.-]*/\d{7})", re.IGNORECASE)
 _CODE_HOSTS = re.compile(
     r"^https?://(?:www\.)?(?:github\.com|gitlab\.com|huggingface\.co|bitbucket\.org|"
     r"codeberg\.org|[a-z0-9-]+\.github\.io)/",
@@ -45,8 +47,9 @@ def normalize_doi(value: str | None) -> str | None:
     ``doi:10.1000/XYZ``, resolver URLs (``https://doi.org/``, ``https://www.doi.org/``,
     ``http://dx.doi.org/``, ``https://doi.acm.org/``, protocol-relative ``//doi.org/``),
     percent-encoded (``10.1000/a%2Fb``), LaTeX-escaped (``10.1000/a\\_b``, ``\\url{...}``),
-    the shortDOI form ``10/abc``, or a DOI inside other text. A value that is one DOI is kept
-    whole (``10.1000/x.`` is a valid DOI); from other text, trailing punctuation is dropped.
+    the shortDOI form ``10/abc``, or a DOI inside other text. Trailing punctuation is dropped
+    (``10.1000/x.`` is a pasted sentence end far more often than a DOI), but a closing bracket
+    the DOI itself opened is kept (``10.1016/0370-2693(82)90``).
     Raises nothing.
     """
     if not value:
@@ -59,7 +62,7 @@ def normalize_doi(value: str | None) -> str | None:
     if "%" in text:
         text = unquote(text)
     text = text.strip()
-    if _SHORT_DOI.fullmatch(text) or _DOI.fullmatch(text):
+    if _SHORT_DOI.fullmatch(text):
         return text.lower()
     return find_doi(text)
 
@@ -71,6 +74,15 @@ def _strip_doi_prefixes(text: str) -> str:
         previous = text
         text = _DOI_PREFIX.sub("", text.strip())
     return text
+
+
+def doi_stem(value: str) -> str:
+    """Return the start of a DOI typed for a prefix search (``doi:10.1145/*``), lower-cased.
+
+    ``value`` without the ``doi:`` / resolver prefixes :func:`normalize_doi` strips; it need
+    not be a whole DOI and may come back empty. Raises nothing.
+    """
+    return _strip_doi_prefixes(value).lower()
 
 
 def find_doi(text: str | None) -> str | None:
@@ -109,11 +121,7 @@ def normalize_arxiv(value: str | None) -> str | None:
     """
     if not value:
         return None
-    value = value.strip()
-    url = _ARXIV_URL.search(value)
-    if url:
-        value = url.group(1)
-    value = re.sub(r"^arxiv:\s*", "", value, flags=re.IGNORECASE)
+    value = _arxiv_body(value)
     match = _ARXIV_NEW.search(value)
     if match:
         return match.group(1)
@@ -121,6 +129,35 @@ def normalize_arxiv(value: str | None) -> str | None:
     if match:
         return match.group(1)
     return None
+
+
+def _arxiv_body(value: str) -> str:
+    """``value`` without an ``arxiv.org/abs|pdf|html/`` URL around it or an ``arXiv:`` prefix."""
+    value = value.strip()
+    url = _ARXIV_URL.search(value)
+    if url:
+        value = url.group(1)
+    return re.sub(r"^arxiv:\s*", "", value, flags=re.IGNORECASE)
+
+
+def arxiv_stem(value: str) -> str:
+    """Return the start of an arXiv id typed for a prefix search (``arxiv:2401.*``), lower-cased.
+
+    ``value`` without the ``arXiv:`` prefix or arxiv.org URL :func:`normalize_arxiv` strips;
+    it need not be a whole id and may come back empty. Raises nothing.
+    """
+    return _arxiv_body(value).lower()
+
+
+def arxiv_from_doi(doi: str | None) -> str | None:
+    """Return the arXiv id of an arXiv DOI (``10.48550/arXiv.2401.01234``), else None.
+
+    ``doi`` is a DOI without resolver prefix, as :func:`normalize_doi` returns it. arXiv
+    registers one DOI per paper under the DataCite prefix 10.48550, the versionless id
+    after ``arXiv.`` (https://info.arxiv.org/help/doi.html); other DOIs give None.
+    """
+    match = _ARXIV_DOI.fullmatch(doi.strip()) if doi else None
+    return match.group(1) if match else None
 
 
 def is_code_url(url: str) -> bool:

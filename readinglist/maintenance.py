@@ -297,13 +297,6 @@ def _check_tsvector(session: Session) -> CheckResult:
     )
 
 
-def _expected_search_text(paper: Paper) -> str:
-    record = library.to_record(paper)
-    return library.search_text_for(
-        record, (t.name for t in paper.tags), (n.body for n in paper.notes)
-    )
-
-
 def _papers_in_chunks(session: Session) -> Iterator[list[Paper]]:
     ids = list(session.scalars(select(Paper.id).order_by(Paper.id)))
     for start in range(0, len(ids), CHECK_CHUNK):
@@ -316,12 +309,12 @@ def _papers_in_chunks(session: Session) -> Iterator[list[Paper]]:
 def stale_search_text(session: Session) -> list[int]:
     """Return the ids of papers whose stored ``search_text`` differs from a recomputation.
 
-    The expected text is what ``library.refresh_search_text`` would write:
-    ``library.search_text_for`` over the paper's record, tags and notes.
+    The expected text is what ``library.refresh_search_text`` would write
+    (``library.paper_search_text``: the paper's record, tags and notes).
     """
     stale: list[int] = []
     for papers in _papers_in_chunks(session):
-        stale.extend(p.id for p in papers if p.search_text != _expected_search_text(p))
+        stale.extend(p.id for p in papers if p.search_text != library.paper_search_text(p))
     return stale
 
 
@@ -348,7 +341,7 @@ def repair(session: Session) -> list[str]:
             session.execute(
                 update(Paper)
                 .where(Paper.id == paper.id)
-                .values(search_text=_expected_search_text(paper), updated_at=Paper.updated_at)
+                .values(search_text=library.paper_search_text(paper), updated_at=Paper.updated_at)
             )
     if stale:
         done.append(f"recomputed the search text of {len(stale)} papers")

@@ -31,6 +31,8 @@ from sqlalchemy import (
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from readinglist.records import PRIORITIES
+
 #: Constraint names as the Alembic "naming" docs recommend, so migrations can name them.
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -40,8 +42,9 @@ NAMING_CONVENTION = {
     "pk": "pk_%(table_name)s",
 }
 
-#: Priority levels stored as small integers so that ``ORDER BY priority`` is high-first.
-PRIORITY_CODES: dict[str, int] = {"high": 1, "medium": 2, "low": 3}
+#: Priority levels stored as small integers so that ``ORDER BY priority`` is high-first
+#: (the words and their order come from ``records.PRIORITIES``).
+PRIORITY_CODES: dict[str, int] = {name: code for code, name in enumerate(PRIORITIES, start=1)}
 PRIORITY_NAMES: dict[int, str] = {code: name for name, code in PRIORITY_CODES.items()}
 
 

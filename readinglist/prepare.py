@@ -3,7 +3,7 @@
 :func:`prepare_record` normalizes a record (DOI, arXiv id, entry type, no NUL
 characters) and computes its search words, normalized title, abstract digest and the
 citation key it asks for. It is a pure function of the record, and this module
-imports no SQLAlchemy, so that ``readinglist.reader_process`` can run it in a light
+imports no SQLAlchemy, so that ``readinglist.pipelines.reader_process`` can run it in a light
 child process beside the import (issue 9). ``readinglist.library`` re-exports these
 names.
 """

@@ -16,8 +16,47 @@ from typing import Literal
 STATUSES: tuple[str, ...] = ("new", "to-read", "reading", "read", "skipped")
 #: Priority levels, highest first; ``None`` means no priority.
 PRIORITIES: tuple[str, ...] = ("high", "medium", "low")
+#: Priority words a user may give (``mark --priority``, ``priority:`` in queries):
+#: the levels plus ``none`` for "no priority". The one home of the vocabulary.
+PRIORITY_LEVELS: tuple[str, ...] = (*PRIORITIES, "none")
 
 Severity = Literal["error", "warning"]
+
+#: Paper columns (``PaperRecord`` names) an import or ``merge`` fills when the paper's
+#: value is missing (``library.importing``, ``library.papers.merge_papers``).
+FILLABLE: tuple[str, ...] = (
+    "title",
+    "short_name",
+    "year",
+    "month",
+    "venue",
+    "abstract",
+    "doi",
+    "arxiv",
+    "url",
+    "code_url",
+    "keywords",
+)
+
+#: Bibliographic fields ``edit`` compares and writes (``PaperRecord`` names;
+#: ``library.papers.update_paper``).
+EDITABLE: tuple[str, ...] = (
+    "entry_type",
+    "title",
+    "short_name",
+    "authors",
+    "editors",
+    "year",
+    "month",
+    "venue",
+    "abstract",
+    "doi",
+    "arxiv",
+    "url",
+    "code_url",
+    "keywords",
+    "fields",
+)
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ PAPER_KEYS: tuple[str, ...] = (
     "code_url",
     "added",
     "read_at",
+    "interest",
 )
 #: Marker shown after a provisional title in tables.
 PROVISIONAL_MARK = " (provisional)"
@@ -54,11 +55,12 @@ def iso(value: datetime | None) -> str | None:
     return value.astimezone(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def paper_json(record: PaperRecord) -> dict[str, Any]:
+def paper_json(record: PaperRecord, interest: float | None = None) -> dict[str, Any]:
     """Return the JSON object of a paper with the keys of :data:`PAPER_KEYS`.
 
     ``authors`` are "Family, Given" strings (von and Jr parts as BibTeX puts them);
-    no priority is ``null``; times are ISO 8601 UTC with ``Z``.
+    no priority is ``null``; times are ISO 8601 UTC with ``Z``; ``interest`` is the
+    learned interest score (issue 14), ``null`` without a model.
     """
     return {
         "key": record.citekey,
@@ -79,6 +81,7 @@ def paper_json(record: PaperRecord) -> dict[str, Any]:
         "code_url": record.code_url,
         "added": iso(record.added),
         "read_at": iso(record.read_at),
+        "interest": interest,
     }
 
 
@@ -106,15 +109,35 @@ def paper_detail_json(
     return data
 
 
+#: Terminal control characters (C0 but tab and newline, DEL, C1) -> their visible Unicode
+#: "control pictures" (U+2400 block) or U+FFFD, so an imported ``ESC[2J`` or BEL is shown,
+#: never obeyed by the terminal (issue 18).
+_PRINTABLE = str.maketrans(
+    {
+        **{chr(c): chr(0x2400 + c) for c in range(32) if chr(c) not in "\t\n"},
+        "\x7f": "\u2421",
+        **{chr(c): "\ufffd" for c in range(0x80, 0xA0)},
+    }
+)
+#: DEL and C1 controls, which JSON allows raw, as ``\\u`` escapes (same data, safe to print).
+_JSON_ESCAPES = str.maketrans({chr(c): f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0))})
+
+
+def printable(text: str) -> str:
+    """Return ``text`` with terminal control characters made visible (tab and newline kept)."""
+    return text.translate(_PRINTABLE)
+
+
 def echo(text: str = "", *, stream: TextIO | None = None) -> None:
-    """Write ``text`` and a newline to stdout (data)."""
+    """Write ``text`` (control characters made visible, :func:`printable`) and a newline."""
     out = stream or sys.stdout
-    out.write(text + "\n")
+    out.write(printable(text) + "\n")
 
 
 def echo_json(data: Any) -> None:
-    """Print ``data`` as indented UTF-8 JSON on stdout."""
-    echo(json.dumps(data, ensure_ascii=False, indent=2))
+    """Print ``data`` as indented UTF-8 JSON on stdout (control characters escaped)."""
+    text = json.dumps(data, ensure_ascii=False, indent=2).translate(_JSON_ESCAPES)
+    sys.stdout.write(text + "\n")
 
 
 def info(message: str) -> None:
@@ -147,7 +170,7 @@ def _row(record: PaperRecord) -> list[str]:
     title = record.title or ""
     if record.title_provisional:
         title += PROVISIONAL_MARK
-    return [
+    cells = [
         record.citekey or "",
         record.status or "",
         record.priority or "",
@@ -155,6 +178,7 @@ def _row(record: PaperRecord) -> list[str]:
         short_authors(record),
         title,
     ]
+    return [printable(" ".join(cell.split())) for cell in cells]
 
 
 _HEADERS = ["KEY", "STATUS", "PRIO", "YEAR", "AUTHORS", "TITLE"]
@@ -168,12 +192,13 @@ def paper_table(records: Iterable[PaperRecord]) -> None:
     if use_rich():
         from rich.console import Console
         from rich.table import Table
+        from rich.text import Text
 
         table = Table(box=None, header_style="bold", pad_edge=False)
         for header in _HEADERS:
             table.add_column(header, no_wrap=True, overflow="ellipsis")
         for row in rows:
-            table.add_row(*row)
+            table.add_row(*(Text(cell) for cell in row))  # data, never rich markup
         Console(width=width).print(table)
         return
     widths = [len(h) for h in _HEADERS]

@@ -24,12 +24,14 @@ from contextlib import AbstractContextManager, suppress
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from readinglist import library
 from readinglist.errors import NotFound, ReadingListError
 from readinglist.models import Paper
 from readinglist.records import PaperRecord
+from readinglist.render import PROVISIONAL_MARK
 from readinglist.text import latex_to_unicode
 
 T = TypeVar("T")
@@ -175,8 +177,6 @@ def card(record: PaperRecord, *, progress: str, width: int, message: str = "") -
     links; key, status, priority, tags and number of notes; the abstract (LaTeX
     decoded) wrapped to the width; the message of the last action; the legend.
     """
-    from readinglist.render import PROVISIONAL_MARK
-
     width = max(width, 20)
 
     def wrap(text: str, indent: str = "") -> list[str]:
@@ -220,6 +220,18 @@ def _pack(items: Sequence[str], separator: str, width: int) -> list[str]:
     return lines
 
 
+class Reranker(Protocol):
+    """Re-orders the rest of the queue after a decision (``readinglist.ranking``, issue 14)."""
+
+    def decide(self, pid: int, status: str) -> None:
+        """Take the new status of ``pid`` as a label."""
+        ...
+
+    def order(self, pids: Sequence[int]) -> list[int]:
+        """Return ``pids`` highest interest first."""
+        ...
+
+
 class Triage:
     """The triage loop over ``paper_ids`` (in the order given).
 
@@ -230,6 +242,8 @@ class Triage:
         paper_ids: the queue, e.g. ``library.triage_queue(...)``.
         terminal: the :class:`Terminal` to draw on and read keys from.
         read_factory: like ``session_factory`` for reading cards (default: the same).
+        ranker: re-orders the papers after the current one after each status decision
+            (interest order, issue 14); None keeps the given order.
     """
 
     def __init__(
@@ -239,7 +253,9 @@ class Triage:
         terminal: Terminal,
         *,
         read_factory: SessionFactory | None = None,
+        ranker: Reranker | None = None,
     ) -> None:
+        self.ranker = ranker
         self.write_session = session_factory
         self.read_session = read_factory or session_factory
         self.queue = list(paper_ids)
@@ -347,8 +363,6 @@ class Triage:
     # --- data ----------------------------------------------------------------------------
 
     def _load_statuses(self) -> None:
-        from sqlalchemy import select
-
         found: dict[int, str] = {}
         with self.read_session() as session:
             for start in range(0, len(self.queue), library.CHUNK):
@@ -389,6 +403,13 @@ class Triage:
         self.steps.append(Step("status", pid, self.index, before, f"{key} {status}"))
         self.status[pid] = status
         self.message = f"{key}: {status}"
+        self._rerank(pid, status)
+
+    def _rerank(self, pid: int, status: str) -> None:
+        if self.ranker is not None:
+            self.ranker.decide(pid, status)
+            rest = self.queue[self.index + 1 :]
+            self.queue[self.index + 1 :] = self.ranker.order(rest)
 
     def set_priority(self, pid: int, level: str | None) -> None:
         """Set the priority of ``pid``."""
@@ -491,6 +512,8 @@ class Triage:
             raise
         if step.kind == "status":
             self.status[step.paper_id] = step.before[0]
+            if self.ranker is not None:
+                self.ranker.decide(step.paper_id, step.before[0])
         self.index = step.index
         self.message = f"undone: {step.label}"
         return True

@@ -3,34 +3,38 @@
 Every test that takes ``db_url`` (or ``engine``, ``session``, ``invoke``) runs twice:
 on a fresh SQLite file and on a fresh PostgreSQL database at 127.0.0.1:5432. Both
 are cloned from a template migrated once per test session with the real Alembic
-migrations (SQLite: online backup copy; PostgreSQL: ``CREATE DATABASE ... TEMPLATE``).
-PostgreSQL tests skip, with the reason, only where no server answers.
+migrations (SQLite: online backup copy; PostgreSQL: ``CREATE DATABASE ... TEMPLATE``,
+recycled in the background between tests, see :class:`PgDatabases`; commits do not
+wait for the disk, see :data:`FAST_COMMITS`). PostgreSQL tests skip, with the reason,
+only where no server answers.
 """
 
 from __future__ import annotations
 
 import os
+import queue
+import time
 import uuid
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from helpers import EXAMPLES, shared_data
 
 PG_ADMIN_URL = os.environ.get(
     "READINGLIST_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 )
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 HERE = Path(__file__).resolve().parent
+#: Test databases on PostgreSQL commit without waiting for the WAL to reach the disk
+#: (``synchronous_commit = off``): a commit is still atomic and at once visible to every
+#: other session, and locks behave the same; only a crash of the *server* could lose the
+#: last commits, which no test does. It makes a commit 2-3 times faster on this machine.
+FAST_COMMITS = 'ALTER DATABASE "{name}" SET synchronous_commit = off'
 
-
-def shared_data(name: str) -> Path:
-    """Return a file of ../shared/data, skipping the test when it is absent."""
-    path = DATA / name
-    if not path.exists():
-        pytest.skip(f"{path} is not available")
-    return path
+__all__ = ["FAST_COMMITS", "PG_ADMIN_URL", "make_database", "shared_data"]
 
 
 def _pg_admin() -> Any:
@@ -61,6 +65,8 @@ def pg_template() -> Iterator[str]:
     engine = db.make_engine(_pg_url(name))
     db.ensure_schema(engine)
     engine.dispose()
+    with admin.connect() as conn:
+        conn.exec_driver_sql(FAST_COMMITS.format(name=name))
     yield name
     with admin.connect() as conn:
         conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -79,6 +85,153 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+#: One text describing everything a test could change in a database besides its rows:
+#: columns, relations, indexes, constraints, triggers, functions, schemas, extensions,
+#: text-search configurations, types, settings and the Alembic revision.
+_PG_SHAPE = """
+SELECT md5(string_agg(x, E'\\n' ORDER BY x)) FROM (
+  SELECT 'col ' || c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
+         || ' ' || a.attnotnull || ' ' || coalesce(pg_get_expr(d.adbin, d.adrelid), '') AS x
+    FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+    LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+   WHERE c.relnamespace = 'public'::regnamespace AND a.attnum > 0 AND NOT a.attisdropped
+  UNION ALL SELECT 'rel ' || relname || ' ' || relkind::text FROM pg_class
+   WHERE relnamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace,
+                              'pg_toast'::regnamespace)
+  UNION ALL SELECT 'idx ' || indexdef FROM pg_indexes WHERE schemaname = 'public'
+  UNION ALL SELECT 'con ' || conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint
+   WHERE connamespace = 'public'::regnamespace
+  UNION ALL SELECT 'trg ' || tgrelid::regclass::text || ' ' || tgname FROM pg_trigger
+   WHERE NOT tgisinternal
+  UNION ALL SELECT 'fn ' || oid::regprocedure::text || ' ' || md5(prosrc) FROM pg_proc
+   WHERE pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+  UNION ALL SELECT 'ns ' || nspname FROM pg_namespace
+  UNION ALL SELECT 'ext ' || extname || ' ' || extversion FROM pg_extension
+  UNION ALL SELECT 'ts ' || cfgname FROM pg_ts_config
+  UNION ALL SELECT 'type ' || typname FROM pg_type WHERE typnamespace = 'public'::regnamespace
+  UNION ALL SELECT 'set ' || array_to_string(setconfig, ',') FROM pg_db_role_setting
+   WHERE setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database())
+  UNION ALL SELECT 'rev ' || version_num FROM alembic_version
+) AS shape
+"""
+
+
+class PgDatabases:
+    """Fresh PostgreSQL databases for tests: cloned from the template, then recycled.
+
+    ``CREATE DATABASE ... TEMPLATE`` and ``DROP DATABASE`` (which forces a checkpoint
+    of the whole server) take about a second each here, longer under load. A used
+    database is instead given back, and a background thread ends its connections,
+    empties every table but ``alembic_version`` (``TRUNCATE ... RESTART IDENTITY``:
+    new empty files and sequences at their start, as in a fresh clone) and compares
+    its shape (:data:`_PG_SHAPE`: schema, functions, revision...) with the template's.
+    Only a database that matches the template again is handed out again; any other
+    (a test migrated it, added a table...) is dropped. A test takes a recycled
+    database when one is ready, else a new clone, so it never waits for a recycling.
+    """
+
+    def __init__(self, template: str) -> None:
+        self.template = template
+        self.admin = _pg_admin()
+        self._worker = ThreadPoolExecutor(1, thread_name_prefix="pg-recycle")
+        self._ready: queue.SimpleQueue[str] = queue.SimpleQueue()
+        self._all: set[str] = set()
+        self._jobs: list[Future[None]] = []
+        self._tables, self._shape = self._describe(template)
+
+    def _describe(self, name: str) -> tuple[list[str], str]:
+        from sqlalchemy import create_engine, text
+        from sqlalchemy.pool import NullPool
+
+        engine = create_engine(_pg_url(name), poolclass=NullPool)
+        try:
+            with engine.connect() as conn:
+                tables = conn.scalars(
+                    text(
+                        "SELECT quote_ident(tablename) FROM pg_tables WHERE schemaname = "
+                        "'public' AND tablename <> 'alembic_version' ORDER BY tablename"
+                    )
+                ).all()
+                shape = conn.scalar(text(_PG_SHAPE))
+        finally:
+            engine.dispose()
+        return list(tables), str(shape)
+
+    def _clone(self) -> str:
+        name = f"rl_t_{uuid.uuid4().hex[:12]}"
+        with self.admin.connect() as conn:
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}" TEMPLATE "{self.template}"')
+            conn.exec_driver_sql(FAST_COMMITS.format(name=name))
+        self._all.add(name)
+        return name
+
+    def _drop(self, name: str) -> None:
+        self._all.discard(name)
+        with self.admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    def _recycle(self, name: str) -> None:
+        """Empty database ``name`` and hand it out again if it has the template's shape."""
+        from sqlalchemy import create_engine, text
+        from sqlalchemy.exc import SQLAlchemyError
+        from sqlalchemy.pool import NullPool
+
+        others = text(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE datname = :name AND pid <> pg_backend_pid()"
+        )
+        deadline = time.monotonic() + 20
+        with self.admin.connect() as conn:  # end the test's connections; wait until gone
+            while conn.scalar(others, {"name": name}) and time.monotonic() < deadline:
+                time.sleep(0.005)
+        engine = create_engine(_pg_url(name), poolclass=NullPool)
+        try:
+            with engine.begin() as conn:
+                conn.exec_driver_sql("SET LOCAL lock_timeout = '20s'")
+                shape = conn.scalar(text(_PG_SHAPE))
+                if shape == self._shape:
+                    tables = ", ".join(self._tables)
+                    conn.exec_driver_sql(f"TRUNCATE {tables} RESTART IDENTITY CASCADE")
+        except SQLAlchemyError:
+            shape = None
+        finally:
+            engine.dispose()
+        if shape == self._shape:
+            self._ready.put(name)
+        else:
+            self._drop(name)
+
+    def take(self) -> str:
+        """Return the name of a database at head with no rows: a recycled one, else a clone."""
+        try:
+            return self._ready.get_nowait()
+        except queue.Empty:
+            return self._clone()
+
+    def give_back(self, name: str) -> None:
+        """Recycle database ``name`` in the background (its connections are ended first)."""
+        self._jobs.append(self._worker.submit(self._recycle, name))
+
+    def close(self) -> None:
+        """Wait for the recycling, drop every database made; raise the first recycling error."""
+        self._worker.shutdown(wait=True)
+        for name in sorted(self._all):
+            self._drop(name)
+        self.admin.dispose()
+        for job in self._jobs:
+            job.result()
+
+
+@pytest.fixture(scope="session")
+def pg_databases(pg_template: str) -> Iterator[PgDatabases]:
+    """The session's supply of fresh PostgreSQL databases (see :class:`PgDatabases`)."""
+    supply = PgDatabases(pg_template)
+    try:
+        yield supply
+    finally:
+        supply.close()
+
+
 def make_database(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """Yield the URL of a fresh database of ``kind`` ("sqlite" or "postgresql") at head."""
     from readinglist import db
@@ -89,17 +242,12 @@ def make_database(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> 
         db.backup_sqlite(template, path)
         yield f"sqlite:///{path}"
         return
-    template_name: str = request.getfixturevalue("pg_template")
-    name = f"rl_t_{uuid.uuid4().hex[:12]}"
-    admin = _pg_admin()
-    with admin.connect() as conn:
-        conn.exec_driver_sql(f'CREATE DATABASE "{name}" TEMPLATE "{template_name}"')
+    supply: PgDatabases = request.getfixturevalue("pg_databases")
+    name = supply.take()
     try:
         yield _pg_url(name)
     finally:
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.dispose()
+        supply.give_back(name)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -155,4 +303,4 @@ def invoke(runner: CliRunner, db_url: str) -> Callable[..., Result]:
 @pytest.fixture
 def example_abstracts() -> Path:
     """The user's example list, as shipped in examples/ (a copy of icml2026-abstracts.txt)."""
-    return HERE.parent / "examples" / "icml2026-abstracts.txt"
+    return EXAMPLES / "icml2026-abstracts.txt"

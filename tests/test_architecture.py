@@ -54,10 +54,95 @@ def test_import_rules(path: Path) -> None:
         assert "readinglist.db" not in found
 
 
-def test_library_never_commits() -> None:
-    source = (PACKAGE / "library.py").read_text(encoding="utf-8")
+LIBRARY = PACKAGE / "library"
+
+#: The floors of ``readinglist/library/``: the library modules each module may import
+#: (its own floor and those above it are out). The package docstring draws the tree.
+LIBRARY_FLOORS: dict[str, set[str]] = {
+    "_sql": set(),
+    "rows": {"_sql"},
+    "search": {"_sql", "rows"},
+    "refs": {"_sql", "rows"},
+    "tags": {"_sql", "rows", "search"},
+    "notes": {"_sql", "rows", "search"},
+    "listing": {"_sql", "rows"},
+    "matching": {"_sql", "rows"},
+    "papers": {"_sql", "rows", "search", "refs", "tags"},
+    "importing": {"_sql", "rows", "search", "refs", "tags", "papers", "matching"},
+}
+
+
+def library_modules() -> list[Path]:
+    return sorted(LIBRARY.glob("*.py"))
+
+
+@pytest.mark.parametrize("path", library_modules(), ids=rel)
+def test_library_never_commits(path: Path) -> None:
+    source = path.read_text(encoding="utf-8")
     assert ".commit(" not in source
     assert "Session(" not in source
+
+
+def library_imports(path: Path) -> set[str]:
+    """The ``readinglist.library`` modules ``path`` imports (``from readinglist.library
+    import search`` counts as ``search``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "readinglist.library":
+                found.update(alias.name for alias in node.names)
+            elif node.module.startswith("readinglist.library."):
+                found.add(node.module.split(".")[2])
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("readinglist.library."):
+                    found.add(alias.name.split(".")[2])
+        elif isinstance(node, ast.ImportFrom) and node.level > 0:
+            raise AssertionError(f"{rel(path)}: use absolute imports (readinglist.library.X)")
+    return found
+
+
+def test_library_floors_cover_every_module() -> None:
+    names = {p.stem for p in library_modules()} - {"__init__"}
+    assert names == set(LIBRARY_FLOORS), "add the new module to LIBRARY_FLOORS"
+
+
+@pytest.mark.parametrize("path", [p for p in library_modules() if p.stem != "__init__"], ids=rel)
+def test_library_imports_only_downwards(path: Path) -> None:
+    allowed = LIBRARY_FLOORS[path.stem]
+    found = library_imports(path)
+    assert found <= allowed, f"{rel(path)} imports {sorted(found - allowed)} from above its floor"
+
+
+@pytest.mark.parametrize("path", modules(), ids=rel)
+def test_nothing_below_the_library_imports_it(path: Path) -> None:
+    below = {
+        "models.py",
+        "records.py",
+        "prepare.py",
+        "dedupe.py",
+        "citekeys.py",
+        "text.py",
+        "identifiers.py",
+        "errors.py",
+        "db.py",
+        "render.py",
+    }
+    if rel(path) in below or rel(path).startswith(("formats/", "query/", "naming/")):
+        assert not any(n.startswith("readinglist.library") for n in imports_of(path))
+        assert "library" not in library_imports_of_package(path)
+
+
+def library_imports_of_package(path: Path) -> set[str]:
+    """Names imported by ``from readinglist import ...`` in ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "readinglist"
+        for alias in node.names
+    }
 
 
 @pytest.mark.parametrize("args", [["--help"], ["--version"]])
@@ -66,7 +151,7 @@ def test_help_and_version_import_no_heavy_module(args: list[str]) -> None:
         "import sys\n"
         "from readinglist.cli import cli\n"
         f"try:\n    cli.main({args!r}, standalone_mode=False)\nexcept SystemExit:\n    pass\n"
-        "heavy = [m for m in ('sqlalchemy', 'alembic', 'bibtexparser', 'rich', 'pylatexenc')"
+        "heavy = [m for m in ('sqlalchemy', 'alembic', 'bibtexparser', 'rich', 'pylatexenc', 'sklearn')"
         " if m in sys.modules]\n"
         "print('HEAVY=' + ','.join(heavy))\n"
     )
@@ -95,3 +180,62 @@ def test_every_command_has_help_with_an_example() -> None:
         for param in command.params:
             if isinstance(param, click.Option):
                 assert param.help, f"{name} {param.opts} has no help"
+
+
+#: Packages whose modules stand in floors, lowest first: a module may import only modules of
+#: its own package on lower floors (the package ``__init__`` re-exports and may import all).
+PACKAGE_FLOORS: dict[str, list[str]] = {
+    "query": [
+        "tree",
+        "vocabulary",
+        "values",
+        "lexer",
+        "parser",
+        "fulltext",
+        "compiler",
+        "statements",
+    ],
+    "naming": ["words", "markup", "shapes", "scan", "phrases", "names", "titles"],
+}
+
+
+def _package_modules() -> list[Path]:
+    return [
+        path
+        for package in PACKAGE_FLOORS
+        for path in sorted((PACKAGE / package).glob("*.py"))
+        if path.stem != "__init__"
+    ]
+
+
+def test_every_floored_package_module_has_a_floor() -> None:
+    for package, floors in PACKAGE_FLOORS.items():
+        names = {p.stem for p in (PACKAGE / package).glob("*.py")} - {"__init__"}
+        assert names == set(floors), f"add the new {package} module to PACKAGE_FLOORS"
+
+
+@pytest.mark.parametrize("path", _package_modules(), ids=rel)
+def test_package_modules_import_only_downwards(path: Path) -> None:
+    package = path.parent.name
+    floors = PACKAGE_FLOORS[package]
+    allowed = set(floors[: floors.index(path.stem)])
+    prefix = f"readinglist.{package}."
+    found = {n.removeprefix(prefix).split(".")[0] for n in imports_of(path) if n.startswith(prefix)}
+    assert found <= allowed, f"{rel(path)} imports {sorted(found - allowed)} from above its floor"
+
+
+@pytest.mark.parametrize("path", modules(), ids=rel)
+def test_only_commands_use_pipelines(path: Path) -> None:
+    """Pipelines sit between the CLI and the library: nothing below them imports them."""
+    name = rel(path)
+    if name.startswith(("cli/", "pipelines/")):
+        return
+    assert not any(n.startswith("readinglist.pipelines") for n in imports_of(path)), name
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "naming").glob("*.py")), ids=rel)
+def test_naming_is_text_mining_only(path: Path) -> None:
+    """Naming the contribution works on text: no database, no file formats."""
+    found = imports_of(path)
+    assert not any(n.split(".")[0] == "sqlalchemy" for n in found)
+    assert not any(n.startswith(("readinglist.formats", "readinglist.models")) for n in found)

@@ -8,54 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import seed, show, sql_value, sql_values
 
 from readinglist.cli.add import parse_author
 from readinglist.records import PaperRecord, Person
 
 
-def seed(db_url: str, *records: PaperRecord) -> None:
-    """Import ``records`` (citation keys kept) into the database at ``db_url``."""
-    from readinglist import db, library
-
-    engine = db.make_engine(db_url)
-    try:
-        with db.session_scope(engine) as session:
-            library.import_records(session, records, source="seed", fmt="test")
-    finally:
-        engine.dispose()
-
-
-def show(invoke: Any, key: str) -> dict[str, Any]:
-    result = invoke("show", key, "--json")
-    assert result.exit_code == 0, result.stderr
-    data: dict[str, Any] = json.loads(result.stdout)
-    return data
-
-
 def column(db_url: str, key: str, name: str) -> Any:
-    from sqlalchemy import text
-
-    from readinglist import db
-
-    engine = db.make_engine(db_url)
-    with engine.connect() as conn:
-        value = conn.execute(
-            text(f"SELECT {name} FROM papers WHERE citekey = :k"), {"k": key}
-        ).scalar_one()
-    engine.dispose()
-    return value
+    return sql_value(db_url, f"SELECT {name} FROM papers WHERE citekey = :k", {"k": key})
 
 
-def column_rows(db_url: str, sql: str) -> list[Any]:
-    from sqlalchemy import text
-
-    from readinglist import db
-
-    engine = db.make_engine(db_url)
-    with engine.connect() as conn:
-        rows = list(conn.execute(text(sql)).scalars())
-    engine.dispose()
-    return rows
+column_rows = sql_values
 
 
 # --- add ------------------------------------------------------------------------------------

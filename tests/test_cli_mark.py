@@ -7,21 +7,11 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
+from helpers import seed, show
+
 from readinglist.records import PaperRecord, Person
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
-
-
-def seed(db_url: str, *records: PaperRecord) -> None:
-    """Import ``records`` (citation keys kept) into the database at ``db_url``."""
-    from readinglist import db, library
-
-    engine = db.make_engine(db_url)
-    try:
-        with db.session_scope(engine) as session:
-            library.import_records(session, records, source="seed", fmt="test")
-    finally:
-        engine.dispose()
 
 
 def paper(key: str, title: str, **extra: Any) -> PaperRecord:
@@ -36,13 +26,6 @@ def three(db_url: str) -> None:
         paper("safeseek2026", "SafeSeek: Safety Circuits", year=2026),
         paper("ns:gsfixer", "GSFixer: Sparse-View 3DGS", year=2025),
     )
-
-
-def show(invoke: Any, key: str) -> dict[str, Any]:
-    result = invoke("show", key, "--json")
-    assert result.exit_code == 0, result.stderr
-    data: dict[str, Any] = json.loads(result.stdout)
-    return data
 
 
 def test_mark_records_each_change_with_its_time(invoke, db_url) -> None:

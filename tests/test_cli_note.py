@@ -9,21 +9,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from helpers import search_text, seed
+
 from readinglist.records import PaperRecord
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
-
-
-def seed(db_url: str, *records: PaperRecord) -> None:
-    """Import ``records`` (citation keys kept) into the database at ``db_url``."""
-    from readinglist import db, library
-
-    engine = db.make_engine(db_url)
-    try:
-        with db.session_scope(engine) as session:
-            library.import_records(session, records, source="seed", fmt="test")
-    finally:
-        engine.dispose()
 
 
 def two(db_url: str) -> None:
@@ -54,20 +44,6 @@ def notes(invoke: Any, key: str) -> list[dict[str, Any]]:
     assert result.exit_code == 0, result.stderr
     data: list[dict[str, Any]] = json.loads(result.stdout)
     return data
-
-
-def search_text(db_url: str, key: str) -> str:
-    from sqlalchemy import text
-
-    from readinglist import db
-
-    engine = db.make_engine(db_url)
-    with engine.connect() as conn:
-        value = conn.execute(
-            text("SELECT search_text FROM papers WHERE citekey = :k"), {"k": key}
-        ).scalar_one()
-    engine.dispose()
-    return str(value)
 
 
 def test_note_add_with_message_prints_the_id(invoke, db_url) -> None:

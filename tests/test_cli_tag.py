@@ -5,19 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from helpers import search_text, seed, sql_values
+
 from readinglist.records import PaperRecord, Person
-
-
-def seed(db_url: str, *records: PaperRecord) -> None:
-    """Import ``records`` (citation keys kept) into the database at ``db_url``."""
-    from readinglist import db, library
-
-    engine = db.make_engine(db_url)
-    try:
-        with db.session_scope(engine) as session:
-            library.import_records(session, records, source="seed", fmt="test")
-    finally:
-        engine.dispose()
 
 
 def three(db_url: str) -> None:
@@ -36,31 +26,9 @@ def tags_of(invoke: Any) -> dict[str, list[str]]:
     return {p["key"]: sorted(p["tags"], key=str.lower) for p in listed}
 
 
-def search_text(db_url: str, key: str) -> str:
-    from sqlalchemy import text
-
-    from readinglist import db
-
-    engine = db.make_engine(db_url)
-    with engine.connect() as conn:
-        value = conn.execute(
-            text("SELECT search_text FROM papers WHERE citekey = :k"), {"k": key}
-        ).scalar_one()
-    engine.dispose()
-    return str(value)
-
-
 def tag_rows(db_url: str) -> list[str]:
     """Every row of the tags table (a tag on no paper would show here, not in tag list)."""
-    from sqlalchemy import text
-
-    from readinglist import db
-
-    engine = db.make_engine(db_url)
-    with engine.connect() as conn:
-        names = [str(n) for n in conn.execute(text("SELECT name FROM tags ORDER BY id")).scalars()]
-    engine.dispose()
-    return names
+    return [str(n) for n in sql_values(db_url, "SELECT name FROM tags ORDER BY id")]
 
 
 def test_tag_add_is_case_insensitive_and_keeps_the_first_spelling(invoke, db_url) -> None:

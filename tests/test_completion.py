@@ -147,6 +147,7 @@ def test_every_ref_and_tag_parameter_has_its_completion() -> None:
         "rekey REF",
         "rm REF...",
         "show REF",
+        "similar REF",
         "tag add REF...",
         "tag remove REF...",
         "title REF",

@@ -10,111 +10,35 @@
 * CLI: 4 workers x 5 commands (import, mark, tag, note, list), each a real
   ``python -m readinglist`` process, all at once.
 
-Workers are started with multiprocessing's ``spawn`` context (no state inherited)
-and each makes its own engine. Runs on SQLite and on PostgreSQL.
+Workers are forked from a fork server (a fresh interpreter that has imported the
+library once; no state of the test process inherited, see tests/workers.py) and each
+makes its own engine. Runs on SQLite and on PostgreSQL.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import subprocess
 import sys
 import time
-import traceback
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import pytest
-from conftest import PG_ADMIN_URL
+from conftest import FAST_COMMITS, PG_ADMIN_URL
 from sqlalchemy import func, select, text
+from workers import first_use_worker, library_worker, run_workers
 
 from readinglist import db, library, maintenance
 from readinglist.models import ImportBatch, Note, Paper, Person, StatusEvent, Tag
 from readinglist.records import PaperRecord
-from readinglist.records import Person as PersonRecord
 
 WORKERS = 8
 OPERATIONS = 200
 CLI_WORKERS = 4
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _record(worker: int, op: int) -> PaperRecord:
-    return PaperRecord(
-        citekey=f"w{worker}i{op}",
-        entry_type="article",
-        title=f"Concurrent paper {op} of worker {worker}",
-        authors=(
-            PersonRecord(family=f"Solo{worker}x{op}", given="Ann"),
-            PersonRecord(family="Shared", given="Bob"),
-            PersonRecord(family=f"Common{op}", given="Cy"),  # new, and the same in every worker
-        ),
-        year=2024,
-        abstract=f"Worker {worker} wrote paper {op} while seven others wrote theirs.",
-        line=op + 1,
-    )
-
-
-def library_worker(url: str, worker: int, ops: int, barrier: Any, results: Any) -> None:
-    """Run ``ops`` operations; operation i acts on this worker's paper of i - i % 4.
-
-    i % 4 == 0 imports paper i (tags: all, w<worker>, s<i>, new to all workers at once);
-    1 marks it to-read; 2 tags it and the shared paper "hub" with h<i>; 3 adds a note.
-    Puts ``(worker, errors, seconds)`` on ``results``.
-    """
-    errors: list[str] = []
-    started = time.monotonic()
-    try:
-        engine = db.make_engine(url)
-        db.ensure_schema(engine)
-        barrier.wait()
-        for op in range(ops):
-            base = op - op % 4
-            key = f"w{worker}i{base}"
-            try:
-                with db.session_scope(engine) as session:
-                    if op % 4 == 0:
-                        library.import_records(
-                            session,
-                            [_record(worker, op)],
-                            source=f"worker{worker}.bib",
-                            fmt="bibtex",
-                            tags=("all", f"w{worker}", f"s{op}"),
-                        )
-                    elif op % 4 == 1:
-                        library.set_status(session, [library.resolve(session, key)], "to-read")
-                    elif op % 4 == 2:
-                        papers = [library.resolve(session, key), library.resolve(session, "hub")]
-                        library.add_tags(session, papers, [f"h{op}"])
-                    else:
-                        library.add_note(
-                            session, library.resolve(session, key), f"note w{worker} i{op}"
-                        )
-            except Exception as exc:  # every error is a failure of the test; keep them all
-                errors.append(f"op {op}: {type(exc).__name__}: {exc}")
-        engine.dispose()
-    except Exception:
-        errors.append(traceback.format_exc())
-    results.put((worker, errors, time.monotonic() - started))
-
-
-def run_workers(target: Any, args: list[tuple[Any, ...]], timeout: float = 240) -> list[Any]:
-    """Start one spawn process per args tuple (a barrier and a queue appended); return results."""
-    ctx = multiprocessing.get_context("spawn")
-    barrier = ctx.Barrier(len(args))
-    results = ctx.Queue()
-    procs = [ctx.Process(target=target, args=(*a, barrier, results)) for a in args]
-    for proc in procs:
-        proc.start()
-    out = [results.get(timeout=timeout) for _ in procs]
-    for proc in procs:
-        proc.join(timeout=30)
-        assert proc.exitcode == 0
-    return sorted(out, key=lambda r: r[0])
 
 
 @pytest.mark.slow
@@ -170,26 +94,6 @@ def test_library_workers_apply_every_operation_exactly_once(db_url: str) -> None
 # --- first use of a new database ---------------------------------------------------------------
 
 
-def first_use_worker(url: str, worker: int, barrier: Any, results: Any) -> None:
-    """Wait for the others, then create-or-find the schema and import one paper."""
-    errors: list[str] = []
-    started = time.monotonic()
-    try:
-        barrier.wait()
-        engine = db.make_engine(url)
-        revision = db.ensure_schema(engine)
-        if revision != db.HEAD:
-            errors.append(f"revision {revision}")
-        with db.session_scope(engine) as session:
-            library.import_records(
-                session, [_record(worker, 0)], source="first.bib", fmt="bibtex", tags=("first",)
-            )
-        engine.dispose()
-    except Exception:
-        errors.append(traceback.format_exc())
-    results.put((worker, errors, time.monotonic() - started))
-
-
 @pytest.fixture(params=["sqlite", "postgresql"])
 def new_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """The URL of a database with no schema at all: a missing SQLite file, an empty PG database."""
@@ -206,6 +110,8 @@ def new_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator
             conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
     except OperationalError as exc:
         pytest.skip(f"PostgreSQL at {PG_ADMIN_URL} does not answer: {exc.orig}")
+    with admin.connect() as conn:
+        conn.exec_driver_sql(FAST_COMMITS.format(name=name))
     try:
         yield f"{PG_ADMIN_URL.rpartition('/')[0]}/{name}"
     finally:

@@ -233,7 +233,7 @@ def test_failed_export_leaves_the_previous_file(invoke, tmp_path: Path, monkeypa
     def broken_fsync(fd: int) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("readinglist.cli.export.os.fsync", broken_fsync)
+    monkeypatch.setattr("readinglist.pipelines.atomic.os.fsync", broken_fsync)
     result = invoke("export", "bibtex", "-o", str(out))
     assert result.exit_code == 1
     assert result.stderr == f"Error: cannot write {out}: No space left on device\n"

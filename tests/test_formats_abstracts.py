@@ -1,8 +1,8 @@
 """Tests for readinglist.formats.abstracts: pasted lists of papers.
 
 Real lists: the user's ICML 2026 list (19 abstracts, no titles) and a NeurIPS 2023
-Markdown list from GitHub (603 papers), both under ../shared/data (skipped when
-absent). Hand-made lists in tests/data/abstracts/ cover the other shapes: titles,
+Markdown list from GitHub (603 papers), both under ../shared/data (the ICML list is
+also read from its copy in examples/; the NeurIPS list skips when absent). Hand-made lists in tests/data/abstracts/ cover the other shapes: titles,
 author lines, labels, numbering, CRLF + BOM, Latin-1, hard-wrapped mail, and a
 GitHub-style Markdown list.
 """
@@ -13,19 +13,22 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import shared_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from readinglist.formats.abstracts import (
-    ContributionName,
     Links,
-    contribution_names,
     extract_links,
     parse_authors,
     parse_header,
     parse_name,
-    provisional_title,
     read,
+)
+from readinglist.naming import (
+    ContributionName,
+    contribution_names,
+    provisional_title,
     short_name_from_title,
 )
 from readinglist.records import PaperRecord, Person
@@ -33,14 +36,6 @@ from readinglist.text import fold, search_tokens
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "data" / "abstracts"
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
-
-
-def shared_text(name: str) -> str:
-    path = SHARED / name
-    if not path.exists():
-        pytest.skip(f"{path} is not available")
-    return path.read_text(encoding="utf-8")
 
 
 def fixture_text(name: str) -> str:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from helpers import GOLDEN, assert_golden, shared_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -21,20 +21,6 @@ from readinglist.records import STATUSES, NoteRecord, PaperRecord, Person
 from readinglist.text import latex_to_unicode
 
 DATA = Path(__file__).parent / "data" / "markdown"
-GOLDEN = Path(__file__).parent / "golden"
-SHARED = Path(__file__).parents[2] / "shared" / "data"
-
-
-def assert_golden(name: str, text: str) -> None:
-    """Compare ``text`` with tests/golden/``name`` exactly; READINGLIST_UPDATE_GOLDEN=1 rewrites it."""
-    path = GOLDEN / name
-    if os.environ.get("READINGLIST_UPDATE_GOLDEN") == "1":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text.encode("utf-8"))
-        return
-    if not path.exists():
-        pytest.fail(f"golden file {path} is missing; run with READINGLIST_UPDATE_GOLDEN=1")
-    assert text == path.read_bytes().decode("utf-8")
 
 
 def ada() -> Person:
@@ -442,9 +428,7 @@ def test_is_readinglist_markdown() -> None:
 
 
 def test_a_list_of_abstracts_is_not_ours() -> None:
-    path = SHARED / "neurips2023-poster-session1-abstracts.md"
-    if not path.exists():
-        pytest.skip("shared test data not available")
+    path = shared_data("neurips2023-poster-session1-abstracts.md")
     assert not markdown.is_readinglist_markdown(path.read_text(encoding="utf-8"))
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import shared_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
@@ -36,7 +37,6 @@ from readinglist.errors import InvalidInput, ReadingListError
 from readinglist.models import Paper
 from readinglist.records import ParseResult
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 READ_FORMATS = ("abstracts", "bibtex", "ris", "csl-json", "markdown")
 EXTENSION = {
     "abstracts": ".txt",
@@ -404,10 +404,8 @@ def mutate(data: bytes, mutations: list[tuple[str, float, int, bytes]]) -> bytes
 
 
 def seed(name: str) -> bytes:
-    path = DATA / name
-    if not path.exists():
-        pytest.skip(f"{path} is not available")
-    return path.read_bytes()[:SEED_BYTES]
+    """The first SEED_BYTES bytes of real file ``name`` (skips when it is not available)."""
+    return shared_data(name).read_bytes()[:SEED_BYTES]
 
 
 REAL_CASES = [(fmt, name) for fmt, names in REAL_FILES.items() for name in names]

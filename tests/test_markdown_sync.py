@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import json
 
+from helpers import seed
+
 from readinglist import db, library
 from readinglist.records import PaperRecord, Person
 
 
-def seed(db_url: str) -> None:
-    engine = db.make_engine(db_url)
-    records = [
+def seed_three(db_url: str) -> None:
+    """Alpha and Beta (tagged ml) and Gamma; Beta is read."""
+    seed(
+        db_url,
         PaperRecord(title="Alpha Paper", authors=(Person("Ames", "A."),), year=2024, tags=("ml",)),
         PaperRecord(title="Beta Paper", authors=(Person("Bell", "B."),), year=2023, tags=("ml",)),
         PaperRecord(title="Gamma Paper", authors=(Person("Cole", "C."),), year=2022),
-    ]
+        fmt="bibtex",
+    )
+    engine = db.make_engine(db_url)
     with db.session_scope(engine) as session:
-        library.import_records(session, records, source="seed", fmt="bibtex")
         library.set_status(session, [library.resolve(session, "bell2023beta")], "read")
     engine.dispose()
 
@@ -28,7 +32,7 @@ def states(invoke) -> dict[str, tuple[str, list[str]]]:
 
 
 def test_edited_markdown_list_syncs_status_and_tags(invoke, db_url, tmp_path) -> None:
-    seed(db_url)
+    seed_three(db_url)
     out = tmp_path / "list.md"
     assert invoke("export", "markdown", "-o", str(out)).exit_code == 0
     text = out.read_text(encoding="utf-8")
@@ -61,7 +65,7 @@ def test_edited_markdown_list_syncs_status_and_tags(invoke, db_url, tmp_path) ->
 
 
 def test_paper_moved_under_another_status_heading_takes_that_status(invoke, db_url, tmp_path):
-    seed(db_url)
+    seed_three(db_url)
     out = tmp_path / "list.md"
     assert invoke("export", "markdown", "-o", str(out)).exit_code == 0
     lines = out.read_text(encoding="utf-8").splitlines()
@@ -79,7 +83,7 @@ def test_paper_moved_under_another_status_heading_takes_that_status(invoke, db_u
 
 
 def test_unchanged_list_changes_nothing(invoke, db_url, tmp_path) -> None:
-    seed(db_url)
+    seed_three(db_url)
     out = tmp_path / "list.md"
     assert invoke("export", "markdown", "-o", str(out)).exit_code == 0
     before = states(invoke)

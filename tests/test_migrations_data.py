@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import shared_data
 from sqlalchemy import MetaData, inspect, select, text
 from sqlalchemy.exc import IntegrityError
 
@@ -30,7 +31,6 @@ from readinglist.errors import DatabaseError
 from readinglist.records import PaperRecord
 from readinglist.records import Person as PersonRecord
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SYNTHETIC = "9001"
 
 SYNTHETIC_SCRIPT = '''"""Synthetic test revision: rebuild papers (SQLite move-and-copy) and add a column.
@@ -363,9 +363,7 @@ def load_real_data(engine: Any) -> None:
     files = ["icml2026-abstracts.txt", "pmlr-v260-acml2024.bib"]
     with db.session_scope(engine) as session:
         for name in files:
-            path = DATA / name
-            if not path.exists():
-                pytest.skip(f"{path} is not available")
+            path = shared_data(name)
             text_, _ = formats.decode(path.read_bytes(), name)
             fmt = formats.detect(name, text_)
             result = formats.read(text_, fmt, name)

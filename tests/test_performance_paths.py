@@ -302,7 +302,7 @@ def test_import_reading_small_pieces_equals_one_piece(
 
     from readinglist import db, formats
     from readinglist.cli import cli
-    from readinglist.cli import import_ as import_cli
+    from readinglist.pipelines import importing as import_cli
 
     source = shared_data("bbt-import-873-user-library.bib")
     packed = tmp_path / "lib.bib.gz"
@@ -325,7 +325,7 @@ def test_import_reading_small_pieces_equals_one_piece(
     assert len(states[0]) > 900
 
 
-# --- the reader process (readinglist.reader_process) --------------------------------------------
+# --- the reader process (readinglist.pipelines.reader_process) ----------------------------------
 
 
 def _import_both_ways(

@@ -43,6 +43,7 @@ from readinglist.query import (
     Text,
     Year,
 )
+from readinglist.query import compiler as query_compiler
 from readinglist.records import PaperRecord, Person
 from readinglist.text import search_document, search_tokens
 
@@ -503,10 +504,10 @@ def test_looked_up_and_plain_terms_select_the_same(
     tree = query.parse(query_text)
     plain = set(lib.scalars(select(Paper.citekey).where(query.to_clause(tree, dialect))))
     looked_up = set(keys_of(lib, query_text))
-    monkeypatch.setattr(query, "PEOPLE_INLINE", 1)
-    monkeypatch.setattr(query, "INLINE_IDS", 1)
+    monkeypatch.setattr(query_compiler, "PEOPLE_INLINE", 1)
+    monkeypatch.setattr(query_compiler, "INLINE_IDS", 1)
     assert plain == looked_up == set(keys_of(lib, query_text))
-    monkeypatch.setattr(query, "INLINE_BUDGET", 0)
+    monkeypatch.setattr(query_compiler, "INLINE_BUDGET", 0)
     assert set(keys_of(lib, query_text)) == plain
 
 

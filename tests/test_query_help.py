@@ -25,6 +25,7 @@ COMMANDS = [
     ("export", POSITIONAL),
     ("triage", POSITIONAL),
     ("stats", POSITIONAL),
+    ("topics", POSITIONAL),
     ("mark", OPTION),
     ("priority", OPTION),
     ("tag add", OPTION),

@@ -242,8 +242,8 @@ def test_annote_keeps_a_note_that_occurs_inside_the_existing_annote(invoke, tmp_
 
 
 def test_input_removed_after_its_check_is_a_clean_error(tmp_path: Path) -> None:
-    from readinglist.cli.import_ import _Input
     from readinglist.errors import InvalidInput
+    from readinglist.pipelines.importing import Input as _Input
 
     bib = tmp_path / "gone.bib"
     bib.write_text("@misc{a,\n  title = {T}\n}\n", encoding="utf-8")

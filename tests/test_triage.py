@@ -413,7 +413,7 @@ def spawn(database: Path, *args: str) -> Any:
     env.pop("READINGLIST_DB", None)
     child = pexpect.spawn(
         str(BINARY),
-        ["--db", str(database), "triage", *args],
+        ["--db", str(database), "triage", "--order", "added", *args],
         env=env,
         dimensions=(50, 100),
         encoding="utf-8",

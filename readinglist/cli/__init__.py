@@ -37,13 +37,32 @@ class ReadingListGroup(click.Group):
             ctx.exit(err.exit_code)
         except BrokenPipeError:
             # `readinglist list | head`: the reader went away; end quietly.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+            _silence_stdout()
             ctx.exit(0)
+        except OSError as err:
+            # Output that cannot be written (`> /dev/full`, a vanished disk) or a file the
+            # system refused: one line, never a traceback.
+            _silence_stdout()
+            click.echo(f"Error: {_os_error_text(err)}", err=True)
+            ctx.exit(1)
         finally:
             app = ctx.find_object(AppContext)
             if app is not None:
                 app.close()
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so the interpreter's final flush cannot fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+def _os_error_text(err: OSError) -> str:
+    """``err`` as one line: the system's reason, and the file when it names one."""
+    reason = err.strerror or str(err)
+    if err.filename is not None:
+        return f"{err.filename}: {reason}"
+    return f"cannot write the output: {reason}"
 
 
 @click.group(
@@ -91,6 +110,15 @@ def _register() -> None:
     ):
         cli.add_command(command)
     _register_triage()
+    _register_ranking()
+
+
+def _register_ranking() -> None:
+    """Register the commands of issue 14 (their modules import no scikit-learn at the top)."""
+    from readinglist.cli import similar, topics
+
+    cli.add_command(similar.similar_command)
+    cli.add_command(topics.topics_command)
 
 
 def _register_triage() -> None:
@@ -124,4 +152,25 @@ def main() -> None:
     ``_RL_COMPLETE=bash_source rl`` each print a script for their own name.
     """
     started_as = os.path.basename(sys.argv[0]) if sys.argv else ""
-    cli.main(prog_name="rl" if started_as == "rl" else "readinglist")
+    prog_name = "rl" if started_as == "rl" else "readinglist"
+    try:
+        # Not standalone, so the final flush of stdout below is ours to check: a full disk
+        # behind `> file` would otherwise end in a traceback at interpreter exit.
+        result = cli.main(prog_name=prog_name, standalone_mode=False)
+    except click.ClickException as err:
+        err.show()
+        code = err.exit_code
+    except click.Abort:
+        click.echo("Aborted!", err=True)
+        code = 1
+    else:
+        code = result if isinstance(result, int) else 0
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+    except OSError as err:
+        _silence_stdout()
+        click.echo(f"Error: {_os_error_text(err)}", err=True)
+        code = code or 1
+    sys.exit(code)

@@ -59,6 +59,19 @@ class AppContext:
 pass_app = click.make_pass_decorator(AppContext)
 
 
+class PositiveInt(click.IntRange):
+    """A count or id: an integer of 1 or more (at most 2**62, what both databases store).
+
+    Help shows ``x>=1`` instead of Click's ``1<=x<=4611686018427387904``.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(1, 2**62)
+
+    def _describe_range(self) -> str:
+        return "x>=1"
+
+
 def json_option(func: F) -> F:
     """Add ``--json`` (one JSON document on stdout)."""
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")(

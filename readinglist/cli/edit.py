@@ -6,8 +6,10 @@ from typing import TYPE_CHECKING
 
 import click
 
+from readinglist import citekeys, render
 from readinglist.cli._app import AppContext, edit_text, pass_app
 from readinglist.cli._complete import complete_ref
+from readinglist.errors import InvalidInput, ReadingListError
 
 if TYPE_CHECKING:
     from readinglist.records import PaperRecord
@@ -46,8 +48,7 @@ def parse_entry(text: str) -> tuple[PaperRecord | None, list[tuple[int | None, s
     reports counts (a repeated field would silently lose the user's second value);
     the buffer must hold exactly one entry, with a usable citation key.
     """
-    from readinglist import citekeys
-    from readinglist.formats import bibtex
+    from readinglist.formats import bibtex  # bibtexparser: only when a command runs
 
     result = bibtex.read(text, "<edit>")
     problems: list[tuple[int | None, str]] = [(p.line, p.message) for p in result.problems]
@@ -79,8 +80,7 @@ def edit_command(app: AppContext, ref: str) -> None:
         readinglist edit spar2026
         VISUAL="code --wait" readinglist edit spar2026
     """
-    from readinglist import library, render
-    from readinglist.errors import InvalidInput, ReadingListError
+    from readinglist import library
     from readinglist.formats import bibtex
 
     with app.session(write=False) as session:
@@ -90,29 +90,9 @@ def edit_command(app: AppContext, ref: str) -> None:
     before, problems = parse_entry(original)
     if before is None:
         raise ReadingListError(f"cannot re-read {key} as BibTeX: {problems}")
-    buffer, rejected = original, None
-    for attempt in range(1, MAX_EDIT_ATTEMPTS + 1):
-        edited = edit_text(app, buffer, ".bib")
-        if edited is None:
-            render.info(f"{key}: not saved; nothing changed")
-            return
-        body = strip_marks(edited)
-        if not body.strip():
-            render.info(f"{key}: empty buffer; nothing changed")
-            return
-        if body.strip() == original.strip():
-            render.info(f"{key}: unchanged")
-            return
-        after, problems = parse_entry(body)
-        if after is not None:
-            break
-        buffer, messages = with_marks(problems, body)
-        if body == rejected or attempt == MAX_EDIT_ATTEMPTS:
-            # Saved again without a fix, or an editor that never fixes it: stop.
-            raise InvalidInput(f"{key}: {messages[0]}; nothing changed")
-        rejected = body
-        for message in messages:
-            render.warn(f"{key}: {message}; re-opening the editor")
+    after = _edit_until_valid(app, key, original)
+    if after is None:
+        return
     with app.session() as session:
         paper = library.resolve(session, key)
         if after.citekey and after.citekey != before.citekey:
@@ -122,6 +102,40 @@ def edit_command(app: AppContext, ref: str) -> None:
     if new_key != key:
         changed.insert(0, f"key (was {key}, kept as an alias)")
     render.info(f"{new_key}: changed {', '.join(changed)}" if changed else f"{key}: unchanged")
+
+
+def _edit_until_valid(app: AppContext, key: str, original: str) -> PaperRecord | None:
+    """Open ``original`` (the entry of ``key``) in the editor until it reads as one entry.
+
+    Returns the edited record, or None (after saying why on stderr) when the buffer
+    was not saved, saved empty or saved unchanged. A broken entry re-opens the editor
+    with its problems as comment lines; saved again unfixed, or still broken after
+    :data:`MAX_EDIT_ATTEMPTS`, it raises InvalidInput (exit 5).
+    """
+    buffer, rejected, attempt = original, None, 0
+    while True:
+        attempt += 1
+        edited = edit_text(app, buffer, ".bib")
+        if edited is None:
+            render.info(f"{key}: not saved; nothing changed")
+            return None
+        body = strip_marks(edited)
+        if not body.strip():
+            render.info(f"{key}: empty buffer; nothing changed")
+            return None
+        if body.strip() == original.strip():
+            render.info(f"{key}: unchanged")
+            return None
+        after, problems = parse_entry(body)
+        if after is not None:
+            return after
+        buffer, messages = with_marks(problems, body)
+        if body == rejected or attempt == MAX_EDIT_ATTEMPTS:
+            # Saved again without a fix, or an editor that never fixes it: stop.
+            raise InvalidInput(f"{key}: {messages[0]}; nothing changed")
+        rejected = body
+        for message in messages:
+            render.warn(f"{key}: {message}; re-opening the editor")
 
 
 @click.command("title")
@@ -137,7 +151,7 @@ def title_command(app: AppContext, ref: str, title: str) -> None:
     Examples:
         readinglist title spar2026 "Support-Preserving Action Rectification"
     """
-    from readinglist import library, render
+    from readinglist import library
 
     with app.session() as session:
         paper = library.resolve(session, ref)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from readinglist.cli._app import AppContext, json_option, pass_app
+from readinglist.cli._app import AppContext, PositiveInt, json_option, pass_app
 from readinglist.cli._complete import complete_ref
 from readinglist.cli._query import QUERY_HELP, QueryCommand, join_query, query_argument
 
@@ -20,12 +20,13 @@ SORT_FIELDS = ("added", "year", "title", "key", "priority", "status", "relevance
 )
 @click.option(
     "--sort",
-    type=click.Choice(SORT_FIELDS),
+    type=click.Choice((*SORT_FIELDS, "interest")),
     help="Sort order: added, year (missing last), title, key, priority (high first), "
-    "status (reading, to-read, new, read, skipped) or relevance. "
+    "status (reading, to-read, new, read, skipped), relevance or interest (the score "
+    "learned from your decisions, highest first). "
     "Default: relevance when the query has free text, else added.",
 )
-@click.option("--limit", type=click.IntRange(1, 2**62), help="Show at most N papers.")
+@click.option("--limit", type=PositiveInt(), help="Show at most N papers.")
 @click.option("--reverse", is_flag=True, help="Reverse the sort order.")
 @pass_app
 def list_command(
@@ -55,17 +56,27 @@ def list_command(
     from readinglist import library, render
 
     text = join_query(query)
+    if sort == "interest":
+        from readinglist.cli._rank import list_by_interest
+
+        list_by_interest(app, text, as_json, keys_only, limit, reverse)
+        return
+    interest: dict[str | None, float | None] = {}
     with app.session(write=False) as session:
         if keys_only:
             keys = library.select_keys(session, text, sort=sort, limit=limit, reverse=reverse)
         else:
             papers = library.list_papers(session, text, sort=sort, limit=limit, reverse=reverse)
             records = [library.to_record(p, with_notes=False) for p in papers]
+            if as_json and papers:
+                from readinglist.cli._rank import interest_of
+
+                interest = interest_of(app, session, papers)
     if keys_only:
         if keys:
             render.echo("\n".join(keys))
     elif as_json:
-        render.echo_json([render.paper_json(r) for r in records])
+        render.echo_json([render.paper_json(r, interest.get(r.citekey)) for r in records])
     else:
         render.paper_table(records)
 
@@ -73,18 +84,31 @@ def list_command(
 @click.command("show")
 @click.argument("ref", metavar="REF", shell_complete=complete_ref)
 @json_option
+@click.option(
+    "--why",
+    is_flag=True,
+    help="Print the paper's interest score and the terms that raised and lowered it.",
+)
 @pass_app
-def show_command(app: AppContext, ref: str, as_json: bool) -> None:
+def show_command(app: AppContext, ref: str, as_json: bool, why: bool) -> None:
     """Show everything about one paper: data, links, tags, notes and status history.
 
-    REF is a citation key or an alias (case-insensitive).
+    REF is a citation key or an alias (case-insensitive). --why explains its interest
+    score instead (learned from your decisions; see `list --sort interest`).
 
     \b
     Examples:
         readinglist show spar2026
         readinglist show spar2026 --json
+        readinglist show spar2026 --why
     """
     from readinglist import library, render
+
+    if why:
+        from readinglist.cli._rank import show_why
+
+        show_why(app, ref, as_json)
+        return
 
     with app.session(write=False) as session:
         paper = library.resolve(session, ref)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from readinglist.cli._app import AppContext, edit_text, json_option, pass_app
+from readinglist.cli._app import AppContext, PositiveInt, edit_text, json_option, pass_app
 from readinglist.cli._complete import complete_ref
 
 
@@ -106,7 +106,7 @@ def note_list_command(app: AppContext, ref: str, as_json: bool) -> None:
 
 
 @note_group.command("edit")
-@click.argument("note_id", type=click.IntRange(1, 2**62), metavar="ID")
+@click.argument("note_id", type=PositiveInt(), metavar="ID")
 @click.option(
     "-m",
     "--message",
@@ -145,7 +145,7 @@ def note_edit_command(app: AppContext, note_id: int, messages: tuple[str, ...]) 
 
 
 @note_group.command("rm")
-@click.argument("note_ids", nargs=-1, required=True, type=click.IntRange(1, 2**62), metavar="ID...")
+@click.argument("note_ids", nargs=-1, required=True, type=PositiveInt(), metavar="ID...")
 @pass_app
 def note_rm_command(app: AppContext, note_ids: tuple[int, ...]) -> None:
     """Delete notes by id. An unknown ID changes nothing (exit 3).

@@ -132,8 +132,29 @@ class ClickTerminal:
     is_flag=True,
     help="Walk every paper the query selects, not only those with status new.",
 )
+@click.option(
+    "--order",
+    type=click.Choice(["interest", "added"]),
+    default="interest",
+    show_default=True,
+    help="interest: highest learned interest first once you have decided on some papers "
+    "(re-ranked after each decision; before any, the order of addition); added: the "
+    "order of addition.",
+)
+@click.option(
+    "--like",
+    metavar="TEXT",
+    help='Seed the interest order with a description of what you want, e.g. "offline '
+    'reinforcement learning" (works before the first decision).',
+)
 @pass_app
-def triage_command(app: AppContext, query: tuple[str, ...], include_all: bool) -> None:
+def triage_command(
+    app: AppContext,
+    query: tuple[str, ...],
+    include_all: bool,
+    order: str,
+    like: str | None,
+) -> None:
     """Decide what to read, one paper at a time.
 
     Shows each new paper, oldest import first (with a QUERY, the new papers it
@@ -141,7 +162,10 @@ def triage_command(app: AppContext, query: tuple[str, ...], include_all: bool) -
     abstract, and takes single keys: t to-read, s skip, r reading, d read, h/m/l
     priority, a tag, n note, e title, o open the link, u undo, space next, q quit,
     ? help. Every decision is saved at once: quit at any time and run it again to
-    go on where you stopped. Needs a terminal (exit 2 otherwise; use `mark` in
+    go on where you stopped. Once you have decided on some papers, the most
+    interesting come first (learned from your decisions, on this machine) and the
+    rest is re-ranked after each decision; --order added keeps the order of addition,
+    --like TEXT seeds the order. Needs a terminal (exit 2 otherwise; use `mark` in
     scripts).
 
     \b
@@ -149,6 +173,8 @@ def triage_command(app: AppContext, query: tuple[str, ...], include_all: bool) -
         readinglist triage
         readinglist triage tag:icml
         readinglist triage --all tag:icml
+        readinglist triage --like "offline reinforcement learning"
+        readinglist triage --order added
     """
     from readinglist import library, render, triage
     from readinglist.errors import UsageError
@@ -160,13 +186,25 @@ def triage_command(app: AppContext, query: tuple[str, ...], include_all: bool) -
         )
     text = join_query(query)
     only_new = not include_all and not triage.query_sets_status(text)
+    ranker = None
     with app.session(write=False) as session:
         ids = library.triage_queue(session, text, only_new=only_new)
+        if ids and order == "interest":
+            from readinglist.ranking.ranker import Ranker
+
+            ranker = Ranker.open(session, app.settings.database_url, like=like)
+            ids = ranker.order(ids)
     if not ids:
         render.info("nothing to triage" + (": no paper has status new" if only_new else ""))
         return
     terminal = ClickTerminal()
-    run = triage.Triage(app.session, ids, terminal, read_factory=lambda: app.session(write=False))
+    run = triage.Triage(
+        app.session,
+        ids,
+        terminal,
+        read_factory=lambda: app.session(write=False),
+        ranker=ranker,
+    )
     with terminal.keys_mode():
         summary = run.run()
     click.echo()

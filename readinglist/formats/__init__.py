@@ -2,8 +2,9 @@
 
 Each format is a module with ``read(text, source) -> ParseResult`` and/or
 ``write(records, ...) -> str``; modules are imported only when used, so start-up
-stays light. This package never touches the database or the file system: the CLI
-reads bytes and hands them to :func:`decode`.
+stays light. This package never touches the database and opens no file: the import
+pipeline (:mod:`readinglist.pipelines.importing`) opens the input and hands its bytes
+to :func:`decode`, or an open file to :func:`iter_bytes`.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ each an object of CSL variables. Source: the CSL-JSON schema
 specification, "Appendix IV - Variables" (citationstyles.org). Entry types map as
 citeproc-lua's "Bib CSL mapping" (zepinglee/citeproc-lua, ``bib-csl-mapping.md``)
 does, which follows biblatex's own documentation.
+:mod:`readinglist.formats.csljson_syntax` decodes the JSON and finds each item's line;
+this module maps the variables, one small function per group below.
 
 Mapping (reading; writing is the inverse):
 
@@ -23,9 +25,11 @@ Mapping (reading; writing is the inverse):
 ``issued``                  year and month from ``date-parts`` (or ``raw``); the
                             day is not kept
 ``container-title``         venue; ``collection-title`` -> ``fields["series"]``
-``DOI``                     DOI, normalized (lower case, no resolver prefix)
-``URL``                     URL (a code-host link: the code link; the arXiv
-                            abstract page: the arXiv id)
+``DOI``                     DOI, normalized (lower case, no resolver prefix); an
+                            arXiv DOI (``10.48550/arXiv.ID``) also gives the arXiv id
+``URL``                     URL (a code-host link: the code link; an arXiv link
+                            gives the arXiv id, and the abstract page is no URL);
+                            ``number`` ``arXiv:ID`` gives the arXiv id too
 ``abstract``, ``keyword``   abstract; keywords (the comma-separated string)
 ``volume``, ``issue``,      ``fields`` volume, number, pages (an en dash becomes
 ``page``, ``number``        ``--``); ``number`` is ``fields["number"]`` only when
@@ -44,12 +48,26 @@ anything else               ``fields["csl_<variable>"]``: strings as they are, o
 
 from __future__ import annotations
 
+import contextlib
 import json
-import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from readinglist.identifiers import normalize_doi
+from readinglist.formats.csljson_syntax import elements
+from readinglist.formats.rules import (
+    MASTERS,
+    arxiv_abs_url,
+    arxiv_link,
+    is_code_host,
+    is_masters,
+    keywords_of,
+    looks_like_key,
+    one_line,
+    publisher_of,
+    year_month,
+)
+from readinglist.identifiers import arxiv_from_doi, normalize_arxiv, normalize_doi
 from readinglist.records import PaperRecord, ParseProblem, ParseResult, Person
 
 __all__ = ["CSL_TYPES", "ENTRY_TYPES", "read", "write"]
@@ -95,8 +113,6 @@ CSL_TYPES: dict[str, str] = {
     "dataset": "dataset",
     "patent": "patent",
 }
-_MASTERS = "Master's thesis"
-
 #: CSL variables stored in ``fields`` under a BibTeX name.
 _FIELD_VARIABLES: dict[str, str] = {
     "volume": "volume",
@@ -145,17 +161,8 @@ _HANDLED = frozenset(
 )  # fmt: skip
 _CUSTOM_KEYS = ("arxiv", "code_url", "short_name", "title_provisional", "url")
 
-_ARXIV_ID = r"(?P<id>\d{4}\.\d{4,5}|[a-z][a-z.-]*/\d{7})"
-_ARXIV_URL = re.compile(
-    rf"(?i)^https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/{_ARXIV_ID}(?:v\d+)?(?:\.pdf)?/?$"
-)
-_ARXIV_DOI = re.compile(rf"^10\.48550/arxiv\.{_ARXIV_ID}$")
-_ARXIV_NUMBER = re.compile(rf"(?i)^arxiv:\s*{_ARXIV_ID}(?:v\d+)?$")
-_CODE_HOSTS = re.compile(
-    r"(?i)^https?://(?:www\.)?(?:github\.com|gitlab\.com|huggingface\.co|bitbucket\.org)/"
-)
-_KEY = re.compile(r"^(?=.*[A-Za-z])[^\s,{}()\"#%'=\\~]+$")
-_RAW_DATE = re.compile(r"^\s*(?P<year>\d{4})(?:[-/](?P<month>\d{1,2}))?")
+#: ``csl_*`` fields that are not a variable of their own.
+_KEPT_OTHERWISE = ("csl_type", "csl_id", "csl_custom")
 
 
 def _text(value: Any) -> str | None:
@@ -169,10 +176,6 @@ def _text(value: Any) -> str | None:
     return None
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
@@ -183,12 +186,12 @@ def _compact(value: Any) -> str:
 def _person(name: Any) -> Person | None:
     """A CSL name object (or a bare string) as a Person; None when it holds no name."""
     if isinstance(name, str):
-        return Person(literal=_one_line(name)) if name.strip() else None
+        return Person(literal=one_line(name)) if name.strip() else None
     if not isinstance(name, Mapping):
         return None
     literal = _text(name.get("literal"))
     if literal:
-        return Person(literal=_one_line(literal))
+        return Person(literal=one_line(literal))
     family = _text(name.get("family")) or ""
     given = _text(name.get("given")) or ""
     von = " ".join(
@@ -200,7 +203,7 @@ def _person(name: Any) -> Person | None:
     if not (family or given or von):
         return None
     return Person(
-        family=_one_line(family), given=_one_line(given), von=_one_line(von), jr=_one_line(jr)
+        family=one_line(family), given=one_line(given), von=one_line(von), jr=one_line(jr)
     )
 
 
@@ -238,186 +241,205 @@ def _year_month(date: Any) -> tuple[int | None, int | None]:
         # 13..16 are seasons (CSL 1.0.1 "Date-parts"), not months.
         return year, month if month is not None and 1 <= month <= 12 else None
     raw = date.get("raw") or date.get("literal")
-    if isinstance(raw, str) and (match := _RAW_DATE.match(raw)):
-        month = int(match.group("month")) if match.group("month") else None
-        return int(match.group("year")), month if month and 1 <= month <= 12 else None
-    return None, None
+    return year_month(raw) if isinstance(raw, str) else (None, None)
 
 
 # --- reading ----------------------------------------------------------------------------------
 
 
-def _item_lines(text: str) -> list[int]:
-    """The 1-based line on which each element of a valid top-level JSON array starts.
+@dataclass
+class _Item:
+    """One CSL item being mapped to a PaperRecord: its fields and its problems so far."""
 
-    Walks the array with ``json.JSONDecoder.raw_decode`` (the stdlib's own parser),
-    since ``json.loads`` reports no positions for values it accepts.
-    """
-    decoder = json.JSONDecoder()
-    space = re.compile(r"[ \t\n\r]*")
-    index = space.match(text, 0).end() + 1  # type: ignore[union-attr]
-    lines: list[int] = []
-    line, counted = 1, 0
-    while True:
-        index = space.match(text, index).end()  # type: ignore[union-attr]
-        if index >= len(text) or text[index] == "]":
-            return lines
-        line += text.count("\n", counted, index)
-        counted = index
-        lines.append(line)
-        _, index = decoder.raw_decode(text, index)
-        index = space.match(text, index).end()  # type: ignore[union-attr]
-        if index < len(text) and text[index] == ",":
-            index += 1
+    item: Mapping[str, Any]
+    line: int | None
+    source: str
+    fields: dict[str, str] = field(default_factory=dict)
+    problems: list[ParseProblem] = field(default_factory=list)
+
+    def text(self, variable: str) -> str | None:
+        return _text(self.item.get(variable))
+
+    def warn(self, message: str) -> None:
+        self.problems.append(ParseProblem(message, self.source, self.line, "warning"))
+
+
+def _entry_type(it: _Item) -> str:
+    """``type`` (and ``genre`` for a master's thesis) -> entry type; an odd type is kept."""
+    csl_type = it.text("type")
+    if csl_type is None:
+        it.warn("item without a 'type'; read as misc")
+    entry_type = ENTRY_TYPES.get(csl_type or "", "misc")
+    if csl_type == "thesis" and is_masters(it.text("genre")):
+        entry_type = "mastersthesis"
+    if csl_type and CSL_TYPES.get(entry_type, "article") != csl_type:
+        it.fields["csl_type"] = csl_type
+    return entry_type
+
+
+def _citekey(it: _Item) -> str | None:
+    """``citation-key``, else an ``id`` that looks like a key; another ``id`` is kept."""
+    citekey = it.text("citation-key")
+    raw_id = it.item.get("id")
+    item_id = _text(raw_id)
+    if citekey is None and item_id and looks_like_key(item_id) and "://" not in item_id:
+        citekey = item_id
+    elif raw_id is not None and item_id != citekey:
+        it.fields["csl_id"] = item_id if item_id is not None else _compact(raw_id)
+    return citekey
+
+
+def _people(it: _Item, role: str) -> tuple[Person, ...]:
+    names = it.item.get(role)
+    if names is None:
+        return ()
+    if not isinstance(names, list):
+        it.warn(f"'{role}' is not a list of names; ignored")
+        return ()
+    people: list[Person] = []
+    for name in names:
+        person = _person(name)
+        if person is None:
+            it.warn(f"an entry of '{role}' holds no name: {_compact(name)}")
+        else:
+            people.append(person)
+    return tuple(people)
+
+
+def _issued(it: _Item) -> tuple[int | None, int | None]:
+    if "issued" not in it.item:
+        return None, None
+    year, month = _year_month(it.item["issued"])
+    if year is None:
+        issued = _compact(it.item["issued"])
+        it.warn(f"'issued' holds no year: {issued}; kept as csl_issued")
+        it.fields["csl_issued"] = issued
+    return year, month
+
+
+def _doi(it: _Item) -> str | None:
+    raw = it.text("DOI")
+    if not raw:
+        return None
+    doi = normalize_doi(raw)
+    if doi is None:
+        it.warn(f"DOI {raw!r} is not a DOI (10.prefix/suffix); kept as csl_doi")
+        it.fields["csl_doi"] = raw
+    return doi
+
+
+def _custom(it: _Item) -> dict[str, Any]:
+    """Our keys of ``custom`` (:data:`_CUSTOM_KEYS`); the rest is kept as ``csl_custom``."""
+    custom = it.item.get("custom")
+    if not isinstance(custom, Mapping):
+        if custom is not None:
+            it.fields["csl_custom"] = _compact(custom)
+        return {}
+    rest = {k: v for k, v in custom.items() if k not in _CUSTOM_KEYS}
+    if rest:
+        it.fields["csl_custom"] = _compact(rest)
+    return {k: custom[k] for k in _CUSTOM_KEYS if k in custom}
+
+
+def _links(
+    it: _Item, ours: Mapping[str, Any], arxiv: str | None
+) -> tuple[str | None, str | None, str | None]:
+    """``URL`` and ``custom`` -> ``(url, code_url, arxiv)``: a code host is the code link,
+    the arXiv abstract page only the id (:func:`arxiv_link`)."""
+    arxiv = _text(ours.get("arxiv")) or arxiv
+    code_url = _text(ours.get("code_url"))
+    url = it.text("URL")
+    if url:
+        found, only_id = arxiv_link(url)
+        arxiv = found if arxiv is None else arxiv
+        if only_id or url == code_url:
+            url = None
+        elif code_url is None and is_code_host(url):
+            code_url, url = url, None
+    if ours.get("url") is not None:
+        # The record's own URL equal to its code link (see write): keep both.
+        url = _text(ours.get("url"))
+    return url, code_url, arxiv
+
+
+def _numbers(it: _Item) -> str | None:
+    """``issue``, ``number`` and ``page`` -> fields; the arXiv id a ``number`` names."""
+    issue, number = it.text("issue"), it.text("number")
+    if issue:
+        it.fields["number"] = issue
+        if number:
+            it.fields["csl_number"] = number
+    elif number:
+        it.fields["number"] = number
+    page = it.text("page")
+    if page:
+        it.fields["pages"] = page.replace("–", "--")
+    if number and number.casefold().startswith("arxiv:"):
+        return normalize_arxiv(number)
+    return None
+
+
+def _variables(it: _Item, entry_type: str) -> None:
+    """:data:`_FIELD_VARIABLES` -> fields; every variable not mapped -> ``csl_<variable>``."""
+    for variable, name in _FIELD_VARIABLES.items():
+        value = it.text(variable)
+        if value is None:
+            if isinstance(it.item.get(variable), list | dict):
+                it.fields[f"csl_{variable.lower()}"] = _compact(it.item[variable])
+        elif not (variable == "genre" and value == MASTERS and entry_type == "mastersthesis"):
+            it.fields[name] = value
+    for variable, value in it.item.items():
+        if variable in _HANDLED or value is None or (isinstance(value, str) and not value.strip()):
+            continue
+        it.fields[f"csl_{variable.lower()}"] = value if isinstance(value, str) else _compact(value)
+
+
+def _keywords(it: _Item) -> tuple[str, ...]:
+    """``keyword``: one string of comma-separated keywords (CSL 1.0.2 Appendix IV)."""
+    keyword = it.text("keyword")
+    if not keyword:
+        return ()
+    return tuple(dict.fromkeys(k.strip() for k in keyword.split(",") if k.strip()))
 
 
 def _record(
     item: Mapping[str, Any], line: int | None, source: str
 ) -> tuple[PaperRecord, list[ParseProblem]]:
-    problems: list[ParseProblem] = []
-    fields: dict[str, str] = {}
-
-    def warn(message: str) -> None:
-        problems.append(ParseProblem(message, source, line, "warning"))
-
-    csl_type = _text(item.get("type"))
-    if csl_type is None:
-        warn("item without a 'type'; read as misc")
-    entry_type = ENTRY_TYPES.get(csl_type or "", "misc")
-    genre = _text(item.get("genre"))
-    if csl_type == "thesis" and genre and "master" in genre.casefold():
-        entry_type = "mastersthesis"
-    if csl_type and CSL_TYPES.get(entry_type, "article") != csl_type:
-        fields["csl_type"] = csl_type
-
-    citekey = _text(item.get("citation-key"))
-    raw_id = item.get("id")
-    item_id = _text(raw_id)
-    if citekey is None and item_id and _KEY.match(item_id) and "://" not in item_id:
-        citekey = item_id
-    elif raw_id is not None and item_id != citekey:
-        fields["csl_id"] = item_id if item_id is not None else _compact(raw_id)
-
-    title = _text(item.get("title"))
+    """One CSL item -> PaperRecord and its problems (mapping in the module docstring)."""
+    it = _Item(item, line, source)
+    entry_type = _entry_type(it)
+    citekey = _citekey(it)
+    title = it.text("title")
     if title is None:
-        warn("item without a 'title'")
-
-    people: dict[str, list[Person]] = {"author": [], "editor": []}
-    for role in people:
-        names = item.get(role)
-        if names is None:
-            continue
-        if not isinstance(names, list):
-            warn(f"'{role}' is not a list of names; ignored")
-            continue
-        for name in names:
-            person = _person(name)
-            if person is None:
-                warn(f"an entry of '{role}' holds no name: {_compact(name)}")
-            else:
-                people[role].append(person)
-
-    year = month = None
-    if "issued" in item:
-        year, month = _year_month(item["issued"])
-        if year is None:
-            warn(f"'issued' holds no year: {_compact(item['issued'])}; kept as csl_issued")
-            fields["csl_issued"] = _compact(item["issued"])
-
-    doi = None
-    raw_doi = _text(item.get("DOI"))
-    if raw_doi:
-        doi = normalize_doi(raw_doi)
-        if doi is None:
-            warn(f"DOI {raw_doi!r} is not a DOI (10.prefix/suffix); kept as csl_doi")
-            fields["csl_doi"] = raw_doi
-
-    custom = item.get("custom")
-    ours: dict[str, Any] = {}
-    if isinstance(custom, Mapping):
-        ours = {k: custom[k] for k in _CUSTOM_KEYS if k in custom}
-        rest = {k: v for k, v in custom.items() if k not in _CUSTOM_KEYS}
-        if rest:
-            fields["csl_custom"] = _compact(rest)
-    elif custom is not None:
-        fields["csl_custom"] = _compact(custom)
-
-    arxiv = _text(ours.get("arxiv"))
-    code_url = _text(ours.get("code_url"))
-    if arxiv is None and doi and (match := _ARXIV_DOI.match(doi)):
-        arxiv = match.group("id")
-    url = _text(item.get("URL"))
-    if url:
-        url_match = _ARXIV_URL.match(url)
-        found = url_match.group("id") if url_match else None
-        if found and arxiv is None:
-            arxiv = found
-        if (
-            found
-            and url.rstrip("/")
-            in (
-                f"https://arxiv.org/abs/{found}",
-                f"http://arxiv.org/abs/{found}",
-            )
-        ) or url == code_url:
-            url = None
-        elif code_url is None and _CODE_HOSTS.match(url):
-            code_url, url = url, None
-
-    if ours.get("url") is not None:
-        # The record's own URL equal to its code link (see write): keep both.
-        url = _text(ours.get("url"))
-
-    issue, number = _text(item.get("issue")), _text(item.get("number"))
-    if number and arxiv is None and (match := _ARXIV_NUMBER.match(number)):
-        arxiv = match.group("id")
-    if issue:
-        fields["number"] = issue
-        if number:
-            fields["csl_number"] = number
-    elif number:
-        fields["number"] = number
-    page = _text(item.get("page"))
-    if page:
-        fields["pages"] = page.replace("–", "--")
-    for variable, name in _FIELD_VARIABLES.items():
-        value = _text(item.get(variable))
-        if value is None:
-            if isinstance(item.get(variable), list | dict):
-                fields[f"csl_{variable.lower()}"] = _compact(item[variable])
-        elif not (variable == "genre" and value == _MASTERS and entry_type == "mastersthesis"):
-            fields[name] = value
-    for variable, value in item.items():
-        if variable in _HANDLED or value is None or (isinstance(value, str) and not value.strip()):
-            continue
-        fields[f"csl_{variable.lower()}"] = value if isinstance(value, str) else _compact(value)
-
-    keywords: tuple[str, ...] = ()
-    keyword = _text(item.get("keyword"))
-    if keyword:
-        keywords = tuple(dict.fromkeys(k.strip() for k in keyword.split(",") if k.strip()))
-
+        it.warn("item without a 'title'")
+    authors, editors = _people(it, "author"), _people(it, "editor")
+    year, month = _issued(it)
+    doi = _doi(it)
+    ours = _custom(it)
+    url, code_url, arxiv = _links(it, ours, arxiv_from_doi(doi))
+    arxiv_number = _numbers(it)
+    _variables(it, entry_type)
     record = PaperRecord(
         citekey=citekey,
         entry_type=entry_type,
-        title=_one_line(title) if title else None,
+        title=one_line(title) if title else None,
         title_provisional=ours.get("title_provisional") is True,
         short_name=_text(ours.get("short_name")),
-        authors=tuple(people["author"]),
-        editors=tuple(people["editor"]),
+        authors=authors,
+        editors=editors,
         year=year,
         month=month,
-        venue=_one_line(v) if (v := _text(item.get("container-title"))) else None,
-        abstract=_text(item.get("abstract")),
+        venue=one_line(venue) if (venue := it.text("container-title")) else None,
+        abstract=it.text("abstract"),
         doi=doi,
-        arxiv=arxiv,
+        arxiv=arxiv if arxiv is not None else arxiv_number,
         url=url,
         code_url=code_url,
-        keywords=keywords,
-        fields=dict(sorted(fields.items())),
+        keywords=_keywords(it),
+        fields=dict(sorted(it.fields.items())),
         line=line,
     )
-    return record, problems
+    return record, it.problems
 
 
 def read(text: str, source: str = "<stdin>") -> ParseResult:
@@ -436,41 +458,13 @@ def read(text: str, source: str = "<stdin>") -> ParseResult:
         is not an object; warnings for an item without type or title, a date
         without year, a name without parts, a DOI that is no DOI. Never raises.
     """
-    text = text.lstrip("\ufeff")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        message = f"invalid JSON: {exc.msg} (column {exc.colno})"
-        return ParseResult(records=[], problems=[ParseProblem(message, source, exc.lineno)])
-    except (ValueError, RecursionError) as exc:
-        return ParseResult(records=[], problems=[ParseProblem(f"invalid JSON: {exc}", source, 1)])
-    if isinstance(data, dict):
-        items: list[Any] = [data]
-        lines: list[int | None] = [text.count("\n", 0, text.find("{")) + 1]
-    elif isinstance(data, list):
-        items = data
-        try:
-            lines = list(_item_lines(text))
-        except (ValueError, IndexError, AttributeError):  # cannot happen for valid JSON
-            lines = []
-        if len(lines) != len(items):
-            lines = [None] * len(items)
-    else:
-        problem = ParseProblem(
-            f"expected a JSON array of CSL-JSON items, found {type(data).__name__}", source, 1
-        )
-        return ParseResult(records=[], problems=[problem])
+    items, problems = elements(text, source)
     records: list[PaperRecord] = []
-    problems: list[ParseProblem] = []
-    for item, line in zip(items, lines, strict=True):
+    for item, line in items:
         if not isinstance(item, dict):
-            problems.append(
-                ParseProblem(
-                    f"expected a CSL-JSON item (an object), found {type(item).__name__}",
-                    source,
-                    line,
-                )
-            )
+            found = type(item).__name__
+            message = f"expected a CSL-JSON item (an object), found {found}"
+            problems.append(ParseProblem(message, source, line))
             continue
         try:
             record, more = _record(item, line, source)
@@ -485,19 +479,19 @@ def read(text: str, source: str = "<stdin>") -> ParseResult:
 # --- writing ----------------------------------------------------------------------------------
 
 
-def _variable_name(suffix: str) -> str:
-    return _UPPER.get(suffix, suffix)
-
-
-def _item(record: PaperRecord, index: int, tags_as_keywords: bool) -> dict[str, Any]:
-    fields = dict(record.fields)
-    item: dict[str, Any] = {}
-    csl_type = fields.get("csl_type", "")
+def _written_type(record: PaperRecord) -> str:
+    """The ``csl_type`` the record was read with when it still fits, else :data:`CSL_TYPES`."""
+    csl_type = record.fields.get("csl_type", "")
     if not csl_type or ENTRY_TYPES.get(csl_type, "misc") != record.entry_type:
         csl_type = CSL_TYPES.get(record.entry_type, "article")
-    item["type"] = csl_type
+    return csl_type
+
+
+def _main_variables(record: PaperRecord, index: int, tags_as_keywords: bool) -> dict[str, Any]:
+    """``id``, ``citation-key``, title, names, ``issued``, venue, DOI, URL, abstract, keywords."""
+    item: dict[str, Any] = {}
     # A made-up id has a space, so reading it back does not take it for a citation key.
-    item["id"] = record.citekey or fields.get("csl_id") or f"item {index}"
+    item["id"] = record.citekey or record.fields.get("csl_id") or f"item {index}"
     if record.citekey:
         item["citation-key"] = record.citekey
     if record.title:
@@ -513,22 +507,22 @@ def _item(record: PaperRecord, index: int, tags_as_keywords: bool) -> dict[str, 
         item["container-title"] = record.venue
     if record.doi:
         item["DOI"] = record.doi
-    arxiv_url = f"https://arxiv.org/abs/{record.arxiv}" if record.arxiv else None
-    url = record.url or arxiv_url or record.code_url
+    url = record.url or (arxiv_abs_url(record.arxiv) if record.arxiv else None) or record.code_url
     if url:
         item["URL"] = url
     if record.abstract:
         item["abstract"] = record.abstract
-    keywords = list(record.keywords)
-    if tags_as_keywords:
-        keywords.extend(t for t in record.tags if t not in keywords)
-    if keywords:
+    if keywords := keywords_of(record, tags_as_keywords):
         item["keyword"] = ", ".join(keywords)
+    return item
 
+
+def _custom_object(record: PaperRecord) -> dict[str, Any]:
+    """``custom``: the kept ``csl_custom`` plus our data without a CSL variable."""
     custom: dict[str, Any] = {}
-    if "csl_custom" in fields:
+    if "csl_custom" in record.fields:
         try:
-            loaded = json.loads(fields["csl_custom"])
+            loaded = json.loads(record.fields["csl_custom"])
             if isinstance(loaded, dict):
                 custom.update(loaded)
         except ValueError:
@@ -543,9 +537,14 @@ def _item(record: PaperRecord, index: int, tags_as_keywords: bool) -> dict[str, 
         custom["short_name"] = record.short_name
     if record.title_provisional:
         custom["title_provisional"] = True
-    if custom:
-        item["custom"] = custom
+    return custom
 
+
+def _field_variables(record: PaperRecord, csl_type: str) -> dict[str, Any]:
+    """number (``issue``, or ``number`` for reports and patents), ``page``, the
+    :data:`_FIELD_VARIABLES`, the publisher fallback and a master's thesis ``genre``."""
+    fields = record.fields
+    item: dict[str, Any] = {}
     if fields.get("number"):
         item["issue" if csl_type not in ("report", "patent") else "number"] = fields["number"]
     if fields.get("pages"):
@@ -553,26 +552,38 @@ def _item(record: PaperRecord, index: int, tags_as_keywords: bool) -> dict[str, 
     for variable, name in _FIELD_VARIABLES.items():
         if fields.get(name):
             item[variable] = fields[name]
-    if "publisher" not in item:
-        for name in ("institution", "school", "organization"):
-            if fields.get(name):
-                item["publisher"] = fields[name]
-                break
+    if "publisher" not in item and (publisher := publisher_of(fields)):
+        item["publisher"] = publisher
     if record.entry_type == "mastersthesis" and "genre" not in item:
-        item["genre"] = _MASTERS
+        item["genre"] = MASTERS
+    return item
+
+
+def _kept_variables(fields: Mapping[str, str], item: Mapping[str, Any]) -> dict[str, Any]:
+    """Each ``csl_<variable>`` field not in ``item`` back to its variable (JSON for the
+    date and name variables)."""
+    kept: dict[str, Any] = {}
     for name, value in fields.items():
-        if not name.startswith("csl_") or name in ("csl_type", "csl_id", "csl_custom"):
+        if not name.startswith("csl_") or name in _KEPT_OTHERWISE:
             continue
-        variable = _variable_name(name[4:])
-        if variable in item:
+        variable = _UPPER.get(name[4:], name[4:])
+        if variable in item or variable in kept:
             continue
+        kept[variable] = value
         if variable in _DATE_VARIABLES or variable in _NAME_VARIABLES:
-            try:
-                item[variable] = json.loads(value)
-            except ValueError:
-                item[variable] = value
-        else:
-            item[variable] = value
+            with contextlib.suppress(ValueError):
+                kept[variable] = json.loads(value)
+    return kept
+
+
+def _item(record: PaperRecord, index: int, tags_as_keywords: bool) -> dict[str, Any]:
+    """One record as a CSL item (mapping in the module docstring)."""
+    csl_type = _written_type(record)
+    item = {"type": csl_type, **_main_variables(record, index, tags_as_keywords)}
+    if custom := _custom_object(record):
+        item["custom"] = custom
+    item.update(_field_variables(record, csl_type))
+    item.update(_kept_variables(record.fields, item))
     return item
 
 

@@ -45,10 +45,25 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from urllib.parse import quote, unquote
 
 from readinglist import __version__
 from readinglist.errors import UsageError
+from readinglist.formats._markdown_syntax import (
+    CONTROL,
+    clean_line,
+    code_span,
+    code_spans,
+    guard_line_start,
+    inline,
+    is_web_url,
+    link,
+    neutralize_html,
+    obsidian_tag,
+    tags_in_text,
+    tags_text,
+    take_tag_comments,
+    unescape,
+)
 from readinglist.records import (
     PRIORITIES,
     STATUSES,
@@ -91,185 +106,6 @@ _PRIORITY_HEADINGS = {"high": "High priority", "medium": "Medium priority", "low
 _MAX_AUTHORS = 3
 _SEP = " · "
 
-# --- escaping -------------------------------------------------------------------------------
-
-#: ASCII punctuation that is always escaped in user text: CommonMark inline syntax
-#: (``\\ ` * _ [ ] < > &``), GFM tables and strikethrough (``| ~``), Obsidian tags and
-#: headings (``#``) and math (``$``).
-_ALWAYS_ESCAPED = frozenset("\\`*_[]<>&|~$#")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_DOUBLED = re.compile(r"==+|%%+")  # Obsidian highlight and comment delimiters
-_AUTOLINK = re.compile(r":(?=//)|(?<=[Ww]{3})\.|@")
-_LINE_START_MARK = re.compile(r"^(?:[-+=]|(\d{1,9})([.)]))")
-
-
-def _clean_line(text: str) -> str:
-    """Return ``text`` on one line: control characters dropped, white space runs collapsed."""
-    return " ".join(_CONTROL.sub("", text).split())
-
-
-def _escape(text: str) -> str:
-    """Backslash-escape ``text`` (already on one line) so it renders as itself, inline."""
-    out: list[str] = []
-    for ch in text:
-        out.append("\\" + ch if ch in _ALWAYS_ESCAPED else ch)
-    escaped = "".join(out)
-    escaped = _DOUBLED.sub(lambda m: "".join("\\" + c for c in m.group(0)), escaped)
-    # GFM extended autolinks start at "scheme://", "www." or an e-mail "@"
-    # (GFM spec 0.29 section 6.9); an escape before the ":" / "." / "@" stops them.
-    return _AUTOLINK.sub(lambda m: "\\" + m.group(0), escaped)
-
-
-def _guard_line_start(line: str) -> str:
-    """Escape a list, heading-underline or definition marker at the start of ``line``."""
-    match = _LINE_START_MARK.match(line)
-    if match is None:
-        return line
-    if match.group(1) is not None:  # "1." / "1)" would start an ordered list
-        return f"{match.group(1)}\\{match.group(2)}{line[match.end() :]}"
-    return "\\" + line
-
-
-def _inline(text: str | None) -> str:
-    """Clean and escape one line of user text."""
-    return _escape(_clean_line(text or ""))
-
-
-def _unescape(text: str) -> str:
-    """Undo :func:`_escape`: drop the backslash before each ASCII punctuation character."""
-    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)
-
-
-def _code_span(text: str) -> str:
-    """Return ``text`` as a CommonMark code span (spec 6.1), with a long enough fence."""
-    text = _clean_line(text)
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    if text.startswith(("`", " ")) or text.endswith(("`", " ")):
-        text = f" {text} "
-    return f"{fence}{text}{fence}"
-
-
-_URL_SAFE = "!#$%&'*+,/:;=?@[]~"
-
-
-def _link(label: str, url: str) -> str:
-    """Return ``[label](url)`` with ``url`` percent-encoded; ``url`` must be http(s)."""
-    return f"[{label}]({quote(url, safe=_URL_SAFE)})"
-
-
-def _is_web_url(url: str) -> bool:
-    return re.match(r"(?i)^https?://[^\s]", url) is not None
-
-
-def _neutralize_html(note: str) -> str:
-    """Escape ``<`` outside code in a Markdown note, so it holds no raw HTML.
-
-    Fenced code blocks (``` / ~~~ fences) and inline code spans are left alone:
-    ``<`` is literal there anyway.
-    """
-    out: list[str] = []
-    fence: str | None = None
-    for line in note.split("\n"):
-        stripped = line.lstrip()
-        match = re.match(r"(`{3,}|~{3,})", stripped)
-        if fence is not None:
-            out.append(line)
-            closes = match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)
-            if closes and match and not stripped[len(match.group(1)) :].strip():
-                fence = None
-            continue
-        if match and len(line) - len(stripped) < 4:
-            fence = match.group(1)
-            out.append(line)
-            continue
-        pieces: list[str] = []
-        at = 0
-        for begin, end, _ in _code_spans(line):
-            pieces.extend([line[at:begin].replace("<", "\\<"), line[begin:end]])
-            at = end
-        pieces.append(line[at:].replace("<", "\\<"))
-        out.append("".join(pieces))
-    return "\n".join(out)
-
-
-def _code_spans(text: str) -> list[tuple[int, int, str]]:
-    """Find the CommonMark code spans of ``text`` (spec 6.1): ``(start, end, content)`` each.
-
-    A backtick run opens a span that the next run of the same length closes; a run
-    without such a partner is literal text, and a backslash-escaped backtick
-    (outside code) opens nothing. ``content`` has line ends as spaces and one
-    space stripped from each side when both sides have one (and it is not all
-    spaces), as the spec says.
-    """
-    spans: list[tuple[int, int, str]] = []
-    i, n = 0, len(text)
-    while i < n:
-        if text[i] == "\\":
-            i += 2
-            continue
-        if text[i] != "`":
-            i += 1
-            continue
-        j = i
-        while j < n and text[j] == "`":
-            j += 1
-        for run in re.finditer(r"`+", text[j:]):
-            if len(run.group(0)) == j - i:
-                content = text[j : j + run.start()].replace("\n", " ")
-                if content.startswith(" ") and content.endswith(" ") and content.strip(" "):
-                    content = content[1:-1]
-                spans.append((i, j + run.end(), content))
-                j += run.end()
-                break
-        i = j
-    return spans
-
-
-# --- tags -------------------------------------------------------------------------------------
-
-_TAG_CHARS = re.compile(r"(?:[^\w/-]|_)+")
-_TAG_IN_TEXT = re.compile(r"(?<!\S)#([\w/-]+)")
-_TAG_COMMENT = re.compile(r"<!-- rl:tags((?: [A-Za-z0-9%._~]+)*) -->")
-
-
-def obsidian_tag(tag: str) -> str:
-    """Return the form of ``tag`` written after ``#``: a valid Obsidian tag.
-
-    Letters and digits (any script), ``-`` and ``/`` (Obsidian's nested tags) are
-    kept; every run of other characters becomes one ``-`` (a space, ``+``, ``.``, and
-    ``_``, which could start emphasis in CommonMark); ``-`` and ``/`` are trimmed at
-    the ends. A tag without a letter gets the prefix ``tag-``, because Obsidian needs
-    one non-digit (help.obsidian.md, "Tags"). ``obsidian_tag("deep learning") ==
-    "deep-learning"``; ``obsidian_tag("c++") == "c"``; ``obsidian_tag("2024") ==
-    "tag-2024"``. Never returns an empty string; the result matches ``[\\w/-]+``
-    without ``_``.
-    """
-    shown = _TAG_CHARS.sub("-", tag)
-    shown = re.sub(r"/{2,}", "/", re.sub(r"-{2,}", "-", shown)).strip("-/")
-    if not any(ch.isalpha() for ch in shown):
-        shown = f"tag-{shown}".rstrip("-")
-    return shown
-
-
-def _encode_tag(tag: str) -> str:
-    return quote(tag, safe="").replace("-", "%2D")
-
-
-def _tags_text(tags: Sequence[str]) -> tuple[str, str]:
-    """Return ``(visible #tags, hidden comment or "")`` for a paper's tags."""
-    shown: list[str] = []
-    for tag in tags:
-        form = obsidian_tag(tag)
-        if form not in shown:
-            shown.append(form)
-    visible = " ".join(f"#{form}" for form in shown)
-    if all(obsidian_tag(tag) == tag for tag in tags):
-        return visible, ""
-    encoded = " ".join(_encode_tag(tag) for tag in tags)
-    return visible, f"<!-- rl:tags {encoded} -->"
-
-
 # --- writing ----------------------------------------------------------------------------------
 
 
@@ -287,7 +123,7 @@ def _people(people: Sequence[Person]) -> str:
         if person.is_others:
             truncated = True
             break
-        names.append(_inline(_person_name(person)))
+        names.append(inline(_person_name(person)))
     if not names:
         return ""
     text = ", ".join(names)
@@ -319,7 +155,7 @@ def _groups(
         elif group_by == "tag":
             keys = list(dict.fromkeys(record.tags)) or [None]
         elif group_by == "venue":
-            keys = [_clean_line(record.venue) if record.venue and record.venue.strip() else None]
+            keys = [clean_line(record.venue) if record.venue and record.venue.strip() else None]
         elif group_by == "year":
             keys = [record.year]
         else:
@@ -347,7 +183,7 @@ def _groups(
         elif key is None:
             heading = {"tag": "Untagged", "venue": "No venue", "year": "No year"}[group_by]
         else:
-            heading = _inline(str(key))
+            heading = inline(str(key))
         groups.append((heading, buckets[key]))
     return groups
 
@@ -355,65 +191,16 @@ def _groups(
 def _item(record: PaperRecord, *, show_status: bool, abstracts: bool, notes: bool) -> list[str]:
     """Return the lines of one list item (without a trailing blank line)."""
     box = "x" if record.status == "read" else " "
-    title = _inline(record.title)
+    title = inline(record.title)
     head = f"- [{box}] **{title}**" if title else f"- [{box}] *(untitled)*"
     if record.title_provisional:
         head += " *(provisional title)*"
-    lines = [head]
-
-    meta: list[str] = []
-    people = _people(record.authors)
-    if not people and record.editors:
-        people = _people(record.editors)
-        people = f"{people} (eds.)" if people else ""
-    if people:
-        meta.append(people)
-    venue = _inline(record.venue)
-    if venue:
-        meta.append(f"*{venue}*")
-    if record.year is not None:
-        meta.append(str(record.year))
-    if meta:
-        lines.append("  " + _guard_line_start(_SEP.join(meta)))
-
-    facts: list[str] = [_code_span(record.citekey) if record.citekey else "*(no key)*"]
-    if show_status:
-        facts.append(_STATUS_HEADINGS[_status_of(record)].lower())
-    if record.priority in PRIORITIES:
-        facts.append(f"{record.priority} priority")
-    visible, hidden = _tags_text(record.tags)
-    if visible:
-        facts.append(visible)
-    if record.doi:
-        facts.append(_link("DOI", f"https://doi.org/{record.doi}"))
-    if record.arxiv:
-        facts.append(_link("arXiv", f"https://arxiv.org/abs/{record.arxiv}"))
-    for label, url in (("URL", record.url), ("code", record.code_url)):
-        if url and _is_web_url(url.strip()):
-            facts.append(_link(label, url.strip()))
-        elif url and url.strip():
-            facts.append(f"{label}: {_inline(url)}")
-    key_line = "  " + _SEP.join(facts)
-    if hidden:
-        key_line += " " + hidden
-    lines.append(key_line)
-
+    meta = _meta_line(record)
+    lines = [head, *([meta] if meta else []), _key_line(record, show_status=show_status)]
     # Hard line breaks (two trailing spaces, CommonMark 6.7) keep the header lines apart.
     lines = [line + "  " for line in lines[:-1]] + [lines[-1]]
-
-    # Readers see the abstract, not its markup: LaTeX (``$20\%$``, ``\textbf{S}``,
-    # ``$\to$``) is decoded to Unicode per paragraph, then escaped like all user text.
-    paragraphs = [
-        decoded
-        for raw in re.split(r"\n\s*\n", record.abstract or "")
-        if (decoded := latex_to_unicode(raw).strip())
-    ]
-    if abstracts and paragraphs:
-        lines.append("")
-        for index, paragraph in enumerate(paragraphs):
-            if index:
-                lines.append("  >")
-            lines.append("  > " + _guard_line_start(_inline(paragraph)))
+    if abstracts:
+        lines.extend(_abstract_lines(record.abstract))
     if notes and record.notes:
         lines.append("")
         lines.append("  **Notes**")
@@ -422,11 +209,72 @@ def _item(record: PaperRecord, *, show_status: bool, abstracts: bool, notes: boo
     return lines
 
 
+def _meta_line(record: PaperRecord) -> str | None:
+    """The item's second line: authors (or editors), venue, year; None when it has none."""
+    meta: list[str] = []
+    people = _people(record.authors)
+    if not people and record.editors:
+        people = _people(record.editors)
+        people = f"{people} (eds.)" if people else ""
+    if people:
+        meta.append(people)
+    venue = inline(record.venue)
+    if venue:
+        meta.append(f"*{venue}*")
+    if record.year is not None:
+        meta.append(str(record.year))
+    return "  " + guard_line_start(_SEP.join(meta)) if meta else None
+
+
+def _key_line(record: PaperRecord, *, show_status: bool) -> str:
+    """The item's key line: key, status, priority, tags and links (and the hidden tag comment)."""
+    facts: list[str] = [code_span(record.citekey) if record.citekey else "*(no key)*"]
+    if show_status:
+        facts.append(_STATUS_HEADINGS[_status_of(record)].lower())
+    if record.priority in PRIORITIES:
+        facts.append(f"{record.priority} priority")
+    visible, hidden = tags_text(record.tags)
+    if visible:
+        facts.append(visible)
+    if record.doi:
+        facts.append(link("DOI", f"https://doi.org/{record.doi}"))
+    if record.arxiv:
+        facts.append(link("arXiv", f"https://arxiv.org/abs/{record.arxiv}"))
+    for label, url in (("URL", record.url), ("code", record.code_url)):
+        if url and is_web_url(url.strip()):
+            facts.append(link(label, url.strip()))
+        elif url and url.strip():
+            facts.append(f"{label}: {inline(url)}")
+    key_line = "  " + _SEP.join(facts)
+    return f"{key_line} {hidden}" if hidden else key_line
+
+
+def _abstract_lines(abstract: str | None) -> list[str]:
+    """The abstract as a block quote inside the item (a blank line first); [] when empty.
+
+    Readers see the abstract, not its markup: LaTeX (``$20\\%$``, ``\\textbf{S}``,
+    ``$\\to$``) is decoded to Unicode per paragraph, then escaped like all user text.
+    """
+    paragraphs = [
+        decoded
+        for raw in re.split(r"\n\s*\n", abstract or "")
+        if (decoded := latex_to_unicode(raw).strip())
+    ]
+    if not paragraphs:
+        return []
+    lines = [""]
+    for index, paragraph in enumerate(paragraphs):
+        if index:
+            lines.append("  >")
+        lines.append("  > " + guard_line_start(inline(paragraph)))
+    return lines
+
+
 def _note_lines(note: NoteRecord) -> list[str]:
     lines = [""]
     if note.created is not None:
         lines.extend([f"  *{_as_utc(note.created).strftime('%Y-%m-%d')}*", ""])
-    text = _neutralize_html(_CONTROL.sub("", note.text.replace("\r\n", "\n").replace("\r", "\n")))
+    text = neutralize_html(CONTROL.sub("", note.text.replace("\r\n", "\n").replace("\r", "\n")))
     for line in text.strip("\n").split("\n"):
         lines.append(f"  {line}".rstrip() if line.strip() else "")
     return lines
@@ -484,7 +332,7 @@ def write(
         raise UsageError(f"unknown grouping {group_by!r}; use one of {', '.join(GROUP_BY)}")
     out = [
         f"{MARKER} v{FORMAT_VERSION} group-by={group_by} -->",
-        f"# {_inline(title) or 'Reading list'}",
+        f"# {inline(title) or 'Reading list'}",
         "",
     ]
     stamp = f"Generated by readinglist {__version__}"
@@ -530,7 +378,7 @@ def is_readinglist_markdown(text: str) -> bool:
 
 
 def _status_from_heading(text: str) -> str | None:
-    name = _COUNT_SUFFIX.sub("", _unescape(text)).strip().casefold().replace("-", " ")
+    name = _COUNT_SUFFIX.sub("", unescape(text)).strip().casefold().replace("-", " ")
     for status, heading in _STATUS_HEADINGS.items():
         if name in (heading.casefold(), status.replace("-", " ")):
             return status
@@ -546,29 +394,17 @@ class _Item:
 
 
 def _parse_item(item: _Item, source: str) -> tuple[PaperRecord | None, ParseProblem | None]:
-    header = "\n".join(item.header)
-    originals: list[str] = []
-    for match in _TAG_COMMENT.finditer(header):
-        originals.extend(unquote(part) for part in match.group(1).split())
-    header = _TAG_COMMENT.sub(" ", header)
-    spans = _code_spans(header)
+    header, originals = take_tag_comments("\n".join(item.header))
+    spans = code_spans(header)
     key = spans[0][2] if spans else None
     if key is None or not key.strip():
         return None, ParseProblem(
             "list item without a citation key (expected `key` in code quotes)", source, item.line
         )
-    tags: list[str] = []
     outside = header
     for begin, end, _ in reversed(spans):  # "#" inside code is no tag
         outside = f"{outside[:begin]} {outside[end:]}"
-    for match in _TAG_IN_TEXT.finditer(outside):
-        shown = match.group(1)
-        if not any(ch.isalpha() for ch in shown):
-            continue  # "#2024" is no tag in Obsidian
-        found = [tag for tag in originals if obsidian_tag(tag) == shown]
-        for tag in found or [shown]:
-            if tag not in tags:
-                tags.append(tag)
+    tags = tags_in_text(outside, originals)
     record = PaperRecord(
         citekey=key,
         status=item.status,
@@ -642,7 +478,20 @@ def read(text: str, source: str = "<stdin>") -> ParseResult:
     lines = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
     problems: list[ParseProblem] = []
     meta: dict[str, str] = {}
-    group_by: str | None = None
+    group_by = _read_marker(lines, source, meta, problems)
+    items = _ItemScanner(source, group_by, meta, problems).scan(lines)
+    records = _records_by_key(items, source, problems)
+    problems.sort(key=lambda p: p.line or 0)
+    return ParseResult(records=records, problems=problems, meta=meta)
+
+
+def _read_marker(
+    lines: list[str], source: str, meta: dict[str, str], problems: list[ParseProblem]
+) -> str | None:
+    """Read the marker line: its version and grouping go to ``meta``; return the grouping.
+
+    A missing marker or a newer version than :data:`FORMAT_VERSION` adds a warning.
+    """
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     marker = _MARKER_LINE.match(lines[first].strip()) if first is not None else None
     if marker is None:
@@ -655,81 +504,109 @@ def read(text: str, source: str = "<stdin>") -> ParseResult:
                 "warning",
             )
         )
-    else:
-        meta["format_version"] = marker.group("version")
-        group_by = marker.group("group")
-        if group_by:
-            meta["group_by"] = group_by
-        if int(marker.group("version")) > FORMAT_VERSION:
-            problems.append(
-                ParseProblem(
-                    f"list format v{marker.group('version')} is newer than this program's "
-                    f"v{FORMAT_VERSION}",
-                    source,
-                    (first or 0) + 1,
-                    "warning",
-                )
+        return None
+    meta["format_version"] = marker.group("version")
+    group_by = marker.group("group")
+    if group_by:
+        meta["group_by"] = group_by
+    if int(marker.group("version")) > FORMAT_VERSION:
+        problems.append(
+            ParseProblem(
+                f"list format v{marker.group('version')} is newer than this program's "
+                f"v{FORMAT_VERSION}",
+                source,
+                (first or 0) + 1,
+                "warning",
             )
-    by_status = group_by in (None, "status")
+        )
+    return group_by
 
-    items: list[_Item] = []
-    current: _Item | None = None
-    in_header = False
+
+@dataclass
+class _ItemScanner:
+    """Walks a list's lines and collects its task items with their status and header lines.
+
+    Fenced code is skipped; a level-1 heading gives ``meta["list_title"]``; level-2
+    headings set the status of the items under them when the list is grouped by status
+    (or its grouping is unknown); an item's header is its line and the indented lines
+    after it, up to the first blank line.
+    """
+
+    source: str
+    group_by: str | None
+    meta: dict[str, str]
+    problems: list[ParseProblem]
+    items: list[_Item] = field(default_factory=list)
     status: str | None = None
-    fence: str | None = None
-    for number, line in enumerate(lines, start=1):
-        if fence is not None:
-            if line.startswith(fence[0] * len(fence)) and not line.strip(fence[0] + " \t"):
-                fence = None
-            continue
-        if line[:1] in (" ", "\t"):
-            if current is not None and in_header and line.strip():
-                current.header.append(line.strip())
-            elif not line.strip():
-                in_header = False
-            continue
-        in_header = False
-        current = None
-        if not line.strip():
-            continue
-        fence_match = _FENCE.match(line)
-        if fence_match:
-            fence = fence_match.group(1)
-            continue
-        heading = _HEADING.match(line)
-        if heading:
-            level = len(heading.group("level"))
-            heading_text = heading.group("text") or ""
-            if level == 1 and "list_title" not in meta:
-                meta["list_title"] = _unescape(heading_text)
-            elif level == 2 and by_status:
-                status = _status_from_heading(heading_text)
-                if status is None and group_by == "status":
-                    problems.append(
-                        ParseProblem(
-                            f"heading {heading_text!r} is not a read status; items under "
-                            "it keep their status",
-                            source,
-                            number,
-                            "warning",
-                        )
-                    )
-            continue
-        item_match = _ITEM.match(line)
-        if item_match:
-            current = _Item(
-                line=number,
-                checked=item_match.group("box") in "xX",
-                status=status if by_status else None,
-                header=[item_match.group("rest") or ""],
-            )
-            items.append(current)
-            in_header = True
-        elif _BULLET.match(line):
-            problems.append(
-                ParseProblem("list item without a checkbox; ignored", source, number, "warning")
-            )
+    current: _Item | None = None  # the item whose header lines are being read
+    fence: str | None = None  # the open code fence, if any
 
+    @property
+    def by_status(self) -> bool:
+        """Do level-2 headings name statuses (grouped by status, or grouping unknown)?"""
+        return self.group_by in (None, "status")
+
+    def scan(self, lines: list[str]) -> list[_Item]:
+        """Read ``lines`` and return the items found, in order."""
+        for number, line in enumerate(lines, start=1):
+            self._line(number, line)
+        return self.items
+
+    def _line(self, number: int, line: str) -> None:
+        """Read line ``number`` (1-based)."""
+        if self.fence is not None:
+            if line.startswith(self.fence[0] * len(self.fence)) and not line.strip(
+                self.fence[0] + " \t"
+            ):
+                self.fence = None
+            return
+        if line[:1] in (" ", "\t"):
+            if not line.strip():
+                self.current = None
+            elif self.current is not None:
+                self.current.header.append(line.strip())
+            return
+        self.current = None
+        if not line.strip():
+            return
+        if fence := _FENCE.match(line):
+            self.fence = fence.group(1)
+        elif heading := _HEADING.match(line):
+            self._heading(number, len(heading.group("level")), heading.group("text") or "")
+        elif item := _ITEM.match(line):
+            self.current = _Item(
+                line=number,
+                checked=item.group("box") in "xX",
+                status=self.status if self.by_status else None,
+                header=[item.group("rest") or ""],
+            )
+            self.items.append(self.current)
+        elif _BULLET.match(line):
+            self._warn("list item without a checkbox; ignored", number)
+
+    def _heading(self, number: int, level: int, text: str) -> None:
+        """A heading: the list's title (level 1) or a status group (level 2)."""
+        if level == 1 and "list_title" not in self.meta:
+            self.meta["list_title"] = unescape(text)
+        elif level == 2 and self.by_status:
+            self.status = _status_from_heading(text)
+            if self.status is None and self.group_by == "status":
+                self._warn(
+                    f"heading {text!r} is not a read status; items under it keep their status",
+                    number,
+                )
+
+    def _warn(self, message: str, line: int) -> None:
+        self.problems.append(ParseProblem(message, self.source, line, "warning"))
+
+
+def _records_by_key(
+    items: list[_Item], source: str, problems: list[ParseProblem]
+) -> list[PaperRecord]:
+    """One record per citation key, in order of first appearance; repeats merged (:func:`_merge`).
+
+    An item without a key adds an error to ``problems`` and gives no record.
+    """
     records: dict[str, PaperRecord] = {}
     for item in items:
         record, problem = _parse_item(item, source)
@@ -744,5 +621,4 @@ def read(text: str, source: str = "<stdin>") -> ParseResult:
             problems.extend(more)
         else:
             records[record.citekey] = record
-    problems.sort(key=lambda p: p.line or 0)
-    return ParseResult(records=list(records.values()), problems=problems, meta=meta)
+    return list(records.values())

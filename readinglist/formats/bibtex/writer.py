@@ -431,7 +431,7 @@ class Writer:
     the copied entries use; :meth:`head` then gives the ``@preamble`` and the
     definitions of those macros, which belong before every entry. An exporter that
     streams a large library writes the chunks somewhere, then puts :meth:`head`
-    first (``readinglist.cli.export``); :func:`write` does both in one call.
+    first (``readinglist.pipelines.exporting``); :func:`write` does both in one call.
 
     Args:
         dialect, keywords, annote, strings, preamble: as for :func:`write`.

@@ -24,10 +24,12 @@ it, e.g. for tests).
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import queue as queue_module
+import signal
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from readinglist.errors import InvalidInput, ReadingListError, input_error
@@ -74,9 +76,12 @@ def read_prepared(
     chunk_size: int,
     advance: Callable[[int], None],
     meta: dict[str, str],
-) -> Iterator[tuple[list[Prepared], list[ParseProblem]]]:
+) -> Generator[tuple[list[Prepared], list[ParseProblem]], None, None]:
     """Yield ``(prepared records, problems)`` chunks of the file at ``path``, read by a
     child process, in source order.
+
+    Close the generator (``contextlib.closing``) when the import stops early: that
+    terminates the child.
 
     Args:
         path: the file (plain or gzip) to read; it was checked by the caller.
@@ -92,8 +97,6 @@ def read_prepared(
         InvalidInput: the child found an input error (its message, with the file
             name), or it died or crashed (the message says so).
     """
-    import multiprocessing
-
     context = multiprocessing.get_context("spawn")
     messages: Any = context.Queue(QUEUE_CHUNKS)
     process = context.Process(
@@ -102,7 +105,7 @@ def read_prepared(
         name="readinglist-reader",
         daemon=True,
     )
-    process.start()
+    _start_without_interrupts(process)
     try:
         while True:
             message = _get(messages, process, source)
@@ -124,6 +127,26 @@ def read_prepared(
             process.join(timeout=5)
         messages.close()
         messages.join_thread()
+
+
+def _start_without_interrupts(process: BaseProcess) -> None:
+    """Start ``process`` with SIGINT blocked, so that the child inherits the block.
+
+    The child ignores SIGINT (Ctrl-C is this process's to handle), but it can set that
+    only once its interpreter has started; a SIGINT arriving before (a loaded machine
+    takes over half a second to start one) would end it with a KeyboardInterrupt
+    traceback. Blocked, the signal waits until :func:`_work` ignores it (which
+    discards it); here it is blocked only while the child is started, and one that
+    arrives meanwhile is delivered when the block ends.
+    """
+    if not hasattr(signal, "pthread_sigmask"):  # not on POSIX
+        process.start()
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        process.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _get(messages: Any, process: BaseProcess, source: str) -> Message:
@@ -155,10 +178,10 @@ def _work(
     parent: int,
 ) -> None:
     """The child: read, parse and prepare ``path``, putting chunks on ``messages``."""
-    import signal
-
     # Ctrl-C is the importing process's to handle: it stops this one (terminate).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Imported here, not at the top, so that the child ignores SIGINT as early as it
+    # can: the spawned interpreter imports this module before it runs this function.
     from readinglist import formats
     from readinglist.prepare import prepare_record
 

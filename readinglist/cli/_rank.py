@@ -1,0 +1,122 @@
+"""What the read commands need from ``readinglist.ranking`` (issue 14), kept out of them.
+
+Imported only inside command bodies: ``readinglist.ranking`` imports scikit-learn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from readinglist.cli._app import AppContext
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from readinglist.models import Paper
+    from readinglist.ranking.ranker import Ranker
+
+
+def has_decisions(session: Session) -> bool:
+    """True when some paper is a positive (the interest model exists only then)."""
+    from sqlalchemy import or_, select
+
+    from readinglist.models import PRIORITY_CODES, Paper
+    from readinglist.ranking.model import POSITIVE_STATUSES
+
+    found = session.execute(
+        select(Paper.id)
+        .where(or_(Paper.status.in_(POSITIVE_STATUSES), Paper.priority == PRIORITY_CODES["high"]))
+        .limit(1)
+    ).first()
+    return found is not None
+
+
+def open_ranker(app: AppContext, session: Session, like: str | None = None) -> Ranker | None:
+    """Return the library's Ranker, or None when there is nothing to learn from."""
+    if not has_decisions(session) and not (like and like.strip()):
+        return None
+    from readinglist.ranking.ranker import Ranker
+
+    return Ranker.open(session, app.settings.database_url, like=like)
+
+
+def interest_of(
+    app: AppContext, session: Session, papers: Sequence[Paper]
+) -> dict[str | None, Any]:
+    """Return ``{citation key: interest}`` for ``papers`` (empty without a model)."""
+    ranker = open_ranker(app, session)
+    if ranker is None:
+        return {}
+    scores = ranker.interest([p.id for p in papers])
+    return {p.citekey: scores[p.id] for p in papers}
+
+
+def list_by_interest(
+    app: AppContext, text: str, as_json: bool, keys_only: bool, limit: int | None, reverse: bool
+) -> None:
+    """``list --sort interest``: the selected papers highest interest first."""
+    from readinglist import library, render
+
+    with app.session(write=False) as session:
+        papers = library.list_papers(session, text)
+        ranker = open_ranker(app, session)
+        scores: dict[int, float | None] = {}
+        if ranker is not None:
+            scores = ranker.interest([p.id for p in papers])
+            ordered = ranker.order([p.id for p in papers])
+            by_id = {p.id: p for p in papers}
+            papers = [by_id[i] for i in ordered]
+        if reverse:
+            papers.reverse()
+        papers = papers[:limit] if limit else papers
+        records = [library.to_record(p, with_notes=False) for p in papers]
+        ids = [p.id for p in papers]
+    if keys_only:
+        if records:
+            render.echo("\n".join(str(r.citekey) for r in records))
+    elif as_json:
+        render.echo_json(
+            [render.paper_json(r, scores.get(i)) for r, i in zip(records, ids, strict=True)]
+        )
+    else:
+        render.paper_table(records)
+
+
+def show_why(app: AppContext, ref: str, as_json: bool) -> None:
+    """``show REF --why``: the interest of one paper and the terms behind it."""
+    from readinglist import library, render
+    from readinglist.ranking.ranker import Term
+
+    up: list[Term] = []
+    down: list[Term] = []
+    with app.session(write=False) as session:
+        paper = library.resolve(session, ref)
+        key, pid = paper.citekey, paper.id
+        ranker = open_ranker(app, session)
+        if ranker is None:
+            score, name = None, ""
+        else:
+            score = ranker.interest([pid])[pid]
+            name, up, down = ranker.why(pid)
+    if as_json:
+        render.echo_json(
+            {
+                "key": key,
+                "interest": score,
+                "model": f"tag:{name}"
+                if name
+                else ("all decisions" if score is not None else None),
+                "raised": [{"term": t.term, "weight": round(t.weight, 4)} for t in up],
+                "lowered": [{"term": t.term, "weight": round(t.weight, 4)} for t in down],
+            }
+        )
+        return
+    if score is None:
+        render.echo(f"{key}: no interest score yet (mark some papers to-read, read or skipped)")
+        return
+    model = f"the model of tag {name}" if name else "all your decisions"
+    lines = [f"{key}: interest {score:.4f} (from {model})"]
+    lines.append("raised by: " + (", ".join(f"{t.term} (+{t.weight:.3f})" for t in up) or "-"))
+    lines.append("lowered by: " + (", ".join(f"{t.term} ({t.weight:.3f})" for t in down) or "-"))
+    render.echo("\n".join(lines))

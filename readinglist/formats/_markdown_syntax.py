@@ -1,0 +1,231 @@
+"""Markdown syntax for our reading list: CommonMark escaping and code spans, Obsidian tags.
+
+Used by :mod:`readinglist.formats.markdown` to write the list and to read it back;
+standard library only.
+
+CommonMark 0.31.2 (https://spec.commonmark.org/0.31.2/) section 2.4 allows a backslash
+before any ASCII punctuation, so :func:`escape` makes user text render as itself;
+section 6.1 defines code spans (:func:`code_span`, :func:`code_spans`). GFM's extended
+autolinks (GFM spec 0.29 section 6.9) and Obsidian's ``==``/``%%`` delimiters are
+escaped too.
+
+Tags are shown as Obsidian tags (:func:`obsidian_tag`); when that form differs from the
+tag, the exact names are kept percent-encoded in a hidden ``<!-- rl:tags ... -->``
+comment (:func:`tags_text` writes it, :func:`take_tag_comments` and
+:func:`tags_in_text` read it back).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from urllib.parse import quote, unquote
+
+#: ASCII punctuation that is always escaped in user text: CommonMark inline syntax
+#: (``\\ ` * _ [ ] < > &``), GFM tables and strikethrough (``| ~``), Obsidian tags and
+#: headings (``#``) and math (``$``).
+_ALWAYS_ESCAPED = frozenset("\\`*_[]<>&|~$#")
+#: C0 control characters (and DEL) other than tab and line ends: dropped from user text.
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_DOUBLED = re.compile(r"==+|%%+")  # Obsidian highlight and comment delimiters
+_AUTOLINK = re.compile(r":(?=//)|(?<=[Ww]{3})\.|@")
+_LINE_START_MARK = re.compile(r"^(?:[-+=]|(\d{1,9})([.)]))")
+
+
+def clean_line(text: str) -> str:
+    """Return ``text`` on one line: control characters dropped, white space runs collapsed."""
+    return " ".join(CONTROL.sub("", text).split())
+
+
+def escape(text: str) -> str:
+    """Backslash-escape ``text`` (already on one line) so it renders as itself, inline."""
+    out: list[str] = []
+    for ch in text:
+        out.append("\\" + ch if ch in _ALWAYS_ESCAPED else ch)
+    escaped = "".join(out)
+    escaped = _DOUBLED.sub(lambda m: "".join("\\" + c for c in m.group(0)), escaped)
+    # GFM extended autolinks start at "scheme://", "www." or an e-mail "@"
+    # (GFM spec 0.29 section 6.9); an escape before the ":" / "." / "@" stops them.
+    return _AUTOLINK.sub(lambda m: "\\" + m.group(0), escaped)
+
+
+def guard_line_start(line: str) -> str:
+    """Escape a list, heading-underline or definition marker at the start of ``line``."""
+    match = _LINE_START_MARK.match(line)
+    if match is None:
+        return line
+    if match.group(1) is not None:  # "1." / "1)" would start an ordered list
+        return f"{match.group(1)}\\{match.group(2)}{line[match.end() :]}"
+    return "\\" + line
+
+
+def inline(text: str | None) -> str:
+    """Clean and escape one line of user text."""
+    return escape(clean_line(text or ""))
+
+
+def unescape(text: str) -> str:
+    """Undo :func:`escape`: drop the backslash before each ASCII punctuation character."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)
+
+
+def code_span(text: str) -> str:
+    """Return ``text`` as a CommonMark code span (spec 6.1), with a long enough fence."""
+    text = clean_line(text)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    if text.startswith(("`", " ")) or text.endswith(("`", " ")):
+        text = f" {text} "
+    return f"{fence}{text}{fence}"
+
+
+_URL_SAFE = "!#$%&'*+,/:;=?@[]~"
+
+
+def link(label: str, url: str) -> str:
+    """Return ``[label](url)`` with ``url`` percent-encoded; ``url`` must be http(s)."""
+    return f"[{label}]({quote(url, safe=_URL_SAFE)})"
+
+
+def is_web_url(url: str) -> bool:
+    """True for an ``http://`` or ``https://`` address (the only links we write)."""
+    return re.match(r"(?i)^https?://[^\s]", url) is not None
+
+
+def neutralize_html(note: str) -> str:
+    """Escape ``<`` outside code in a Markdown note, so it holds no raw HTML.
+
+    Fenced code blocks (``` / ~~~ fences) and inline code spans are left alone:
+    ``<`` is literal there anyway.
+    """
+    out: list[str] = []
+    fence: str | None = None
+    for line in note.split("\n"):
+        stripped = line.lstrip()
+        match = re.match(r"(`{3,}|~{3,})", stripped)
+        if fence is not None:
+            out.append(line)
+            closes = match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)
+            if closes and match and not stripped[len(match.group(1)) :].strip():
+                fence = None
+            continue
+        if match and len(line) - len(stripped) < 4:
+            fence = match.group(1)
+            out.append(line)
+            continue
+        pieces: list[str] = []
+        at = 0
+        for begin, end, _ in code_spans(line):
+            pieces.extend([line[at:begin].replace("<", "\\<"), line[begin:end]])
+            at = end
+        pieces.append(line[at:].replace("<", "\\<"))
+        out.append("".join(pieces))
+    return "\n".join(out)
+
+
+def code_spans(text: str) -> list[tuple[int, int, str]]:
+    """Find the CommonMark code spans of ``text`` (spec 6.1): ``(start, end, content)`` each.
+
+    A backtick run opens a span that the next run of the same length closes; a run
+    without such a partner is literal text, and a backslash-escaped backtick
+    (outside code) opens nothing. ``content`` has line ends as spaces and one
+    space stripped from each side when both sides have one (and it is not all
+    spaces), as the spec says.
+    """
+    spans: list[tuple[int, int, str]] = []
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] != "`":
+            i += 1
+            continue
+        j = i
+        while j < n and text[j] == "`":
+            j += 1
+        for run in re.finditer(r"`+", text[j:]):
+            if len(run.group(0)) == j - i:
+                content = text[j : j + run.start()].replace("\n", " ")
+                if content.startswith(" ") and content.endswith(" ") and content.strip(" "):
+                    content = content[1:-1]
+                spans.append((i, j + run.end(), content))
+                j += run.end()
+                break
+        i = j
+    return spans
+
+
+# --- tags ---------------------------------------------------------------------------------
+
+_TAG_CHARS = re.compile(r"(?:[^\w/-]|_)+")
+_TAG_IN_TEXT = re.compile(r"(?<!\S)#([\w/-]+)")
+_TAG_COMMENT = re.compile(r"<!-- rl:tags((?: [A-Za-z0-9%._~]+)*) -->")
+
+
+def obsidian_tag(tag: str) -> str:
+    """Return the form of ``tag`` written after ``#``: a valid Obsidian tag.
+
+    Letters and digits (any script), ``-`` and ``/`` (Obsidian's nested tags) are
+    kept; every run of other characters becomes one ``-`` (a space, ``+``, ``.``, and
+    ``_``, which could start emphasis in CommonMark); ``-`` and ``/`` are trimmed at
+    the ends. A tag without a letter gets the prefix ``tag-``, because Obsidian needs
+    one non-digit (help.obsidian.md, "Tags"). ``obsidian_tag("deep learning") ==
+    "deep-learning"``; ``obsidian_tag("c++") == "c"``; ``obsidian_tag("2024") ==
+    "tag-2024"``. Never returns an empty string; the result matches ``[\\w/-]+``
+    without ``_``.
+    """
+    shown = _TAG_CHARS.sub("-", tag)
+    shown = re.sub(r"/{2,}", "/", re.sub(r"-{2,}", "-", shown)).strip("-/")
+    if not any(ch.isalpha() for ch in shown):
+        shown = f"tag-{shown}".rstrip("-")
+    return shown
+
+
+def _encode_tag(tag: str) -> str:
+    """``tag`` percent-encoded, ``-`` included, so it is one word of the hidden comment."""
+    return quote(tag, safe="").replace("-", "%2D")
+
+
+def tags_text(tags: Sequence[str]) -> tuple[str, str]:
+    """Return ``(visible #tags, hidden comment or "")`` for a paper's tags."""
+    shown: list[str] = []
+    for tag in tags:
+        form = obsidian_tag(tag)
+        if form not in shown:
+            shown.append(form)
+    visible = " ".join(f"#{form}" for form in shown)
+    if all(obsidian_tag(tag) == tag for tag in tags):
+        return visible, ""
+    encoded = " ".join(_encode_tag(tag) for tag in tags)
+    return visible, f"<!-- rl:tags {encoded} -->"
+
+
+def take_tag_comments(header: str) -> tuple[str, list[str]]:
+    """Return ``header`` with its ``rl:tags`` comments blanked out, and the tags they name.
+
+    Input: an item's header lines joined by newlines. The tags are the exact names
+    :func:`tags_text` encoded, in order.
+    """
+    originals: list[str] = []
+    for match in _TAG_COMMENT.finditer(header):
+        originals.extend(unquote(part) for part in match.group(1).split())
+    return _TAG_COMMENT.sub(" ", header), originals
+
+
+def tags_in_text(text: str, originals: Sequence[str]) -> list[str]:
+    """Return the tags written as ``#tag`` in ``text``, without repeats, in order.
+
+    A shown tag is mapped back to the exact names in ``originals`` whose Obsidian form
+    it is; a tag without a letter (``#2024``) is no tag, as in Obsidian.
+    """
+    tags: list[str] = []
+    for match in _TAG_IN_TEXT.finditer(text):
+        shown = match.group(1)
+        if not any(ch.isalpha() for ch in shown):
+            continue  # "#2024" is no tag in Obsidian
+        found = [tag for tag in originals if obsidian_tag(tag) == shown]
+        for tag in found or [shown]:
+            if tag not in tags:
+                tags.append(tag)
+    return tags

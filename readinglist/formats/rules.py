@@ -1,0 +1,113 @@
+"""Field rules the RIS and CSL-JSON mappings share, each stated once.
+
+Both formats carry plain Unicode (no LaTeX), a citation key that may be any
+identifier, a date whose text starts ``YYYY/MM`` or ``YYYY-MM``, links that may be
+an arXiv page or a code repository, and BibTeX-named fields such as ``publisher``.
+:mod:`readinglist.formats.ris` and :mod:`readinglist.formats.csljson` read and
+write these through the functions here, so the two formats cannot drift apart.
+DOI and arXiv identifiers themselves follow :mod:`readinglist.identifiers`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from readinglist.identifiers import is_arxiv_url, normalize_arxiv
+from readinglist.records import PaperRecord
+
+__all__ = [
+    "MASTERS",
+    "arxiv_abs_url",
+    "arxiv_link",
+    "is_code_host",
+    "is_masters",
+    "keywords_of",
+    "looks_like_key",
+    "one_line",
+    "publisher_of",
+    "year_month",
+]
+
+#: The thesis kind written for a ``mastersthesis`` (RIS ``M3``, CSL ``genre``).
+MASTERS = "Master's thesis"
+#: Fields whose value is written as the publisher when ``publisher`` is absent: the
+#: publishing body of a report, thesis and manual in BibTeX (btxdoc, "BibTeXing", 1988).
+PUBLISHER_FIELDS = ("publisher", "institution", "school", "organization")
+
+#: A value taken for a citation key: a letter somewhere, no white space, none of the
+#: characters BibTeX does not allow in a key (``,{}()"#%'=\\~``).
+_KEY = re.compile(r"^(?=.*[A-Za-z])[^\s,{}()\"#%'=\\~]+$")
+#: Links read as the code link: the repository hosts of ML papers.
+_CODE_HOSTS = re.compile(
+    r"(?i)^https?://(?:www\.)?(?:github\.com|gitlab\.com|huggingface\.co|bitbucket\.org)/"
+)
+#: ``YYYY``, then optionally ``/MM`` or ``-MM`` (RIS ``PY``/``DA``, CSL ``raw`` dates).
+_DATE = re.compile(r"^\s*(?P<year>\d{4})(?:[/-](?P<month>\d{1,2})?)?")
+
+
+def one_line(text: str) -> str:
+    """``text`` with every run of white space (newlines included) made one space, stripped."""
+    return " ".join(text.split())
+
+
+def looks_like_key(value: str) -> bool:
+    """True when ``value`` can be a citation key (see ``_KEY``); an id such as
+    ``"item 3"`` or a PubMed URL is not one."""
+    return bool(_KEY.match(value))
+
+
+def is_code_host(link: str) -> bool:
+    """True for a link to github.com, gitlab.com, huggingface.co or bitbucket.org."""
+    return bool(_CODE_HOSTS.match(link))
+
+
+def is_masters(kind: str | None) -> bool:
+    """True when a thesis kind (RIS ``M3``, CSL ``genre``) names a master's thesis."""
+    return bool(kind) and "master" in (kind or "").casefold()
+
+
+def year_month(text: str) -> tuple[int | None, int | None]:
+    """Year and month of a date written ``YYYY[/-MM...]``; ``(None, None)`` without a year.
+
+    A month outside 1..12 (CSL seasons 13..16, typos) is None.
+    """
+    match = _DATE.match(text)
+    if match is None:
+        return None, None
+    month = int(match.group("month")) if match.group("month") else None
+    return int(match.group("year")), month if month and 1 <= month <= 12 else None
+
+
+def arxiv_abs_url(arxiv: str) -> str:
+    """The arXiv abstract page of an id, as written for a record's arXiv id."""
+    return f"https://arxiv.org/abs/{arxiv}"
+
+
+def arxiv_link(link: str) -> tuple[str | None, bool]:
+    """The arXiv id a link names, and whether the link is nothing but its abstract page.
+
+    The id follows :func:`readinglist.identifiers.normalize_arxiv` for links
+    :func:`readinglist.identifiers.is_arxiv_url` accepts (``abs``, ``pdf``, ``html``
+    pages, any version); ``(None, False)`` for other links. Only the plain abstract
+    page (``http(s)://arxiv.org/abs/ID``) is "just the id": a reader drops it as a URL,
+    as :func:`arxiv_abs_url` gives it back on writing.
+    """
+    found = normalize_arxiv(link) if is_arxiv_url(link) else None
+    if found is None:
+        return None, False
+    page = link.rstrip("/")
+    return found, page in (arxiv_abs_url(found), f"http://arxiv.org/abs/{found}")
+
+
+def publisher_of(fields: Mapping[str, str]) -> str | None:
+    """The first non-empty of :data:`PUBLISHER_FIELDS` in ``fields``, else None."""
+    return next((fields[name] for name in PUBLISHER_FIELDS if fields.get(name)), None)
+
+
+def keywords_of(record: PaperRecord, tags_as_keywords: bool) -> list[str]:
+    """The record's keywords, followed (with ``tags_as_keywords``) by its tags not among them."""
+    keywords = list(record.keywords)
+    if tags_as_keywords:
+        keywords.extend(tag for tag in record.tags if tag not in keywords)
+    return keywords

@@ -1,0 +1,172 @@
+"""Domain operations on a reading list. Every function takes a Session and never commits.
+
+The caller (a CLI command) owns the transaction (``db.session_scope``), so an
+import, a merge or a batch of marks is all-or-nothing. The library never parses
+text (``formats`` do) and never prints (``render`` does). This package re-exports
+its public names, so callers write ``library.resolve(...)``.
+
+Layout: one module per domain noun, in floors; a module imports only modules on
+floors below its own (``tests/test_architecture.py`` holds the table)::
+
+    readinglist/library/
+      _sql.py       floor 0  bulk SQL and every dialect branch: executemany with bind
+                             processors, the SQLite FTS trigger, ON CONFLICT DO NOTHING,
+                             the PostgreSQL advisory lock. Only SQLAlchemy and models.
+      rows.py       floor 1  rows <-> records: to_record, iter_records, load_papers,
+                             people rows, the bibliographic digest.
+      search.py     floor 2  the search text: derived here only; kept current by the
+                             Session's flush hooks (Core writes call refresh_search_text).
+      refs.py       floor 3  REFs and queries resolved to papers; key/tag completion.
+      tags.py       floor 3  tag names, links, rename, merge, counts.
+      notes.py      floor 3  notes added, edited, deleted.
+      listing.py    floor 3  read-only views: list, stats, triage queue, history.
+      matching.py   floor 3  an import's decisions: duplicate candidates, filling a
+                             duplicate, free citation keys.
+      papers.py     floor 4  status, priority, title, edit, rekey, merge, delete.
+      importing.py  floor 5  Importer / import_records (one batch), sync_markdown.
+
+Below the package: ``models`` (tables), ``records`` (interchange types and the
+field/priority vocabularies), ``prepare``, ``dedupe``, ``citekeys``, ``query``,
+``text``, ``identifiers``. Above it: ``cli``, ``maintenance``, ``triage``.
+"""
+
+from __future__ import annotations
+
+from readinglist.library._sql import CHUNK, IMPORT_LOCK, insert_or_ignore
+from readinglist.library.importing import Importer, ImportReport, import_records, sync_markdown
+from readinglist.library.listing import (
+    all_papers,
+    count_papers,
+    history,
+    list_papers,
+    paper_stats,
+    select_keys,
+    triage_queue,
+)
+from readinglist.library.notes import (
+    add_note,
+    delete_notes,
+    get_note,
+    get_notes,
+    notes_of,
+    update_note,
+)
+from readinglist.library.papers import (
+    delete_papers,
+    merge_papers,
+    rekey,
+    restore_status,
+    set_priority,
+    set_status,
+    set_title,
+    touch,
+    update_paper,
+)
+from readinglist.library.refs import (
+    find_paper,
+    key_taken,
+    keys_starting,
+    papers_for_keys,
+    resolve,
+    resolve_many,
+    resolve_targets,
+    select_ids_and_keys,
+    select_papers,
+    tags_starting,
+)
+from readinglist.library.rows import (
+    PERSON_CACHE,
+    RECORD_CHUNK,
+    bibliographic_digest,
+    bibtex_context,
+    iter_records,
+    load_papers,
+    load_papers_for_listing,
+    person_key,
+    to_record,
+)
+from readinglist.library.search import paper_search_text, refresh_search_text, search_text_for
+from readinglist.library.tags import (
+    add_tags,
+    check_tag_name,
+    delete_unused_tags,
+    ensure_tags,
+    find_tag,
+    merge_tags,
+    remove_tags,
+    rename_tag,
+    tag_counts,
+    tags_named,
+)
+from readinglist.prepare import Prepared, normalize_record, prepare_record
+from readinglist.records import EDITABLE, FILLABLE, PRIORITY_LEVELS
+
+__all__ = [
+    "CHUNK",
+    "EDITABLE",
+    "FILLABLE",
+    "IMPORT_LOCK",
+    "PERSON_CACHE",
+    "PRIORITY_LEVELS",
+    "RECORD_CHUNK",
+    "ImportReport",
+    "Importer",
+    "Prepared",
+    "add_note",
+    "add_tags",
+    "all_papers",
+    "bibliographic_digest",
+    "bibtex_context",
+    "check_tag_name",
+    "count_papers",
+    "delete_notes",
+    "delete_papers",
+    "delete_unused_tags",
+    "ensure_tags",
+    "find_paper",
+    "find_tag",
+    "get_note",
+    "get_notes",
+    "history",
+    "import_records",
+    "insert_or_ignore",
+    "iter_records",
+    "key_taken",
+    "keys_starting",
+    "list_papers",
+    "load_papers",
+    "load_papers_for_listing",
+    "merge_papers",
+    "merge_tags",
+    "normalize_record",
+    "notes_of",
+    "paper_search_text",
+    "paper_stats",
+    "papers_for_keys",
+    "person_key",
+    "prepare_record",
+    "refresh_search_text",
+    "rekey",
+    "remove_tags",
+    "rename_tag",
+    "resolve",
+    "resolve_many",
+    "resolve_targets",
+    "restore_status",
+    "search_text_for",
+    "select_ids_and_keys",
+    "select_keys",
+    "select_papers",
+    "set_priority",
+    "set_status",
+    "set_title",
+    "sync_markdown",
+    "tag_counts",
+    "tags_named",
+    "tags_starting",
+    "to_record",
+    "touch",
+    "triage_queue",
+    "update_note",
+    "update_paper",
+]

@@ -1,0 +1,171 @@
+"""Bottom floor: bulk SQL and every dialect branch of the library.
+
+Bulk inserts (``executemany`` with the columns' bind processors), the SQLite
+full-text trigger held back during a bulk insert, ``INSERT ... ON CONFLICT DO
+NOTHING`` per dialect and the PostgreSQL advisory lock that serialises imports.
+Imports only SQLAlchemy and ``readinglist.models``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from typing import Any, cast
+
+from sqlalchemy import Table, func, insert, select
+from sqlalchemy import text as sql_text
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from readinglist.models import (
+    Paper,
+    Person,
+)
+
+#: Rows per IN (...) look-up and per bulk insert.
+CHUNK = 500
+
+
+#: PostgreSQL advisory lock key that serialises imports (``db`` uses 7_312_001 for schema).
+IMPORT_LOCK = 7_312_002
+
+
+def serialize_imports(session: Session) -> None:
+    """Let one import at a time run on PostgreSQL, until its transaction ends.
+
+    An import reads the library (duplicates, citation keys in use, known people)
+    and then writes what it decided; two at once on PostgreSQL would both add the
+    same new person or key (a unique violation) or both add one paper. SQLite
+    needs nothing: ``BEGIN IMMEDIATE`` already admits one writer at a time.
+    """
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(select(func.pg_advisory_xact_lock(IMPORT_LOCK)))
+
+
+def insert_or_ignore(session: Session, model: type[Any]) -> Any:
+    """Return ``INSERT ... ON CONFLICT DO NOTHING`` for ``model`` in the session's dialect.
+
+    SQLite serialises writers (``BEGIN IMMEDIATE``), but on PostgreSQL two
+    transactions may insert the same new tag, or link the same tag to the same
+    paper, at once; the second would fail on the unique constraint. Both dialects
+    support the clause (SQLAlchemy's ``postgresql.insert``/``sqlite.insert``).
+    """
+    if session.get_bind().dialect.name == "postgresql":
+        return postgresql.insert(model).on_conflict_do_nothing()
+    return sqlite.insert(model).on_conflict_do_nothing()
+
+
+def insert_papers(session: Session, rows: list[dict[str, Any]]) -> list[int]:
+    """Insert paper rows (and their full-text entries); return their ids in row order."""
+    if not rows:
+        return []
+    with fts_bulk_insert(session) as bulk:
+        ids = insert_rows(session, Paper, rows)
+        if bulk:
+            session.execute(
+                sql_text("INSERT INTO paper_fts(rowid, search_text) VALUES (:id, :search_text)"),
+                [
+                    {"id": i, "search_text": row["search_text"]}
+                    for i, row in zip(ids, rows, strict=True)
+                ],
+            )
+    return ids
+
+
+def insert_rows(
+    session: Session, model: type[Paper] | type[Person], rows: list[dict[str, Any]]
+) -> list[int]:
+    """Insert ``rows`` into ``model``'s table; return the new ids in row order.
+
+    SQLite: ids are assigned here (``max(id) + 1`` on), and the rows go in through one
+    Core ``executemany``. The caller's transaction holds SQLite's write lock already
+    (an import inserts its batch first; edits write before), so no other writer can
+    take those ids; SQLite itself assigns ``max(rowid) + 1`` to a table without
+    AUTOINCREMENT (https://sqlite.org/autoinc.html). An ``INSERT ... RETURNING`` in
+    parameter order would go row by row there (SQLAlchemy has no sentinel for it).
+    PostgreSQL: ``INSERT ... RETURNING`` in batches (SQLAlchemy's insertmanyvalues).
+    """
+    table = cast(Table, model.__table__)
+    if session.get_bind().dialect.name == "sqlite":
+        first = int(session.scalar(select(func.max(table.c.id))) or 0) + 1
+        ids = list(range(first, first + len(rows)))
+        executemany(session, table, [{**row, "id": i} for i, row in zip(ids, rows, strict=True)])
+        return ids
+    found: list[int] = []
+    for start in range(0, len(rows), CHUNK):
+        chunk = rows[start : start + CHUNK]
+        result = session.execute(
+            insert(table).returning(table.c.id, sort_by_parameter_order=True), chunk
+        )
+        found.extend(result.scalars())
+    return found
+
+
+def executemany(session: Session, table: Any, rows: list[dict[str, Any]]) -> None:
+    """INSERT ``rows`` (dicts with the same keys) into ``table`` with one ``executemany``.
+
+    SQLite: straight through the DBAPI cursor (``exec_driver_sql``), each value passed
+    through the column type's own SQLAlchemy bind processor (JSON, UTC timestamps,
+    booleans), so the rows stored are those a Core ``insert(table)`` stores; Core's
+    per-row bookkeeping costs about 30 us a row on top (issue 9, 186,000 author links
+    for the ACL Anthology). Elsewhere, and whenever a column left out of the rows has
+    a Python-side default, a Core ``insert`` (which applies defaults).
+    """
+    if not rows:
+        return
+    names = list(rows[0])
+    columns = [table.c[name] for name in names]
+    dialect = session.get_bind().dialect
+    if dialect.name != "sqlite" or any(
+        column.default is not None for column in table.columns if column.name not in rows[0]
+    ):
+        for start in range(0, len(rows), CHUNK * 10):
+            session.execute(insert(table), rows[start : start + CHUNK * 10])
+        return
+    quote = dialect.identifier_preparer.quote
+    sql = (
+        f"INSERT INTO {quote(table.name)} ({', '.join(quote(n) for n in names)}) "
+        f"VALUES ({', '.join('?' for _ in names)})"
+    )
+    processors = [
+        (name, column.type.bind_processor(dialect))
+        for name, column in zip(names, columns, strict=True)
+    ]
+    params = [
+        tuple(process(row[name]) if process else row[name] for name, process in processors)
+        for row in rows
+    ]
+    session.connection().exec_driver_sql(sql, params)
+
+
+@contextmanager
+def fts_bulk_insert(session: Session) -> Iterator[bool]:
+    """On SQLite, hold back the full-text insert trigger while papers are bulk-inserted.
+
+    Yields True when the caller must fill ``paper_fts`` itself (one ``executemany``),
+    False elsewhere (PostgreSQL's index is a generated column; an SQLite file without
+    the trigger). Filling the FTS5 table through the ``paper_fts_ai`` trigger of
+    migration 0001 took about five times the CPU of one ``executemany`` into it
+    (10,000 rows, SQLite 3.40; issue 9), so the trigger is dropped for the insert and
+    created again from its own SQL, read from ``sqlite_master``, in the same
+    transaction: SQLite's DDL is transactional, so a failure rolls both back, and
+    other connections never see the library without it.
+    """
+    if session.get_bind().dialect.name != "sqlite":
+        yield False
+        return
+    sql = session.scalar(
+        sql_text("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'paper_fts_ai'")
+    )
+    if not sql:
+        yield False
+        return
+    session.execute(sql_text("DROP TRIGGER paper_fts_ai"))
+    try:
+        yield True
+    except BaseException:
+        # For a caller that catches the error and goes on in this transaction.
+        with suppress(Exception):
+            session.execute(sql_text(sql))
+        raise
+    session.execute(sql_text(sql))

@@ -1,0 +1,427 @@
+"""Imports: records added as one batch (duplicates merged or reported), and Markdown sync.
+
+:class:`Importer` takes records a chunk at a time (issue 9); :func:`import_records`
+feeds it everything at once; :func:`sync_markdown` applies the state of one of our
+Markdown lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from sqlalchemy import insert, update
+from sqlalchemy.orm import Session
+
+from readinglist import citekeys, dedupe
+from readinglist.library._sql import insert_papers, serialize_imports
+from readinglist.library.matching import (
+    Candidate,
+    Index,
+    KeyRegistry,
+    apply_merges,
+    choose_key,
+    fill_missing,
+    load_candidates,
+)
+from readinglist.library.papers import set_status
+from readinglist.library.refs import find_paper
+from readinglist.library.rows import (
+    PERSON_CACHE,
+    bibliographic_digest,
+    insert_people,
+    record_values,
+    split_keywords,
+)
+from readinglist.library.search import refresh_search_text, search_text_for, search_text_prepared
+from readinglist.library.tags import add_tags, link_tags, remove_tags
+from readinglist.models import (
+    Alias,
+    ImportBatch,
+    utcnow,
+)
+from readinglist.prepare import Prepared, prepare_record
+from readinglist.records import (
+    FILLABLE,
+    PaperRecord,
+    ParseProblem,
+)
+from readinglist.text import fold
+
+
+@dataclass
+class ImportReport:
+    """What an import did, for the summary on stderr.
+
+    ``added``: keys of new papers. ``merged``: (key, filled column names) for
+    duplicates that completed an existing paper. ``present``: keys of duplicates
+    that changed nothing. ``skipped``: (description, key) of duplicates not
+    imported under ``--no-merge``. ``problems``: warnings and rejections, in order.
+    """
+
+    batch_id: int | None = None
+    added: list[str] = field(default_factory=list)
+    merged: list[tuple[str, list[str]]] = field(default_factory=list)
+    present: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    problems: list[ParseProblem] = field(default_factory=list)
+
+    @property
+    def rejected(self) -> int:
+        """Number of entries rejected (problems of severity ``error``)."""
+        return sum(1 for p in self.problems if p.severity == "error")
+
+
+def import_records(
+    session: Session,
+    records: Sequence[PaperRecord],
+    *,
+    source: str,
+    fmt: str,
+    tags: Sequence[str] = (),
+    merge: bool = True,
+    problems: Sequence[ParseProblem] = (),
+    progress: Callable[[int], None] | None = None,
+    meta: Mapping[str, str] | None = None,
+) -> ImportReport:
+    """Add ``records`` to the library as one import batch; merge or report duplicates.
+
+    Args:
+        records: what a reader returned, in source order.
+        source: the file name (or ``<stdin>``) recorded in the batch and messages.
+        fmt: the format name recorded in the batch.
+        tags: tags given on the command line, added to every imported or merged paper.
+        merge: True merges duplicates into the existing paper (missing columns
+            filled, tags united; the user's title, status and notes kept);
+            False reports them and imports nothing for them (``--no-merge``).
+        problems: the reader's problems, carried into the report.
+        progress: called with the number of records handled so far.
+        meta: the reader's ``ParseResult.meta`` (BibTeX ``@string``/``@preamble``
+            text, kept with the batch; see :meth:`Importer.finish`).
+
+    Returns:
+        An ImportReport. Nothing is committed here: the caller's transaction
+        decides (``--strict`` rolls back when the report has rejections).
+
+    This is an :class:`Importer` fed every record at once; a caller that reads a
+    large file in pieces feeds an Importer chunk by chunk instead.
+    """
+    importer = Importer(session, source=source, fmt=fmt, tags=tags, merge=merge, progress=progress)
+    importer.add(records)
+    return importer.finish(problems, meta)
+
+
+#: A paper an import links to: an existing paper's id, or the row of one it adds
+#: (whose ``id`` is known once the chunk is inserted).
+Target = int | dict[str, Any]
+
+
+def _target_id(target: Target) -> int:
+    return target if isinstance(target, int) else int(target["id"])
+
+
+@dataclass
+class _Chunk:
+    """What an :class:`Importer` decided for one chunk, written by ``Importer._write``."""
+
+    index: Index
+    new_rows: list[dict[str, Any]] = field(default_factory=list)
+    new_records: list[PaperRecord] = field(default_factory=list)
+    merged_ids: dict[int, list[str]] = field(default_factory=dict)  # paper id -> filled
+    tag_links: list[tuple[Target, list[str]]] = field(default_factory=list)
+    tagged_pending: list[dict[str, Any]] = field(default_factory=list)
+    aliases: list[tuple[Target, str]] = field(default_factory=list)
+
+
+class Importer:
+    """One import batch, fed records in one or more chunks inside the caller's transaction.
+
+    ``Importer(session, source=..., fmt=...)`` opens the batch; :meth:`add` takes
+    records in source order (all at once, or a chunk at a time so that a reader can
+    stream a large file: issue 9); :meth:`finish` writes the batch's counts and
+    returns the :class:`ImportReport`. Nothing is committed here.
+
+    Each chunk costs a fixed number of queries: ``IN (...)`` look-ups of duplicate
+    candidates, of citation keys in use and of stored people (:data:`CHUNK` values
+    each), then bulk inserts through SQLAlchemy Core (``executemany``). A paper that
+    an earlier chunk added is already in the database (inserted, not committed), so
+    a later duplicate of it is found there and merged into it like into any paper
+    the library had before.
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        *,
+        source: str,
+        fmt: str,
+        tags: Sequence[str] = (),
+        merge: bool = True,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
+        self.session = session
+        self.source = source
+        self.merge = merge
+        self.progress = progress
+        self.extra_tags = list(dict.fromkeys(tags))
+        self.report = ImportReport()
+        self.keys = KeyRegistry(session)
+        self.person_ids: dict[str, int] = {}  # people.name_key -> id, across chunks
+        self.handled = 0
+        self.now = utcnow()
+        serialize_imports(session)
+        self.batch_id = session.scalar(
+            insert(ImportBatch).values(source=source, format=fmt).returning(ImportBatch.id)
+        )
+        self.report.batch_id = self.batch_id
+
+    def add(self, records: Iterable[PaperRecord]) -> None:
+        """Import one chunk of records (in source order); see :func:`import_records`."""
+        self.add_prepared([prepare_record(r) for r in records])
+
+    def add_prepared(self, prepared: list[Prepared]) -> None:
+        """Import one chunk of records already passed through :func:`prepare_record`
+        (in source order): what :meth:`add` does after that step, which needs no
+        database (``readinglist.pipelines.reader_process`` runs it beside the import).
+
+        Per record: a duplicate is merged (or skipped under ``--no-merge``), anything
+        else becomes a new paper row; then the chunk is written in bulk.
+        """
+        if not prepared:
+            return
+        chunk = _Chunk(Index())
+        load_candidates(self.session, prepared, chunk.index)
+        self.keys.prefetch(p.base for p in prepared)
+        for item in prepared:
+            self._count()
+            family = dedupe.first_family(item.record)
+            dup, conflict = chunk.index.match(
+                item.record, item.tkey, item.akey, family, self.batch_id
+            )
+            if dup is not None:
+                self._merge(chunk, item.record, dup)
+            else:
+                self._add_new(chunk, item, family, conflict)
+        self._write(chunk)
+
+    def _count(self) -> None:
+        self.handled += 1
+        if self.progress is not None and self.handled % 1000 == 0:
+            self.progress(self.handled)
+
+    def _merge(self, chunk: _Chunk, record: PaperRecord, dup: Candidate) -> None:
+        """Merge ``record`` into its duplicate ``dup`` (fill missing columns, add tags),
+        or report it skipped under ``--no-merge``."""
+        report = self.report
+        if not self.merge:
+            where = f"{self.source}:{record.line}" if record.line else self.source
+            report.skipped.append((where, dup.key))
+            return
+        tags = [*record.tags, *self.extra_tags]
+        filled = fill_missing(dup, record)
+        wanted = {fold(t) for t in tags} - dup.tags
+        if filled and dup.pending is not None:
+            dup.pending["_refresh"] = True
+        if filled or wanted:
+            report.merged.append((dup.key, filled + (["tags"] if wanted else [])))
+            dup.tags |= wanted
+            if dup.paper_id is not None:
+                chunk.merged_ids.setdefault(dup.paper_id, []).extend(filled)
+                if wanted:
+                    chunk.tag_links.append((dup.paper_id, tags))
+            elif dup.pending is not None and wanted:
+                chunk.tag_links.append((dup.pending, tags))
+                chunk.tagged_pending.append(dup.pending)
+        else:
+            report.present.append(dup.key)
+        self._alias(record, dup, chunk.aliases)
+
+    def _add_new(
+        self, chunk: _Chunk, item: Prepared, family: str, conflict: Candidate | None
+    ) -> None:
+        """Make ``item`` a new paper row of ``chunk`` under a free key (a warning when it
+        shares an identifier with ``conflict``, a paper with another title)."""
+        record = item.record
+        if conflict is not None:
+            self.report.problems.append(
+                ParseProblem(
+                    f"shares an identifier with {conflict.key!r} but the titles differ; "
+                    "imported as a separate paper",
+                    self.source,
+                    record.line,
+                    "warning",
+                )
+            )
+        key = choose_key(record, self.keys, self.report.problems, self.source, item.base)
+        # A record keeps its source text only under its own key.
+        final = record if key == record.citekey else replace(record, citekey=key, source_text=None)
+        all_tags = list(dict.fromkeys([*record.tags, *self.extra_tags]))
+        row = self._new_row(item, final, keep_source=final.source_text is not None)
+        row["search_text"] = search_text_prepared(item, final, all_tags)
+        chunk.new_rows.append(row)
+        chunk.new_records.append(final)
+        if all_tags:
+            chunk.tag_links.append((row, all_tags))
+        cand = Candidate(
+            None,
+            key,
+            final.title,
+            final.year,
+            family,
+            row,
+            {fold(t) for t in all_tags},
+            row,
+            self.batch_id,
+        )
+        chunk.index.add(cand, final.doi, final.arxiv, item.tkey, item.akey, [record.citekey, key])
+        self.report.added.append(key)
+
+    def _new_row(self, item: Prepared, final: PaperRecord, *, keep_source: bool) -> dict[str, Any]:
+        """The ``papers`` row of a new paper ``final`` (``item``'s record under its key)."""
+        key = final.citekey or ""
+        return {
+            "citekey": key,
+            "citekey_folded": key.lower(),
+            "entry_type": final.entry_type,
+            "title_key": item.tkey,
+            "abstract_key": item.akey,
+            "fields": dict(final.fields),
+            "source_text": final.source_text,
+            "source_digest": bibliographic_digest(final) if keep_source else None,
+            "source_check": final.source_check if keep_source else None,
+            "status": item.record.status or "new",
+            "priority": None,
+            "added_at": self.now,
+            "updated_at": self.now,
+            "batch_id": self.batch_id,
+            **record_values(final),
+        }
+
+    def _write(self, chunk: _Chunk) -> None:
+        """Write what the chunk decided: new papers with people and tags, merges, aliases."""
+        session = self.session
+        for row, final in zip(chunk.new_rows, chunk.new_records, strict=True):
+            if row.pop("_refresh", False):  # a later record of the chunk filled it
+                filled_record = replace(
+                    final,
+                    **{k: row[k] for k in FILLABLE if k != "keywords"},
+                    keywords=split_keywords(row["keywords"]),
+                )
+                row["abstract_key"] = dedupe.abstract_key(row["abstract"])
+                row["search_text"] = search_text_for(filled_record, [*final.tags, *self.extra_tags])
+        ids = insert_papers(session, chunk.new_rows)
+        for row, paper_id in zip(chunk.new_rows, ids, strict=True):
+            row["id"] = paper_id
+        insert_people(session, chunk.new_records, ids, self.person_ids)
+        if len(self.person_ids) > PERSON_CACHE:  # bounded memory on huge files
+            self.person_ids.clear()
+        apply_merges(session, chunk.merged_ids, chunk.index)
+        link_tags(session, chunk.tag_links)
+        if chunk.aliases:
+            session.execute(
+                insert(Alias),
+                [
+                    {"alias_folded": key.lower(), "alias": key, "paper_id": _target_id(target)}
+                    for target, key in chunk.aliases
+                ],
+            )
+        # A paper of this chunk that a later record of it gave more tags: its search text
+        # is computed again from the database, like that of any paper merged into.
+        touched = set(chunk.merged_ids) | {t for t, _ in chunk.tag_links if isinstance(t, int)}
+        touched |= {row["id"] for row in chunk.tagged_pending}
+        if touched:
+            refresh_search_text(session, touched)
+
+    def _alias(
+        self, record: PaperRecord, dup: Candidate, aliases: list[tuple[Target, str]]
+    ) -> None:
+        """Keep a merged duplicate's own citation key as an alias of the paper it went
+        into (when the key is valid and used by no paper or alias), so that a document
+        citing it still resolves (``show``, ``export --aux``)."""
+        key = record.citekey
+        if not key or not citekeys.is_valid_key(key) or key.lower() == dup.key.lower():
+            return
+        if self.keys.taken(key.lower(), key):
+            return
+        self.keys.claim(key)
+        target = dup.paper_id if dup.paper_id is not None else dup.pending
+        if target is not None:
+            aliases.append((target, key))
+
+    def finish(
+        self, problems: Sequence[ParseProblem] = (), meta: Mapping[str, str] | None = None
+    ) -> ImportReport:
+        """Record the batch's counts and return the report.
+
+        ``problems`` are the reader's (warnings and rejections, in source order); they
+        come first in ``report.problems``, before the import's own warnings. ``meta``
+        is the reader's ``ParseResult.meta``: its ``"strings"`` and ``"preamble"``
+        (BibTeX ``@string`` / ``@preamble`` text) are kept with the batch, so that an
+        export can copy the entries that use those macros byte for byte (issue 4).
+        """
+        report = self.report
+        report.problems = [*problems, *report.problems]
+        meta = meta or {}
+        self.session.execute(
+            update(ImportBatch)
+            .where(ImportBatch.id == self.batch_id)
+            .values(
+                added=len(report.added),
+                merged=len(report.merged),
+                rejected=report.rejected,
+                # PostgreSQL text cannot hold NUL (records are cleaned the same way).
+                bibtex_strings=(meta.get("strings") or "").replace("\x00", "") or None,
+                bibtex_preamble=(meta.get("preamble") or "").replace("\x00", "") or None,
+            )
+        )
+        if self.progress is not None:
+            self.progress(self.handled)
+        return report
+
+
+def sync_markdown(session: Session, records: Sequence[PaperRecord], *, source: str) -> ImportReport:
+    """Apply read status and tags from one of our Markdown lists, matched by citation key.
+
+    Rules (issue 7): a ticked box sets ``read``; an unticked box on a paper that is
+    read sets ``to-read``; under a status heading a paper takes that heading's
+    status. Tags follow the list: a ``#tag`` added in the list is added, a tag
+    deleted from the list is removed (every export writes all of a paper's tags).
+    Unknown keys are reported as problems. Returns an ImportReport whose
+    ``merged`` lists the changed keys with what changed.
+    """
+    report = ImportReport()
+    for record in records:
+        paper = find_paper(session, record.citekey or "")
+        if paper is None:
+            report.problems.append(
+                ParseProblem(
+                    f"no paper with citation key {record.citekey!r}", source, record.line, "warning"
+                )
+            )
+            continue
+        checked = record.fields.get("checked") == "true"
+        status = record.status
+        if checked:
+            status = "read"
+        elif paper.status == "read" and status in (None, "read"):
+            status = "to-read"
+        changes: list[str] = []
+        if status and status != paper.status:
+            set_status(session, [paper], status)
+            changes.append(f"status {status}")
+        have = {t.name_folded: t.name for t in paper.tags}
+        listed = {t.strip().lower() for t in record.tags if t.strip()}
+        new_tags = [t for t in record.tags if t.strip() and t.strip().lower() not in have]
+        gone = [name for folded, name in have.items() if folded not in listed]
+        if new_tags:
+            add_tags(session, [paper], new_tags)
+            changes.append("tags +" + ", +".join(new_tags))
+        if gone:
+            remove_tags(session, [paper], gone)
+            changes.append("tags -" + ", -".join(gone))
+        if changes:
+            report.merged.append((paper.citekey, changes))
+        else:
+            report.present.append(paper.citekey)
+    return report

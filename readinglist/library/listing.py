@@ -1,0 +1,152 @@
+"""Read-only views for ``list``, ``stats``, ``triage`` and ``history``: light queries, no writes."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from readinglist import query
+from readinglist.library._sql import CHUNK
+from readinglist.library.rows import load_papers, load_papers_for_listing
+from readinglist.models import (
+    PRIORITY_NAMES,
+    Paper,
+    PaperTag,
+    StatusEvent,
+    Tag,
+)
+from readinglist.records import (
+    PRIORITY_LEVELS,
+    STATUSES,
+)
+
+
+def all_papers(session: Session) -> list[Paper]:
+    """Return every paper in order of addition (oldest first), then by key."""
+    return load_papers(session)
+
+
+def history(session: Session, paper: Paper) -> list[dict[str, Any]]:
+    """Return the paper's read-status history as ``{"from", "to", "at"}`` dicts, oldest first."""
+    return [{"from": e.from_status, "to": e.to_status, "at": e.at} for e in paper.events]
+
+
+def count_papers(session: Session) -> int:
+    """Return the number of papers in the library."""
+    return int(session.scalar(select(func.count(Paper.id))) or 0)
+
+
+def select_keys(
+    session: Session,
+    query_text: str = "",
+    *,
+    sort: str | None = None,
+    limit: int | None = None,
+    reverse: bool = False,
+) -> list[str]:
+    """Return the citation keys of the papers ``query_text`` selects, sorted, in one query.
+
+    Same selection and order as :func:`select_papers` without loading any paper
+    (``list -k`` on a large library). Raises InvalidQuery or UsageError.
+    """
+    return query.paper_keys(session, query_text, sort=sort, limit=limit, reverse=reverse)
+
+
+def list_papers(
+    session: Session,
+    query_text: str = "",
+    *,
+    sort: str | None = None,
+    limit: int | None = None,
+    reverse: bool = False,
+) -> list[Paper]:
+    """Return the papers ``query_text`` selects, sorted, with people and tags (no notes).
+
+    :func:`select_papers` for listings (``list`` tables and JSON), which never show
+    notes. Raises InvalidQuery or UsageError.
+    """
+    ids = query.paper_ids(session, query_text, sort=sort, limit=limit, reverse=reverse)
+    return load_papers_for_listing(session, ids)
+
+
+def triage_queue(session: Session, query_text: str = "", *, only_new: bool = True) -> list[int]:
+    """Return the ids of the papers ``triage`` walks, oldest import first (then file order).
+
+    Those ``query_text`` selects (every paper when blank), limited to status ``new``
+    when ``only_new``. Raises InvalidQuery for a bad query.
+    """
+    stmt = select(Paper.id, Paper.added_at)
+    if only_new:
+        stmt = stmt.where(Paper.status == "new")
+    if not query_text.strip():
+        rows = session.execute(stmt).all()
+    else:
+        ids = query.paper_ids(session, query_text)
+        rows = []
+        for start in range(0, len(ids), CHUNK):
+            rows.extend(session.execute(stmt.where(Paper.id.in_(ids[start : start + CHUNK]))))
+    return [int(pid) for pid, _ in sorted(rows, key=lambda r: (r[1], r[0]))]
+
+
+def paper_stats(session: Session, query_text: str = "") -> dict[str, Any]:
+    """Count the papers ``query_text`` selects (all when blank) for ``stats``.
+
+    Returns ``{"papers": n, "status": {status: n} (every status of records.STATUSES,
+    in that order), "priority": {"high"|"medium"|"low"|"none": n}, "tags": [(name,
+    n)] (most used first, then by name), "read_per_month": [("YYYY-MM", n)] (oldest
+    first)}``. A paper counts as read in every month (UTC) in which its status
+    history moved it to ``read``; a paper marked read without history (imported so)
+    counts in the month of its ``read_at``. Raises InvalidQuery for a bad query.
+    """
+    ids: list[int] | None = None
+    if query_text.strip():
+        ids = query.paper_ids(session, query_text)
+
+    def chunks(stmt: Any, column: Any) -> Iterable[Any]:
+        if ids is None:
+            yield from session.execute(stmt)
+            return
+        for start in range(0, len(ids), CHUNK):
+            yield from session.execute(stmt.where(column.in_(ids[start : start + CHUNK])))
+
+    status: Counter[str] = Counter()
+    priority: Counter[str] = Counter()
+    read_at: dict[int, datetime] = {}
+    papers = 0
+    for pid, st, prio, when in chunks(
+        select(Paper.id, Paper.status, Paper.priority, Paper.read_at), Paper.id
+    ):
+        papers += 1
+        status[st] += 1
+        priority[PRIORITY_NAMES.get(prio, "none") if prio is not None else "none"] += 1
+        if when is not None:
+            read_at[int(pid)] = when
+    tags: Counter[str] = Counter()
+    for name, _pid in chunks(
+        select(Tag.name, PaperTag.paper_id).join(PaperTag, PaperTag.tag_id == Tag.id),
+        PaperTag.paper_id,
+    ):
+        tags[str(name)] += 1
+    months: dict[str, set[int]] = defaultdict(set)
+    with_events: set[int] = set()
+    for pid, at in chunks(
+        select(StatusEvent.paper_id, StatusEvent.at).where(StatusEvent.to_status == "read"),
+        StatusEvent.paper_id,
+    ):
+        with_events.add(int(pid))
+        months[at.strftime("%Y-%m")].add(int(pid))
+    for pid, when in read_at.items():
+        if pid not in with_events:
+            months[when.strftime("%Y-%m")].add(pid)
+    return {
+        "papers": papers,
+        "status": {name: status.get(name, 0) for name in STATUSES},
+        "priority": {name: priority.get(name, 0) for name in PRIORITY_LEVELS},
+        "tags": sorted(tags.items(), key=lambda item: (-item[1], item[0].lower(), item[0])),
+        "read_per_month": [(month, len(months[month])) for month in sorted(months)],
+    }

@@ -1,0 +1,289 @@
+"""Papers: read status, priority, title, hand edits, new keys, merging and deleting.
+
+Each takes a Session, flushes and leaves the commit to the caller (issue 5: ``mark``
+commits once per command, ``triage`` once per decision).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, update
+from sqlalchemy.orm import Session
+
+from readinglist import citekeys, dedupe
+from readinglist.errors import Conflict, UsageError
+from readinglist.library._sql import CHUNK
+from readinglist.library.refs import find_paper
+from readinglist.library.rows import insert_people, keywords_text
+from readinglist.library.search import refresh_search_text
+from readinglist.library.tags import add_tags
+from readinglist.models import (
+    PRIORITY_CODES,
+    Alias,
+    Note,
+    Paper,
+    PaperPerson,
+    StatusEvent,
+    utcnow,
+)
+from readinglist.prepare import normalize_record
+from readinglist.records import (
+    EDITABLE,
+    FILLABLE,
+    PRIORITY_LEVELS,
+    STATUSES,
+    PaperRecord,
+)
+from readinglist.text import title_key
+
+
+def set_status(
+    session: Session, papers: Sequence[Paper], status: str, *, at: datetime | None = None
+) -> list[Paper]:
+    """Set the read status of ``papers``; record each change in the status history.
+
+    ``status`` is one of ``records.STATUSES`` (else UsageError). Moving to ``read``
+    sets ``read_at``; leaving ``read`` clears it. Papers already at ``status`` are
+    left alone. Returns the papers that changed.
+    """
+    if status not in STATUSES:
+        raise UsageError(f"unknown status {status!r}; use one of {', '.join(STATUSES)}")
+    when = at or utcnow()
+    changed = []
+    for paper in papers:
+        if paper.status == status:
+            continue
+        session.add(
+            StatusEvent(paper_id=paper.id, from_status=paper.status, to_status=status, at=when)
+        )
+        paper.status = status
+        paper.read_at = when if status == "read" else None
+        paper.updated_at = when
+        changed.append(paper)
+    session.flush()
+    return changed
+
+
+def restore_status(session: Session, paper: Paper, status: str, read_at: datetime | None) -> None:
+    """Put ``paper`` back to ``status`` with its earlier ``read_at`` (triage's undo).
+
+    The change is recorded in the status history like any other (:func:`set_status`).
+    """
+    set_status(session, [paper], status)
+    paper.read_at = read_at if status == "read" else None
+    session.flush()
+
+
+def set_priority(
+    session: Session, papers: Sequence[Paper], level: str | None, *, at: datetime | None = None
+) -> list[Paper]:
+    """Set the priority of ``papers``; return the papers that changed.
+
+    ``level`` is ``high``, ``medium`` or ``low`` (stored as ``models.PRIORITY_CODES``),
+    or ``none``/None to clear it. Raises UsageError for anything else.
+    """
+    if level is None or level == "none":
+        code = None
+    elif level in PRIORITY_CODES:
+        code = PRIORITY_CODES[level]
+    else:
+        raise UsageError(f"unknown priority {level!r}; use one of {', '.join(PRIORITY_LEVELS)}")
+    when = at or utcnow()
+    changed = []
+    for paper in papers:
+        if paper.priority != code:
+            paper.priority = code
+            paper.updated_at = when
+            changed.append(paper)
+    session.flush()
+    return changed
+
+
+def set_title(
+    session: Session, paper: Paper, title: str | None, *, provisional: bool = False
+) -> str | None:
+    """Set the title of ``paper`` and return the old one.
+
+    White space is collapsed; ``title_provisional`` becomes ``provisional`` (False: the
+    user's title is never made up); ``title_key`` and the search text follow. None
+    (only for triage's undo of a paper without title) clears it. Raises UsageError
+    for an empty title.
+    """
+    old = paper.title
+    if title is not None:
+        title = " ".join(title.split())
+        if not title:
+            raise UsageError("a title cannot be empty")
+    paper.title = title
+    paper.title_provisional = provisional
+    paper.title_key = title_key(title) if title else None
+    paper.updated_at = utcnow()
+    session.flush()  # the search text follows (library.search)
+    return old
+
+
+def update_paper(
+    session: Session, paper: Paper, before: PaperRecord, after: PaperRecord
+) -> list[str]:
+    """Apply to ``paper`` what changed from ``before`` to ``after`` (``edit``); return the names.
+
+    ``before`` is the paper as the user was shown it and ``after`` as they left it,
+    both read by the same reader, so only real edits differ. Only fields of
+    :data:`EDITABLE` that differ are written (another process's change to any other
+    field is kept). A changed title stops being provisional. DOI and arXiv id are
+    normalized; people are relinked (stored spellings reused); ``title_key``,
+    ``abstract_key``, ``updated_at`` and the search text follow. The citation key is
+    not touched (see :func:`rekey`), nor is read status, priority, tags or notes.
+    """
+    before, after = normalize_record(before), normalize_record(after)
+    changed = [name for name in EDITABLE if _edit_value(before, name) != _edit_value(after, name)]
+    if not changed:
+        return []
+    values: dict[str, Any] = {}
+    for name in changed:
+        if name in ("authors", "editors"):
+            continue
+        if name == "keywords":
+            values[name] = keywords_text(after.keywords)
+        elif name == "fields":
+            values[name] = dict(after.fields)
+        else:
+            values[name] = getattr(after, name)
+    if "title" in values:
+        values["title_provisional"] = False
+        values["title_key"] = title_key(after.title) if after.title else None
+    if "abstract" in values:
+        values["abstract_key"] = dedupe.abstract_key(after.abstract)
+    values["updated_at"] = utcnow()
+    for name, value in values.items():
+        setattr(paper, name, value)
+    session.flush()  # the search text follows (library.search)
+    roles = [role for role in ("author", "editor") if f"{role}s" in changed]
+    if roles:
+        # Relink only the roles that changed; the other keeps the people it has. The
+        # loaded links go out of the session first, or the new rows (same primary keys)
+        # would be read back as the stale objects.
+        for link in list(paper.people):
+            if link.role in roles:
+                session.expunge(link)
+        session.execute(
+            delete(PaperPerson).where(PaperPerson.paper_id == paper.id, PaperPerson.role.in_(roles))
+        )
+        people = replace(
+            after,
+            authors=after.authors if "author" in roles else (),
+            editors=after.editors if "editor" in roles else (),
+        )
+        insert_people(session, [people], [paper.id])
+        session.expire(paper, ["people"])
+        # People relinked by Core statements, which the flush hook does not see.
+        refresh_search_text(session, [paper.id])
+    return changed
+
+
+def _edit_value(record: PaperRecord, name: str) -> Any:
+    value = getattr(record, name)
+    if name in ("keywords", "authors", "editors"):
+        return tuple(value)
+    if name == "fields":
+        return dict(value)
+    if isinstance(value, str) and not value.strip():
+        return None
+    return value
+
+
+def rekey(session: Session, paper: Paper, new_key: str) -> str:
+    """Rename ``paper``'s citation key to ``new_key``, keeping the old key as an alias.
+
+    Returns the old key. Raises UsageError for a key BibTeX cannot use and Conflict
+    (exit 4) when ``new_key`` is another paper's key or alias. Renaming to the same
+    key in another case only changes the spelling.
+    """
+    new_key = new_key.strip()
+    if not citekeys.is_valid_key(new_key):
+        raise UsageError(f"{new_key!r} is not a usable citation key (no spaces, commas, braces)")
+    old = paper.citekey
+    folded = new_key.lower()
+    owner = find_paper(session, new_key)
+    if owner is not None and owner.id != paper.id:
+        raise Conflict(f"citation key {new_key!r} is already used by {owner.citekey!r}")
+    if folded != paper.citekey_folded:
+        session.add(Alias(alias=old, alias_folded=paper.citekey_folded, paper_id=paper.id))
+        # The new key may be one of this paper's own aliases: it stops being an alias.
+        session.execute(delete(Alias).where(Alias.alias_folded == folded))
+    paper.citekey = new_key
+    paper.citekey_folded = folded
+    paper.updated_at = utcnow()
+    session.flush()
+    return old
+
+
+def merge_papers(session: Session, keep: Paper, others: Sequence[Paper]) -> list[str]:
+    """Merge ``others`` into ``keep`` and delete them; their keys become aliases of ``keep``.
+
+    ``keep``'s values win; its missing columns are filled from the others in order;
+    tags and notes are united; the status history is moved over; ``keep``'s read
+    status, priority and title stay. Returns the names of the columns filled.
+    Raises UsageError when ``keep`` is among ``others``.
+    """
+    if any(o.id == keep.id for o in others):
+        raise UsageError(f"cannot merge {keep.citekey!r} into itself")
+    filled: list[str] = []
+    for other in others:
+        for name in FILLABLE:
+            if getattr(keep, name) in (None, "") and getattr(other, name) not in (None, ""):
+                setattr(keep, name, getattr(other, name))
+                filled.append(name)
+        if keep.title_provisional and other.title and not other.title_provisional:
+            keep.title, keep.title_provisional = other.title, False
+            filled.append("title")
+        if not any(pp.role == "author" for pp in keep.people) and other.people:
+            for pp in other.people:
+                keep.people.append(
+                    PaperPerson(role=pp.role, position=pp.position, person_id=pp.person_id)
+                )
+            filled.append("authors")
+        extra_fields = {k: v for k, v in (other.fields or {}).items() if k not in keep.fields}
+        if extra_fields:
+            keep.fields = {**keep.fields, **extra_fields}
+        keep.source_digest = None  # the merged entry is no longer the one read
+        session.execute(update(Note).where(Note.paper_id == other.id).values(paper_id=keep.id))
+        session.execute(
+            update(StatusEvent).where(StatusEvent.paper_id == other.id).values(paper_id=keep.id)
+        )
+        tag_names = [t.name for t in other.tags]
+        aliases = [(a.alias, a.alias_folded) for a in other.aliases]
+        other_key, other_folded = other.citekey, other.citekey_folded
+        session.delete(other)
+        session.flush()
+        for alias, folded in [(other_key, other_folded), *aliases]:
+            session.add(Alias(alias=alias, alias_folded=folded, paper_id=keep.id))
+        if tag_names:
+            add_tags(session, [keep], tag_names)
+    keep.title_key = title_key(keep.title) if keep.title else None
+    keep.updated_at = utcnow()
+    session.flush()
+    session.expire(keep)
+    refresh_search_text(session, [keep.id])  # notes moved by Core statements
+    return list(dict.fromkeys(filled))
+
+
+def delete_papers(session: Session, papers: Sequence[Paper]) -> list[str]:
+    """Delete ``papers`` with their links, notes, history and aliases; return their keys."""
+    keys = [p.citekey for p in papers]
+    ids = [p.id for p in papers]
+    for start in range(0, len(ids), CHUNK):
+        session.execute(delete(Paper).where(Paper.id.in_(ids[start : start + CHUNK])))
+    session.expunge_all()
+    return keys
+
+
+def touch(session: Session, paper_ids: Iterable[int], when: datetime | None = None) -> None:
+    """Set ``updated_at`` of the given papers to ``when`` (default now)."""
+    ids = sorted(set(paper_ids))
+    if ids:
+        session.execute(update(Paper).where(Paper.id.in_(ids)).values(updated_at=when or utcnow()))

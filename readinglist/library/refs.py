@@ -1,0 +1,159 @@
+"""References: a REF (citation key or alias) or a query resolved to papers, and completion.
+
+Raises NotFound naming what is unknown; the query language is ``readinglist.query``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from readinglist import query
+from readinglist.errors import NotFound, UsageError
+from readinglist.library.rows import load_papers
+from readinglist.models import (
+    Alias,
+    Paper,
+    Tag,
+)
+
+
+def find_paper(session: Session, ref: str) -> Paper | None:
+    """Return the paper whose citation key or alias is ``ref`` (case-insensitive), or None."""
+    folded = ref.strip().lower()
+    paper = session.scalars(select(Paper).where(Paper.citekey_folded == folded)).first()
+    if paper is not None:
+        return paper
+    return session.scalars(
+        select(Paper).join(Alias, Alias.paper_id == Paper.id).where(Alias.alias_folded == folded)
+    ).first()
+
+
+def resolve(session: Session, ref: str) -> Paper:
+    """Return the paper for ``ref`` (a citation key or alias). Raises NotFound naming it."""
+    paper = find_paper(session, ref)
+    if paper is None:
+        raise NotFound(f"no paper with citation key {ref!r}")
+    return paper
+
+
+def resolve_many(session: Session, refs: Sequence[str]) -> list[Paper]:
+    """Resolve every REF, in order and without repeats; all or nothing.
+
+    Raises NotFound naming every unknown REF (nothing is changed by the caller then).
+    """
+    papers, unknown = _find_all(session, refs)
+    if unknown:
+        names = ", ".join(repr(r) for r in unknown)
+        noun = "citation key" if len(unknown) == 1 else "citation keys"
+        raise NotFound(f"no paper with {noun} {names}; nothing changed")
+    return papers
+
+
+def key_taken(session: Session, folded: str) -> bool:
+    """True when ``folded`` (a lower-case key) is a paper's key or an alias."""
+    if session.scalar(select(Paper.id).where(Paper.citekey_folded == folded)) is not None:
+        return True
+    return session.scalar(select(Alias.paper_id).where(Alias.alias_folded == folded)) is not None
+
+
+def resolve_targets(session: Session, refs: Sequence[str], query_text: str | None) -> list[Paper]:
+    """Return the papers a command acts on: its REFs, or every paper ``-q QUERY`` selects.
+
+    Exactly one of ``refs`` (citation keys or aliases, all of which must exist) and
+    ``query_text`` (not blank) must be given; a REF is never parsed as a query, since
+    keys may contain ``:``. Raises UsageError for neither, both or a blank query;
+    NotFound naming every unknown REF; InvalidQuery for a bad query.
+    """
+    if refs and query_text is not None:
+        raise UsageError("give REFs or -q QUERY, not both")
+    if query_text is not None:
+        if not query_text.strip():
+            raise UsageError("-q needs a query (an empty one would select every paper)")
+        return select_papers(session, query_text)
+    if not refs:
+        raise UsageError("give at least one REF (citation key or alias) or -q QUERY")
+    return resolve_many(session, refs)
+
+
+def select_papers(
+    session: Session,
+    query_text: str = "",
+    *,
+    sort: str | None = None,
+    limit: int | None = None,
+    reverse: bool = False,
+) -> list[Paper]:
+    """Return the papers ``query_text`` selects (all when empty), sorted, loaded with relations.
+
+    See ``readinglist.query`` for the language and the sort keys. Raises InvalidQuery.
+    """
+    ids = query.paper_ids(session, query_text, sort=sort, limit=limit, reverse=reverse)
+    return load_papers(session, ids)
+
+
+def select_ids_and_keys(session: Session, query_text: str = "") -> list[tuple[int, str]]:
+    """Return ``(id, citation key)`` of the papers ``query_text`` selects, in
+    :func:`select_papers` order, in one query and without loading papers (``export``).
+
+    Raises InvalidQuery.
+    """
+    stmt = query.statement(session, query_text, (Paper.id, Paper.citekey))
+    return [(int(paper_id), str(key)) for paper_id, key in session.execute(stmt)]
+
+
+def papers_for_keys(session: Session, refs: Sequence[str]) -> tuple[list[Paper], list[str]]:
+    """Return ``(papers, missing refs)`` for citation keys or aliases, in first-seen order.
+
+    The papers come loaded with people, tags and notes (:func:`load_papers`).
+    """
+    found, missing = _find_all(session, refs)
+    return load_papers(session, [p.id for p in found]), missing
+
+
+def _find_all(session: Session, refs: Sequence[str]) -> tuple[list[Paper], list[str]]:
+    """Return ``(papers of refs in first-seen order without repeats, unknown refs)``."""
+    papers: list[Paper] = []
+    unknown: list[str] = []
+    seen: set[int] = set()
+    for ref in refs:
+        paper = find_paper(session, ref)
+        if paper is None:
+            unknown.append(ref)
+        elif paper.id not in seen:
+            seen.add(paper.id)
+            papers.append(paper)
+    return papers, unknown
+
+
+def keys_starting(session: Session, prefix: str, limit: int = 200) -> list[str]:
+    """Return up to ``limit`` citation keys and aliases starting with ``prefix``
+    (case-insensitive), sorted case-insensitively: the candidates of shell completion."""
+    folded = prefix.lower()
+    keys = session.scalars(
+        select(Paper.citekey)
+        .where(Paper.citekey_folded.startswith(folded, autoescape=True))
+        .order_by(Paper.citekey_folded)
+        .limit(limit)
+    ).all()
+    aliases = session.scalars(
+        select(Alias.alias)
+        .where(Alias.alias_folded.startswith(folded, autoescape=True))
+        .order_by(Alias.alias_folded)
+        .limit(limit)
+    ).all()
+    return sorted({*keys, *aliases}, key=str.lower)[:limit]
+
+
+def tags_starting(session: Session, prefix: str, limit: int = 200) -> list[str]:
+    """Return up to ``limit`` tag names starting with ``prefix`` (case-insensitive), sorted."""
+    return list(
+        session.scalars(
+            select(Tag.name)
+            .where(Tag.name_folded.startswith(prefix.lower(), autoescape=True))
+            .order_by(Tag.name_folded)
+            .limit(limit)
+        )
+    )

@@ -1,0 +1,392 @@
+"""Rows <-> records: PaperRecord values built from stored papers, and people rows written.
+
+:func:`to_record` and :func:`iter_records` build the same records (ORM objects vs.
+plain Core rows a chunk at a time); :func:`bibliographic_digest` is the digest the
+library stores at import to know whether ``source_text`` may be exported verbatim.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
+from typing import Any
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session, selectinload
+
+from readinglist.library._sql import CHUNK, executemany, insert_rows
+from readinglist.models import (
+    PRIORITY_NAMES,
+    ImportBatch,
+    Note,
+    Paper,
+    PaperPerson,
+    PaperTag,
+    Person,
+    Tag,
+)
+from readinglist.records import (
+    NoteRecord,
+    PaperRecord,
+)
+from readinglist.records import Person as PersonRecord
+from readinglist.text import fold
+
+#: Papers per chunk of :func:`iter_records`.
+RECORD_CHUNK = 1000
+
+
+#: People (name key -> id) an import remembers across chunks before it starts afresh.
+PERSON_CACHE = 50_000
+
+
+def person_key(person: PersonRecord) -> str:
+    """Return the exact identity string of a person's name parts (``people.name_key``)."""
+    return "|".join((person.family, person.given, person.von, person.jr, person.literal))
+
+
+def bibliographic_digest(record: PaperRecord) -> str:
+    """Return a SHA-256 hex digest of the record's bibliographic data.
+
+    Covers key, entry type, title, people, year, month, venue, abstract, DOI,
+    arXiv id, URLs, keywords and fields; not read status, priority, tags or notes.
+    Export compares it with the digest stored at import to decide whether the
+    entry is untouched and ``source_text`` can be written byte for byte.
+    """
+    data = [
+        record.citekey,
+        record.entry_type,
+        record.title,
+        record.short_name,
+        [person_key(p) for p in record.authors],
+        [person_key(p) for p in record.editors],
+        record.year,
+        record.month,
+        record.venue,
+        record.abstract,
+        record.doi,
+        record.arxiv,
+        record.url,
+        record.code_url,
+        list(record.keywords),
+        sorted(record.fields.items()),
+    ]
+    return hashlib.sha256(json.dumps(data, ensure_ascii=False).encode()).hexdigest()
+
+
+def keywords_text(keywords: Iterable[str]) -> str | None:
+    """Return keywords as the ``papers.keywords`` column stores them (comma-joined), or None."""
+    joined = ", ".join(k for k in keywords if k)
+    return joined or None
+
+
+def split_keywords(text: str | None) -> tuple[str, ...]:
+    """Return the keywords of a ``papers.keywords`` value (the inverse of :func:`keywords_text`)."""
+    if not text:
+        return ()
+    return tuple(k.strip() for k in text.split(",") if k.strip())
+
+
+def record_values(record: PaperRecord) -> dict[str, Any]:
+    """Return the ``papers`` column values of ``record``'s bibliographic data
+    (the columns of ``records.FILLABLE`` and ``title_provisional``)."""
+    return {
+        "title": record.title,
+        "title_provisional": record.title_provisional,
+        "short_name": record.short_name,
+        "year": record.year,
+        "month": record.month,
+        "venue": record.venue,
+        "abstract": record.abstract,
+        "doi": record.doi,
+        "arxiv": record.arxiv,
+        "url": record.url,
+        "code_url": record.code_url,
+        "keywords": keywords_text(record.keywords),
+    }
+
+
+def to_record(paper: Paper, *, with_notes: bool = True) -> PaperRecord:
+    """Build the PaperRecord of ``paper`` with its user state (status, priority, tags, notes).
+
+    ``source_text`` is kept only while the bibliographic data is unchanged since
+    import (the stored digest matches), so writers may reproduce it verbatim.
+    """
+    return record_of(
+        paper,
+        tuple(person_record(pp.person) for pp in paper.people if pp.role == "author"),
+        tuple(person_record(pp.person) for pp in paper.people if pp.role == "editor"),
+        tuple(tag.name for tag in paper.tags),
+        tuple(
+            NoteRecord(text=n.body, created=n.created_at, updated=n.updated_at) for n in paper.notes
+        )
+        if with_notes
+        else (),
+    )
+
+
+def record_of(
+    row: Any,
+    authors: tuple[PersonRecord, ...],
+    editors: tuple[PersonRecord, ...],
+    tags: tuple[str, ...],
+    notes: tuple[NoteRecord, ...],
+) -> PaperRecord:
+    """The PaperRecord of a paper ``row`` (a :class:`Paper` or a Core row of ``papers``)
+    and its people, tags and notes; ``source_text`` (and its ``source_check``) only
+    while the stored digest says the bibliographic data is as imported."""
+    record = PaperRecord(
+        citekey=row.citekey,
+        entry_type=row.entry_type,
+        title=row.title,
+        title_provisional=row.title_provisional,
+        short_name=row.short_name,
+        authors=authors,
+        editors=editors,
+        year=row.year,
+        month=row.month,
+        venue=row.venue,
+        abstract=row.abstract,
+        doi=row.doi,
+        arxiv=row.arxiv,
+        url=row.url,
+        code_url=row.code_url,
+        keywords=split_keywords(row.keywords),
+        fields=dict(row.fields or {}),
+        source_text=None,
+        status=row.status,
+        priority=PRIORITY_NAMES.get(row.priority) if row.priority is not None else None,
+        tags=tags,
+        notes=notes,
+        added=row.added_at,
+        read_at=row.read_at,
+    )
+    if row.source_text and row.source_digest == bibliographic_digest(record):
+        record = replace(record, source_text=row.source_text, source_check=row.source_check)
+    return record
+
+
+def person_record(person: Person) -> PersonRecord:
+    """Return the PersonRecord of a stored :class:`~readinglist.models.Person`."""
+    return PersonRecord(
+        family=person.family,
+        given=person.given,
+        von=person.von,
+        jr=person.jr,
+        literal=person.literal,
+    )
+
+
+def bibtex_context(session: Session, ids: Iterable[int]) -> tuple[str | None, str | None]:
+    """Return the ``@string`` definitions and ``@preamble`` text for exporting ``ids``.
+
+    Each BibTeX import keeps its file's ``@string``/``@preamble`` text with its batch
+    (migration 0002). For the papers ``ids`` this joins the text of the batches that
+    added at least one of them, oldest batch first, as ``(strings, preamble)`` (None
+    for none). When two imports define one macro differently the later definition
+    wins; an entry that used the other one is then regenerated by the writer instead
+    of copied (``formats.bibtex.Writer`` re-reads every copied entry with these
+    macros), so the export never says something its source did not. Identical
+    preambles are written once. One query for the batches and one for their papers.
+    """
+    batches = session.execute(
+        select(ImportBatch.id, ImportBatch.bibtex_strings, ImportBatch.bibtex_preamble)
+        .where(
+            or_(ImportBatch.bibtex_strings.is_not(None), ImportBatch.bibtex_preamble.is_not(None))
+        )
+        .order_by(ImportBatch.id)
+    ).all()
+    if not batches:
+        return None, None
+    wanted = set(ids)
+    used = {
+        batch_id
+        for paper_id, batch_id in session.execute(
+            select(Paper.id, Paper.batch_id).where(Paper.batch_id.in_([b.id for b in batches]))
+        )
+        if paper_id in wanted
+    }
+    strings = [b.bibtex_strings for b in batches if b.id in used and b.bibtex_strings]
+    preambles = list(
+        dict.fromkeys(
+            b.bibtex_preamble.strip() for b in batches if b.id in used and b.bibtex_preamble
+        )
+    )
+    return ("\n".join(strings) or None, "\n".join(preambles) or None)
+
+
+def iter_records(
+    session: Session, ids: Sequence[int], *, with_notes: bool = True, chunk: int = RECORD_CHUNK
+) -> Iterator[PaperRecord]:
+    """Yield the PaperRecord of each paper of ``ids``, in that order (unknown ids skipped).
+
+    The same records as :func:`to_record` over :func:`load_papers`, built from plain
+    Core rows a chunk of papers at a time: four queries per chunk (papers, people,
+    tags, notes), no ORM objects and nothing kept after a chunk, so ``export`` of a
+    100,000-paper library runs in bounded memory (issue 9). Tags come in the order of
+    ``ORDER BY tags.name`` and people by role and position, as the ORM relationships
+    order them.
+    """
+    papers = Paper.__table__
+    for start in range(0, len(ids), chunk):
+        part = list(ids[start : start + chunk])
+        rows = {row.id: row for row in session.execute(select(papers).where(papers.c.id.in_(part)))}
+        people: dict[int, dict[str, list[PersonRecord]]] = defaultdict(
+            lambda: {"author": [], "editor": []}
+        )
+        for pid, role, family, given, von, jr, literal in session.execute(
+            select(
+                PaperPerson.paper_id,
+                PaperPerson.role,
+                Person.family,
+                Person.given,
+                Person.von,
+                Person.jr,
+                Person.literal,
+            )
+            .join(Person, Person.id == PaperPerson.person_id)
+            .where(PaperPerson.paper_id.in_(part))
+            .order_by(PaperPerson.paper_id, PaperPerson.role, PaperPerson.position)
+        ):
+            people[pid].setdefault(role, []).append(
+                PersonRecord(family=family, given=given, von=von, jr=jr, literal=literal)
+            )
+        tags: dict[int, list[str]] = defaultdict(list)
+        for pid, name in session.execute(
+            select(PaperTag.paper_id, Tag.name)
+            .join(Tag, Tag.id == PaperTag.tag_id)
+            .where(PaperTag.paper_id.in_(part))
+            .order_by(Tag.name)
+        ):
+            tags[pid].append(name)
+        notes: dict[int, list[NoteRecord]] = defaultdict(list)
+        if with_notes:
+            for pid, body, created, updated in session.execute(
+                select(Note.paper_id, Note.body, Note.created_at, Note.updated_at)
+                .where(Note.paper_id.in_(part))
+                .order_by(Note.id)
+            ):
+                notes[pid].append(NoteRecord(text=body, created=created, updated=updated))
+        for pid in part:
+            row = rows.get(pid)
+            if row is None:
+                continue
+            named = people.get(pid, {})
+            yield record_of(
+                row,
+                tuple(named.get("author", ())),
+                tuple(named.get("editor", ())),
+                tuple(tags.get(pid, ())),
+                tuple(notes.get(pid, ())),
+            )
+
+
+def load_papers(
+    session: Session, ids: Sequence[int] | None = None, *, lock: bool = False
+) -> list[Paper]:
+    """Load papers (all, or ``ids`` in that order) with people, tags and notes in few queries.
+
+    ``lock=True`` (with ``ids``) first locks the papers' rows until the transaction
+    ends (PostgreSQL ``FOR NO KEY UPDATE``, in id order; SQLite's write lock is
+    already held) and reloads them, people, tags and notes, as committed by then.
+    """
+    stmt = select(Paper).options(
+        selectinload(Paper.people).joinedload(PaperPerson.person),
+        selectinload(Paper.tags),
+        selectinload(Paper.notes),
+    )
+    if lock:
+        # key_share: does not wait for the FOR KEY SHARE locks that inserting a
+        # paper_tags/notes row takes on the paper (which would deadlock two taggers).
+        stmt = (
+            stmt.order_by(Paper.id)
+            .with_for_update(key_share=True, of=Paper)
+            .execution_options(populate_existing=True)
+        )
+    if ids is None:
+        return list(session.scalars(stmt.order_by(Paper.added_at, Paper.id)))
+    found: dict[int, Paper] = {}
+    for start in range(0, len(ids), CHUNK):
+        chunk = ids[start : start + CHUNK]
+        for paper in session.scalars(stmt.where(Paper.id.in_(chunk))):
+            found[paper.id] = paper
+    return [found[i] for i in ids if i in found]
+
+
+def load_papers_for_listing(session: Session, ids: Sequence[int]) -> list[Paper]:
+    """Load papers ``ids`` in that order with people and tags but not notes (tables, JSON).
+
+    Like :func:`load_papers` with larger chunks and without the notes a listing never shows.
+    """
+    stmt = select(Paper).options(
+        selectinload(Paper.people).joinedload(PaperPerson.person), selectinload(Paper.tags)
+    )
+    found: dict[int, Paper] = {}
+    step = CHUNK * 4
+    for start in range(0, len(ids), step):
+        for paper in session.scalars(stmt.where(Paper.id.in_(ids[start : start + step]))):
+            found[paper.id] = paper
+    return [found[i] for i in ids if i in found]
+
+
+def insert_people(
+    session: Session,
+    records: Sequence[PaperRecord],
+    ids: Sequence[int],
+    known: dict[str, int] | None = None,
+) -> None:
+    """Insert the people of new papers (reusing stored spellings) and their ordered links.
+
+    ``known`` maps ``people.name_key`` to ids already looked up or inserted in this
+    transaction (an import keeps one across its chunks); it is updated.
+    """
+    wanted: dict[str, PersonRecord] = {}
+    for record in records:
+        for person in (*record.authors, *record.editors):
+            wanted.setdefault(person_key(person), person)
+    if not wanted:
+        return
+    person_ids: dict[str, int] = known if known is not None else {}
+    keys = sorted(k for k in wanted if k not in person_ids)
+    for start in range(0, len(keys), CHUNK):
+        chunk = keys[start : start + CHUNK]
+        for pid, key in session.execute(
+            select(Person.id, Person.name_key).where(Person.name_key.in_(chunk))
+        ):
+            person_ids[key] = pid
+    missing = [k for k in keys if k not in person_ids]
+    rows = [person_row(k, wanted[k]) for k in missing]
+    for row, pid in zip(rows, insert_rows(session, Person, rows), strict=True):
+        person_ids[row["name_key"]] = pid
+    links = []
+    for record, paper_id in zip(records, ids, strict=True):
+        for role, people in (("author", record.authors), ("editor", record.editors)):
+            for position, person in enumerate(people):
+                links.append(
+                    {
+                        "paper_id": paper_id,
+                        "role": role,
+                        "position": position,
+                        "person_id": person_ids[person_key(person)],
+                    }
+                )
+    executemany(session, PaperPerson.__table__, links)
+
+
+def person_row(key: str, person: PersonRecord) -> dict[str, Any]:
+    """Return the ``people`` row of ``person`` under ``key`` (:func:`person_key`),
+    with the folded family and full names the queries match."""
+    family = f"{person.von} {person.family}".strip() or person.literal
+    return {
+        "name_key": key,
+        "family": person.family,
+        "given": person.given,
+        "von": person.von,
+        "jr": person.jr,
+        "literal": person.literal,
+        "family_folded": fold(family),
+        "name_folded": fold(" ".join(filter(None, (person.given, family, person.jr)))),
+    }

@@ -1,0 +1,214 @@
+"""The export pipeline: choose papers, then write them in one format to a stream or file.
+
+:func:`select_papers` chooses the papers (a query, or the keys a LaTeX run cited);
+:func:`open_output` gives standard output or a file replaced atomically
+(:mod:`readinglist.pipelines.atomic`); :func:`write_papers` writes the papers there,
+BibTeX a chunk of records at a time in the writer's own order
+(:func:`readinglist.formats.bibtex.entry_order`), so a large library never sits in
+memory whole (issue 9). Everything reads through the caller's Session; nothing is
+written to the database.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any, TextIO
+
+from sqlalchemy.orm import Session
+
+from readinglist import formats, library
+from readinglist.errors import InvalidInput, ReadingListError
+from readinglist.formats import bibtex
+from readinglist.pipelines.atomic import open_atomically
+
+#: The formats whose writer is :class:`readinglist.formats.bibtex.Writer`.
+BIBTEX_FORMATS = ("bibtex", "biblatex")
+
+
+def generation_time(with_date: bool) -> datetime | None:
+    """Return the time to print in a generated file: ``SOURCE_DATE_EPOCH`` when set
+    (reproducible-builds.org spec), now when ``--date`` asks, else None.
+
+    Raises InvalidInput when ``SOURCE_DATE_EPOCH`` is not a whole number.
+    """
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch:
+        try:
+            return datetime.fromtimestamp(int(epoch), UTC)
+        except ValueError:
+            raise InvalidInput(f"SOURCE_DATE_EPOCH is not a whole number: {epoch!r}") from None
+    return datetime.now(UTC) if with_date else None
+
+
+def writer_options(
+    fmt: str,
+    *,
+    keywords: bool = False,
+    annote: bool = False,
+    group_by: str = "status",
+    abstracts: bool = False,
+    notes: bool = False,
+    title: str = "Reading list",
+    with_date: bool = False,
+) -> dict[str, Any]:
+    """Return the keyword arguments of ``fmt``'s writer from the export options.
+
+    BibTeX and biblatex take ``keywords``/``annote`` (and the dialect); Markdown takes
+    ``group_by``, ``abstracts``, ``notes``, ``title`` and the generation time
+    (:func:`generation_time`, which may raise InvalidInput); the others take none.
+    """
+    if fmt in BIBTEX_FORMATS:
+        return {"dialect": fmt, "keywords": keywords, "annote": annote}
+    if fmt == "markdown":
+        return {
+            "group_by": group_by,
+            "abstracts": abstracts,
+            "notes": notes,
+            "title": title,
+            "generated": generation_time(with_date),
+        }
+    return {}
+
+
+@dataclass
+class Selection:
+    """The papers an export writes, ``(id, citation key)`` in the order chosen, and the
+    warnings met while choosing them (for stderr), in order."""
+
+    papers: list[tuple[int, str]]
+    warnings: list[str] = field(default_factory=list)
+
+
+def cited_keys(path: Path) -> list[str]:
+    """Return the keys the ``\\citation`` lines of the LaTeX ``.aux`` file ``path`` cite
+    (:func:`readinglist.formats.bibtex.read_aux`). Raises InvalidInput when it cannot
+    be read."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise InvalidInput(f"cannot read ({exc.strerror})", str(path)) from None
+    return bibtex.read_aux(text)
+
+
+def select_papers(session: Session, query_text: str, aux: str | None = None) -> Selection:
+    """Choose the papers to export: those ``query_text`` selects, or, with ``aux`` (a
+    LaTeX ``.aux`` file), exactly those it cites.
+
+    With ``aux``, ``\\nocite{*}`` selects every paper; a cited key not in the library
+    and a cited old key (an alias after ``rekey``) each give a warning naming ``aux``.
+    Raises InvalidInput for an unreadable ``aux`` file and QueryError for a bad query.
+    """
+    if not aux:
+        return Selection(library.select_ids_and_keys(session, query_text))
+    cited = cited_keys(Path(aux))
+    selected: list[tuple[int, str]] = []
+    if "*" in cited:  # \nocite{*}: every entry
+        selected = library.select_ids_and_keys(session, "")
+        cited = [key for key in cited if key != "*"]
+    papers, missing = library.papers_for_keys(session, cited)
+    warnings = [f"{aux}: cited key {key!r} is not in the library" for key in missing]
+    for key in cited:
+        paper = library.find_paper(session, key)
+        if paper is not None and key.casefold() != paper.citekey.casefold():
+            warnings.append(
+                f"{aux}: cited key {key!r} is an old key of {paper.citekey!r}; "
+                f"the export names it {paper.citekey!r} (cite that key)"
+            )
+    if not selected:
+        selected = [(p.id, p.citekey) for p in papers]
+    return Selection(selected, warnings)
+
+
+@contextmanager
+def open_output(output: str | None, stdout: TextIO) -> Iterator[TextIO]:
+    """Yield ``stdout`` (``output`` None or ``-``) or a file replaced atomically when the
+    block ends without error (:func:`readinglist.pipelines.atomic.open_atomically`).
+
+    An OSError while the file is open, written or replaced becomes ReadingListError
+    ``cannot write OUTPUT: REASON`` (exit 1), and the old file stays as it was.
+    """
+    if output is None or output == "-":
+        yield stdout
+        return
+    try:
+        with open_atomically(Path(output)) as handle:
+            yield handle
+    except OSError as exc:
+        raise ReadingListError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
+def write_papers(
+    session: Session,
+    out: TextIO,
+    fmt: str,
+    papers: list[tuple[int, str]],
+    options: dict[str, Any],
+    advance: Callable[[int], None] | None = None,
+) -> None:
+    """Write ``papers`` (``(id, key)``) to ``out`` in ``fmt`` with the writer's ``options``
+    (:func:`writer_options`).
+
+    BibTeX and biblatex are written a chunk at a time (:func:`_write_bibtex_in_chunks`),
+    calling ``advance`` with the papers written so far; other formats in one call.
+    """
+    if fmt in BIBTEX_FORMATS:
+        _write_bibtex_in_chunks(session, out, options, papers, advance or _ignore)
+        return
+    records = list(library.iter_records(session, [paper_id for paper_id, _ in papers]))
+    out.write(formats.writer(fmt)(records, **options))
+
+
+def _ignore(done: int) -> None:
+    """No progress to report."""
+
+
+def _write_bibtex_in_chunks(
+    session: Session,
+    out: TextIO,
+    options: dict[str, Any],
+    selected: list[tuple[int, str]],
+    advance: Callable[[int], None],
+) -> None:
+    """Write ``selected`` papers ``(id, key)`` as BibTeX, a chunk of records at a time.
+
+    The BibTeX writer orders entries by :func:`readinglist.formats.bibtex.entry_order`
+    and joins them with one blank line. Sorting the papers that way first and writing
+    chunk after chunk, joined by a blank line, gives exactly the text of one call with
+    every record, while only one chunk of records is in memory (issue 9).
+
+    The ``@preamble`` and the ``@string`` definitions that copied entries use come
+    first but are known only after the last entry: when the papers' imports kept
+    any (:func:`readinglist.library.bibtex_context`), the entries are spooled to a
+    temporary file (in memory up to 32 MB) and copied after the header.
+    """
+    order = sorted(range(len(selected)), key=lambda i: bibtex.entry_order(selected[i][1], i))
+    ids = [selected[i][0] for i in order]
+    strings, preamble = library.bibtex_context(session, ids)
+    writer = bibtex.Writer(strings=strings, preamble=preamble, **options)
+    spooled = bool(strings or preamble)
+    with tempfile.SpooledTemporaryFile(32 << 20, "w+", encoding="utf-8", newline="\n") as spool:
+        body: IO[str] = spool if spooled else out
+        written = False
+        chunk = library.RECORD_CHUNK
+        for start in range(0, len(ids), chunk):
+            records = list(library.iter_records(session, ids[start : start + chunk]))
+            text = writer.entries(records)
+            if text:
+                body.write("\n\n" + text if written else text)
+                written = True
+            advance(start + len(records))
+        if spooled:
+            head = writer.head()
+            if head:
+                out.write(head + ("\n\n" if written else "\n"))
+            spool.seek(0)
+            shutil.copyfileobj(spool, out)
+        if written:
+            out.write("\n")

@@ -1,0 +1,309 @@
+"""The import pipeline: inputs (files or standard input) -> records -> the library.
+
+Each input is checked and opened first (:meth:`Input.open`, before any database
+work), then imported in the caller's one transaction (:func:`import_inputs`):
+
+* an input whose format streams (a format module with ``iter_read``: BibTeX) is read
+  in pieces (issue 9): one pass over the bytes checks them
+  (:func:`readinglist.formats.sniff`); the import reads them again, decoding, parsing
+  and handing :data:`IMPORT_CHUNK` records at a time to one
+  :class:`readinglist.library.Importer`, so a file of 150,000 entries never sits in
+  memory whole. A large file is read by a second process
+  (:mod:`readinglist.pipelines.reader_process`) while this one writes.
+* any other input is read whole, decoded (:func:`readinglist.formats.decode`), its
+  format detected when ``auto``, parsed, and imported in one call
+  (:func:`readinglist.library.import_records`; our own Markdown export is synced
+  instead, :func:`readinglist.library.sync_markdown`).
+
+Nothing here commits: chunks are inserted (flushed) into the caller's transaction,
+which the command commits once, or rolls back (``--strict``, an error, Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing
+from dataclasses import dataclass, field, replace
+from typing import BinaryIO
+
+from sqlalchemy.orm import Session
+
+from readinglist import formats, library
+from readinglist.errors import InvalidInput, input_error
+from readinglist.formats import Sniffed
+from readinglist.library import ImportReport
+from readinglist.pipelines import Progress, no_progress, reader_process
+from readinglist.records import PaperRecord, ParseProblem, ParseResult
+
+#: Records handed to the library at a time when an input is read in pieces.
+IMPORT_CHUNK = 1000
+
+
+def parse_whole(source: str, data: bytes, fmt: str) -> tuple[str, ParseResult]:
+    """Decode, detect (``fmt`` ``"auto"``) and read the whole input ``data``.
+
+    Returns ``(format read as, result)``; the result's problems start with the
+    decoding warnings. Raises InvalidInput, naming ``source``, for input that
+    :func:`readinglist.formats.decode` refuses, or that holds no paper and no
+    rejected entry (``no papers found (read as FORMAT)``).
+    """
+    text, warnings = formats.decode(data, source)
+    chosen = formats.detect(source, text) if fmt == "auto" else fmt
+    result = formats.read(text, chosen, source)
+    problems = [*warnings, *result.problems]
+    if not result.records and not any(p.severity == "error" for p in problems):
+        raise InvalidInput(f"no papers found (read as {chosen})", source)
+    return chosen, ParseResult(result.records, problems, result.meta)
+
+
+@dataclass
+class Input:
+    """One input of an import: read whole (``parsed``) or in pieces (``sniffed``, issue 9).
+
+    ``source`` names it in messages (``<stdin>`` for ``-``); ``data`` holds standard
+    input, read whole (None: read the file at ``path``); ``fmt`` is the format it is
+    read as (detected by :meth:`open` when ``auto`` was asked).
+    """
+
+    source: str
+    path: str
+    data: bytes | None
+    fmt: str
+    sniffed: Sniffed | None = None
+    parsed: ParseResult | None = None
+
+    @classmethod
+    def open(cls, path: str, fmt: str) -> Input:
+        """Check ``path`` (``-``: standard input) and read it whole unless it can stream.
+
+        Raises InvalidInput for a missing, unreadable, empty or binary input, corrupt
+        gzip data, or (read whole) an input without papers.
+        """
+        if path == "-":
+            item = cls("<stdin>", path, sys.stdin.buffer.read(), fmt)
+        else:
+            item = cls(path, path, None, fmt)
+            item._raw().close()  # the errors of a missing or unreadable file, now
+        sniffed = formats.sniff(item.byte_chunks(), item.source)
+        chosen = fmt
+        if fmt == "auto" and (sniffed.complete or sniffed.head.strip()):
+            chosen = formats.detect(item.source, sniffed.head)
+        if chosen != "auto" and hasattr(formats.module(chosen), "iter_read"):
+            item.fmt, item.sniffed = chosen, sniffed
+            return item
+        data = item.data if item.data is not None else b"".join(item.byte_chunks())
+        item.fmt, item.parsed = parse_whole(item.source, data, fmt)
+        return item
+
+    def _raw(self) -> BinaryIO:
+        if self.data is not None:
+            return io.BytesIO(self.data)
+        try:
+            return open(self.path, "rb")
+        except OSError as exc:
+            raise input_error(exc, self.path) from None
+
+    def size(self) -> int:
+        """Bytes of the input as stored (compressed, for a .gz file). Raises InvalidInput
+        when the file is gone or unreadable since it was opened."""
+        if self.data is not None:
+            return len(self.data)
+        try:
+            return os.stat(self.path).st_size
+        except OSError as exc:  # e.g. removed since it was checked
+            raise input_error(exc, self.path) from None
+
+    def byte_chunks(self, read: Callable[[int], None] | None = None) -> Iterator[bytes]:
+        """Yield the input's bytes in pieces (:func:`readinglist.formats.iter_bytes`)."""
+        with self._raw() as raw:
+            yield from formats.iter_bytes(raw, self.source, read)
+
+
+def open_inputs(paths: Sequence[str], fmt: str) -> list[Input]:
+    """Open every input of ``paths`` (:meth:`Input.open`), in order, before any import."""
+    return [Input.open(path, fmt) for path in paths]
+
+
+def override(record: PaperRecord, fmt: str, venue: str | None, year: int | None) -> PaperRecord:
+    """Apply ``--venue``/``--year`` to ``record`` read as ``fmt``.
+
+    A pasted list's paper given a venue is a conference paper (``inproceedings``, as
+    when its header names the venue), not ``misc``: BibTeX styles print no
+    ``booktitle`` of a ``misc`` entry.
+    """
+    entry_type = record.entry_type
+    if venue and fmt == "abstracts" and entry_type == "misc":
+        entry_type = "inproceedings"
+    return replace(
+        record, venue=venue or record.venue, year=year or record.year, entry_type=entry_type
+    )
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """The options of one import, the same for every input.
+
+    ``tags`` and ``merge`` as for :func:`readinglist.library.import_records`;
+    ``venue`` and ``year`` (``--venue``/``--year``) are applied to every record
+    (:func:`override`).
+    """
+
+    tags: Sequence[str] = ()
+    merge: bool = True
+    venue: str | None = None
+    year: int | None = None
+
+    @property
+    def overrides(self) -> bool:
+        """True when ``venue`` or ``year`` changes the records read."""
+        return bool(self.venue or self.year)
+
+    def apply(self, record: PaperRecord, fmt: str) -> PaperRecord:
+        """Return ``record`` (read as ``fmt``) with the overrides applied."""
+        return override(record, fmt, self.venue, self.year)
+
+
+@dataclass
+class ImportRun:
+    """What :func:`import_inputs` did: one ``(input, report)`` per input, in order."""
+
+    reports: list[tuple[Input, ImportReport]] = field(default_factory=list)
+
+    @property
+    def rejected(self) -> int:
+        """Entries rejected over all inputs."""
+        return sum(report.rejected for _, report in self.reports)
+
+    @property
+    def kept(self) -> int:
+        """Papers added or merged over all inputs."""
+        return sum(len(report.added) + len(report.merged) for _, report in self.reports)
+
+
+def import_inputs(
+    session: Session,
+    inputs: Sequence[Input],
+    options: ImportOptions,
+    progress: Progress = no_progress,
+) -> ImportRun:
+    """Import each opened input (:func:`open_inputs`) as its own import batch, in
+    ``session``'s transaction, with ``options``; ``progress`` is a progress-bar factory
+    (:data:`readinglist.pipelines.Progress`).
+
+    Returns an :class:`ImportRun`; commits nothing. Raises InvalidInput for a streamed
+    input without any paper, or a read error met while streaming.
+    """
+    run = ImportRun()
+    for item in inputs:
+        if item.parsed is None:
+            report = _import_stream(session, item, options, progress)
+        else:
+            report = _import_parsed(session, item, item.parsed, options, progress)
+        run.reports.append((item, report))
+    return run
+
+
+def _import_parsed(
+    session: Session, item: Input, parsed: ParseResult, options: ImportOptions, progress: Progress
+) -> ImportReport:
+    """Import the records of an input read whole."""
+    records = parsed.records
+    if options.overrides:
+        records = [options.apply(r, item.fmt) for r in records]
+    if item.fmt == "markdown":
+        return library.sync_markdown(session, records, source=item.source)
+    with progress(f"importing {item.source}", len(records), "papers") as advance:
+        return library.import_records(
+            session,
+            records,
+            source=item.source,
+            fmt=item.fmt,
+            tags=options.tags,
+            merge=options.merge,
+            problems=parsed.problems,
+            progress=advance,
+            meta=parsed.meta,
+        )
+
+
+def _import_stream(
+    session: Session, item: Input, options: ImportOptions, progress: Progress
+) -> ImportReport:
+    """Decode, parse and import ``item`` a chunk of :data:`IMPORT_CHUNK` records at a time.
+
+    One import batch in the caller's transaction, like
+    :func:`readinglist.library.import_records` (see :class:`readinglist.library.Importer`
+    for duplicates across chunks). A file (not standard input) is read in a reader
+    process when :func:`reader_process.wanted` says so and no ``--venue``/``--year``
+    changes the records. Raises InvalidInput when the input holds no paper at all.
+    """
+    assert item.sniffed is not None
+    importer = library.Importer(
+        session, source=item.source, fmt=item.fmt, tags=options.tags, merge=options.merge
+    )
+    stream = _Stream(importer, item, item.sniffed, options, list(item.sniffed.warnings))
+    in_child = item.data is None and not options.overrides and reader_process.wanted(item.size())
+    with progress(f"importing {item.source}", item.size(), "") as advance:
+        if in_child:
+            stream.from_reader_process(advance)
+        else:
+            stream.here(advance)
+    if not stream.count and not any(p.severity == "error" for p in stream.problems):
+        raise InvalidInput(f"no papers found (read as {item.fmt})", item.source)
+    return importer.finish(stream.problems, stream.meta)
+
+
+@dataclass
+class _Stream:
+    """One input read in pieces and fed to ``importer`` a chunk at a time.
+
+    ``problems`` and ``meta`` collect the reader's (after the sniffing warnings);
+    ``count`` is the records read so far.
+    """
+
+    importer: library.Importer
+    item: Input
+    sniffed: Sniffed
+    options: ImportOptions
+    problems: list[ParseProblem]
+    meta: dict[str, str] = field(default_factory=dict)
+    count: int = 0
+
+    def from_reader_process(self, advance: Callable[[int], None]) -> None:
+        """Import the prepared chunks a reader process reads from the input's file."""
+        item = self.item
+        chunks = reader_process.read_prepared(
+            item.path,
+            self.sniffed.encoding,
+            item.source,
+            item.fmt,
+            IMPORT_CHUNK,
+            advance,
+            self.meta,
+        )
+        with closing(chunks):  # stops the child when the import fails
+            for prepared, found in chunks:
+                self.problems.extend(found)
+                self.count += len(prepared)
+                self.importer.add_prepared(prepared)
+
+    def here(self, advance: Callable[[int], None]) -> None:
+        """Read the input in pieces in this process and import it a chunk at a time."""
+        item, options = self.item, self.options
+        chunk: list[PaperRecord] = []
+        texts = formats.iter_decode(item.byte_chunks(advance), self.sniffed.encoding, item.source)
+        for entry in formats.module(item.fmt).iter_read(texts, item.source, meta=self.meta):
+            if isinstance(entry, ParseProblem):
+                self.problems.append(entry)
+                continue
+            if options.overrides:
+                entry = options.apply(entry, item.fmt)
+            chunk.append(entry)
+            self.count += 1
+            if len(chunk) >= IMPORT_CHUNK:
+                self.importer.add(chunk)
+                chunk = []
+        self.importer.add(chunk)

@@ -1,0 +1,99 @@
+"""Tf-idf features of papers: the text of each paper and the vectorizer settings.
+
+A paper's document is its title (twice: titles are short and say most), abstract,
+authors, venue and tags, joined by spaces (:func:`document`). The vectorizer follows
+arxiv-sanity-lite's ``compute.py`` (word 1-2-grams, sublinear tf, l2 norm, English
+stop words, accents stripped, tokens starting with a letter) with document-frequency
+bounds that also suit a library of 20 papers (:func:`vectorizer_params`): arxiv-sanity
+keeps terms in 5+ papers and at most 10% of them, which leaves nothing in a small
+list. Author names become one token each (``author_smith_j``) so that a person is a
+feature of their own and "Smith" the author is not "smith" the word.
+
+scikit-learn is imported here, so this module is imported only by commands that rank.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+#: The token pattern of arxiv-sanity-lite: a word starting with a letter or underscore.
+TOKEN_PATTERN = r"(?u)\b[a-zA-Z_][a-zA-Z0-9_]+\b"
+_NOT_WORD = re.compile(r"[^0-9a-z]+")
+
+
+def vectorizer_params(n_docs: int) -> dict[str, Any]:
+    """Return the TfidfVectorizer settings for a library of ``n_docs`` papers.
+
+    Terms must occur in 2 papers (1 below 50 papers) and in at most 50% of them
+    (all below 50 papers); at most 2**18 features, the most frequent kept.
+    """
+    small = n_docs < 50
+    return {
+        "strip_accents": "unicode",
+        "lowercase": True,
+        "analyzer": "word",
+        "stop_words": "english",
+        "token_pattern": TOKEN_PATTERN,
+        "ngram_range": (1, 2),
+        "max_features": 2**18,
+        "norm": "l2",
+        "use_idf": True,
+        "smooth_idf": True,
+        "sublinear_tf": True,
+        "min_df": 1 if small else 2,
+        "max_df": 1.0 if small else 0.5,
+        "dtype": np.float32,
+    }
+
+
+def person_token(name: str) -> str:
+    """Return the feature token of an author: ``author_`` and the folded name's words."""
+    return "author_" + _NOT_WORD.sub("_", name.lower()).strip("_")
+
+
+def tag_token(name: str) -> str:
+    """Return the feature token of a tag: ``tag_`` and the folded name."""
+    return "tag_" + _NOT_WORD.sub("_", name.lower()).strip("_")
+
+
+def document(
+    title: str | None,
+    abstract: str | None,
+    authors: Iterable[str] = (),
+    venue: str | None = None,
+    tags: Iterable[str] = (),
+) -> str:
+    """Return the text the vectorizer reads for one paper (see the module docstring)."""
+    parts = [title or "", title or "", abstract or "", venue or ""]
+    parts += [person_token(a) for a in authors]
+    parts += [tag_token(t) for t in tags]
+    return " ".join(p for p in parts if p)
+
+
+def fit(texts: Sequence[str]) -> tuple[sparse.csr_matrix, list[str], np.ndarray]:
+    """Fit the vectorizer on ``texts``; return (matrix, vocabulary in column order, idf).
+
+    An empty vocabulary (no text at all) gives a matrix with no columns.
+    """
+    vectorizer = TfidfVectorizer(**vectorizer_params(len(texts)))
+    try:
+        matrix = vectorizer.fit_transform(texts)
+    except ValueError:  # "empty vocabulary": nothing but stop words or no text
+        return sparse.csr_matrix((len(texts), 0), dtype=np.float32), [], np.zeros(0)
+    vocabulary = [str(t) for t in vectorizer.get_feature_names_out()]
+    return sparse.csr_matrix(matrix, dtype=np.float32), vocabulary, vectorizer.idf_
+
+
+def transform(texts: Sequence[str], vocabulary: Sequence[str], idf: np.ndarray) -> Any:
+    """Return the tf-idf rows of ``texts`` in the columns of a fitted ``vocabulary``."""
+    params = vectorizer_params(len(vocabulary))
+    params.update(min_df=1, max_df=1.0, max_features=None)
+    vectorizer = TfidfVectorizer(vocabulary={t: i for i, t in enumerate(vocabulary)}, **params)
+    vectorizer.idf_ = idf
+    return sparse.csr_matrix(vectorizer.transform(texts), dtype=np.float32)

@@ -1,0 +1,177 @@
+"""The facade the commands use: interest scores and order, explanations, similar papers.
+
+A :class:`Ranker` holds the library's tf-idf :class:`~.store.Index` and the labels of
+its decisions (:func:`.model.labels`). Its models: one over every decision, and one per
+tag carried by at least two positives (positives with that tag against every
+negative), so that a user with two interests gets both; a paper's interest is its best
+score over the models. ``like`` (``triage --like TEXT``) adds the text's tf-idf vector
+to every model, which also seeds the order before the first decision.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from readinglist.models import PRIORITY_NAMES, Paper, PaperTag, Tag
+from readinglist.ranking import features, model
+from readinglist.ranking.store import Index, load
+
+#: A tag needs this many positive papers to get a model of its own.
+TAG_MODEL_MIN = 2
+
+
+@dataclass(frozen=True)
+class Term:
+    """A term of an explanation and its contribution to the score."""
+
+    term: str
+    weight: float
+
+
+class Ranker:
+    """Interest scores over one library (see the module docstring)."""
+
+    def __init__(
+        self,
+        index: Index,
+        statuses: Sequence[str],
+        priorities: Sequence[str | None],
+        tags: dict[int, list[str]],
+        like: str | None = None,
+    ) -> None:
+        self.index = index
+        self.y, self.weight = model.labels(statuses, priorities)
+        self.tags = tags
+        self.like = None
+        if like and like.strip() and index.vocabulary:
+            row = features.transform([like], index.vocabulary, index.idf)
+            self.like = np.asarray(row.todense()).ravel().astype(np.float64)
+        self._coefs: list[tuple[str, np.ndarray]] | None = None
+        self._scores: np.ndarray | None = None
+
+    @classmethod
+    def open(cls, session: Session, url: str, *, like: str | None = None) -> Ranker:
+        """Return the ranker of the library in ``session`` (the index cached per ``url``)."""
+        index = load(session, url)
+        status: dict[int, tuple[str, str | None]] = {}
+        for pid, st, prio in session.execute(select(Paper.id, Paper.status, Paper.priority)):
+            status[pid] = (st, PRIORITY_NAMES.get(prio) if prio is not None else None)
+        pairs = [status.get(int(pid), ("new", None)) for pid in index.ids]
+        tags: dict[int, list[str]] = defaultdict(list)
+        for pid, name in session.execute(
+            select(PaperTag.paper_id, Tag.name).join(Tag, Tag.id == PaperTag.tag_id)
+        ):
+            tags[pid].append(name)
+        return cls(index, [s for s, _ in pairs], [p for _, p in pairs], dict(tags), like)
+
+    # --- models ---------------------------------------------------------------------------
+
+    @property
+    def has_model(self) -> bool:
+        """True when there is something to rank by: a positive decision or a ``like`` text."""
+        return bool(self.coefs())
+
+    def decide(self, pid: int, status: str, priority: str | None = None) -> None:
+        """Record a decision made since loading (a triage key); the models are retrained."""
+        row = self.index.row.get(pid)
+        if row is None:
+            return
+        y, w = model.labels([status], [priority])
+        self.y[row], self.weight[row] = y[0], w[0]
+        self._coefs = self._scores = None
+
+    def coefs(self) -> list[tuple[str, np.ndarray]]:
+        """Return the models as (name, weight vector): ``""`` for the global one, tags after."""
+        if self._coefs is not None:
+            return self._coefs
+        matrix = self.index.matrix
+        found: list[tuple[str, np.ndarray]] = []
+        coef = model.fit(matrix, self.y, self.weight)
+        if coef is not None or self.like is not None:
+            found.append(("", self._with_like(coef)))
+        by_tag: dict[str, list[int]] = defaultdict(list)
+        for row in np.flatnonzero(self.y > 0):
+            for name in self.tags.get(int(self.index.ids[row]), ()):
+                by_tag[name].append(int(row))
+        for name, rows in sorted(by_tag.items()):
+            if len(rows) >= TAG_MODEL_MIN and len(rows) < int((self.y > 0).sum()):
+                y = np.where(self.y < 0, -1, 0).astype(np.int8)
+                y[rows] = 1
+                tag_coef = model.fit(matrix, y, self.weight)
+                if tag_coef is not None:
+                    found.append((name, self._with_like(tag_coef)))
+        self._coefs = found
+        return found
+
+    def _with_like(self, coef: np.ndarray | None) -> np.ndarray:
+        if self.like is None:
+            assert coef is not None
+            return coef
+        return self.like if coef is None else coef + self.like
+
+    def scores(self) -> np.ndarray | None:
+        """Return every row's interest (its best score over the models), or None."""
+        if self._scores is None:
+            coefs = self.coefs()
+            if not coefs:
+                return None
+            stack = np.vstack([self.index.matrix @ c for _, c in coefs])
+            self._scores = stack.max(axis=0)
+        return self._scores
+
+    # --- what the commands ask ----------------------------------------------------------------
+
+    def interest(self, pids: Iterable[int]) -> dict[int, float | None]:
+        """Return ``{paper id: interest}`` (None for every paper without a model)."""
+        scores = self.scores()
+        row = self.index.row
+        return {
+            pid: (None if scores is None or pid not in row else round(float(scores[row[pid]]), 4))
+            for pid in pids
+        }
+
+    def order(self, pids: Sequence[int]) -> list[int]:
+        """Return ``pids`` highest interest first (ties and no model: the given order)."""
+        scores = self.scores()
+        if scores is None or not len(pids):
+            return list(pids)
+        row = self.index.row
+        rows = np.array([row.get(p, -1) for p in pids])
+        values = np.where(rows >= 0, scores[rows], -np.inf)
+        return [pids[i] for i in np.argsort(-values, kind="stable")]
+
+    def why(self, pid: int, n: int = 8) -> tuple[str, list[Term], list[Term]]:
+        """Return (model name, terms that raised, terms that lowered) the paper's score.
+
+        The model is the one giving the paper its interest (``""``: all decisions,
+        else a tag's); a term's weight is its tf-idf value times the model's weight.
+        """
+        coefs = self.coefs()
+        row = self.index.row.get(pid)
+        if not coefs or row is None:
+            return "", [], []
+        x = self.index.matrix[row]
+        best = max(coefs, key=lambda nc: float((x @ nc[1])[0]))
+        cols, vals = x.indices, x.data
+        contrib = vals * best[1][cols]
+        order = np.argsort(-contrib)
+        vocab = self.index.vocabulary
+        up = [Term(vocab[cols[i]], float(contrib[i])) for i in order[:n] if contrib[i] > 0]
+        down = [Term(vocab[cols[i]], float(contrib[i])) for i in order[::-1][:n] if contrib[i] < 0]
+        return best[0], up, down
+
+    def similar(self, pid: int, limit: int = 10) -> list[tuple[int, float]]:
+        """Return the ``limit`` papers most like ``pid`` (cosine of tf-idf), best first."""
+        row = self.index.row.get(pid)
+        if row is None:
+            return []
+        sims = np.asarray((self.index.matrix @ self.index.matrix[row].T).todense()).ravel()
+        sims[row] = -np.inf
+        top = np.argsort(-sims, kind="stable")[:limit]
+        return [(int(self.index.ids[i]), round(float(sims[i]), 4)) for i in top if sims[i] > 0]

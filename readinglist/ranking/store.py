@@ -1,0 +1,148 @@
+"""The tf-idf matrix of the library, cached beside it and rebuilt when stale.
+
+Cache choice: a file, not a table. The matrix is derived data (rebuilt from the papers
+at any time), large (megabytes at 100,000 papers) and read whole; a file keeps it out of
+backups, migrations and the schema, and loading an ``.npz`` is a few milliseconds.
+For an SQLite library it lies beside the database (``library.db.rank.npz``); for
+PostgreSQL in the user cache directory, named by a digest of the URL. The cache holds
+a *change counter* of the library (papers: count, highest id, last update; tag links:
+count and sum of tag ids); when the counter differs the matrix is rebuilt, so the cache
+is never a source of truth. A cache that cannot be read or written is ignored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from scipy import sparse
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from readinglist.models import Paper, PaperPerson, PaperTag, Person, Tag
+from readinglist.ranking import features
+
+#: Bumped when the features change, so that old caches are rebuilt.
+VERSION = 1
+
+
+@dataclass
+class Index:
+    """The tf-idf rows of every paper: ``ids[i]`` is the paper of row ``i``."""
+
+    ids: np.ndarray
+    matrix: sparse.csr_matrix
+    vocabulary: list[str]
+    idf: np.ndarray
+    row: dict[int, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.row = {int(pid): i for i, pid in enumerate(self.ids)}
+
+
+def change_counter(session: Session) -> str:
+    """Return the library's change counter for the text the features read."""
+    papers = session.execute(
+        select(func.count(Paper.id), func.max(Paper.id), func.max(Paper.updated_at))
+    ).one()
+    links = session.execute(
+        select(func.count(PaperTag.tag_id), func.coalesce(func.sum(PaperTag.tag_id), 0))
+    ).one()
+    return f"v{VERSION}|{papers[0]}|{papers[1]}|{papers[2]}|{links[0]}|{links[1]}"
+
+
+def cache_path(url: str) -> Path:
+    """Return the cache file of the library at ``url`` (see the module docstring)."""
+    if url.startswith("sqlite:///") and len(url) > len("sqlite:///"):
+        return Path(url[len("sqlite:///") :] + ".rank.npz")
+    import platformdirs
+
+    digest = hashlib.sha256(url.encode("utf-8")).hexdigest()[:20]
+    return Path(platformdirs.user_cache_dir("readinglist")) / f"rank-{digest}.npz"
+
+
+def documents(session: Session) -> tuple[list[int], list[str]]:
+    """Return the ids (in order of addition) and feature texts of every paper."""
+    authors: dict[int, list[str]] = defaultdict(list)
+    for pid, family, given, literal in session.execute(
+        select(PaperPerson.paper_id, Person.family, Person.given, Person.literal)
+        .join(Person, Person.id == PaperPerson.person_id)
+        .where(PaperPerson.role == "author")
+        .order_by(PaperPerson.paper_id, PaperPerson.position)
+    ):
+        authors[pid].append(literal or f"{family} {given[:1]}")
+    tags: dict[int, list[str]] = defaultdict(list)
+    for pid, name in session.execute(
+        select(PaperTag.paper_id, Tag.name).join(Tag, Tag.id == PaperTag.tag_id)
+    ):
+        tags[pid].append(name)
+    ids: list[int] = []
+    texts: list[str] = []
+    for pid, title, abstract, venue in session.execute(
+        select(Paper.id, Paper.title, Paper.abstract, Paper.venue).order_by(
+            Paper.added_at, Paper.id
+        )
+    ):
+        ids.append(pid)
+        texts.append(features.document(title, abstract, authors[pid], venue, tags[pid]))
+    return ids, texts
+
+
+def build(session: Session) -> Index:
+    """Compute the index of the library from its papers (no cache)."""
+    ids, texts = documents(session)
+    matrix, vocabulary, idf = features.fit(texts)
+    return Index(np.asarray(ids, dtype=np.int64), matrix, vocabulary, idf)
+
+
+def load(session: Session, url: str) -> Index:
+    """Return the index of the library: from the cache when current, else rebuilt
+    (and the cache rewritten, atomically; failures to write are ignored)."""
+    counter = change_counter(session)
+    path = cache_path(url)
+    cached = _read(path, counter)
+    if cached is not None:
+        return cached
+    index = build(session)
+    _write(path, counter, index)
+    return index
+
+
+def _read(path: Path, counter: str) -> Index | None:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if str(data["counter"]) != counter:
+                return None
+            matrix = sparse.csr_matrix(
+                (data["data"], data["indices"], data["indptr"]), shape=tuple(data["shape"])
+            )
+            return Index(data["ids"], matrix, [str(t) for t in data["vocabulary"]], data["idf"])
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def _write(path: Path, counter: str, index: Index) -> None:
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as out:
+            np.savez(
+                out,
+                counter=np.array(counter),
+                ids=index.ids,
+                data=index.matrix.data,
+                indices=index.matrix.indices,
+                indptr=index.matrix.indptr,
+                shape=np.array(index.matrix.shape),
+                vocabulary=np.array(index.vocabulary, dtype=str),
+                idf=index.idf,
+            )
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()

@@ -1,0 +1,91 @@
+"""Topics: the selected papers clustered into ``k`` groups, each labelled by top terms.
+
+Rows of the library's tf-idf matrix, reduced by LSA (truncated SVD, at most 100
+dimensions) and normalised, clustered by k-means; seeds are fixed, so the same papers
+give the same topics. A topic's label is its centroid's three best word terms (author
+and tag tokens excluded), joined by ``-``: a usable tag name (``topic/<label>``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.cluster import KMeans
+from sklearn.decomposition import TruncatedSVD
+from sklearn.preprocessing import normalize
+
+from readinglist.ranking.store import Index
+
+SEED = 14
+
+
+@dataclass(frozen=True)
+class Topic:
+    """One cluster: its label, its top terms and its papers (ids, in the given order)."""
+
+    label: str
+    terms: tuple[str, ...]
+    paper_ids: tuple[int, ...]
+
+
+def cluster(index: Index, pids: Sequence[int], k: int) -> list[Topic]:
+    """Cluster the papers ``pids`` into at most ``k`` topics, largest first.
+
+    Fewer papers than ``k`` give one topic per paper. Papers missing from the index are
+    left out.
+    """
+    rows = [index.row[p] for p in pids if p in index.row]
+    if not rows:
+        return []
+    k = max(1, min(k, len(rows)))
+    matrix = index.matrix[rows]
+    dims = min(100, len(rows) - 1, matrix.shape[1] - 1)
+    if dims >= 2 and k > 1:
+        reduced = TruncatedSVD(n_components=dims, random_state=SEED).fit_transform(matrix)
+        reduced = normalize(reduced)
+    else:
+        reduced = matrix.toarray()
+    if k > 1:
+        assignment = KMeans(n_clusters=k, n_init=10, random_state=SEED).fit_predict(reduced)
+    else:
+        assignment = np.zeros(len(rows), dtype=int)
+    words = np.array([_is_word(t) for t in index.vocabulary], dtype=bool)
+    topics = []
+    for label in range(k):
+        members = np.flatnonzero(assignment == label)
+        if len(members) == 0:
+            continue
+        centroid = np.asarray(matrix[members].mean(axis=0)).ravel()
+        centroid[~words] = 0.0
+        best = [index.vocabulary[i] for i in np.argsort(-centroid)[:3] if centroid[i] > 0]
+        ids = tuple(int(index.ids[rows[i]]) for i in members)
+        topics.append(Topic(_label(best) or f"topic-{label + 1}", tuple(best), ids))
+    topics.sort(key=lambda t: (-len(t.paper_ids), t.label))
+    return _unique_labels(topics)
+
+
+def _is_word(term: str) -> bool:
+    return not term.startswith(("author_", "tag_"))
+
+
+def _label(terms: Sequence[str]) -> str:
+    words: list[str] = []
+    for term in terms:
+        for word in term.split():
+            if word not in words:
+                words.append(word)
+    return "-".join(re.sub(r"[^0-9a-z]+", "", w.lower()) for w in words[:3] if w)
+
+
+def _unique_labels(topics: list[Topic]) -> list[Topic]:
+    seen: dict[str, int] = {}
+    out = []
+    for topic in topics:
+        n = seen.get(topic.label, 0) + 1
+        seen[topic.label] = n
+        label = topic.label if n == 1 else f"{topic.label}-{n}"
+        out.append(Topic(label, topic.terms, topic.paper_ids))
+    return out

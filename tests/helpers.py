@@ -1,0 +1,118 @@
+"""Helpers shared by several test files (import them: ``from helpers import seed``).
+
+Data files: :func:`shared_data` finds a file of ``../shared/data``, or the copy shipped in
+``examples/``, and skips the test only when neither exists. Golden files:
+:func:`assert_golden` compares a text with ``tests/golden/<name>`` byte for byte
+(``READINGLIST_UPDATE_GOLDEN=1`` rewrites it). Databases: :func:`seed` imports records,
+:func:`sql_value` / :func:`sql_values` read raw SQL, :func:`search_text` reads a paper's
+stored search text, :func:`show` runs ``show KEY --json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from readinglist.records import PaperRecord
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+EXAMPLES = ROOT / "examples"
+SHARED = ROOT.parent / "shared" / "data"
+GOLDEN = HERE / "golden"
+
+
+def shared_data(name: str) -> Path:
+    """Return the path of data file ``name``: ../shared/data/``name``, else examples/``name``.
+
+    Skips the calling test when neither exists (examples/ holds only the user's example
+    list, icml2026-abstracts.txt, so the other shared files still skip without ../shared).
+    """
+    for folder in (SHARED, EXAMPLES):
+        path = folder / name
+        if path.exists():
+            return path
+    pytest.skip(f"{SHARED / name} is not available")
+
+
+def shared_text(name: str) -> str:
+    """The UTF-8 text of :func:`shared_data` ``(name)``."""
+    return shared_data(name).read_text(encoding="utf-8")
+
+
+def assert_golden(name: str, text: str) -> None:
+    """Compare ``text`` with tests/golden/``name`` exactly; READINGLIST_UPDATE_GOLDEN=1 rewrites it.
+
+    Fails (``pytest.fail``) when the golden file is missing and no update was asked for.
+    """
+    path = GOLDEN / name
+    if os.environ.get("READINGLIST_UPDATE_GOLDEN") == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("utf-8"))
+        return
+    if not path.exists():
+        pytest.fail(f"golden file {path} is missing; run with READINGLIST_UPDATE_GOLDEN=1")
+    assert text == path.read_bytes().decode("utf-8")
+
+
+def without_line(record: PaperRecord) -> PaperRecord:
+    """``record`` with its source line number cleared (to compare records read from elsewhere)."""
+    return replace(record, line=None)
+
+
+def seed(db_url: str, *records: PaperRecord, fmt: str = "test") -> None:
+    """Import ``records`` (citation keys kept) into the database at ``db_url``."""
+    from readinglist import db, library
+
+    engine = db.make_engine(db_url)
+    try:
+        with db.session_scope(engine) as session:
+            library.import_records(session, records, source="seed", fmt=fmt)
+    finally:
+        engine.dispose()
+
+
+def sql_values(db_url: str, sql: str, params: dict[str, Any] | None = None) -> list[Any]:
+    """The first column of every row ``sql`` returns on the database at ``db_url``."""
+    from sqlalchemy import text
+
+    from readinglist import db
+
+    engine = db.make_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            return list(conn.execute(text(sql), params or {}).scalars())
+    finally:
+        engine.dispose()
+
+
+def sql_value(db_url: str, sql: str, params: dict[str, Any] | None = None) -> Any:
+    """The one value ``sql`` returns (exactly one row, else SQLAlchemy raises)."""
+    from sqlalchemy import text
+
+    from readinglist import db
+
+    engine = db.make_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            return conn.execute(text(sql), params or {}).scalar_one()
+    finally:
+        engine.dispose()
+
+
+def search_text(db_url: str, key: str) -> str:
+    """The stored ``search_text`` of the paper with citation key ``key``."""
+    return str(sql_value(db_url, "SELECT search_text FROM papers WHERE citekey = :k", {"k": key}))
+
+
+def show(invoke: Any, key: str) -> dict[str, Any]:
+    """Run ``show KEY --json`` through the ``invoke`` fixture; assert it succeeded; the JSON."""
+    result = invoke("show", key, "--json")
+    assert result.exit_code == 0, result.stderr
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data

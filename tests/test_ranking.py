@@ -1,0 +1,187 @@
+"""Issue 14: the interest order follows the decisions; --why, similar, topics, triage re-rank.
+
+A synthetic library with two vocabularies (reinforcement learning, protein folding),
+interleaved in order of addition, on SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from readinglist.records import PaperRecord, Person
+
+RL = ["reinforcement", "policy", "reward", "agent", "offline", "bandit", "exploration"]
+BIO = ["protein", "folding", "molecule", "enzyme", "binding", "residue", "structure"]
+
+
+def corpus() -> list[PaperRecord]:
+    """Twelve papers: rl0, bio0, rl1, bio1, ... each using five words of its vocabulary."""
+    records = []
+    for i in range(6):
+        for name, words in (("rl", RL), ("bio", BIO)):
+            picked = [words[(i + j) % len(words)] for j in range(5)]
+            records.append(
+                PaperRecord(
+                    citekey=f"{name}{i}",
+                    title=f"{picked[0].title()} {picked[1]} study {i}",
+                    abstract=" ".join(picked * 2) + " results show gains",
+                    authors=(Person(family=f"{name.title()}author{i % 2}", given="A"),),
+                    year=2026,
+                )
+            )
+    return records
+
+
+@pytest.fixture
+def filled(invoke: Callable[..., Any], db_url: str) -> Callable[..., Any]:
+    from readinglist import db, library
+
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine) as session:
+        library.import_records(session, corpus(), source="seed", fmt="test")
+    engine.dispose()
+    return invoke
+
+
+def keys(result: Any) -> list[str]:
+    assert result.exit_code == 0, result.stderr
+    return result.stdout.split()
+
+
+def test_without_decisions_interest_is_null_and_order_is_added(filled) -> None:
+    result = filled("list", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert {p["interest"] for p in json.loads(result.stdout)} == {None}
+    added = keys(filled("list", "-k"))
+    assert keys(filled("list", "-k", "--sort", "interest")) == added
+
+
+def test_the_order_follows_the_decisions(filled) -> None:
+    assert filled("mark", "to-read", "bio0").exit_code == 0
+    assert filled("mark", "skipped", "rl0").exit_code == 0
+    order = keys(filled("list", "-k", "--sort", "interest", "status:new"))
+    assert all(k.startswith("bio") for k in order[:5]), order
+    assert all(k.startswith("rl") for k in order[5:]), order
+    # Change of mind: the other vocabulary comes first.
+    assert filled("mark", "skipped", "bio0").exit_code == 0
+    assert filled("mark", "read", "rl0").exit_code == 0
+    order = keys(filled("list", "-k", "--sort", "interest", "status:new"))
+    assert all(k.startswith("rl") for k in order[:5]), order
+    papers = json.loads(filled("list", "--json", "status:new").stdout)
+    scores = {p["key"]: p["interest"] for p in papers}
+    assert min(v for k, v in scores.items() if k.startswith("rl")) > max(
+        v for k, v in scores.items() if k.startswith("bio")
+    )
+
+
+def test_why_names_the_terms(filled) -> None:
+    result = filled("show", "bio2", "--why", "--json")
+    assert json.loads(result.stdout)["interest"] is None
+    assert filled("mark", "to-read", "bio0", "bio1").exit_code == 0
+    assert filled("mark", "skipped", "rl0", "rl1").exit_code == 0
+    result = filled("show", "bio2", "--why", "--json")
+    assert result.exit_code == 0, result.stderr
+    why = json.loads(result.stdout)
+    raised = [t["term"] for t in why["raised"]]
+    assert raised, why
+    assert set(raised[0].split()) <= {*BIO, "study"}, raised
+    assert not {w for t in raised for w in t.split()} & set(RL)
+    lowered = json.loads(filled("show", "rl2", "--why", "--json").stdout)["lowered"]
+    assert {w for t in lowered for w in t["term"].split()} & set(RL)
+    text = filled("show", "bio2", "--why").stdout
+    assert text.startswith("bio2: interest ")
+    assert "raised by: " in text
+
+
+def test_similar_is_deterministic(filled) -> None:
+    first = filled("similar", "rl3", "--limit", "4", "--json")
+    assert first.exit_code == 0, first.stderr
+    found = json.loads(first.stdout)
+    assert [p["key"][:2] for p in found] == ["rl"] * 4
+    assert all(p["similarity"] > 0 for p in found)
+    assert filled("similar", "rl3", "--limit", "4", "--json").stdout == first.stdout
+
+
+def test_topics_split_the_vocabularies_and_tag(filled) -> None:
+    result = filled("topics", "--k", "2", "--json")
+    assert result.exit_code == 0, result.stderr
+    topics = json.loads(result.stdout)
+    groups = sorted(sorted({k.rstrip("0123456789") for k in t["keys"]}) for t in topics)
+    assert groups == [["bio"], ["rl"]]
+    assert [t["count"] for t in topics] == [6, 6]
+    assert filled("topics", "--k", "2", "--json").stdout == result.stdout
+    assert filled("topics", "--k", "2", "--tag").exit_code == 0
+    label = next(t["label"] for t in topics if t["keys"][0].startswith("rl"))
+    assert sorted(keys(filled("list", "-k", f"tag:topic/{label}"))) == sorted(
+        f"rl{i}" for i in range(6)
+    )
+
+
+class Keys:
+    """A scripted terminal (see tests/test_triage.py's FakeTerminal)."""
+
+    def __init__(self, keys: str) -> None:
+        self.keys = list(keys)
+        self.screens: list[str] = []
+
+    def width(self) -> int:
+        return 100
+
+    def show(self, text: str) -> None:
+        self.screens.append(text)
+
+    def getkey(self) -> str:
+        if not self.keys:
+            raise EOFError
+        return self.keys.pop(0)
+
+    def prompt(self, label: str) -> str | None:
+        return None
+
+    def launch(self, url: str) -> bool:
+        return False
+
+
+def test_triage_reranks_after_a_decision(filled, db_url: str) -> None:
+    from readinglist import db, library, triage
+    from readinglist.ranking.ranker import Ranker
+
+    assert filled("mark", "to-read", "rl0").exit_code == 0
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine, write=False) as session:
+        ids = library.triage_queue(session)
+        ranker = Ranker.open(session, db_url)
+        key_of = {p.id: p.citekey for p in library.all_papers(session)}
+    ids = ranker.order(ids)
+    assert key_of[ids[0]].startswith("rl")
+    loop = triage.Triage(
+        lambda: db.session_scope(engine),
+        ids,
+        Keys("s"),
+        read_factory=lambda: db.session_scope(engine, write=False),
+        ranker=ranker,
+    )
+    loop.run()
+    # Skipping an rl paper when one rl paper is wanted: the rest stays rl-first but
+    # the skipped paper's own words now count against; the order is the ranker's.
+    rest = loop.queue[1:]
+    assert rest == ranker.order(rest)
+    engine.dispose()
+
+
+def test_like_seeds_the_order(filled, db_url: str) -> None:
+    from readinglist import db, library
+    from readinglist.ranking.ranker import Ranker
+
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine, write=False) as session:
+        ids = library.triage_queue(session)
+        key_of = {p.id: p.citekey for p in library.all_papers(session)}
+        ranker = Ranker.open(session, db_url, like=" ".join(BIO))
+    engine.dispose()
+    order = [key_of[i] for i in ranker.order(ids)]
+    assert all(k.startswith("bio") for k in order[:6]), order
