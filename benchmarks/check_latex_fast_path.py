@@ -7,7 +7,7 @@ Usage::
 Reads each file with bibtexparser's default parse stack (``@string`` resolved,
 enclosing braces removed), takes every distinct value of ``title``, ``author``,
 ``editor``, ``journal``, ``booktitle``, ``keywords`` and ``abstract`` that contains
-``\\ { } $ ~``, and compares ``text._simple_latex`` (where it does not give up) with
+``\\ { } $ ~``, and compares ``text.simple_latex`` (where it does not give up) with
 pylatexenc's result as ``text.latex_to_unicode`` computes it. Prints the counts and
 every disagreement; exits 1 if there is one. ``text.latex_to_unicode`` must give
 exactly pylatexenc's text: search text and duplicate keys stored by earlier
@@ -61,7 +61,7 @@ def main() -> int:
     fast = disagree = 0
     for value in ordered:
         escaped = text._BARE_PERCENT.sub(r"\\%", value)
-        quick = text._simple_latex(escaped)
+        quick = text.simple_latex(escaped)
         if quick is None:
             continue
         fast += 1

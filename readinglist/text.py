@@ -4,6 +4,10 @@
   (``LatexNodes2Text``), with a fast path for plain text and a cache, so each
   distinct string is decoded once (issue 9: decoding is the expensive part of
   an import).
+* :func:`simple_latex` is that fast path, the only LaTeX decoder besides
+  pylatexenc: common markup decoded in microseconds, exactly as pylatexenc would.
+  The BibTeX reader uses it with ``bibtex=True`` on values prepared by
+  :func:`bibtex_latex`.
 * :func:`fold` gives the comparison form used for duplicate detection and
   search: LaTeX decoded, accents removed, typographic punctuation mapped to ASCII,
   case folded, white space collapsed.
@@ -97,7 +101,7 @@ def _converter(math: str) -> Any:
 #: Values longer than this (abstracts, notes) are decoded and folded without caching: they
 #: are rarely seen twice, and a cache of them would hold every abstract of an import.
 CACHED_LENGTH = 300
-#: Entries kept by each of the decoding caches (here and in formats.bibtex): repeated
+#: Entries kept by each of the decoding caches (here and in formats.bibtex.fields): repeated
 #: names, venues and journal words hit them. Measured on the ACL Anthology import
 #: (issue 9): 4,096 entries are as fast as 200,000 and hold about 100 MiB less.
 CACHE_SIZE = 4096
@@ -129,7 +133,7 @@ def latex_to_unicode(value: str, math: str = "text") -> str:
 def _latex_to_unicode(value: str, math: str) -> str:
     # A bare % is text in a field value, not a LaTeX comment (it would eat the line).
     value = _BARE_PERCENT.sub(r"\\%", value)
-    decoded = _simple_latex(value)
+    decoded = simple_latex(value)
     if decoded is None:
         try:
             decoded = str(_converter(math).latex_to_text(value))
@@ -144,31 +148,42 @@ _latex_to_unicode_cached = lru_cache(maxsize=CACHE_SIZE)(_latex_to_unicode)
 # --- the fast path for common markup (issue 9) -------------------------------------------
 # pylatexenc takes about 2 ms for a title and 9 ms for an abstract; most LaTeX in
 # bibliographies and abstracts is case-protecting braces, accents, escaped specials
-# and font commands. _simple_latex decodes exactly that (the same subset as the
-# BibTeX reader's own fast decoder) and gives up on anything else. Its output must be
-# what pylatexenc gives, character for character: search text, duplicate keys and
-# folded names stored by earlier versions are compared with new ones. This was
-# checked on every distinct title, author list, venue and abstract with LaTeX in the
-# ACL Anthology and Beebe fisheries files (benchmarks/check_latex_fast_path.py).
+# and font commands. simple_latex decodes exactly that and gives up on anything else.
+# It is the one fast decoder: latex_to_unicode uses it as it is, the BibTeX reader
+# with ``bibtex=True`` (see simple_latex). Its output must be what pylatexenc gives,
+# character for character: search text, duplicate keys and folded names stored by
+# earlier versions are compared with new ones. This was checked on every distinct
+# title, author list, venue and abstract with LaTeX in the ACL Anthology and Beebe
+# fisheries files (benchmarks/check_latex_fast_path.py), and a hypothesis test
+# (tests/test_performance_paths.py) compares the two on generated markup.
 
 _SIMPLE_SPECIAL = re.compile(r"[{}\\$~]")
 #: Inline math of letters, digits, operators, sub- and superscripts and plain groups only
 #: (no commands, no ``--``, quotes or line breaks), e.g. ``$O(n^{2})$``, ``$F_1$``.
 _SIMPLE_MATH = re.compile(r"\$(?!\$)((?:[A-Za-z0-9 +=()\[\],.;:/|<>!*^_{}]|-(?!-))+)\$")
+#: One command: an accent and its letter, a letter command (with the white space or
+#: ``{}`` that ends it, but not a blank line), an escaped special, a control space,
+#: or a command name before a ``{`` (its argument follows as a group).
 _SIMPLE_TOKEN = re.compile(
     r"""\\(?:
         (?P<sym>[`'^"~=.])\s*(?:\{(?P<a1>\\?[A-Za-z])\}|(?P<a2>\\?[A-Za-z]))
       | (?P<cmd>[cvuHkrdb])(?:\{(?P<b1>\\?[A-Za-z])\}|\s+(?P<b2>[A-Za-z]))
-      | (?P<letter>ss|aa|AA|ae|AE|oe|OE|[oOlLij])(?![^\W\d_])(?:\{\}|(?![ \t\r\n]*\n\n)[ \t\r\n]*)
+      | (?P<letter>ss|aa|AA|ae|AE|oe|OE|[oOlLij])(?![A-Za-z])(?:\{\}|(?![ \t\r\n]*\n\n)[ \t\r\n]*)
       | (?P<esc>[&%$#_{}])
       | (?P<space>[ ])(?=\S)
-      | (?P<macro>textit|textbf|emph|textsc|textrm|textsf|textsl|textup)(?=\{)
+      | (?P<macro>[A-Za-z]+)(?=\{)
     )""",
     re.VERBOSE,
 )
+#: A letter in Unicode's sense: pylatexenc reads it as part of a command name.
+_UNICODE_LETTER = re.compile(r"[^\W\d_]")
+#: Font commands whose argument pylatexenc prints as it is.
+_FONT_COMMANDS = frozenset(
+    {"emph", "textit", "textbf", "textsc", "textrm", "textsf", "textsl", "textup"}
+)
 #: Accent commands and the combining characters pylatexenc gives for them (LaTeX's
-#: OT1/T1 accents); shared with the BibTeX reader's fast decoder.
-LATEX_ACCENTS = {
+#: OT1/T1 accents).
+_LATEX_ACCENTS = {
     "'": "\u0301",
     "`": "\u0300",
     "^": "\u0302",
@@ -186,7 +201,7 @@ LATEX_ACCENTS = {
     "b": "\u0331",
 }
 #: Letter commands of LaTeX's text symbols and the characters pylatexenc gives for them.
-LATEX_LETTERS = {
+_LATEX_LETTERS = {
     "ss": "ß",
     "aa": "å",
     "AA": "Å",
@@ -210,19 +225,43 @@ _LIGATURE_CHARS = {
     "?`": "¿",
     "!`": "¡",
 }
+#: Marks a decoded piece among the pieces :func:`simple_latex` collects (text that
+#: takes no part in ligatures).
+_DECODED = "\x00"
 
 
-def _simple_latex(text: str) -> str | None:
-    """Decode braces, accents, letter commands, escaped specials, ``~``, font commands and
-    plain inline math.
+def simple_latex(text: str, *, bibtex: bool = False) -> str | None:
+    """Decode the common LaTeX of titles, names and abstracts without pylatexenc, or give up.
 
-    Returns what pylatexenc's ``LatexNodes2Text(strict_latex_spaces=True)`` returns
-    for ``text``, or None for anything else (math beyond plain inline formulas, other
-    commands, a bare ``&``, a control space before white space), which then goes to
-    pylatexenc. TeX's input ligatures
-    (``--``, two backquotes, two quotes) are joined within one brace group, as pylatexenc does.
+    Args:
+        text: LaTeX text (a field value, a title from an abstract list).
+        bibtex: the rules of the BibTeX reader's raw values instead of those of
+            :func:`latex_to_unicode`.
+
+    Returns:
+        What pylatexenc's ``LatexNodes2Text(strict_latex_spaces=True)`` gives for
+        ``text``, or None when ``text`` holds anything this does not decode (the
+        caller then asks pylatexenc). Both modes decode case-protecting braces, accent
+        commands (``\\'e``, ``{\\"o}``, ``\\c{c}``, ``\\"{\\i}``), letter commands
+        (``\\ss``, ``{\\aa}``; a blank line after one is left to pylatexenc), escaped
+        specials (``\\&``), ``~``, the font commands ``\\emph``, ``\\textit``,
+        ``\\textbf``, ``\\textsc``, ``\\textrm``, ``\\textsf``, ``\\textsl``,
+        ``\\textup``, and TeX's input ligatures (``--``, ``---``, two backquotes or
+        quotes, ``?```, ``!```) within one brace group, as pylatexenc does.
+
+        Only without ``bibtex``: plain inline math (``$O(n^{2})$``: letters, digits,
+        operators, sub- and superscripts, groups) and control spaces (``a\\ b``); a
+        bare ``&`` (an alignment tab) or a NUL gives None.
+
+        Only with ``bibtex``: ``\\texttt{x}`` and a command pylatexenc does not know
+        (``\\geoname{x}``) give their argument ``x`` (pylatexenc drops the argument of
+        ``\\texttt``: the only output that differs from it); a bare ``&`` is the
+        character (the reader escapes it before asking pylatexenc); a letter command
+        ends at its last ASCII letter (``\\ss\u00e9`` is ``\u00df\u00e9``, as BibTeX
+        and pdfTeX read it; pylatexenc reads one unknown command ``\\ss\u00e9``); math
+        gives None.
     """
-    if "&" in text.replace("\\&", "") or _SIMPLE_BARE.search(text):
+    if not bibtex and ("&" in text.replace("\\&", "") or _DECODED in text):
         return None
     segments: list[str] = []
     current: list[str] = []
@@ -237,54 +276,74 @@ def _simple_latex(text: str) -> str | None:
             current.append(text[i : special.start()])
         i = special.start()
         ch = text[i]
+        if ch == "~":
+            current.append("\u00a0")
+            i += 1
+            continue
         if ch in "{}":
-            segments.append("".join(current))
-            current = []
+            piece: str | None = ""  # a group boundary: ligatures end here
             i += 1
         elif ch == "\\":
             match = _SIMPLE_TOKEN.match(text, i)
-            if match is None:
+            piece = None if match is None else _command(match, bibtex)
+            if match is None or piece is None:
                 return None
-            segments.append("".join(current))
-            current = []
-            if match.group("macro"):
-                i = match.end()
-                continue
-            if match.group("esc"):
-                out = match.group("esc")
-            elif match.group("space"):
-                out = " "  # a control space (before anything but white space)
-            elif match.group("letter"):
-                out = LATEX_LETTERS[match.group("letter")]
-            else:
-                accented = accented_letter(match)
-                if accented is None:
-                    return None
-                out = accented
-            segments.append("\x00" + out)  # text that takes no part in ligatures
             i = match.end()
-        elif ch == "$":
-            math = _SIMPLE_MATH.match(text, i)
+        else:  # "$"
+            math = None if bibtex else _SIMPLE_MATH.match(text, i)
             if math is None:
                 return None
-            segments.append("".join(current))
-            current = []
             # pylatexenc's text for inline math: the formula less its braces and outer spaces.
-            segments.append("\x00" + math.group(1).replace("{", "").replace("}", "").strip())
+            piece = _DECODED + math.group(1).replace("{", "").replace("}", "").strip()
             i = math.end()
-        else:  # "~"
-            current.append("\u00a0")
-            i += 1
+        segments.append("".join(current))
+        current = []
+        if piece:
+            segments.append(piece)
     segments.append("".join(current))
-    return join_latex_segments(segments)
+    return _join_segments(segments)
 
 
-def accented_letter(match: re.Match[str]) -> str | None:
-    """The character of an accent command matched by a fast-path token pattern (groups
-    ``sym``/``cmd`` for the accent, ``a1``/``a2``/``b1``/``b2`` for the base letter):
-    ``\\'e`` -> ``é``, ``\\"{\\i}`` -> ``ï`` (NFC). None for a base that is another
-    command than dotless ``\\i``/``\\j`` (left to pylatexenc)."""
-    accent = LATEX_ACCENTS[match.group("sym") or match.group("cmd")]
+def _command(match: re.Match[str], bibtex: bool) -> str | None:
+    """The piece for a command matched by ``_SIMPLE_TOKEN``: ``""`` for a command whose
+    argument group follows as it is, the decoded text marked with ``_DECODED``, or None
+    when it is left to pylatexenc (see :func:`simple_latex` for the two modes)."""
+    macro = match.group("macro")
+    if macro:
+        known = _drops_to_argument(macro) if bibtex else macro in _FONT_COMMANDS
+        return "" if known else None
+    if match.group("esc"):
+        return _DECODED + match.group("esc")
+    if match.group("space"):
+        return None if bibtex else _DECODED + " "
+    letter = match.group("letter")
+    if letter:
+        if not bibtex and _UNICODE_LETTER.match(match.string, match.end("letter")):
+            return None
+        return _DECODED + _LATEX_LETTERS[letter]
+    accented = _accented_letter(match)
+    return None if accented is None else _DECODED + accented
+
+
+@lru_cache(maxsize=1_000)
+def _drops_to_argument(name: str) -> bool:
+    """True if ``\\name{x}`` is decoded as ``x`` in BibTeX values: a font command,
+    ``\\texttt``, or a command pylatexenc does not know (it drops those and keeps the
+    group that follows)."""
+    if name in _FONT_COMMANDS or name == "texttt":
+        return True
+    from pylatexenc.latex2text import get_default_latex_context_db as text_db
+    from pylatexenc.latexwalker import get_default_latex_context_db as walker_db
+
+    return text_db().get_macro_spec(name) is None and walker_db().get_macro_spec(name) is None
+
+
+def _accented_letter(match: re.Match[str]) -> str | None:
+    """The character of an accent command (groups ``sym``/``cmd`` for the accent,
+    ``a1``/``a2``/``b1``/``b2`` for the base letter): ``\\'e`` -> ``é``, ``\\"{\\i}``
+    -> ``ï`` (NFC). None for a base that is another command than dotless
+    ``\\i``/``\\j`` (left to pylatexenc)."""
+    accent = _LATEX_ACCENTS[match.group("sym") or match.group("cmd")]
     base = next(g for g in match.group("a1", "a2", "b1", "b2") if g)
     if base.startswith("\\"):
         if base not in ("\\i", "\\j"):
@@ -293,14 +352,14 @@ def accented_letter(match: re.Match[str]) -> str | None:
     return unicodedata.normalize("NFC", base + accent)
 
 
-def join_latex_segments(segments: list[str]) -> str:
-    """Join the pieces a fast LaTeX decoder collected: a piece that starts with NUL is
-    decoded text taken as it is; in the others TeX's input ligatures (``--``, ``---``,
-    two backquotes or quotes, ``?```, ``!```) become their characters, within the piece
-    only, as pylatexenc does within one brace group."""
+def _join_segments(segments: list[str]) -> str:
+    """Join the pieces :func:`simple_latex` collected: a piece that starts with
+    ``_DECODED`` is decoded text taken as it is; in the others TeX's input ligatures
+    become their characters, within the piece only, as pylatexenc does within one
+    brace group."""
     parts = []
     for segment in segments:
-        if segment.startswith("\x00"):
+        if segment.startswith(_DECODED):
             parts.append(segment[1:])
         elif "-" in segment or "`" in segment or "'" in segment:
             parts.append(_TEX_LIGATURES.sub(lambda m: _LIGATURE_CHARS[m.group()], segment))
@@ -309,9 +368,31 @@ def join_latex_segments(segments: list[str]) -> str:
     return "".join(parts)
 
 
-#: The marker of decoded text inside :func:`_simple_latex`: an input holding it goes to
-#: pylatexenc. (A bare ``#``, ``^`` or ``_`` is text outside math for pylatexenc too.)
-_SIMPLE_BARE = re.compile("\x00")
+#: LaTeX that pylatexenc 2.11 decodes to nothing or to U+02C6, and what gives the
+#: character the writer meant (``formats.bibtex`` writes these for unbalanced braces).
+_PYLATEXENC_GAPS = (
+    ("\\textbraceleft{}", "\\{"),
+    ("\\textbraceright{}", "\\}"),
+    ("\\textasciicircum{}", "^"),
+)
+_BARE_AMPERSAND = re.compile(r"(?<!\\)&")
+
+
+def bibtex_latex(value: str) -> str:
+    """Return a BibTeX field value rewritten so that pylatexenc decodes it as BibTeX means it.
+
+    ``\\textbraceleft{}``, ``\\textbraceright{}`` and ``\\textasciicircum{}`` (which
+    pylatexenc 2.11 decodes to nothing or to U+02C6) become ``\\{``, ``\\}`` and
+    ``^``; a bare ``&`` (an alignment tab for pylatexenc, a character in a
+    bibliography) becomes ``\\&``. Give the result to :func:`simple_latex` with
+    ``bibtex=True`` and, when that gives up, to :func:`latex_to_unicode`. Never raises.
+    """
+    if "\\text" in value:
+        for latex, simpler in _PYLATEXENC_GAPS:
+            value = value.replace(latex, simpler)
+    if "&" in value:
+        value = _BARE_AMPERSAND.sub(r"\\&", value)
+    return value
 
 
 def fold(value: str) -> str:

@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from readinglist.formats import bibtex
+from readinglist.formats.bibtex import fields as bibtex_fields
 from readinglist.records import NoteRecord, PaperRecord, ParseProblem, ParseResult, Person
 from readinglist.text import latex_to_unicode
 
@@ -361,26 +362,26 @@ def test_read_title_latex_decoding(raw: str, decoded: str) -> None:
     ],
 )
 def test_fast_decoding_agrees_with_pylatexenc(raw: str) -> None:
-    bibtex._decode_text.cache_clear()
+    bibtex_fields.decode_text.cache_clear()
     slow = re.sub(r"[ \t\r\n]+", " ", latex_to_unicode(raw)).strip()
-    assert bibtex._decode_text(raw) == slow
+    assert bibtex_fields.decode_text(raw) == slow
 
 
 def test_plain_text_never_reaches_pylatexenc(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(value: str, math: str = "text") -> str:
         raise AssertionError(f"pylatexenc called for {value!r}")
 
-    monkeypatch.setattr(bibtex, "latex_to_unicode", refuse)
-    bibtex._decode_text.cache_clear()
-    bibtex._parse_names.cache_clear()
-    bibtex._parse_person.cache_clear()
+    monkeypatch.setattr(bibtex_fields, "latex_to_unicode", refuse)
+    bibtex_fields.decode_text.cache_clear()
+    bibtex_fields.parse_names.cache_clear()
+    bibtex_fields.parse_person.cache_clear()
     text = (
         '@article{a, author = {Smith, John and M{\\"u}ller, J}, '
         "title = {Plain ASCII {GPU} title}, journal = {J}, year = {2020}}"
     )
     (record,) = bibtex.read(text).records
     assert record.title == "Plain ASCII GPU title"
-    bibtex._decode_text.cache_clear()
+    bibtex_fields.decode_text.cache_clear()
 
 
 def test_read_mendeley_keyless_entries() -> None:

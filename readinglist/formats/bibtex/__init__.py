@@ -1,0 +1,54 @@
+"""BibTeX and biblatex: read ``.bib`` text into :class:`PaperRecord` values and write them back.
+
+The public names below are the whole interface (``from readinglist.formats import
+bibtex``; ``bibtex.read``, ``bibtex.write``, ``bibtex.Writer`` ...). The package is
+built in floors, each module importing only the ones above it in this list, and only
+these modules import bibtexparser::
+
+    bibtex/
+      values.py   BibTeX values: @string macros, # concatenation, months (imports nothing here)
+      fields.py   raw field values <-> record columns, the ``fields`` contract
+      digest.py   bibliographic_fingerprint, source_check, bibliographic_data
+      reader.py   bibtexparser's splitter and everything after it: read, iter_read, read_aux
+      encode.py   columns and raw values as BibTeX text (escaping, names, citation keys)
+      writer.py   Writer and write: copy unchanged entries byte for byte, generate the rest
+
+LaTeX is decoded by :mod:`readinglist.text` (one fast decoder, then pylatexenc), DOIs
+and arXiv ids are normalized by :mod:`readinglist.identifiers`.
+
+Round trips: ``read(write(records))`` gives back each record's
+:func:`bibliographic_data`, and an entry whose data is unchanged since it was read is
+written as its own bytes (``source_text``); see :mod:`.writer`.
+"""
+
+from __future__ import annotations
+
+from readinglist.formats.bibtex.digest import (
+    bibliographic_data,
+    bibliographic_fingerprint,
+    source_check,
+)
+from readinglist.formats.bibtex.encode import VERBATIM_FIELDS, Dialect, valid_citekey
+from readinglist.formats.bibtex.reader import iter_read, read, read_aux
+from readinglist.formats.bibtex.values import macro_names
+from readinglist.formats.bibtex.writer import FIELD_ORDER, Writer, entry_order, write
+from readinglist.identifiers import normalize_arxiv, normalize_doi
+
+__all__ = [
+    "FIELD_ORDER",
+    "VERBATIM_FIELDS",
+    "Dialect",
+    "Writer",
+    "bibliographic_data",
+    "bibliographic_fingerprint",
+    "entry_order",
+    "iter_read",
+    "macro_names",
+    "normalize_arxiv",
+    "normalize_doi",
+    "read",
+    "read_aux",
+    "source_check",
+    "valid_citekey",
+    "write",
+]

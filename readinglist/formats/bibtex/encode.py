@@ -1,0 +1,341 @@
+"""Record columns and raw field values as BibTeX text: the inverse of :mod:`.fields`.
+
+Fourth floor of :mod:`readinglist.formats.bibtex`, beside :mod:`.reader` (imports
+:mod:`.values` and :mod:`.fields`, to check that a name written splits back into the
+same parts). Rules, used by :mod:`.writer` for generated entries:
+
+* a column is encoded so that it decodes back to itself: ``\\ { } $ & % # _ ~ ^``
+  and the TeX ligatures ``--``, two backquotes, ``''``, ``?```, ``!``` are escaped,
+  and in a title each capital that BibTeX's ``change.case$`` would lower-case is
+  protected word by word (``{B}ayesian``, ``{GPU}``), never the whole title;
+* in every other field except verbatim ones (:data:`VERBATIM_FIELDS`, names ending
+  in ``url``, and values that are a bare URL) a bare ``& % $ # _`` outside ``$...$``
+  math and ``\\url``/``\\path``/``\\href`` arguments is escaped; ``\\%`` and
+  ``$\\to$`` stay; unbalanced braces become ``\\textbraceleft{}`` /
+  ``\\textbraceright{}``;
+* ``dialect="bibtex"`` writes ASCII: non-ASCII characters become LaTeX (pylatexenc's
+  ``UnicodeToLatexEncoder`` in the ``{\\"o}`` form BibTeX treats as one special
+  character); a character pylatexenc cannot encode so that it decodes back is kept
+  as UTF-8.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any, Literal
+
+from readinglist.formats.bibtex.fields import parse_names
+from readinglist.formats.bibtex.values import ValueSyntaxError, matching_brace
+from readinglist.records import Person
+from readinglist.text import latex_to_unicode
+
+Dialect = Literal["bibtex", "biblatex"]
+
+#: Fields written without any escaping (biblatex's verbatim fields and ``pdf``).
+VERBATIM_FIELDS: frozenset[str] = frozenset(
+    {"url", "doi", "eprint", "file", "pdf", "urlraw", "verba", "verbb", "verbc"}
+)
+_BARE_URL = re.compile(r"^\s*(?:https?|ftp)://\S+\s*$")
+
+_LITERAL_CHARS = {
+    "\\": "\\textbackslash{}",
+    "$": "\\$",
+    "&": "\\&",
+    "%": "\\%",
+    "#": "\\#",
+    "_": "\\_",
+    "~": "\\textasciitilde{}",
+    "^": "\\textasciicircum{}",
+    "\u00a0": "~",
+}
+_LITERAL_RE = re.compile(r"[\\$&%#_~^\u00a0{}]")
+# TeX input ligatures that pylatexenc (and TeX) would turn into other characters.
+_LIGATURES = re.compile(r"-(?=-)|`(?=`)|'(?=')|[?!](?=`)")
+
+
+@lru_cache(maxsize=1)
+def _unicode_encoder() -> Any:
+    from pylatexenc.latexencode import UnicodeToLatexEncoder
+
+    return UnicodeToLatexEncoder(
+        non_ascii_only=True,
+        replacement_latex_protection="braces-all",
+        unknown_char_policy="keep",
+        unknown_char_warning=False,
+    )
+
+
+@lru_cache(maxsize=10_000)
+def _encode_char(char: str, exact: bool) -> str:
+    """LaTeX for one non-ASCII character (pylatexenc), or the character itself.
+
+    With ``exact``, the LaTeX is used only if it decodes back to the same character
+    (``{\\ensuremath{\\cdot}}`` decodes to U+00B7, not U+22C5): column text must
+    survive a round trip. Without, any ASCII form is used (raw LaTeX fields).
+    """
+    latex = str(_unicode_encoder().unicode_to_latex(char))
+    if latex == char or not latex.isascii():
+        return char
+    if exact and latex_to_unicode("{x}" + latex + "{x}") != "x" + char + "x":
+        return char
+    return latex
+
+
+def ascii_latex(text: str, exact: bool = False) -> str:
+    """Replace non-ASCII characters by LaTeX (bibtex dialect); see :func:`_encode_char`.
+    ASCII text is returned as it is."""
+    if text.isascii():
+        return text
+    return "".join(ch if ch.isascii() else _encode_char(ch, exact) for ch in text)
+
+
+def _braces_balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def escape_literal(text: str, dialect: Dialect) -> str:
+    """Encode plain Unicode text so that it decodes back to itself (the inverse of
+    :func:`~readinglist.formats.bibtex.fields.decode_text`)."""
+    if _LITERAL_RE.search(text):
+        balanced = _braces_balanced(text)
+        left = "\\{" if balanced else "\\textbraceleft{}"
+        right = "\\}" if balanced else "\\textbraceright{}"
+        table = {**_LITERAL_CHARS, "{": left, "}": right}
+        text = _LITERAL_RE.sub(lambda m: table[m.group()], text)
+    if "-" in text or "`" in text or "'" in text:
+        text = _LIGATURES.sub(lambda m: m.group() + "{}", text)
+    return ascii_latex(text, exact=True) if dialect == "bibtex" else text
+
+
+_TITLE_WORD = re.compile(r"[^\W_]+")
+
+
+def encode_title(title: str, dialect: Dialect) -> str:
+    """Encode a title, protecting each capital BibTeX's ``change.case$ "t"`` would lower.
+
+    ``change.case$`` keeps the first character of the title and the first character
+    after a colon followed by white space, and leaves brace groups alone (BibTeX
+    manual, "Tame the BeaST" section 4). A word whose only capital is its first
+    letter gets ``{B}ayesian``; a word with other capitals is wrapped whole
+    (``{GPU}``, ``{iPhone}``).
+    """
+    out: list[str] = []
+    pos = 0
+    for match in _TITLE_WORD.finditer(title):
+        word = match.group()
+        capitals = [i for i, ch in enumerate(word) if ch.isupper() or ch.istitle()]
+        if not capitals:
+            continue
+        start = match.start()
+        kept = start == 0 or re.search(r":\s+$", title[:start]) is not None
+        if capitals == [0]:
+            if kept:
+                continue
+            protected, end = word[0], start + 1
+        else:
+            protected, end = word, match.end()
+        out.append(escape_literal(title[pos:start], dialect))
+        out.append("{" + escape_literal(protected, dialect) + "}")
+        pos = end
+    out.append(escape_literal(title[pos:], dialect))
+    return "".join(out)
+
+
+_VERBATIM_MACROS = re.compile(r"\\(?:url|path|nolinkurl|href|verb)\b")
+
+
+def escape_raw(value: str, dialect: Dialect) -> str:
+    """:func:`_escape_specials`, then :func:`_balance_braces`: a value BibTeX can read."""
+    return _balance_braces(_escape_specials(value, dialect))
+
+
+def _balance_braces(value: str) -> str:
+    """Replace braces that have no partner by ``\\textbraceleft{}`` / ``\\textbraceright{}``.
+
+    BibTeX counts every brace, escaped or not ("Tame the BeaST", section 2.2): one
+    stray ``}`` in an abstract ends the field early and loses the rest of the
+    entry. Balanced values are returned unchanged.
+    """
+    if _braces_balanced(value):
+        return value
+    unmatched: set[int] = set()
+    opened: list[int] = []
+    for i, ch in enumerate(value):
+        if ch == "{":
+            opened.append(i)
+        elif ch == "}":
+            if opened:
+                opened.pop()
+            else:
+                unmatched.add(i)
+    unmatched.update(opened)
+    return "".join(
+        ("\\textbraceleft{}" if ch == "{" else "\\textbraceright{}") if i in unmatched else ch
+        for i, ch in enumerate(value)
+    )
+
+
+def _escape_specials(value: str, dialect: Dialect) -> str:
+    """Escape bare ``& % $ # _`` outside math and URL arguments; keep existing LaTeX.
+
+    A ``$`` opens math only when a closing ``$`` follows; otherwise it is escaped.
+    Arguments of ``\\url``, ``\\path``, ``\\nolinkurl``, ``\\href`` (first) and
+    ``\\verb`` are copied unchanged.
+    """
+    if not any(ch in value for ch in "&%$#_"):
+        return ascii_latex(value) if dialect == "bibtex" else value
+    out: list[str] = []
+    i = 0
+    n = len(value)
+    in_math = False
+    while i < n:
+        ch = value[i]
+        if ch == "\\":
+            macro = _VERBATIM_MACROS.match(value, i)
+            if macro and not in_math:
+                j = macro.end()
+                while j < n and value[j] == " ":
+                    j += 1
+                if j < n and value[j] == "{":
+                    try:
+                        j = matching_brace(value, j) + 1
+                    except ValueSyntaxError:
+                        j = n
+                elif j < n:
+                    close = value.find(value[j], j + 1)
+                    j = n if close < 0 else close + 1
+                out.append(value[i:j])
+                i = j
+                continue
+            out.append(value[i : i + 2])
+            if value.startswith("\\(", i) or value.startswith("\\[", i):
+                in_math = True
+            elif value.startswith("\\)", i) or value.startswith("\\]", i):
+                in_math = False
+            i += 2
+            continue
+        if ch == "$":
+            if in_math:
+                in_math = False
+                out.append("$$" if value.startswith("$$", i) else "$")
+                i += 2 if value.startswith("$$", i) else 1
+                continue
+            double = value.startswith("$$", i)
+            opener = "$$" if double else "$"
+            if _find_unescaped(value, opener, i + len(opener)) >= 0:
+                in_math = True
+                out.append(opener)
+                i += len(opener)
+            else:
+                out.append("\\$")
+                i += 1
+            continue
+        if ch in "&%#_" and not in_math:
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+        i += 1
+    text = "".join(out)
+    return ascii_latex(text) if dialect == "bibtex" else text
+
+
+def _find_unescaped(value: str, needle: str, start: int) -> int:
+    i = value.find(needle, start)
+    while i >= 0:
+        backslashes = 0
+        j = i - 1
+        while j >= 0 and value[j] == "\\":
+            backslashes += 1
+            j -= 1
+        if backslashes % 2 == 0:
+            return i
+        i = value.find(needle, i + 1)
+    return -1
+
+
+def is_verbatim(name: str, value: str) -> bool:
+    """True for a field written without escaping: a verbatim field, a name ending in
+    ``url``, or a value that is one bare URL."""
+    return name in VERBATIM_FIELDS or name.endswith("url") or _BARE_URL.match(value) is not None
+
+
+def _format_person(person: Person, dialect: Dialect) -> str:
+    """Write one name so that BibTeX's rules split it back into the same parts."""
+    if person.literal:
+        if person.is_others:
+            return "others"
+        literal = escape_literal(person.literal, dialect)
+        # "{\\&}" would be a special character, not a corporate name: brace it once more.
+        return "{{" + literal + "}}" if literal.startswith("\\") else "{" + literal + "}"
+
+    def enc(part: str) -> str:
+        return escape_literal(part, dialect)
+
+    def build(brace_family: bool, brace_all: bool, comma: bool) -> str:
+        family = enc(person.family)
+        if brace_family or brace_all:
+            family = "{" + family + "}"
+        last = f"{enc(person.von)} {family}" if person.von else family
+        given = enc(person.given)
+        jr = enc(person.jr)
+        if brace_all:
+            given = "{" + given + "}" if given else given
+            jr = "{" + jr + "}" if jr else jr
+        if jr:
+            return f"{last}, {jr}, {given or '{}'}"
+        if given or comma:
+            # "van Gogh" alone would read as given "van", family "Gogh".
+            return f"{last}, {given or '{}'}"
+        return last
+
+    candidates = [
+        build(False, False, False),
+        build(False, False, True),
+        build(True, False, True),
+        build(True, True, True),
+    ]
+    for text in candidates:
+        if parse_names(text) == (person,):
+            return text
+    return candidates[2]
+
+
+def format_names(people: Sequence[Person], dialect: Dialect) -> str:
+    """A BibTeX name list (``A and B``) that splits back into ``people``."""
+    return " and ".join(_format_person(p, dialect) for p in people)
+
+
+def normalize_pages(value: str) -> str:
+    """``12-34``, ``12 – 34``, ``12---34`` -> ``12--34``; any other value as it is."""
+    match = re.fullmatch(r"\s*(\w+)\s*(?:-{1,3}|\u2013|\u2014)\s*(\w+)\s*", value)
+    return f"{match.group(1)}--{match.group(2)}" if match else value
+
+
+_KEY_ILLEGAL = re.compile(r"[\s,{}()\"#%'=\\~]+")
+
+
+def valid_citekey(key: str, dialect: Dialect = "bibtex") -> str:
+    """Return ``key`` made safe to write as a BibTeX/biblatex citation key.
+
+    BibTeX's scanner ends a key at white space, ``,`` and the delimiters, and its
+    ``.bst`` functions choke on ``" # % ' ( ) = { } \\ ~`` (``bibtex.web``, class
+    ``legal_id_char``); each run of those becomes ``-``. For the ``bibtex`` dialect
+    non-ASCII letters lose their accents (``Müller`` -> ``Muller``) and other
+    non-ASCII characters become ``-``. A valid key is returned unchanged.
+    """
+    if dialect == "bibtex" and not key.isascii():
+        key = unicodedata.normalize("NFKD", key)
+        key = "".join(ch for ch in key if not unicodedata.combining(ch))
+        key = re.sub(r"[^\x00-\x7f]+", "-", key)
+    return _KEY_ILLEGAL.sub("-", key)

@@ -1,0 +1,281 @@
+"""BibTeX field values <-> record columns: decoding raw values, and the ``fields`` contract.
+
+Second floor of :mod:`readinglist.formats.bibtex` (imports :mod:`.values`). The
+reader hands :func:`record_from_fields` the field values of an entry after macro and
+``#`` resolution; this module decodes them into the columns of a
+:class:`~readinglist.records.PaperRecord`. LaTeX is decoded by
+:mod:`readinglist.text` (:func:`~readinglist.text.simple_latex` with
+``bibtex=True``, then pylatexenc through :func:`~readinglist.text.latex_to_unicode`);
+here it is only cached per value, with white space collapsed.
+
+Name lists are split with bibtexparser's ``split_multiple_persons_names`` and
+``parse_single_name_into_parts`` (non-strict), which implement the BibTeX rules of
+``bibtex.web`` (First von Last / von Last, First / von Last, Jr, First); a name that
+is one brace group (``{{European Space Agency}}`` in the file) is a corporate name
+(``Person(literal=...)``) and ``and others`` gives ``Person(literal="others")``.
+
+The ``fields`` contract
+-----------------------
+``PaperRecord.fields`` maps every lower-case field name to its value *after* macro
+and ``#`` resolution, with the outer delimiters removed and nothing else changed,
+except for the fields decoded into a column:
+
+=====================  =================================  =====================================
+column                 source field(s)                    raw value also kept in ``fields``
+=====================  =================================  =====================================
+title                  ``title``                          when it differs from the decoded title
+authors, editors       ``author``, ``editor``             when it differs from ``" and "``-joined
+                                                          :meth:`Person.display` forms
+year                   ``year`` (else biblatex ``date``)  when it differs from ``str(year)``
+month                  ``month`` (else ``date``)          unless it is one month name, abbreviation
+                                                          or number (``jan``, ``{June}``, ``6``)
+venue                  ``journal``/``booktitle``/         always (it says which field it was)
+                       ``journaltitle``
+abstract               ``abstract``                       never (the column holds the raw value)
+doi                    ``doi``                            when it differs from the normalized DOI
+arxiv                  ``eprint`` (arXiv), ``arxiv``,     when it differs from the id, or the
+                       ``arxivid``                        field is not ``eprint``
+url                    ``url``                            when it differs from the stripped value
+keywords               ``keywords``                       when it differs from ``", "``-joined
+=====================  =================================  =====================================
+
+A source field whose value cannot be decoded (``year = {in press}``, ``month =
+{Summer}``) leaves the column ``None`` and is kept as it is. ``date``,
+``archiveprefix`` and ``eprinttype`` are always kept. DOIs and arXiv ids are
+normalized by :mod:`readinglist.identifiers`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
+from typing import TypeVar
+
+from bibtexparser.middlewares.names import (
+    parse_single_name_into_parts,
+    split_multiple_persons_names,
+)
+
+from readinglist.formats.bibtex.values import MONTH_WORDS, ValueSyntaxError, matching_brace
+from readinglist.identifiers import normalize_arxiv, normalize_doi
+from readinglist.records import PaperRecord, Person
+from readinglist.text import CACHE_SIZE, bibtex_latex, latex_to_unicode, simple_latex
+
+#: Entry types whose venue is a journal first (biblatex's periodicals included).
+ARTICLE_TYPES = frozenset({"article", "periodical", "suppperiodical"})
+_VENUE_FIELDS_ARTICLE = ("journal", "journaltitle", "booktitle")
+_VENUE_FIELDS_OTHER = ("booktitle", "journal", "journaltitle")
+#: The fields an arXiv id is read from, in order of preference.
+_ARXIV_SOURCES = ("eprint", "arxiv", "arxivid")
+#: The fields that say which archive ``eprint`` belongs to (BibTeX, biblatex).
+ARXIV_PREFIX_FIELDS = ("archiveprefix", "eprinttype")
+
+#: Runs of white space collapsed in decoded values (ASCII only, as BibTeX does).
+WS = re.compile(r"[ \t\r\n]+")
+_LATEX_SPECIAL = re.compile(r"[\\{}$~]")
+_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
+_ISO_DATE = re.compile(r"^\s*(\d{4})(?:-(\d{2}))?")
+_WORDS = re.compile(r"[A-Za-z]+")
+
+
+# --- decoding raw values into columns ------------------------------------------------
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def decode_text(raw: str) -> str:
+    """LaTeX -> Unicode with runs of ASCII white space collapsed; plain text skips all decoding.
+
+    A bare ``&`` is taken as the character (pylatexenc would read an alignment tab).
+    """
+    text = raw
+    if _LATEX_SPECIAL.search(text):
+        text = bibtex_latex(text)
+        fast = simple_latex(text, bibtex=True)
+        text = fast if fast is not None else latex_to_unicode(text)
+    return WS.sub(" ", text).strip()
+
+
+def decode_title(raw: str) -> str | None:
+    """The title column of a raw title: decoded, None when that leaves nothing."""
+    return decode_text(raw) or None
+
+
+def _is_single_group(name: str) -> bool:
+    """True if ``name`` is one brace group ``{...}`` (not a ``{\\...}`` special character)."""
+    if len(name) < 2 or name[0] != "{" or name[-1] != "}" or name.startswith("{\\"):
+        return False
+    try:
+        return matching_brace(name, 0) == len(name) - 1
+    except ValueSyntaxError:
+        return False
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def parse_person(name: str) -> Person:
+    """One name of a BibTeX name list as a decoded :class:`Person` (rules in the module doc)."""
+    name = WS.sub(" ", name).strip()
+    if name.lower() == "others":
+        return Person(literal="others")
+    if _is_single_group(name):
+        return Person(literal=decode_text(name[1:-1]))
+    parts = parse_single_name_into_parts(name, strict=False)
+    return Person(
+        family=decode_text(" ".join(parts.last)),
+        given=decode_text(" ".join(parts.first)),
+        von=decode_text(" ".join(parts.von)),
+        jr=decode_text(" ".join(parts.jr)),
+    )
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def parse_names(raw: str) -> tuple[Person, ...]:
+    """Split a BibTeX name list (``A and B and others``) into decoded people."""
+    return tuple(parse_person(name) for name in split_multiple_persons_names(raw) if name.strip())
+
+
+def names_display(people: Sequence[Person]) -> str:
+    """The ``" and "``-joined display forms: the raw name list a column stands for as is."""
+    return " and ".join(p.display() for p in people)
+
+
+def decode_year(raw: str) -> int | None:
+    """The first run of exactly four digits (``{2016a}``, ``c. 1998``), else None."""
+    match = _YEAR.search(raw)
+    return int(match.group(1)) if match else None
+
+
+def decode_month(raw: str) -> int | None:
+    """Month 1..12 from ``January``, ``jan``, ``6``, ``{20--22 Jun}`` (first month word wins)."""
+    text = raw.strip().strip("{}").strip().rstrip(".")
+    if text.isdigit():
+        number = int(text)
+        return number if 1 <= number <= 12 else None
+    for word in _WORDS.findall(raw):
+        month = MONTH_WORDS.get(word.lower())
+        if month is not None:
+            return month
+    return None
+
+
+def month_is_simple(raw: str) -> bool:
+    """True when the raw month is exactly one month name, abbreviation or number."""
+    text = raw.strip().strip("{}").strip().rstrip(".").lower()
+    if text.isdigit():
+        return 1 <= int(text) <= 12 and str(int(text)) == text
+    return text in MONTH_WORDS
+
+
+def decode_date(raw: str) -> tuple[int | None, int | None]:
+    """Year and month of a biblatex ``date`` (ISO 8601 ``YYYY[-MM[-DD]]``, ranges allowed)."""
+    match = _ISO_DATE.match(raw)
+    if not match:
+        return None, None
+    month = int(match.group(2)) if match.group(2) else None
+    return int(match.group(1)), month if month and 1 <= month <= 12 else None
+
+
+def decode_keywords(raw: str) -> tuple[str, ...]:
+    """Keywords separated by ``,`` or ``;``, decoded, empty ones dropped."""
+    return tuple(k for k in (part.strip() for part in re.split(r"[,;]", decode_text(raw))) if k)
+
+
+def decode_url(raw: str) -> str | None:
+    """The URL column: the raw value stripped, None when empty."""
+    return raw.strip() or None
+
+
+# --- the record of one entry ---------------------------------------------------------
+
+
+def venue_candidates(entry_type: str) -> tuple[str, ...]:
+    """The fields a venue is read from, in order: the first one present names it."""
+    return _VENUE_FIELDS_ARTICLE if entry_type in ARTICLE_TYPES else _VENUE_FIELDS_OTHER
+
+
+def arxiv_source(fields: Mapping[str, str]) -> str | None:
+    """The field an arXiv id is read from / written to, if any is present."""
+    if "eprint" in fields:
+        prefix = next((fields[f] for f in ARXIV_PREFIX_FIELDS if f in fields), None)
+        if prefix is None or prefix.strip().lower() == "arxiv":
+            return "eprint"
+    for name in _ARXIV_SOURCES[1:]:
+        if name in fields:
+            return name
+    return None
+
+
+_T = TypeVar("_T")
+
+
+def _column(
+    fields: dict[str, str],
+    name: str,
+    decode: Callable[[str], _T | None],
+    redundant: Callable[[str, _T], bool],
+) -> _T | None:
+    """Decode field ``name`` into its column value (None when absent or undecodable) and
+    delete the raw value from ``fields`` when ``redundant(raw, value)`` says the column
+    gives it back exactly."""
+    raw = fields.get(name)
+    if raw is None:
+        return None
+    value = decode(raw)
+    if value is not None and value != () and redundant(raw, value):
+        del fields[name]
+    return value
+
+
+def _same(raw: str, value: object) -> bool:
+    return raw == value
+
+
+def record_from_fields(
+    key: str | None, entry_type: str, values: dict[str, str], raw: str, line: int | None
+) -> PaperRecord:
+    """Turn the resolved field values of an entry into a record.
+
+    Args:
+        key: the citation key (None for an entry without one).
+        entry_type: the lower-case entry type.
+        values: lower-case field name -> value after macro and ``#`` resolution.
+        raw: the entry as written (``source_text``).
+        line: its first line in the file (1-based).
+
+    Returns:
+        The record, by the ``fields`` contract of the module docstring. Never raises.
+    """
+    fields = dict(values)
+    has_year, has_month = "year" in fields, "month" in fields
+    title = _column(fields, "title", decode_title, _same)
+    authors = _column(fields, "author", parse_names, lambda r, p: r == names_display(p))
+    editors = _column(fields, "editor", parse_names, lambda r, p: r == names_display(p))
+    year = _column(fields, "year", decode_year, lambda r, y: r == str(y))
+    month = _column(fields, "month", decode_month, lambda r, _: month_is_simple(r))
+    if "date" in fields:
+        date_year, date_month = decode_date(fields["date"])
+        year = year if has_year else date_year
+        month = month if has_month else date_month
+    venue_field = next((n for n in venue_candidates(entry_type) if n in fields), None)
+    arxiv_field = arxiv_source(fields)
+    arxiv = normalize_arxiv(fields[arxiv_field]) if arxiv_field else None
+    if arxiv is not None and arxiv_field == "eprint" and fields["eprint"] == arxiv:
+        del fields["eprint"]
+    return PaperRecord(
+        citekey=key,
+        entry_type=entry_type,
+        title=title,
+        authors=authors or (),
+        editors=editors or (),
+        year=year,
+        month=month,
+        venue=(decode_text(fields[venue_field]) or None) if venue_field else None,
+        abstract=fields.pop("abstract", None),
+        doi=_column(fields, "doi", normalize_doi, _same),
+        arxiv=arxiv,
+        url=_column(fields, "url", decode_url, _same),
+        keywords=_column(fields, "keywords", decode_keywords, lambda r, k: r == ", ".join(k)) or (),
+        fields=fields,
+        source_text=raw,
+        line=line,
+    )

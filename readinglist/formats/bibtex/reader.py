@@ -1,0 +1,362 @@
+"""Reading ``.bib`` text: bibtexparser's splitter, then everything after the split here.
+
+Fourth floor of :mod:`readinglist.formats.bibtex` (imports :mod:`.values`,
+:mod:`.fields`, :mod:`.digest`). :func:`read` splits the text with bibtexparser 2.x
+(``parse_string`` with an empty parse stack, i.e. its ``Splitter`` only) and does
+everything after the split here, because the library falls short for this job in
+five places:
+
+* ``ResolveStringReferencesMiddleware`` resolves a value only when the whole value is
+  one macro; :func:`~readinglist.formats.bibtex.values.evaluate` evaluates it as
+  BibTeX does, with ``@string`` definitions applied in file order.
+* A key used twice, and every second, third ... entry without a key (``@article{,``
+  as Mendeley writes them), become ``DuplicateBlockKeyBlock`` failures. We take the
+  entry back out of the failed block (``ignore_error_block``) and keep it; repeated
+  non-empty keys (compared case-insensitively, as BibTeX does) give a warning naming
+  both lines.
+* An entry with a repeated field becomes a ``DuplicateFieldKeyBlock``; we keep the
+  entry with the *first* value of each field (what BibTeX itself does) and warn.
+* Its splitter takes a brace after a backslash as escaped, so a value ending in the
+  line break ``\\\\`` (some ACL Anthology abstracts) does not end at its brace and
+  the entry is lost. BibTeX has no such escape; even runs of backslashes before a
+  brace are hidden from the splitter (see ``_HIDDEN``) and put back afterwards.
+* bibtexparser logs every failed block on the ``bibtexparser`` logger; we attach a
+  ``NullHandler`` so nothing reaches stderr unasked, and report the failures as
+  :class:`ParseProblem` values (``file:line``) instead.
+
+``ParseResult.meta`` holds ``"strings"`` (the ``@string`` blocks as written, one per
+macro, last definition wins, in order of first definition) and ``"preamble"`` (the
+``@preamble`` blocks as written), when the text has them. :func:`read_aux` reads the
+citation keys of a LaTeX ``.aux`` file.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
+
+from bibtexparser.entrypoint import parse_string
+from bibtexparser.model import (
+    DuplicateBlockKeyBlock,
+    DuplicateFieldKeyBlock,
+    Entry,
+    ParsingFailedBlock,
+    Preamble,
+    String,
+)
+
+from readinglist.formats.bibtex.digest import source_check
+from readinglist.formats.bibtex.fields import record_from_fields
+from readinglist.formats.bibtex.values import MONTH_MACROS, ValueSyntaxError, evaluate
+from readinglist.records import PaperRecord, ParseProblem, ParseResult
+
+# Failed blocks are reported as ParseProblem values; keep bibtexparser's own log
+# records from reaching stderr through logging's last-resort handler.
+logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
+
+
+#: A line that starts a block: the boundaries bibtexparser's splitter always honours.
+_BLOCK_START_LINE = re.compile(r"\n[^\S\n]*@\w*[ \t]*[{(]")
+#: About how many characters bibtexparser splits at a time (memory stays bounded).
+_BATCH_CHARS = 1 << 20
+
+
+@dataclass
+class Parsed:
+    """One read entry and the macros its fields used."""
+
+    record: PaperRecord
+    used_macros: frozenset[str]
+
+
+class Reader:
+    """State carried across the batches of one input: macros, preambles, keys seen."""
+
+    def __init__(
+        self, source: str, macros: Mapping[str, str] | None = None, *, checks: bool = True
+    ) -> None:
+        self.source = source
+        self.checks = checks  # compute PaperRecord.source_check (not when re-reading)
+        self.macros: dict[str, str] = dict(MONTH_MACROS)
+        if macros:
+            self.macros.update(macros)
+        self.string_raw: dict[str, str] = {}
+        self.string_deps: dict[str, frozenset[str]] = {}
+        self.preambles: list[str] = []
+        self.seen_keys: dict[str, int] = {}
+        self.undefined_reported: set[str] = set()
+        self._hidden = False
+
+    def meta(self) -> dict[str, str]:
+        """``ParseResult.meta`` so far: ``"strings"`` and ``"preamble"`` when there are any."""
+        meta: dict[str, str] = {}
+        if self.string_raw:
+            meta["strings"] = "\n".join(self.string_raw.values())
+        if self.preambles:
+            meta["preamble"] = "\n".join(self.preambles)
+        return meta
+
+    def feed(
+        self, text: str, line_offset: int, final: bool = True
+    ) -> Iterator[Parsed | ParseProblem]:
+        """Read the blocks of ``text``, whose first line is line ``line_offset + 1``;
+        ``final`` is False when more text follows (a block cut off at the end of
+        ``text`` was cut by the next block start)."""
+        self._hidden = False
+        if "\\\\" in text and _HIDDEN not in text and _ESCAPED_BACKSLASHES.search(text):
+            text = _ESCAPED_BACKSLASHES.sub(_hide_backslashes, text)
+            self._hidden = True
+        library = parse_string(text, parse_stack=[])
+        for block in library.blocks:
+            line = line_offset + (block.start_line or 0) + 1
+            if isinstance(block, (DuplicateBlockKeyBlock, DuplicateFieldKeyBlock)):
+                inner = block.ignore_error_block
+                if isinstance(inner, String):
+                    self._string(inner, line)
+                elif isinstance(inner, Entry):
+                    yield from self._entry(inner, line, line_offset)
+                continue
+            if isinstance(block, ParsingFailedBlock):
+                yield self._failed(block, line, final)
+            elif isinstance(block, Entry):
+                yield from self._entry(block, line, line_offset)
+            elif isinstance(block, String):
+                self._string(block, line)
+            elif isinstance(block, Preamble):
+                self.preambles.append(self._restore(block.raw or ""))
+
+    def _restore(self, text: str) -> str:
+        return text.replace(_HIDDEN, "\\") if self._hidden else text
+
+    def _failed(self, block: ParsingFailedBlock, line: int, final: bool) -> ParseProblem:
+        raw = self._restore(block.raw or "")
+        head = re.match(r"@(\w*)\s*[{(]\s*([^,\s]*)", raw)
+        if head is None:
+            what = "block"
+        elif head.group(1).lower() in ("comment", "preamble", "string"):
+            what = f"@{head.group(1).lower()} block"
+        else:
+            what = f"@{head.group(1).lower()} entry"
+            if head.group(2):
+                what += f" {head.group(2)!r}"
+        reason = (getattr(block.error, "abort_reason", None) or str(block.error)).strip()
+        # The splitter's wording depends on where a batch ends; say what happened instead.
+        if reason.startswith("Unexpected block start") or (
+            reason.startswith("Unexpectedly reached end of file") and not final
+        ):
+            reason = "not closed before the next entry starts"
+        elif reason.startswith("Unexpectedly reached end of file"):
+            reason = "not closed before the end of the text"
+        return ParseProblem(f"malformed {what}: {reason}; skipped", self.source, line)
+
+    def _string(self, block: String, line: int) -> None:
+        name = self._restore(block.key).strip().lower()
+        try:
+            value, used, _undefined = evaluate(self._restore(block.value), self.macros)
+        except ValueSyntaxError:
+            value, used = self._restore(block.value), ()
+        self.macros[name] = value
+        # The latest definition wins; a dict keeps the position of the first one.
+        self.string_raw[name] = self._restore(block.raw or "")
+        self.string_deps[name] = frozenset(used)
+
+    def _entry(self, entry: Entry, line: int, line_offset: int) -> Iterator[Parsed | ParseProblem]:
+        key = self._restore(entry.key).strip()
+        if key:
+            folded = key.casefold()
+            first_line = self.seen_keys.get(folded)
+            if first_line is not None:
+                yield ParseProblem(
+                    f"citation key {key!r} is used twice (lines {first_line} and {line}); "
+                    "both entries were read",
+                    self.source,
+                    line,
+                    "warning",
+                )
+            else:
+                self.seen_keys[folded] = line
+        values: dict[str, str] = {}
+        field_lines: dict[str, int] = {}
+        used: set[str] = set()
+        for fld in entry.fields:
+            name = fld.key.strip().lower()
+            fline = line_offset + (fld.start_line or 0) + 1
+            if name in values:
+                yield ParseProblem(
+                    f"entry {key or '(no key)'!r} has field {name!r} twice "
+                    f"(lines {field_lines[name]} and {fline}); kept the first value",
+                    self.source,
+                    fline,
+                    "warning",
+                )
+                continue
+            raw_value = self._restore(str(fld.value))
+            try:
+                value, used_here, undefined = evaluate(raw_value, self.macros)
+            except ValueSyntaxError as err:
+                yield ParseProblem(
+                    f"entry {key or '(no key)'!r}, field {name!r}: {err}; kept the value as written",
+                    self.source,
+                    fline,
+                    "warning",
+                )
+                value, used_here, undefined = raw_value, (), ()
+            for macro in undefined:
+                if macro.lower() in self.undefined_reported:
+                    continue
+                self.undefined_reported.add(macro.lower())
+                yield ParseProblem(
+                    f"undefined @string macro {macro!r} in field {name!r} of entry "
+                    f"{key or '(no key)'!r}; its name is kept as the value "
+                    "(reported at its first use only)",
+                    self.source,
+                    fline,
+                    "warning",
+                )
+            used.update(used_here)
+            values[name] = value
+            field_lines[name] = fline
+        record = record_from_fields(
+            key or None, entry.entry_type.lower(), values, self._restore(entry.raw or ""), line
+        )
+        if record.source_text is not None and self.checks:
+            record = replace(record, source_check=source_check(record, self.macros))
+        yield Parsed(record, frozenset(used))
+
+
+# bibtexparser's splitter takes a brace or quote after a backslash as escaped (one
+# character of look-behind), so the line break ``\\`` before a closing brace hides
+# the brace (the ACL Anthology has such abstracts). BibTeX has no escapes: braces
+# count wherever they are. Before splitting, each even run of backslashes before a
+# brace is replaced by as many NUL characters (same length: lines and offsets are
+# kept), and put back in everything read from the batch.
+_HIDDEN = "\x00"
+_ESCAPED_BACKSLASHES = re.compile(r"(?:\\\\)+(?=\\?[{}])")
+
+
+def _hide_backslashes(match: re.Match[str]) -> str:
+    return _HIDDEN * len(match.group())
+
+
+def batches(text: str, size: int = _BATCH_CHARS) -> Iterator[tuple[str, int, bool]]:
+    """Cut ``text`` into pieces of about ``size`` characters at lines that start a block.
+
+    Yields ``(piece, line_offset, is_last)``. A line starting with ``@type{`` or ``@type(``
+    ends any open block in bibtexparser's splitter too, so cutting there changes
+    nothing in how the text is read.
+    """
+    start = 0
+    line = 0
+    n = len(text)
+    while start < n:
+        cut = n
+        if n - start > size:
+            match = _BLOCK_START_LINE.search(text, start + size)
+            if match is not None:
+                cut = match.start() + 1
+        piece = text[start:cut]
+        yield piece, line, cut >= n
+        line += piece.count("\n")
+        start = cut
+
+
+def read(text: str, source: str = "<stdin>") -> ParseResult:
+    """Read BibTeX or biblatex text into records.
+
+    Args:
+        text: the whole ``.bib`` text (any entry types, ``{}``- or ``()``-delimited
+            entries, ``@string``, ``@preamble``, ``@comment``, text between entries).
+        source: the file name used in problems (``<stdin>`` for standard input).
+
+    Returns:
+        A :class:`ParseResult`: one record per entry in file order, with
+        ``citekey=None`` for an entry without a key, ``source_text`` the entry exactly
+        as written and ``line`` its first line (1-based); problems in file order
+        (``"error"``: a malformed block that was skipped; ``"warning"``: a key used
+        twice, a repeated field, an undefined macro); ``meta`` with ``"strings"`` and
+        ``"preamble"`` (see the module docstring). Never raises for bad input.
+    """
+    reader = Reader(source)
+    records: list[PaperRecord] = []
+    problems: list[ParseProblem] = []
+    for piece, offset, last in batches(text):
+        for item in reader.feed(piece, offset, last):
+            if isinstance(item, Parsed):
+                records.append(item.record)
+            else:
+                problems.append(item)
+    return ParseResult(records, problems, reader.meta())
+
+
+def iter_read(
+    chunks: Iterable[str],
+    source: str = "<stdin>",
+    *,
+    meta: dict[str, str] | None = None,
+    batch_chars: int = _BATCH_CHARS,
+) -> Iterator[PaperRecord | ParseProblem]:
+    """Read ``.bib`` text arriving in chunks, yielding records and problems as they come.
+
+    Args:
+        chunks: pieces of the text in order, cut anywhere (e.g. ``iter(lambda:
+            f.read(1 << 20), "")``).
+        source: the file name used in problems.
+        meta: if given, filled with ``"strings"`` / ``"preamble"`` as :func:`read`'s
+            ``ParseResult.meta`` (complete once the iterator is exhausted).
+        batch_chars: about how many characters are split at a time.
+
+    Yields:
+        The same records and problems, in the same order, as :func:`read` on the
+        joined text. ``@string`` macros carry across chunks. Only one batch of text
+        and its blocks is held at a time, so memory stays bounded by the batch size
+        plus whatever the caller keeps.
+    """
+    reader = Reader(source)
+    buffer = ""
+    line = 0
+    cut = 0  # the last block start seen in the buffer (0: none yet)
+    for chunk in chunks:
+        scanned = max(0, buffer.rfind("\n"))  # a block start may span the chunk boundary
+        buffer += chunk
+        for match in _BLOCK_START_LINE.finditer(buffer, scanned):
+            cut = match.start() + 1
+        if len(buffer) < batch_chars or cut == 0:
+            continue
+        piece, buffer = buffer[:cut], buffer[cut:]
+        cut = 0
+        for item in reader.feed(piece, line, final=False):
+            yield item.record if isinstance(item, Parsed) else item
+        line += piece.count("\n")
+    if buffer:
+        for item in reader.feed(buffer, line):
+            yield item.record if isinstance(item, Parsed) else item
+    if meta is not None:
+        meta.update(reader.meta())
+
+
+# --- LaTeX .aux files -----------------------------------------------------------------
+
+_AUX_CITATION = re.compile(
+    r"\\citation\{([^}]*)\}|\\abx@aux@cite\{(?:[^}]*)\}\{([^}]*)\}|\\abx@aux@cite\{([^}]*)\}(?!\{)"
+)
+
+
+def read_aux(text: str) -> list[str]:
+    """Return the citation keys of a LaTeX ``.aux`` file, in first-cited order, once each.
+
+    Understands BibTeX's ``\\citation{a,b}`` lines and biblatex's
+    ``\\abx@aux@cite{<refsection>}{key}`` (biblatex >= 3.12) and older
+    ``\\abx@aux@cite{key}``. ``\\citation{*}`` (``\\nocite{*}``) gives the key
+    ``"*"``, which callers may take as "every entry". Never raises.
+    """
+    keys: dict[str, None] = {}
+    for match in _AUX_CITATION.finditer(text):
+        group = match.group(1)
+        names = group.split(",") if group is not None else [match.group(2) or match.group(3)]
+        for name in names:
+            name = name.strip()
+            if name:
+                keys.setdefault(name, None)
+    return list(keys)

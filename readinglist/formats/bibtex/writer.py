@@ -1,0 +1,554 @@
+"""Writing ``.bib`` text: copy an entry's own bytes when its data is unchanged, else generate it.
+
+Top floor of :mod:`readinglist.formats.bibtex` (imports every other module of it).
+
+:func:`write` emits an entry whose bibliographic data is unchanged since it was read
+byte for byte as its ``source_text``. "Unchanged" is decided here, by re-deriving:
+the record's ``source_check`` (:func:`~readinglist.formats.bibtex.digest.source_check`)
+is computed again with the export's macros, and when it does not settle the question
+``source_text`` is read again (with the macros given in ``strings``) and its
+:func:`~readinglist.formats.bibtex.digest.bibliographic_fingerprint` compared with the
+record's (this costs about as much as reading the entry: 0.3 to 1 ms). Because the
+check re-reads, an entry that uses a macro is only copied when ``strings`` defines
+it; otherwise it is regenerated with the resolved values, so the output never refers
+to an undefined macro; the same holds for an entry that used an earlier definition
+of a macro the file defines again later (``strings`` keeps the last one). The
+``@string`` definitions that copied entries use (and those they use in turn) are
+written at the top, in the order of ``strings``.
+
+Every other entry is generated deterministically:
+
+* fields in :data:`FIELD_ORDER`, then the remaining fields alphabetically, lower-case
+  names, two-space indent, ``name = {value}``, no comma after the last field;
+* ``month = jan`` as a bare macro; pages ``1--2``;
+* a column still equal to the decoded raw value in ``fields`` is written as that raw
+  value (so ``{B}ayesian`` or ``Schr{\\"o}dinger`` survive; a title that had no LaTeX
+  is taken from the re-read ``source_text``), except the DOI, which is always
+  written normalized; otherwise a column is encoded (:mod:`.encode`);
+* ``dialect="bibtex"`` writes ASCII (:mod:`.encode`), ``journaltitle`` as
+  ``journal``; arXiv ids get ``archiveprefix = {arXiv}``.
+* ``dialect="biblatex"`` writes UTF-8, ``journaltitle`` for ``journal``, ``date``
+  (``2016`` or ``2016-06``, or the raw ``date`` if it still matches) instead of
+  ``year``/``month`` (a raw month such as ``{20--22 Jun}`` is dropped, biber would
+  reject it; one that never decoded, ``{Summer}``, is kept) and
+  ``eprinttype = {arxiv}``.
+
+Copied entries are never re-encoded, whichever the dialect: they are the user's own
+bytes. Records are ordered by :func:`entry_order`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+
+from readinglist.formats.bibtex.digest import bibliographic_fingerprint, source_check
+from readinglist.formats.bibtex.encode import (
+    Dialect,
+    ascii_latex,
+    encode_title,
+    escape_literal,
+    escape_raw,
+    format_names,
+    is_verbatim,
+    normalize_pages,
+    valid_citekey,
+)
+from readinglist.formats.bibtex.fields import (
+    ARTICLE_TYPES,
+    ARXIV_PREFIX_FIELDS,
+    arxiv_source,
+    decode_date,
+    decode_keywords,
+    decode_month,
+    decode_text,
+    decode_title,
+    decode_url,
+    decode_year,
+    parse_names,
+    venue_candidates,
+)
+from readinglist.formats.bibtex.reader import Parsed, Reader, batches
+from readinglist.formats.bibtex.values import (
+    MONTH_ABBREV,
+    MONTH_MACROS,
+    PREAMBLE_MACRO_USE,
+    macro_names,
+)
+from readinglist.identifiers import normalize_arxiv, normalize_doi
+from readinglist.records import PaperRecord
+
+#: Order of the fields in a generated entry; other fields follow alphabetically.
+FIELD_ORDER: tuple[str, ...] = (
+    "author",
+    "title",
+    "editor",
+    "booktitle",
+    "journal",
+    "journaltitle",
+    "year",
+    "date",
+    "month",
+    "volume",
+    "number",
+    "pages",
+    "publisher",
+    "address",
+    "doi",
+    "eprint",
+    "archiveprefix",
+    "eprinttype",
+    "primaryclass",
+    "url",
+)
+_ORDER_INDEX = {name: i for i, name in enumerate(FIELD_ORDER)}
+
+
+@dataclass
+class _Strings:
+    """The ``@string`` definitions handed to :func:`write`."""
+
+    macros: dict[str, str]
+    raw: dict[str, str]
+    deps: dict[str, frozenset[str]]
+
+    @classmethod
+    def parse(cls, text: str | None) -> _Strings:
+        """Read ``@string`` definitions: the last one of each name wins (its raw text,
+        in the order of first definition), month names excepted (an export never
+        redefines ``jan``: its generated entries write ``month = jan`` for BibTeX's
+        own). ``macros`` holds the values the definitions give *as they will be
+        written*, in that order, so a macro that uses another one redefined later in
+        ``text`` gets the value a BibTeX run of the export gives it."""
+        if not text:
+            return cls({}, {}, {})
+        reader = Reader("<strings>", checks=False)
+        for piece, offset, last in batches(text):
+            for _ in reader.feed(piece, offset, last):
+                pass
+        raw = {k: v for k, v in reader.string_raw.items() if k not in MONTH_MACROS}
+        written = Reader("<strings>", checks=False)
+        for _ in written.feed("\n".join(raw.values()), 0):
+            pass
+        macros = {k: v for k, v in written.macros.items() if k in raw}
+        deps = {k: written.string_deps.get(k, frozenset()) for k in raw}
+        return cls(macros, raw, deps)
+
+    def closure(self, used: Iterable[str]) -> list[str]:
+        """Raw definitions of ``used`` and of the macros they use, in definition order."""
+        needed: set[str] = set()
+        stack = [name for name in used if name in self.raw]
+        while stack:
+            name = stack.pop()
+            if name in needed:
+                continue
+            needed.add(name)
+            stack.extend(dep for dep in self.deps.get(name, ()) if dep in self.raw)
+        return [raw for name, raw in self.raw.items() if name in needed]
+
+
+def _reread(source_text: str, macros: Mapping[str, str]) -> Parsed | None:
+    reader = Reader("<source_text>", macros, checks=False)
+    parsed = [item for item in reader.feed(source_text, 0) if isinstance(item, Parsed)]
+    return parsed[0] if len(parsed) == 1 else None
+
+
+def _merged_keywords(record: PaperRecord) -> tuple[str, ...]:
+    seen = {k.casefold() for k in record.keywords}
+    merged = list(record.keywords)
+    for tag in record.tags:
+        if tag.casefold() not in seen:
+            seen.add(tag.casefold())
+            merged.append(tag)
+    return tuple(merged)
+
+
+def _merged_annote(record: PaperRecord) -> str | None:
+    existing = record.fields.get("annote")
+    texts = [note.text.strip() for note in record.notes if note.text.strip()]
+    if existing:
+        # Notes already there as paragraphs of their own are not repeated (a substring
+        # test would drop a note whose text happens to occur in the annote).
+        paragraphs = {part.strip() for part in re.split(r"\n[ \t]*\n", existing)}
+        texts = [t for t in texts if t not in paragraphs]
+    if not texts:
+        return existing
+    return "\n\n".join(([existing] if existing else []) + texts)
+
+
+def _column_value(
+    raw: str | None,
+    column: object,
+    decode: Callable[[str], object],
+    encode: Callable[[], str],
+    reencode_raw: Callable[[str], str],
+    trusted: bool = False,
+) -> str | None:
+    """The generic rule: raw if it still decodes to the column, else the encoded column,
+    else the raw value when it never decoded to anything, else nothing. ``trusted``:
+    the record is as read from its raw values, so a raw value and its column agree
+    without decoding it again."""
+    if raw is not None and column not in (None, ()) and (trusted or decode(raw) == column):
+        return reencode_raw(raw)
+    if column not in (None, ()):
+        return encode()
+    if raw is not None and decode(raw) in (None, ()):
+        return reencode_raw(raw)
+    return None
+
+
+class _EntryFields:
+    """The fields of one generated entry, built column by column by :meth:`build`:
+    ``out`` maps a field name to its delimited value text (``{...}`` or a bare macro);
+    ``fields`` holds the raw values not written yet.
+
+    ``source`` is the record re-read from ``record.source_text``, if any: a title
+    written without LaTeX in the file has no raw form in ``fields``, and is re-emitted
+    as it was (without added case protection) while the title column equals it.
+    ``trusted``: the record is as read from its raw values (see :func:`_column_value`).
+    """
+
+    def __init__(
+        self, record: PaperRecord, dialect: Dialect, source: PaperRecord | None, trusted: bool
+    ) -> None:
+        self.record = record
+        self.dialect: Dialect = dialect
+        self.trusted = trusted
+        self.fields = dict(record.fields)
+        # A title written without LaTeX has no raw form in ``fields``: re-emit it as it
+        # was in the file (no added case protection) while the title column equals it.
+        if (
+            "title" not in self.fields
+            and source is not None
+            and source.title is not None
+            and source.title == record.title
+            and "title" not in source.fields
+        ):
+            self.fields["title"] = source.title
+        self.out: dict[str, str] = {}
+
+    def build(self, keywords: bool, annote: bool) -> dict[str, str]:
+        """Field name -> value text for the record (``keywords``/``annote``: merge the
+        tags and notes, as for :func:`write`)."""
+        self.title_and_names()
+        self.venue()
+        self.dates()
+        self.identifiers()
+        self.keywords_and_texts(keywords, annote)
+        self.other_fields()
+        return self.out
+
+    def put(self, name: str, value: str | None) -> None:
+        """Write ``{value}`` as field ``name``; nothing for None."""
+        if value is not None:
+            self.out[name] = "{" + value + "}"
+
+    def raw_as_is(self, raw: str) -> str:
+        """A raw LaTeX value as written, made ASCII for the bibtex dialect."""
+        return ascii_latex(raw, exact=True) if self.dialect == "bibtex" else raw
+
+    def value(
+        self,
+        raw: str | None,
+        column: object,
+        decode: Callable[[str], object],
+        encode: Callable[[], str],
+        reencode_raw: Callable[[str], str] | None = None,
+    ) -> str | None:
+        """:func:`_column_value` for this entry (raw LaTeX kept as is by default)."""
+        reencode = reencode_raw or self.raw_as_is
+        return _column_value(raw, column, decode, encode, reencode, self.trusted)
+
+    def title_and_names(self) -> None:
+        """The title, authors and editors."""
+        record, dialect = self.record, self.dialect
+        title = self.fields.pop("title", None)
+        encode = partial(encode_title, record.title or "", dialect)
+        self.put("title", self.value(title, record.title, decode_title, encode))
+        for name, people in (("author", record.authors), ("editor", record.editors)):
+            raw = self.fields.pop(name, None)
+            encode = partial(format_names, people, dialect)
+            self.put(name, self.value(raw, people, parse_names, encode))
+
+    def venue(self) -> None:
+        """The first candidate field present names the venue; dialects rename journal(title)."""
+        entry_type = self.record.entry_type.lower()
+        name = next((n for n in venue_candidates(entry_type) if n in self.fields), None)
+        raw = self.fields.pop(name, None) if name else None
+        if name is None:
+            name = "journal" if entry_type in ARTICLE_TYPES else "booktitle"
+        if self.dialect == "bibtex" and name == "journaltitle":
+            name = "journal"
+        elif self.dialect == "biblatex" and name == "journal":
+            name = "journaltitle"
+        encode = partial(escape_literal, self.record.venue or "", self.dialect)
+        self.put(name, self.value(raw, self.record.venue, _decode_venue, encode))
+
+    def dates(self) -> None:
+        """Year and month fields for bibtex, one ISO date for biblatex."""
+        record = self.record
+        year_raw = self.fields.pop("year", None)
+        month_raw = self.fields.pop("month", None)
+        date_raw = self.fields.pop("date", None)
+        date_parts = decode_date(date_raw) if date_raw is not None else None
+        if self.dialect == "biblatex" and record.year is not None:
+            if date_raw is not None and date_parts == (record.year, record.month):
+                self.put("date", date_raw)
+            else:
+                suffix = f"-{record.month:02d}" if record.month else ""
+                self.put("date", f"{record.year:04d}{suffix}")
+            # Raw year/month forms that still decode to the columns are replaced by the
+            # date; a month the columns could not take ("Summer") is kept as it is.
+            if record.month is None and month_raw is not None and decode_month(month_raw) is None:
+                self.put("month", month_raw)
+            return
+        year = self.value(year_raw, record.year, decode_year, lambda: str(record.year))
+        self.put("year", year)
+        month = self.value(
+            month_raw, record.month, decode_month, lambda: MONTH_ABBREV[(record.month or 1) - 1]
+        )
+        if month is not None:
+            if month_raw is None or decode_month(month_raw) != record.month:
+                self.out["month"] = month  # bare macro
+            else:
+                self.put("month", month)
+        if date_raw is not None and (
+            date_parts in {(record.year, record.month), (record.year, None), (None, None)}
+        ):
+            self.put("date", date_raw)
+
+    def identifiers(self) -> None:
+        """DOI, arXiv id and URL (the DOI always normalized: a resolver prefix in
+        ``doi`` breaks biblatex's links)."""
+        record, fields = self.record, self.fields
+        doi_raw = fields.pop("doi", None)
+        self.put("doi", self.value(None, record.doi, normalize_doi, lambda: record.doi or "", str))
+        if record.doi is None and doi_raw is not None and normalize_doi(doi_raw) is None:
+            self.put("doi", doi_raw)
+        arxiv_field = arxiv_source(fields)
+        arxiv_raw = fields.pop(arxiv_field, None) if arxiv_field else None
+        arxiv = self.value(
+            arxiv_raw, record.arxiv, normalize_arxiv, lambda: record.arxiv or "", str
+        )
+        if arxiv is not None:
+            arxiv_field = arxiv_field or "eprint"
+            self.put(arxiv_field, arxiv)
+            if (
+                arxiv_field == "eprint"
+                and record.arxiv is not None
+                and not any(f in fields for f in ARXIV_PREFIX_FIELDS)
+            ):
+                if self.dialect == "biblatex":
+                    self.out["eprinttype"] = "{arxiv}"
+                else:
+                    self.out["archiveprefix"] = "{arXiv}"
+        url_raw = fields.pop("url", None)
+        self.put("url", self.value(url_raw, record.url, decode_url, lambda: record.url or "", str))
+
+    def keywords_and_texts(self, keywords: bool, annote: bool) -> None:
+        """Keywords (with the tags when ``keywords``), the abstract, and the annote
+        (with the notes when ``annote``)."""
+        record, dialect = self.record, self.dialect
+        values = _merged_keywords(record) if keywords else record.keywords
+        raw = self.fields.pop("keywords", None)
+        encode = partial(_encode_keywords, values, dialect)
+        self.put("keywords", self.value(raw, values, decode_keywords, encode))
+        if record.abstract is not None:
+            self.put("abstract", escape_raw(record.abstract, dialect))
+        self.fields.pop("abstract", None)
+        if annote:
+            annote_value = _merged_annote(record)
+            self.fields.pop("annote", None)
+            if annote_value is not None:
+                self.put("annote", escape_raw(annote_value, dialect))
+
+    def other_fields(self) -> None:
+        """Every raw field not written yet: verbatim, pages normalized, or escaped."""
+        for name, value in self.fields.items():
+            if name in self.out:
+                continue
+            if is_verbatim(name, value):
+                self.put(name, value)
+            elif name == "pages":
+                self.put(name, escape_raw(normalize_pages(value), self.dialect))
+            else:
+                self.put(name, escape_raw(value, self.dialect))
+
+
+def _decode_venue(raw: str) -> str | None:
+    return decode_text(raw) or None
+
+
+def _encode_keywords(keywords: Sequence[str], dialect: Dialect) -> str:
+    return ", ".join(escape_literal(k, dialect) for k in keywords)
+
+
+def _format_entry(
+    record: PaperRecord,
+    dialect: Dialect,
+    keywords: bool,
+    annote: bool,
+    source: PaperRecord | None = None,
+    trusted: bool = False,
+) -> str:
+    fields = _EntryFields(record, dialect, source, trusted).build(keywords, annote)
+    names = sorted(fields, key=lambda n: (_ORDER_INDEX.get(n, len(_ORDER_INDEX)), n))
+    key = valid_citekey(record.citekey, dialect) if record.citekey else ""
+    lines = [f"@{record.entry_type.lower()}{{{key},"]
+    lines.extend(f"  {name} = {fields[name]}," for name in names)
+    if names:
+        lines[-1] = lines[-1][:-1]
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _needs_user_state(record: PaperRecord, keywords: bool, annote: bool) -> bool:
+    if keywords and _merged_keywords(record) != record.keywords:
+        return True
+    return annote and _merged_annote(record) != record.fields.get("annote")
+
+
+def entry_order(citekey: str | None, index: int) -> tuple[bool, str, str, int]:
+    """Return the sort key of the entry at ``index`` (input order) with ``citekey``:
+    the writer's order, by key case-insensitively, then case-sensitively, no key last,
+    ties in input order. An exporter that writes in chunks sorts by it first."""
+    key = citekey or ""
+    return (not key, key.casefold(), key, index)
+
+
+def _sort_key(item: tuple[int, PaperRecord]) -> tuple[bool, str, str, int]:
+    index, record = item
+    return entry_order(record.citekey, index)
+
+
+class Writer:
+    """A ``.bib`` text written in pieces: entries chunk after chunk, then the header.
+
+    ``Writer(...).entries(records)`` formats a chunk of records (see :func:`write`
+    for what is copied and what is generated) and remembers which ``@string`` macros
+    the copied entries use; :meth:`head` then gives the ``@preamble`` and the
+    definitions of those macros, which belong before every entry. An exporter that
+    streams a large library writes the chunks somewhere, then puts :meth:`head`
+    first (``readinglist.pipelines.exporting``); :func:`write` does both in one call.
+
+    Args:
+        dialect, keywords, annote, strings, preamble: as for :func:`write`.
+    """
+
+    def __init__(
+        self,
+        *,
+        dialect: Dialect = "bibtex",
+        keywords: bool = False,
+        annote: bool = False,
+        strings: str | None = None,
+        preamble: str | None = None,
+    ) -> None:
+        self.dialect: Dialect = dialect
+        self.keywords = keywords
+        self.annote = annote
+        self.preamble = preamble
+        self.macros = _Strings.parse(strings)
+        #: Macro name -> value as a reader would have them: months and ``strings``.
+        self.table: dict[str, str] = {**MONTH_MACROS, **self.macros.macros}
+        self.used_macros: set[str] = set()
+
+    def entries(self, records: Sequence[PaperRecord]) -> str:
+        """Return the entries of ``records``, ordered by citation key case-insensitively
+        (no key last, ties in input order), separated by one blank line, without a
+        final newline; empty for no records."""
+        blocks: list[str] = []
+        for _, record in sorted(enumerate(records), key=_sort_key):
+            text = None
+            again = None
+            if record.source_text and record.source_check is not None:
+                check = source_check(record, self.table)
+                if check == record.source_check and not _needs_user_state(
+                    record, self.keywords, self.annote
+                ):
+                    # Unchanged since it was read, and every macro it may use means
+                    # what it meant then: copy it without reading it again.
+                    blocks.append(record.source_text)
+                    self.used_macros.update(macro_names(record.source_text))
+                    continue
+                if check is not None and check[:32] == record.source_check[:32]:
+                    # The data is as read (a macro means something else now, or the
+                    # entry gets tags or notes): the record stands for its re-read, and
+                    # unless tags or notes change its keywords or annote, its raw values
+                    # agree with its columns without being decoded again.
+                    trusted = not _needs_user_state(record, self.keywords, self.annote)
+                    blocks.append(
+                        _format_entry(
+                            record, self.dialect, self.keywords, self.annote, record, trusted
+                        )
+                    )
+                    continue
+            if record.source_text:
+                again = _reread(record.source_text, self.macros.macros)
+                if (
+                    again is not None
+                    and not _needs_user_state(record, self.keywords, self.annote)
+                    and bibliographic_fingerprint(again.record) == bibliographic_fingerprint(record)
+                ):
+                    text = record.source_text
+                    self.used_macros.update(again.used_macros)
+            if text is None:
+                source = again.record if again is not None else None
+                text = _format_entry(record, self.dialect, self.keywords, self.annote, source)
+            blocks.append(text)
+        return "\n\n".join(blocks)
+
+    def head(self) -> str:
+        """Return the ``@preamble`` blocks and the ``@string`` definitions that the
+        entries written so far and the preambles use (and those they use in turn, in
+        the order of ``strings``), separated by one blank line, without a final
+        newline; empty when there is neither. The preambles come first unless they use
+        a macro, which must be defined before them."""
+        preamble = (self.preamble or "").strip()
+        in_preamble = {name.lower() for name in PREAMBLE_MACRO_USE.findall(preamble)} & set(
+            self.macros.raw
+        )
+        definitions = "\n".join(self.macros.closure(self.used_macros | in_preamble))
+        parts = [definitions, preamble] if in_preamble else [preamble, definitions]
+        return "\n\n".join(part for part in parts if part)
+
+
+def write(
+    records: Sequence[PaperRecord],
+    *,
+    dialect: Dialect = "bibtex",
+    keywords: bool = False,
+    annote: bool = False,
+    strings: str | None = None,
+    preamble: str | None = None,
+) -> str:
+    """Write records as a ``.bib`` text.
+
+    Args:
+        records: the records to write, in any order; they are written ordered by
+            citation key, case-insensitively (no key last, ties in input order).
+        dialect: ``"bibtex"`` (ASCII, ``journal``, ``year``/``month``) or
+            ``"biblatex"`` (UTF-8, ``journaltitle``, ``date``) for generated entries.
+        keywords: add each record's tags to ``keywords`` (merged with the keywords it
+            has, case-insensitively).
+        annote: add each record's notes to ``annote`` (after an existing annote,
+            separated by blank lines; notes already there are not repeated).
+        strings: ``@string`` definitions as BibTeX text (``ParseResult.meta
+            ["strings"]``); those used by entries copied as ``source_text`` are
+            written first.
+        preamble: ``@preamble`` blocks as BibTeX text, written first as they are.
+
+    Returns:
+        The text, blocks separated by one blank line, ending in a newline (empty
+        for no records and nothing else). An entry whose bibliographic data is
+        unchanged since it was read (see the module docstring) and that gets no
+        tags or notes is its ``source_text``; any other entry is generated.
+    """
+    writer = Writer(
+        dialect=dialect, keywords=keywords, annote=annote, strings=strings, preamble=preamble
+    )
+    body = writer.entries(records)
+    parts = [part for part in (writer.head(), body) if part]
+    return "\n\n".join(parts) + "\n" if parts else ""
