@@ -161,13 +161,15 @@ _SIMPLE_SPECIAL = re.compile(r"[{}\\$~]")
 #: Inline math of letters, digits, operators, sub- and superscripts and plain groups only
 #: (no commands, no ``--``, quotes or line breaks), e.g. ``$O(n^{2})$``, ``$F_1$``.
 _SIMPLE_MATH = re.compile(r"\$(?!\$)((?:[A-Za-z0-9 +=()\[\],.;:/|<>!*^_{}]|-(?!-))+)\$")
-#: One command: an accent and its letter, a letter command (with the white space or
-#: ``{}`` that ends it, but not a blank line), an escaped special, a control space,
+#: One command: an accent and its letter (across white space, but not a blank line: that
+#: ends the paragraph, and pylatexenc drops the accent; a base ``\i`` only when nothing
+#: that TeX would read as more of the control word, or skip after it, follows), a letter command (with the white
+#: space or ``{}`` that ends it, but not a blank line), an escaped special, a control space,
 #: or a command name before a ``{`` (its argument follows as a group).
 _SIMPLE_TOKEN = re.compile(
     r"""\\(?:
-        (?P<sym>[`'^"~=.])\s*(?:\{(?P<a1>\\?[A-Za-z])\}|(?P<a2>\\?[A-Za-z]))
-      | (?P<cmd>[cvuHkrdb])(?:\{(?P<b1>\\?[A-Za-z])\}|\s+(?P<b2>[A-Za-z]))
+        (?P<sym>[`'^"~=.])[ \t\r]*(?:\n[ \t\r]*)?(?:\{(?P<a1>\\?[A-Za-z])\}|(?P<a2>[A-Za-z]|\\[A-Za-z](?![A-Za-z\s])))
+      | (?P<cmd>[cvuHkrdb])(?:\{(?P<b1>\\?[A-Za-z])\}|(?=\s)[ \t\r]*(?:\n[ \t\r]*)?(?P<b2>[A-Za-z]))
       | (?P<letter>ss|aa|AA|ae|AE|oe|OE|[oOlLij])(?![A-Za-z])(?:\{\}|(?![ \t\r\n]*\n\n)[ \t\r\n]*)
       | (?P<esc>[&%$#_{}])
       | (?P<space>[ ])(?=\S)
