@@ -17,6 +17,7 @@ from markdown_it.token import Token
 from readinglist import __version__
 from readinglist.errors import UsageError
 from readinglist.formats import markdown
+from readinglist.formats._abstracts_links import url_spans
 from readinglist.records import STATUSES, NoteRecord, PaperRecord, Person
 from readinglist.text import latex_to_unicode
 
@@ -345,9 +346,17 @@ def test_user_text_cannot_inject_markup(
         if token.type == "html_inline":
             assert TAG_COMMENT.match(token.content), token.content
     assert "<script" not in RENDERER.render(text).replace("&lt;script", "")
-    # No links, images, extra lists, tables or strikethrough.
-    for absent in ("link_open", "image", "ordered_list_open", "table_open", "s_open", "hr"):
+    # No images, extra lists, tables or strikethrough; links only for the abstract's own
+    # web addresses, inside its block quote.
+    for absent in ("image", "ordered_list_open", "table_open", "s_open", "hr"):
         assert absent not in types
+    quote_at = types.index("blockquote_open") if "blockquote_open" in types else len(types)
+    links = [t for t in every if t.type == "link_open"]
+    abstract_urls = {u for _, _, u, _ in url_spans(latex_to_unicode(abstract))}
+    for token in links:
+        assert every.index(token) > quote_at
+        assert str(token.attrs["href"]).startswith(("http://", "https://"))
+    assert not links or abstract_urls
     assert types.count("bullet_list_open") == 1
     assert types.count("list_item_open") == 1
     shown_abstract = norm(latex_to_unicode(abstract))
@@ -364,7 +373,7 @@ def test_user_text_cannot_inject_markup(
     breaks = [i for i, c in enumerate(children) if c.type == "hardbreak"]
     meta = children[breaks[0] + 1 : breaks[1]]
     assert "".join(c.content for c in meta if c.type == "text") == f"{norm(name)} · {norm(venue)}"
-    if shown_abstract:  # the abstract renders as its decoded text (LaTeX -> Unicode)
+    if shown_abstract and not links:  # the abstract renders as its decoded text (LaTeX -> Unicode)
         top = [t.type for t in tokens]
         quote = next(t for t in tokens[top.index("blockquote_open") :] if t.type == "inline")
         rendered = "".join(c.content for c in quote.children or [] if c.type == "text")
@@ -414,6 +423,30 @@ def test_abstract_and_notes_stay_inside_the_list_item() -> None:
     # Both papers are items of one list, so nothing escaped the first item.
     assert [t.type for t in tokens].count("bullet_list_open") == 1
     assert order(text) == ["spar2026", "dense2025"]
+
+
+def test_links_in_abstracts_stay_links() -> None:
+    """Issue 15: web addresses in an abstract are links in the export, never ``https\\://``."""
+    abstract = (
+        "Code: \\url{https://github.com/a_b/c}. See https://x.org/p_q, www.y.com and "
+        "[the site](https://z.org/p?q=1). Also ftp://f.g here."
+    )
+    record = PaperRecord(citekey="k", title="T", abstract=abstract)
+    text = markdown.write([record], abstracts=True)
+    quote = next(line for line in text.splitlines() if line.startswith("  > "))
+    assert quote == (
+        "  > Code: <https://github.com/a_b/c>. See <https://x.org/p_q>, "
+        "[www\\.y.com](https://www.y.com) and [the site](https://z.org/p?q=1). "
+        "Also ftp\\://f.g here."
+    )
+    links = [t for t in walk(RENDERER.parse(text)) if t.type == "link_open"]
+    assert [t.attrs["href"] for t in links] == [
+        "https://github.com/a_b/c",
+        "https://x.org/p_q",
+        "https://www.y.com",
+        "https://z.org/p?q=1",
+    ]
+    assert "https\\://" not in text
 
 
 # --- format detection -------------------------------------------------------------------------
@@ -566,3 +599,24 @@ def test_round_trip_key_status_tags(
         for r in records
     }
     assert got == expected
+
+
+def test_html_comments_are_skipped_when_reading() -> None:
+    """Issue 18: task items inside HTML comments (block or inside an item) are not read."""
+    text = (
+        f"{markdown.MARKER} v1 group-by=status -->\n# List\n\n## Read (1)\n\n"
+        "<!--\n## To read\n- [x] `hidden1`\n-->\n"
+        "- [ ] **A**\n  <!-- a one-line comment keeps the item -->\n  `a2024` #t\n"
+        "- [x] **B**\n  <!-- a comment in the item\n  `hidden2` #nope\n  -->\n  `b2024`\n"
+        "<!-- - [x] `hidden3` -->\n"
+        "- [ ] **C**\n  <!-- unclosed inside the item\n- [x] `c2024`\n"
+    )
+    result = markdown.read(text, "l.md")
+    assert [(r.citekey, r.status, r.tags, r.fields["checked"]) for r in result.records] == [
+        ("a2024", "read", ("t",), "false"),
+        ("b2024", "read", (), "true"),
+        ("c2024", "read", (), "true"),
+    ]
+    assert [str(p) for p in result.problems] == [
+        "l.md:19: list item without a citation key (expected `key` in code quotes)"
+    ]

@@ -91,3 +91,31 @@ def test_unchanged_list_changes_nothing(invoke, db_url, tmp_path) -> None:
     assert result.exit_code == 0, result.stderr
     assert "0 merged, 3 already present" in result.stderr
     assert states(invoke) == before
+
+
+def test_checkbox_inside_an_html_comment_changes_nothing(invoke, db_url, tmp_path) -> None:
+    """Issue 18: a ticked box inside ``<!-- -->`` is invisible when rendered, so it syncs nothing."""
+    seed(db_url)
+    out = tmp_path / "list.md"
+    assert invoke("export", "markdown", "-o", str(out)).exit_code == 0
+    before = states(invoke)
+    text = out.read_text(encoding="utf-8")
+    hidden = (
+        "<!--\n- [x] **Alpha Paper**\n  `ames2024alpha` · #hidden\n-->\n\n"
+        "<!-- - [x] **Gamma Paper** `cole2022gamma` -->\n\n"
+        "  <!-- indented\n- [x] `cole2022gamma` #hidden2\n  -->\n"
+    )
+    edited = tmp_path / "commented.md"
+    edited.write_text(text + "\n" + hidden, encoding="utf-8")
+    result = invoke("import", str(edited))
+    assert result.exit_code == 0, result.stderr
+    assert "0 merged, 3 already present" in result.stderr
+    assert (
+        states(invoke)
+        == before
+        == {
+            "ames2024alpha": ("new", ["ml"]),
+            "bell2023beta": ("read", ["ml"]),
+            "cole2022gamma": ("new", []),
+        }
+    )

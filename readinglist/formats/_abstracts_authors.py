@@ -172,3 +172,18 @@ def looks_like_authors(line: str) -> bool:
         if len(parts) == 1 and len(tokens) == 1:
             return False
     return len(parts) >= 2 or 2 <= len(parts[0].split()) <= 4
+
+
+def looks_like_author_list(line: str) -> bool:
+    """True when ``line`` is surely a list of people: :func:`looks_like_authors`, with two
+    or more names of two to five words each ("A. Name, B. Name and C. Name").
+
+    Stricter than :func:`looks_like_authors`, which also takes "Deep Residual Learning"
+    for one person: used where a line could be a title instead (a paragraph's first
+    line, a paragraph of its own after a title).
+    """
+    if not looks_like_authors(line):
+        return False
+    text = re.sub(r"^(?:by|authors?)\s*:?\s+", "", strip_markup(line).strip(), flags=re.I)
+    names = [p for p in _author_parts(text) if not re.fullmatch(r"et\.?\s*al\.?|others", p, re.I)]
+    return len(names) >= 2 and all(2 <= len(name.split()) <= 5 for name in names)

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from readinglist.formats._abstracts_authors import looks_like_authors
+from readinglist.formats._abstracts_authors import looks_like_author_list, looks_like_authors
 from readinglist.formats._abstracts_header import parse_header
 from readinglist.formats._abstracts_labels import read_label
 from readinglist.naming.markup import strip_markup
@@ -47,6 +47,7 @@ class Part:
 
     line: int  # 1-based line of the paragraph's first line
     separator: bool = False
+    rule: bool = False  # a separator line (``---``), not a section heading made a separator
     heading_level: int | None = None
     title: str | None = None
     numbered: bool = False
@@ -68,6 +69,9 @@ class Block:
     abstract: str | None = None
     labels: dict[str, str] = field(default_factory=dict)
     extra: dict[str, str] = field(default_factory=dict)
+    marked: bool = False  # started by a numbered or bulleted list item
+    bare: bool = True  # one unlabelled paragraph of text: maybe an abstract's next paragraph
+    segment: int = 0  # how many separator lines (``---``) come before it
 
 
 def normalize_newlines(text: str) -> str:
@@ -119,7 +123,7 @@ def parse_paragraphs(lines: list[str]) -> list[Part]:
     parts: list[Part] = []
     for start, para, is_separator in _paragraphs(lines):
         if is_separator:
-            parts.append(Part(line=start + 1, separator=True))
+            parts.append(Part(line=start + 1, separator=True, rule=True))
         elif _is_title_list(para):
             parts.extend(_parse_paragraph([item], start + 1 + i) for i, item in enumerate(para))
         else:
@@ -212,7 +216,10 @@ def _assign_free_lines(part: Part, lines: list[str], free: list[int]) -> None:
     if part.title is None and free:
         first = lines[free[0]]
         following = [lines[i] for i in free[1:]]
-        if _is_title_line(first, following):
+        if following and looks_like_author_list(first) and not looks_like_authors(following[0]):
+            part.authors = first  # an author line, then the abstract (the title came before)
+            position = 1
+        elif _is_title_line(first, following):
             part.numbered = bool(LIST_MARKER.match(first))
             part.title = first
             position = 1
@@ -399,32 +406,83 @@ def _header_by_shape(part: Part, rest: list[Part]) -> bool:
     return untitled >= 2 and untitled - 1 >= titled  # the other abstracts are untitled too
 
 
-def group_blocks(parts: list[Part]) -> Iterator[Block]:
-    """Gather parts into papers: title/author/label paragraphs attach to the next abstract."""
+def group_blocks(parts: list[Part]) -> list[Block]:
+    """Gather parts into papers: title/author/label paragraphs attach to the next abstract.
+
+    A paragraph that is only a list of people, after a title and before the abstract, is
+    that paper's author line. Paragraphs of text after a paper's abstract are more of
+    that abstract (:func:`_join_paragraphs`) when the list marks where papers start.
+    """
+    blocks: list[Block] = []
     pending: Block | None = None
+    segment = 0
     for part in parts:
         if part.separator:
             if pending is not None:
-                yield pending
+                blocks.append(pending)
             pending = None
+            segment += part.rule
             continue
+        if pending is not None and _is_author_paragraph(pending, part):
+            pending.authors, part.title = part.title, None
         if pending is not None and (
             (part.title and pending.title) or (part.abstract and pending.abstract)
         ):
-            yield pending
+            blocks.append(pending)
             pending = None
         if pending is None:
-            pending = Block(line=part.line)
+            pending = Block(line=part.line, segment=segment)
         _merge(pending, part)
         if pending.abstract and not part.details_open:
-            yield pending
+            blocks.append(pending)
             pending = None
     if pending is not None:
-        yield pending
+        blocks.append(pending)
+    return _join_paragraphs(blocks)
+
+
+def _is_author_paragraph(pending: Block, part: Part) -> bool:
+    """Is ``part`` (read as a title) the author line of the titled paper ``pending``?"""
+    return bool(
+        pending.title
+        and not (pending.authors or pending.abstract)
+        and part.title
+        and not (part.heading_level or part.numbered or part.authors)
+        and looks_like_author_list(part.title)
+    )
+
+
+def _join_paragraphs(blocks: list[Block]) -> list[Block]:
+    """Join a paper's abstract paragraphs that the paragraph rules read as papers of their own.
+
+    A bare block (one unlabelled paragraph of text) continues the paper before it when
+    the list marks where its papers start: every paper in it has a title (or a labelled
+    abstract) and no bare block opens the list or follows a separator; or separator
+    lines (two or more) stand between the papers and no part between two separators
+    holds two titled papers. Joined paragraphs are kept apart by a blank line.
+    """
+    bare_first = any(
+        b.bare and (i == 0 or blocks[i - 1].segment != b.segment) for i, b in enumerate(blocks)
+    )
+    titled = not bare_first and any(b.title for b in blocks)
+    segments = Counter(b.segment for b in blocks if b.title)
+    ruled = (blocks[-1].segment if blocks else 0) >= 2 and max(segments.values(), default=0) <= 1
+    if not (titled or ruled):
+        return blocks
+    out: list[Block] = []
+    for block in blocks:
+        previous = out[-1] if out else None
+        if block.bare and previous is not None and previous.segment == block.segment:
+            previous.abstract = f"{previous.abstract}\n\n{block.abstract}"
+            continue
+        out.append(block)
+    return out
 
 
 def _merge(block: Block, part: Part) -> None:
     """Fill the gaps of ``block`` from ``part`` (what the block has already is kept)."""
+    block.bare = block.bare and not block.title and _is_bare(part)
+    block.marked = block.marked or part.numbered
     block.title = block.title or part.title
     block.authors = block.authors or part.authors
     block.abstract = block.abstract or part.abstract
@@ -432,3 +490,10 @@ def _merge(block: Block, part: Part) -> None:
         block.labels.setdefault(key, value)
     for key, value in part.extra.items():
         block.extra.setdefault(key, value)
+
+
+def _is_bare(part: Part) -> bool:
+    """A paragraph of text only: no title, heading, authors, labels or other fields."""
+    return bool(part.abstract) and not (
+        part.title or part.heading_level or part.authors or part.labels or part.extra
+    )

@@ -84,17 +84,35 @@ def find_urls(text: str) -> Iterator[str]:
     Plain URLs, ``\\url{}``/``\\href{}``, ``<...>``, Markdown links and bare
     ``github.com/...``-style addresses; an address without a scheme gets ``https://``.
     """
+    for _start, _end, url, _label in url_spans(text):
+        yield url
+
+
+def url_spans(text: str) -> Iterator[tuple[int, int, str, str | None]]:
+    """Yield ``(start, end, url, label)`` for each URL in ``text``, in order.
+
+    ``text[start:end]`` is what the URL takes in the text: a whole Markdown link,
+    ``\\url{}`` or ``<...>``, or a bare address without the sentence punctuation
+    after it. ``url`` is as :func:`find_urls` gives it; ``label`` is a Markdown
+    link's text, else None. Used to keep links links when text is re-written
+    (:mod:`readinglist.formats.markdown`).
+    """
     lowered = text.lower()
     if not any(hint in lowered for hint in _URL_HINTS):
         return
     for match in URL.finditer(text):
-        raw = next(g for g in match.groups() if g)
+        group = next(i for i, g in enumerate(match.groups(), start=1) if g)
+        raw = match.group(group)
         url = _trim_url(re.sub(r"\\([_%#&~])", r"\1", raw))
         if not url:
             continue
+        end = match.end()
+        if group >= 4:  # a bare address: its trimmed punctuation stays text
+            end = match.start(group) + len(_trim_url(raw))
         if not re.match(r"(?i)[a-z][a-z0-9+.-]*://", url):
             url = "https://" + url
-        yield url
+        label = match.group(0)[1 : match.group(0).index("](")] if group == 1 else None
+        yield match.start(), end, url, label
 
 
 def _trim_url(url: str) -> str:

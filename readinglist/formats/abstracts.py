@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import NamedTuple
 
 from readinglist.formats._abstracts_authors import parse_authors, parse_name
@@ -68,8 +69,9 @@ from readinglist.formats._abstracts_blocks import (
     parse_paragraphs,
     split_header,
 )
-from readinglist.formats._abstracts_header import parse_header, to_year
+from readinglist.formats._abstracts_header import YEAR, parse_header, to_year
 from readinglist.formats._abstracts_links import Links, extract_links, find_urls
+from readinglist.formats._abstracts_pubmed import looks_like_pubmed, read_pubmed
 from readinglist.identifiers import normalize_arxiv, normalize_doi
 from readinglist.naming import contribution_names, provisional_title, short_name_from_title
 from readinglist.naming.markup import clean_inline
@@ -113,11 +115,16 @@ def read(
 
     Returns:
         A :class:`ParseResult`: one :class:`PaperRecord` per paper in file order
-        (none for an empty text or a header alone); ``meta`` holds ``venue``,
+        (none for an empty text, a header alone, or text in which no paper is
+        recognisable: no author line, label, link, list marker, heading or sentence
+        of prose, such as ``/etc/hostname``); ``meta`` holds ``venue``,
         ``year`` and ``list_title`` read from the header; ``problems`` holds
         warnings for blocks that could not be read as a paper. Never raises.
     """
-    lines = normalize_newlines(text).split("\n")
+    text = normalize_newlines(text)
+    if looks_like_pubmed(text):
+        return ParseResult(records=_pubmed_records(text, venue, year, source), problems=[])
+    lines = text.split("\n")
     parts = parse_paragraphs(lines)
     header_parts, paper_parts = split_header(parts)
     header_text = "\n".join(header_line(p) for p in header_parts)
@@ -125,6 +132,7 @@ def read(
     overrides = {"venue": venue, "year": str(year) if year else None}
     records: list[PaperRecord] = []
     problems: list[ParseProblem] = []
+    recognised = False
     for block in group_blocks(paper_parts):
         if not (block.title or block.abstract):
             problems.append(
@@ -136,8 +144,53 @@ def read(
                 )
             )
             continue
-        records.append(_build_record(block, meta, overrides, source, problems))
+        record = _build_record(block, meta, overrides, source, problems)
+        records.append(record)
+        recognised = recognised or _is_recognisable(block, record)
+    if not recognised:
+        records = []  # e.g. /etc/hostname's one word: no paper (the import exits 5)
     return ParseResult(records=records, problems=problems, meta=meta)
+
+
+#: A sentence of prose: four or more words ending in ``.``, ``!`` or ``?``.
+_SENTENCE = re.compile(r"(?:[^\W\d_][\w'’-]*[,;:]?\s+){3,}[^\W\d_][\w'’)-]*[.!?](?:\s|$)")
+
+
+def _is_recognisable(block: Block, record: PaperRecord) -> bool:
+    """Is this a paper rather than stray text? It has an author line, a label, a DOI,
+    an arXiv id or a code link, a list marker, or an abstract with a sentence of prose
+    (:data:`_SENTENCE`). A list with no such paper has no papers (issue 18)."""
+    return bool(
+        block.authors
+        or block.labels
+        or block.marked
+        or record.doi
+        or record.arxiv
+        or record.code_url
+        or (record.abstract and _SENTENCE.search(record.abstract))
+    )
+
+
+def _pubmed_records(
+    text: str, venue: str | None, year: int | None, source: str
+) -> list[PaperRecord]:
+    """The papers of a PubMed list (:func:`read_pubmed`), named and with the overrides applied."""
+    records = []
+    for record in read_pubmed(text):
+        try:
+            named = _name_paper(record.title, record.abstract, [])
+        except Exception:  # defensive: a heuristic bug must not lose a paper
+            named = _Named(record.title or "Untitled", False, None, [])
+        records.append(
+            replace(
+                record,
+                short_name=named.short_name,
+                keywords=tuple(named.keywords),
+                venue=venue or record.venue,
+                year=year or record.year,
+            )
+        )
+    return records
 
 
 def _build_record(
@@ -156,15 +209,12 @@ def _build_record(
     title, title_venue = _clean_title(block.title, extra) if block.title else (None, {})
     abstract = block.abstract or None
     links = _block_links(block)
-    venue = (
-        overrides.get("venue")
-        or clean_inline(block.labels.get("venue", ""))
-        or title_venue.get("venue")
-        or meta.get("venue")
-    )
+    label_venue, label_year = _venue_label(block.labels.get("venue", ""))
+    venue = overrides.get("venue") or label_venue or title_venue.get("venue") or meta.get("venue")
     year = to_year(
         overrides.get("year")
         or block.labels.get("year")
+        or label_year
         or title_venue.get("year")
         or meta.get("year")
     )
@@ -222,6 +272,33 @@ def _name_paper(title: str | None, abstract: str | None, keywords: list[str]) ->
         title = provisional_title(abstract or "", names)
     others = [n.name for n in names if fold(n.name) != fold(short_name or "")]
     return _Named(title, provisional, short_name, _unique([*others, *keywords]))
+
+
+def _venue_label(value: str) -> tuple[str | None, str | None]:
+    """Venue and year of a ``Venue:``/``Conference:`` label: ``"*aaai 2023*"`` gives
+    ``("AAAI", "2023")``, ``"NeurIPS'23 (Oral)"`` ``("NeurIPS", "2023")``,
+    ``"Proceedings of ACL"`` ``("Proceedings of ACL", None)``.
+
+    The year (four digits or ``'23``) and a presentation tag in brackets ("(Oral)",
+    :data:`PRESENTATION_TAGS`) are taken out of the name; a one-word name written
+    all in lower case is an acronym typed carelessly and is upper-cased. Either part is
+    None when the label has none.
+    """
+    text = clean_inline(value)
+    year = to_year(text)
+    short = re.search(r"['\u2018\u2019](\d\d)\b", text) if year is None else None
+    if short:
+        year = 2000 + int(short.group(1))
+    name = YEAR.sub(" ", text) if short is None else text[: short.start()] + text[short.end() :]
+    name = re.sub(
+        r"[(\[]\s*([^()\[\]]*?)\s*[)\]]",
+        lambda m: "" if m.group(1).lower() in PRESENTATION_TAGS | {""} else m.group(0),
+        name,
+    )
+    name = " ".join(name.split()).strip(" ,;:-")
+    if re.fullmatch(r"[a-z]{2,10}", name):
+        name = name.upper()
+    return name or None, str(year) if year else None
 
 
 def _fallback_title(abstract: str | None) -> str:

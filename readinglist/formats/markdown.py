@@ -48,11 +48,13 @@ from datetime import UTC, datetime
 
 from readinglist import __version__
 from readinglist.errors import UsageError
+from readinglist.formats._abstracts_links import url_spans
 from readinglist.formats._markdown_syntax import (
     CONTROL,
     clean_line,
     code_span,
     code_spans,
+    escape,
     guard_line_start,
     inline,
     is_web_url,
@@ -104,6 +106,9 @@ _STATUS_HEADINGS = {
 }
 _PRIORITY_HEADINGS = {"high": "High priority", "medium": "Medium priority", "low": "Low priority"}
 _MAX_AUTHORS = 3
+#: Characters an autolink cannot hold (CommonMark 0.31.2 section 6.5) or that a URL
+#: should not carry into a link: such an address stays escaped text.
+_AUTOLINK_BREAKERS = re.compile(r"[\s<>\x00-\x1f\x7f`]")
 _SEP = " · "
 
 # --- writing ----------------------------------------------------------------------------------
@@ -266,8 +271,34 @@ def _abstract_lines(abstract: str | None) -> list[str]:
     for index, paragraph in enumerate(paragraphs):
         if index:
             lines.append("  >")
-        lines.append("  > " + guard_line_start(inline(paragraph)))
+        lines.append("  > " + guard_line_start(_linked(clean_line(paragraph))))
     return lines
+
+
+def _linked(text: str) -> str:
+    """Escape one line of abstract text, keeping its web links links.
+
+    An ``http(s)://`` address (bare, ``<url>`` or ``\\url{url}``) becomes a CommonMark
+    autolink ``<url>`` (spec 6.5: it shows the address, unescaped); ``www.x.org`` and a Markdown
+    link ``[label](url)`` become ``[label](url)`` with the label escaped. URLs are
+    found by :func:`readinglist.formats._abstracts_links.url_spans` (the one home of
+    "a URL in prose"); other schemes stay escaped text.
+    """
+    out: list[str] = []
+    at = 0
+    for start, end, url, label in url_spans(text):
+        if not is_web_url(url) or _AUTOLINK_BREAKERS.search(url):
+            continue
+        before = escape(text[at:start])
+        shown = text[start:end]
+        if label is None and "://" in shown:  # a bare address, <url> or \url{url}
+            out.extend([before, f"<{url}>"])
+        else:  # "!" before "[" would make an image
+            before = before[:-1] + "\\!" if before.endswith("!") else before
+            out.extend([before, link(escape(label if label is not None else shown), url)])
+        at = end
+    out.append(escape(text[at:]))
+    return "".join(out)
 
 
 def _note_lines(note: NoteRecord) -> list[str]:
@@ -364,6 +395,9 @@ _BULLET = re.compile(r"^[-*+][ \t]")
 _HEADING = re.compile(r"^(?P<level>#{1,6})(?:[ \t]+(?P<text>.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^(`{3,}|~{3,})")
 _COUNT_SUFFIX = re.compile(r"\s*\(\d+\)\s*$")
+#: An HTML comment starting a line (CommonMark 0.31.2 section 4.6, HTML block type 2):
+#: it runs to the line holding ``-->`` and is not rendered.
+_COMMENT_START = re.compile(r"^[ \t]*<!--")
 
 
 def is_readinglist_markdown(text: str) -> bool:
@@ -526,7 +560,9 @@ def _read_marker(
 class _ItemScanner:
     """Walks a list's lines and collects its task items with their status and header lines.
 
-    Fenced code is skipped; a level-1 heading gives ``meta["list_title"]``; level-2
+    Fenced code and HTML comments (a ``<!--`` starting a line, up to ``-->``: invisible
+    when rendered, so a checkbox in one changes nothing; issue 18) are skipped; a
+    level-1 heading gives ``meta["list_title"]``; level-2
     headings set the status of the items under them when the list is grouped by status
     (or its grouping is unknown); an item's header is its line and the indented lines
     after it, up to the first blank line.
@@ -540,6 +576,7 @@ class _ItemScanner:
     status: str | None = None
     current: _Item | None = None  # the item whose header lines are being read
     fence: str | None = None  # the open code fence, if any
+    comment: bool | None = None  # inside an HTML comment (True: one inside an item)
 
     @property
     def by_status(self) -> bool:
@@ -554,6 +591,20 @@ class _ItemScanner:
 
     def _line(self, number: int, line: str) -> None:
         """Read line ``number`` (1-based)."""
+        if self.comment is not None:
+            if line.strip() and self.comment and line[:1] not in (" ", "\t"):
+                self.comment = self.current = None  # it ends with its item (no lazy lines)
+            else:
+                if "-->" in line:
+                    self.comment = None
+                return
+        if self.fence is None and (opened := _COMMENT_START.match(line)):
+            inside_item = line[:1] in (" ", "\t") and self.current is not None
+            if not inside_item:
+                self.current = None
+            if "-->" not in line[opened.end() :]:
+                self.comment = inside_item
+            return
         if self.fence is not None:
             if line.startswith(self.fence[0] * len(self.fence)) and not line.strip(
                 self.fence[0] + " \t"
