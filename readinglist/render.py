@@ -140,6 +140,22 @@ def echo_json(data: Any) -> None:
     sys.stdout.write(text + "\n")
 
 
+def echo_json_array(items: Iterable[Any]) -> None:
+    """Print the JSON array of ``items`` on stdout an item at a time: the same text as
+    :func:`echo_json` of the list, without holding the list or the text (issue 17).
+
+    Each item is dumped with ``indent=2`` and indented by two more spaces, which is
+    how ``json.dumps`` lays out a list's items (JSON strings hold no raw newlines).
+    """
+    out = sys.stdout
+    first = True
+    for item in items:
+        text = json.dumps(item, ensure_ascii=False, indent=2).translate(_JSON_ESCAPES)
+        out.write(("[\n" if first else ",\n") + textwrap.indent(text, "  ", lambda _: True))
+        first = False
+    out.write("[]\n" if first else "\n]\n")
+
+
 def info(message: str) -> None:
     """Write a message for people to stderr."""
     sys.stderr.write(message + "\n")

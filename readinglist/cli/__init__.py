@@ -1,16 +1,20 @@
 """The ``readinglist`` command (alias ``rl``): the root group, error translation and ``main``.
 
-Commands are registered eagerly below; their modules import only Click and light
-modules of ours at import time, and SQLAlchemy, Alembic, bibtexparser and rich only
-inside the command bodies, so ``--help`` and ``--version`` stay fast (issue 9).
+Commands are registered lazily (:data:`COMMANDS`, :class:`LazyCommands`): a run
+imports only the module of the command it runs (issue 17). Those modules import
+only Click and light modules of ours at import time, and SQLAlchemy, Alembic,
+bibtexparser and rich only inside the command bodies, so ``--help`` and
+``--version`` stay fast (issue 9).
 Every :class:`~readinglist.errors.ReadingListError` becomes ``Error: <message>`` on
 stderr and its exit code, in exactly one place (:class:`ReadingListGroup`).
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
+from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 import click
@@ -65,8 +69,76 @@ def _os_error_text(err: OSError) -> str:
     return f"cannot write the output: {reason}"
 
 
+#: Every command: its name and where it lives (``module:attribute`` under ``readinglist.cli``).
+#: Modules are imported only when their command runs, is completed or shown in ``--help``
+#: (Click docs, "Lazily Loading Subcommands"): `readinglist mark` and TAB completion
+#: import one command module, not all of them. Add a command with one line here.
+COMMANDS: dict[str, str] = {
+    "import": "import_:import_command",
+    "list": "list_:list_command",
+    "show": "list_:show_command",
+    "export": "export:export_command",
+    "db": "db_cmd:db_group",
+    "rekey": "keys:rekey_command",
+    "merge": "keys:merge_command",
+    "mark": "mark:mark_command",
+    "priority": "mark:priority_command",
+    "tag": "tag:tag_group",
+    "note": "note:note_group",
+    "title": "edit:title_command",
+    "add": "add:add_command",
+    "edit": "edit:edit_command",
+    "rm": "rm:rm_command",
+    "triage": "triage:triage_command",
+    "stats": "stats:stats_command",
+    "similar": "similar:similar_command",
+    "topics": "topics:topics_command",
+}
+
+
+class LazyCommands(MutableMapping[str, click.Command]):
+    """The root group's ``commands``: names known up front, each module imported on first use.
+
+    Click's ``Group`` reads ``self.commands`` only through the mapping protocol
+    (``get`` for one command, iteration for the names), so a mapping that imports on
+    ``__getitem__`` makes every command lazy while ``cli.commands[name]`` and
+    ``add_command`` keep working.
+    """
+
+    def __init__(self, table: dict[str, str]) -> None:
+        self._table = dict(table)
+        self._loaded: dict[str, click.Command] = {}
+
+    def __getitem__(self, name: str) -> click.Command:
+        if name not in self._loaded:
+            module_name, _, attribute = self._table[name].partition(":")
+            module = importlib.import_module(f"readinglist.cli.{module_name}")
+            self._loaded[name] = getattr(module, attribute)
+        return self._loaded[name]
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self._table.pop(name, None)
+        self._loaded[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        if name not in self._table and name not in self._loaded:
+            raise KeyError(name)
+        self._table.pop(name, None)
+        self._loaded.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted({*self._table, *self._loaded}))
+
+    def __len__(self) -> int:
+        return len({*self._table, *self._loaded})
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._table or name in self._loaded
+
+
 @click.group(
     cls=ReadingListGroup,
+    commands=LazyCommands(COMMANDS),
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog=EXIT_CODES_HELP,
 )
@@ -96,51 +168,6 @@ def cli(ctx: click.Context, db: str | None) -> None:
     ctx.obj = AppContext(Settings.resolve(db))
 
 
-def _register() -> None:
-    from readinglist.cli import db_cmd, export, import_, keys, list_
-
-    for command in (
-        import_.import_command,
-        list_.list_command,
-        list_.show_command,
-        export.export_command,
-        db_cmd.db_group,
-        keys.rekey_command,
-        keys.merge_command,
-    ):
-        cli.add_command(command)
-    _register_triage()
-    _register_ranking()
-
-
-def _register_ranking() -> None:
-    """Register the commands of issue 14 (their modules import no scikit-learn at the top)."""
-    from readinglist.cli import similar, topics
-
-    cli.add_command(similar.similar_command)
-    cli.add_command(topics.topics_command)
-
-
-def _register_triage() -> None:
-    """Register the triage and editing commands (issue 5)."""
-    from readinglist.cli import add, edit, mark, note, rm, stats, tag, triage
-
-    for command in (
-        mark.mark_command,
-        mark.priority_command,
-        tag.tag_group,
-        note.note_group,
-        edit.title_command,
-        add.add_command,
-        edit.edit_command,
-        rm.rm_command,
-        triage.triage_command,
-        stats.stats_command,
-    ):
-        cli.add_command(command)
-
-
-_register()
 register_shells()  # completion answers nothing rather than a traceback; bash keeps a:b whole
 
 

@@ -9,9 +9,9 @@ priorities, ``has:``/``is:`` values, tag names and keys after ``field:``), and
 :func:`complete_path` for file arguments that are not a ``click.Path``.
 
 Completion runs while the user types, so it must never fail or change anything:
-the library is opened read-only, without creating or migrating a database (a
-missing SQLite file completes nothing), PostgreSQL gets a short connect timeout,
-and any error gives no candidates. The database is the one ``--db`` or
+the library is opened read-only through the database driver, without SQLAlchemy
+(:mod:`readinglist.lookup`; a missing SQLite file completes nothing), PostgreSQL
+gets a short connect timeout, and any error gives no candidates. The database is the one ``--db`` or
 ``READINGLIST_DB`` names, as for the command itself. :func:`register_shells`
 installs shell classes that turn any other failure (a malformed ``COMP_CWORD``,
 a bug) into no candidates instead of a traceback on the user's prompt.
@@ -27,62 +27,44 @@ and fish, and cuts from each candidate the part up to that colon
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 from click import shell_completion
 from click.shell_completion import CompletionItem, ShellComplete
 
-if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
-
 #: Candidates offered at most per completion (shells page longer lists anyway).
 LIMIT = 200
-#: Seconds PostgreSQL may take to answer before completion gives up (libpq's variable).
-PG_CONNECT_TIMEOUT = "2"
 
 
-def _from_library(ctx: click.Context, fetch: Callable[[Session], list[str]]) -> list[str]:
-    """Run ``fetch`` in a read-only session on the command's library; [] on any problem."""
+def _from_library(
+    ctx: click.Context, fetch: Callable[[str, str, int], list[str]], prefix: str
+) -> list[str]:
+    """Run ``fetch(url, prefix, LIMIT)`` (a :mod:`readinglist.lookup` function) on the
+    command's library; [] on any problem. No SQLAlchemy: see :mod:`readinglist.lookup`."""
     try:
         from readinglist.config import Settings
 
         root = ctx.find_root()
-        settings = Settings.resolve(root.params.get("db"))
-        url = settings.database_url
-        if url.startswith("sqlite:"):
-            path = url.split(":///", 1)[-1]
-            if not path or not Path(path).is_file():
-                return []
-        else:
-            os.environ.setdefault("PGCONNECT_TIMEOUT", PG_CONNECT_TIMEOUT)
-        from readinglist import db
-
-        engine = db.make_engine(url)
-        try:
-            with db.session_scope(engine, write=False) as session:
-                return fetch(session)
-        finally:
-            engine.dispose()
+        url = Settings.resolve(root.params.get("db")).database_url
+        return fetch(url, prefix, LIMIT)
     except Exception:  # completion must never crash the shell's prompt
         return []
 
 
 def citation_keys(ctx: click.Context, prefix: str) -> list[str]:
     """Return the library's citation keys and aliases starting with ``prefix``."""
-    from readinglist import library
+    from readinglist import lookup
 
-    return _from_library(ctx, lambda s: library.keys_starting(s, prefix, LIMIT))
+    return _from_library(ctx, lookup.keys_starting, prefix)
 
 
 def tag_names(ctx: click.Context, prefix: str) -> list[str]:
     """Return the library's tag names starting with ``prefix`` (case-insensitive)."""
-    from readinglist import library
+    from readinglist import lookup
 
-    return _from_library(ctx, lambda s: library.tags_starting(s, prefix, LIMIT))
+    return _from_library(ctx, lookup.tags_starting, prefix)
 
 
 def complete_ref(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:

@@ -54,6 +54,7 @@ def list_command(
         readinglist list -k year:2026 | xargs readinglist tag add icml
     """
     from readinglist import library, render
+    from readinglist.library.listing import iter_listing, listing_ids
 
     text = join_query(query)
     if sort == "interest":
@@ -61,24 +62,26 @@ def list_command(
 
         list_by_interest(app, text, as_json, keys_only, limit, reverse)
         return
-    interest: dict[str | None, float | None] = {}
     with app.session(write=False) as session:
         if keys_only:
             keys = library.select_keys(session, text, sort=sort, limit=limit, reverse=reverse)
-        else:
-            papers = library.list_papers(session, text, sort=sort, limit=limit, reverse=reverse)
-            records = [library.to_record(p, with_notes=False) for p in papers]
-            if as_json and papers:
-                from readinglist.cli._rank import interest_of
+            if keys:
+                render.echo("\n".join(keys))
+            return
+        # Streamed: records a chunk at a time, written as they come (issue 17).
+        ids = listing_ids(session, text, sort=sort, limit=limit, reverse=reverse)
+        if not as_json:
+            render.paper_table(record for _, record in iter_listing(session, ids))
+            return
+        scores: dict[int, float | None] = {}
+        if ids:
+            from readinglist.cli._rank import open_ranker
 
-                interest = interest_of(app, session, papers)
-    if keys_only:
-        if keys:
-            render.echo("\n".join(keys))
-    elif as_json:
-        render.echo_json([render.paper_json(r, interest.get(r.citekey)) for r in records])
-    else:
-        render.paper_table(records)
+            ranker = open_ranker(app, session)
+            scores = ranker.interest(ids) if ranker is not None else {}
+        render.echo_json_array(
+            render.paper_json(record, scores.get(pid)) for pid, record in iter_listing(session, ids)
+        )
 
 
 @click.command("show")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from readinglist import query
 from readinglist.library._sql import CHUNK
-from readinglist.library.rows import load_papers, load_papers_for_listing
+from readinglist.library.rows import iter_listing_records, load_papers, load_papers_for_listing
 from readinglist.models import (
     PRIORITY_NAMES,
     Paper,
@@ -23,6 +23,7 @@ from readinglist.models import (
 from readinglist.records import (
     PRIORITY_LEVELS,
     STATUSES,
+    PaperRecord,
 )
 
 
@@ -72,6 +73,30 @@ def list_papers(
     """
     ids = query.paper_ids(session, query_text, sort=sort, limit=limit, reverse=reverse)
     return load_papers_for_listing(session, ids)
+
+
+def listing_ids(
+    session: Session,
+    query_text: str = "",
+    *,
+    sort: str | None = None,
+    limit: int | None = None,
+    reverse: bool = False,
+) -> list[int]:
+    """Return the ids of the papers ``query_text`` selects, sorted: the selection and
+    order of :func:`list_papers`, for :func:`iter_listing`. Raises InvalidQuery or
+    UsageError."""
+    return query.paper_ids(session, query_text, sort=sort, limit=limit, reverse=reverse)
+
+
+def iter_listing(session: Session, ids: Sequence[int]) -> Iterator[tuple[int, PaperRecord]]:
+    """Yield ``(paper id, record)`` with what ``list`` shows for the papers ``ids``, in order.
+
+    Streamed a chunk at a time (``rows.iter_listing_records``: the shown columns,
+    authors and tags; no ORM objects, no digest), so ``list`` of a whole library runs
+    in bounded memory (issue 17): only the ids are held.
+    """
+    return iter_listing_records(session, ids)
 
 
 def triage_queue(session: Session, query_text: str = "", *, only_new: bool = True) -> list[int]:

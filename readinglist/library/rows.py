@@ -12,9 +12,9 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import or_, select
+from sqlalchemy import Table, or_, select
 from sqlalchemy.orm import Session, selectinload
 
 from readinglist.library._sql import CHUNK, executemany, insert_rows
@@ -282,6 +282,105 @@ def iter_records(
                 tuple(tags.get(pid, ())),
                 tuple(notes.get(pid, ())),
             )
+
+
+#: The ``papers`` columns a listing shows (``list`` tables and ``--json``, issue 17).
+LISTING_COLUMNS = (
+    "id",
+    "citekey",
+    "entry_type",
+    "title",
+    "title_provisional",
+    "short_name",
+    "year",
+    "venue",
+    "abstract",
+    "status",
+    "priority",
+    "doi",
+    "arxiv",
+    "url",
+    "code_url",
+    "added_at",
+    "read_at",
+)
+
+
+def iter_listing_records(
+    session: Session, ids: Sequence[int], *, chunk: int = RECORD_CHUNK
+) -> Iterator[tuple[int, PaperRecord]]:
+    """Yield, for each paper of ``ids`` in that order, its id and a PaperRecord with what
+    a listing shows: the :data:`LISTING_COLUMNS`, authors (in order) and tags (by name).
+
+    Streams in bounded memory (issue 17): per chunk of papers three Core queries
+    (those columns only, authors joined to people, tags joined to their links), no
+    ORM objects, no identity map, no digest; editors, keywords, fields, notes and
+    ``source_text`` stay empty. Unknown ids are skipped.
+    """
+    papers = cast(Table, Paper.__table__)
+    columns = [papers.c[name] for name in LISTING_COLUMNS]
+    for start in range(0, len(ids), chunk):
+        part = list(ids[start : start + chunk])
+        rows = {
+            row.id: row for row in session.execute(select(*columns).where(papers.c.id.in_(part)))
+        }
+        authors: dict[int, list[PersonRecord]] = defaultdict(list)
+        for pid, family, given, von, jr, literal in session.execute(
+            select(
+                PaperPerson.paper_id,
+                Person.family,
+                Person.given,
+                Person.von,
+                Person.jr,
+                Person.literal,
+            )
+            .join(Person, Person.id == PaperPerson.person_id)
+            .where(PaperPerson.paper_id.in_(part), PaperPerson.role == "author")
+            .order_by(PaperPerson.paper_id, PaperPerson.position)
+        ):
+            authors[pid].append(
+                PersonRecord(family=family, given=given, von=von, jr=jr, literal=literal)
+            )
+        tags: dict[int, list[str]] = defaultdict(list)
+        for pid, name in session.execute(
+            select(PaperTag.paper_id, Tag.name)
+            .join(Tag, Tag.id == PaperTag.tag_id)
+            .where(PaperTag.paper_id.in_(part))
+            .order_by(Tag.name)
+        ):
+            tags[pid].append(name)
+        for pid in part:
+            row = rows.get(pid)
+            if row is not None:
+                yield (
+                    pid,
+                    _listing_record(row, tuple(authors.get(pid, ())), tuple(tags.get(pid, ()))),
+                )
+
+
+def _listing_record(
+    row: Any, authors: tuple[PersonRecord, ...], tags: tuple[str, ...]
+) -> PaperRecord:
+    return PaperRecord(
+        citekey=row.citekey,
+        entry_type=row.entry_type,
+        title=row.title,
+        title_provisional=row.title_provisional,
+        short_name=row.short_name,
+        authors=authors,
+        year=row.year,
+        venue=row.venue,
+        abstract=row.abstract,
+        doi=row.doi,
+        arxiv=row.arxiv,
+        url=row.url,
+        code_url=row.code_url,
+        status=row.status,
+        priority=PRIORITY_NAMES.get(row.priority) if row.priority is not None else None,
+        tags=tags,
+        added=row.added_at,
+        read_at=row.read_at,
+    )
 
 
 def load_papers(

@@ -1,0 +1,152 @@
+"""Issue 17: commands a person types stay light, whole-library reads stream, and the
+PostgreSQL import's look-ups keep an index plan.
+
+* completion of keys and tags runs without importing SQLAlchemy (``sys.modules`` of a
+  completing process), on SQLite (stdlib ``sqlite3``, read-only) and PostgreSQL (psycopg);
+* a run imports only the module of its command (lazy registration).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+#: A process that completes ``COMP_WORDS`` the way bash asks Click to, then prints the
+#: candidates and the modules it imported as one JSON line on stderr.
+COMPLETE = """
+import json, os, sys
+sys.argv = ["readinglist"]
+from readinglist.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+sys.stdout.flush()
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def complete(db_url: str, words: str, cword: int) -> tuple[list[str], set[str]]:
+    """Return the candidates of completing ``words`` at word ``cword`` and the modules
+    the completing process imported."""
+    env = {
+        **os.environ,
+        "_READINGLIST_COMPLETE": "bash_complete",
+        "COMP_WORDS": words,
+        "COMP_CWORD": str(cword),
+        "READINGLIST_DB": db_url,
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", COMPLETE], env=env, capture_output=True, text=True, check=True
+    )
+    values = [line.split(",", 1)[1] for line in done.stdout.splitlines() if "," in line]
+    return values, set(json.loads(done.stderr.strip().splitlines()[-1]))
+
+
+def library(invoke: Callable[..., Any], tmp_path: Path) -> None:
+    """Three papers, one with an alias, two tags."""
+    bib = tmp_path / "three.bib"
+    bib.write_text(
+        "".join(
+            f"@misc{{{key}, title = {{{title}}}, year = {{{year}}}}}\n"
+            for key, title, year in (
+                ("Vaswani2017", "Attention", 2017),
+                ("vapnik1995", "Support vectors", 1995),
+                ("ho2020", "Denoising diffusion", 2020),
+            )
+        )
+    )
+    assert invoke("import", str(bib)).exit_code == 0
+    assert invoke("rekey", "ho2020", "ho2020denoising").exit_code == 0
+    assert invoke("tag", "add", "ML/theory", "vapnik1995").exit_code == 0
+    assert invoke("tag", "add", "vision", "ho2020denoising").exit_code == 0
+
+
+def test_completion_of_keys_and_tags_does_not_import_sqlalchemy(
+    invoke: Callable[..., Any], db_url: str, tmp_path: Path
+) -> None:
+    library(invoke, tmp_path)
+    keys, modules = complete(db_url, "readinglist show VA", 2)
+    assert keys == ["vapnik1995", "Vaswani2017"]
+    assert not {m for m in modules if m.split(".")[0] == "sqlalchemy"}
+    assert "readinglist.cli.list_" in modules
+    assert "readinglist.cli.export" not in modules  # lazy: only the command completed
+    aliases, _ = complete(db_url, "readinglist mark read ho", 3)
+    assert aliases == ["ho2020", "ho2020denoising"]
+    tags, modules = complete(db_url, "readinglist tag add ml", 3)
+    assert tags == ["ML/theory"]
+    assert "sqlalchemy" not in modules
+    # A prefix with LIKE's wildcards is text, not a pattern.
+    assert complete(db_url, "readinglist show v_", 2)[0] == []
+
+
+def test_completion_of_a_missing_sqlite_file_is_empty_and_creates_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "none.db"
+    assert complete(str(path), "readinglist show a", 2)[0] == []
+    assert not path.exists()
+
+
+#: Runs ``readinglist ARGS`` with stdout to the null device under tracemalloc and prints
+#: the peak of Python allocations made by the command (after start-up) in bytes.
+TRACED = """
+import os, sys, tracemalloc
+sys.argv = ["readinglist", *sys.argv[1:]]
+from readinglist.cli import main
+import sqlalchemy.orm, readinglist.library  # start-up imports are not the command's memory
+sys.stdout = open(os.devnull, "w")
+tracemalloc.start()
+try:
+    main()
+except SystemExit:
+    pass
+print(tracemalloc.get_traced_memory()[1], file=sys.stderr)
+"""
+
+
+def traced_peak(db_url: str, *args: str) -> int:
+    """Return the peak bytes allocated while ``readinglist --db db_url ARGS`` ran."""
+    done = subprocess.run(
+        [sys.executable, "-c", TRACED, "--db", db_url, *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return int(done.stderr.strip().splitlines()[-1])
+
+
+def title(number: int) -> str:
+    """Six made-up words, different for every ``number`` (so that no two papers merge)."""
+    digest = hashlib.sha256(str(number).encode()).hexdigest()
+    return " ".join("w" + digest[i : i + 6] for i in range(0, 36, 6))
+
+
+def test_listing_5000_papers_streams_in_bounded_memory(
+    invoke: Callable[..., Any], db_url: str, tmp_path: Path
+) -> None:
+    """list --json and the table of 5,000 papers allocate a bounded amount: the ids and
+    one chunk of records, not every paper (the ORM listing of main took 86 MB more than 10 papers; this takes ~0)."""
+    bib = tmp_path / "many.bib"
+    bib.write_text(
+        "".join(
+            f"@article{{p{i}, title = {{{title(i)} salmon}}, doi = {{10.5555/p{i}}}, "
+            f"author = {{Family{i}, Given and Other, Person}}, journal = {{J. Fish}}, "
+            f"year = {{{1950 + i % 70}}}, abstract = {{{(title(i) + ' ') * 8}}}}}\n"
+            for i in range(5000)
+        )
+    )
+    assert invoke("import", str(bib)).exit_code == 0
+    assert invoke("tag", "add", "fish", "-q", "salmon").exit_code == 0
+    assert invoke("list", "-k").output.count("\n") == 5000
+    as_json = traced_peak(db_url, "list", "--json")
+    table = traced_peak(db_url, "list")
+    small = traced_peak(db_url, "list", "--json", "--limit", "10")
+    # Beyond what listing 10 papers takes (caches, compiled SQL, the query machinery):
+    # the 5,000 ids and one chunk of 1,000 records, a few MB; not 5,000 papers.
+    assert as_json - small < 6_000_000, (as_json, small)
+    assert table - small < 6_000_000, (table, small)
