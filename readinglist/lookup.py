@@ -12,8 +12,8 @@ Completion runs at every TAB, so it must answer in a few tens of milliseconds on
 * PostgreSQL: psycopg 3 (the driver SQLAlchemy uses for us), with libpq's
   ``connect_timeout``.
 
-The SQL matches what :func:`readinglist.library.keys_starting` and
-:func:`readinglist.library.tags_starting` select (folded prefix, sorted case-insensitively).
+This is the only home of the completion look-ups (folded prefix, sorted
+case-insensitively; keys and aliases together).
 On SQLite the prefix is a range on the indexed ``*_folded`` column (binary collation,
 so ``[p, p + U+10FFFF)`` holds exactly the strings that start with ``p``, and the
 unique index answers it); PostgreSQL compares in the server's collation, where such a

@@ -65,14 +65,12 @@ from readinglist.library.papers import (
 from readinglist.library.refs import (
     find_paper,
     key_taken,
-    keys_starting,
     papers_for_keys,
     resolve,
     resolve_many,
     resolve_targets,
     select_ids_and_keys,
     select_papers,
-    tags_starting,
 )
 from readinglist.library.rows import (
     PERSON_CACHE,
@@ -132,7 +130,6 @@ __all__ = [
     "insert_or_ignore",
     "iter_records",
     "key_taken",
-    "keys_starting",
     "list_papers",
     "load_papers",
     "load_papers_for_listing",
@@ -163,7 +160,6 @@ __all__ = [
     "sync_markdown",
     "tag_counts",
     "tags_named",
-    "tags_starting",
     "to_record",
     "touch",
     "triage_queue",

@@ -16,7 +16,6 @@ from readinglist.library.rows import load_papers
 from readinglist.models import (
     Alias,
     Paper,
-    Tag,
 )
 
 
@@ -126,34 +125,3 @@ def _find_all(session: Session, refs: Sequence[str]) -> tuple[list[Paper], list[
             seen.add(paper.id)
             papers.append(paper)
     return papers, unknown
-
-
-def keys_starting(session: Session, prefix: str, limit: int = 200) -> list[str]:
-    """Return up to ``limit`` citation keys and aliases starting with ``prefix``
-    (case-insensitive), sorted case-insensitively: the candidates of shell completion."""
-    folded = prefix.lower()
-    keys = session.scalars(
-        select(Paper.citekey)
-        .where(Paper.citekey_folded.startswith(folded, autoescape=True))
-        .order_by(Paper.citekey_folded)
-        .limit(limit)
-    ).all()
-    aliases = session.scalars(
-        select(Alias.alias)
-        .where(Alias.alias_folded.startswith(folded, autoescape=True))
-        .order_by(Alias.alias_folded)
-        .limit(limit)
-    ).all()
-    return sorted({*keys, *aliases}, key=str.lower)[:limit]
-
-
-def tags_starting(session: Session, prefix: str, limit: int = 200) -> list[str]:
-    """Return up to ``limit`` tag names starting with ``prefix`` (case-insensitive), sorted."""
-    return list(
-        session.scalars(
-            select(Tag.name)
-            .where(Tag.name_folded.startswith(prefix.lower(), autoescape=True))
-            .order_by(Tag.name_folded)
-            .limit(limit)
-        )
-    )
