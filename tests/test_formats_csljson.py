@@ -157,6 +157,7 @@ def test_items_fixture() -> None:
             "csl_custom": '{"other":1}',
             "csl_id": "http://zotero.org/users/1/items/ABCD",
             "csl_translator": '[{"family":"Tran","given":"Slate"}]',
+            "date": "2019-03-01",  # the day of issued (issue 15)
             "publisher": "MIT",
         },
         line=20,
@@ -169,6 +170,16 @@ def test_items_fixture() -> None:
     assert report.fields["csl_id"] == "42"
     assert (untyped.citekey, untyped.entry_type, untyped.line) == ("bare2020", "misc", 42)
     assert [(str(p), p.severity) for p in result.problems] == [
+        (
+            "items.json:20: id 'http://zotero.org/users/1/items/ABCD' is not a valid "
+            "citation key; a key is generated (the id is kept as csl_id)",
+            "warning",
+        ),
+        (
+            "items.json:32: id '42' is not a valid citation key; a key is generated "
+            "(the id is kept as csl_id)",
+            "warning",
+        ),
         ('items.json:32: an entry of \'author\' holds no name: {"given":""}', "warning"),
         ("items.json:32: an entry of 'author' holds no name: 7", "warning"),
         (

@@ -41,6 +41,11 @@ if TYPE_CHECKING:
 )
 @click.option("--venue", help="Set the venue of every paper (overrides the list's header).")
 @click.option("--year", type=click.IntRange(1000, 2999), help="Set the year of every paper.")
+@click.option(
+    "--keywords-as-tags",
+    is_flag=True,
+    help="Also make each keyword of the file (BibTeX keywords, RIS KW, CSL keyword) a tag.",
+)
 @click.option("--strict", is_flag=True, help="Write nothing if any entry is rejected.")
 @click.option("--no-merge", is_flag=True, help="Report duplicates instead of merging them.")
 @click.option(
@@ -64,6 +69,7 @@ def import_command(
     tags: tuple[str, ...],
     venue: str | None,
     year: int | None,
+    keywords_as_tags: bool,
     strict: bool,
     no_merge: bool,
     list_batches: bool,
@@ -82,6 +88,7 @@ def import_command(
     Examples:
         readinglist import icml2026-abstracts.txt --tag icml
         readinglist import refs.bib other.ris
+        readinglist import zotero.ris --keywords-as-tags
         pbpaste | readinglist import - --venue NeurIPS --year 2025
         readinglist import --list-batches
         readinglist import --undo 3
@@ -96,7 +103,7 @@ def import_command(
 
     inputs = importing.open_inputs(paths, fmt)
     with app.session() as session:
-        options = importing.ImportOptions(tags, not no_merge, venue, year)
+        options = importing.ImportOptions(tags, not no_merge, venue, year, keywords_as_tags)
         run = importing.import_inputs(session, inputs, options, progress_bar)
         if run.rejected and strict:
             _summarize(run)

@@ -17,13 +17,18 @@ Mapping (reading; writing is the inverse):
                             back is kept as ``fields["csl_type"]``
 ``citation-key``, ``id``    citation key (``id`` only when it looks like a key:
                             a letter, no spaces, no ``://``); an unused ``id`` is kept as
-                            ``fields["csl_id"]``
-``title``                   title; ``title-short`` -> ``fields["shorttitle"]``
+                            ``fields["csl_id"]`` (a warning names it)
+``title``                   title; ``title-short`` -> ``fields["shorttitle"]``;
+                            CSL rich text (``<i>``, ``<sub>``, nocase ...) in
+                            title and ``container-title``: the LaTeX form in
+                            ``fields`` (``title``, ``journal``/``booktitle``), the
+                            column its Unicode decoding
 ``author``, ``editor``      Person: ``family``, ``given``, ``non-dropping-particle``
                             and ``dropping-particle`` (-> ``von``), ``suffix``
                             (-> ``jr``), ``literal``
-``issued``                  year and month from ``date-parts`` (or ``raw``); the
-                            day is not kept
+``issued``                  year and month from ``date-parts`` (numbers or
+                            strings), ``raw``, ``literal`` or a bare string; a
+                            day -> ``fields["date"]`` (ISO)
 ``container-title``         venue; ``collection-title`` -> ``fields["series"]``
 ``DOI``                     DOI, normalized (lower case, no resolver prefix); an
                             arXiv DOI (``10.48550/arXiv.ID``) also gives the arXiv id
@@ -50,22 +55,23 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from readinglist.formats.csljson_syntax import elements
+from readinglist.formats.csljson_syntax import elements, rich_text_latex
 from readinglist.formats.rules import (
     MASTERS,
     arxiv_abs_url,
     arxiv_link,
+    date_of,
     is_code_host,
     is_masters,
     keywords_of,
     looks_like_key,
     one_line,
     publisher_of,
-    year_month,
 )
 from readinglist.identifiers import arxiv_from_doi, normalize_arxiv, normalize_doi
 from readinglist.records import PaperRecord, ParseProblem, ParseResult, Person
@@ -159,6 +165,9 @@ _HANDLED = frozenset(
         *_FIELD_VARIABLES,
     }
 )  # fmt: skip
+#: The id :func:`write` gives a record without a citation key (read back silently).
+_DAY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_WRITTEN_ID = re.compile(r"^item \d+$")
 _CUSTOM_KEYS = ("arxiv", "code_url", "short_name", "title_provisional", "url")
 
 #: ``csl_*`` fields that are not a variable of their own.
@@ -221,27 +230,29 @@ def _name_object(person: Person) -> dict[str, str]:
     return name
 
 
-def _year_month(date: Any) -> tuple[int | None, int | None]:
-    """Year and month (1..12) of a CSL date object (``date-parts`` or ``raw``)."""
+def _date(date: Any) -> tuple[int | None, int | None, int | None]:
+    """Year, month (1..12) and day of a CSL date: an object with ``date-parts``
+    (numbers or numeric strings), ``raw`` or ``literal``, or a bare string
+    (``"2018-03-02"``, ``"2024 Feb 21"``; :func:`readinglist.formats.rules.date_of`)."""
+    if isinstance(date, str):
+        return date_of(date)
     if not isinstance(date, Mapping):
-        return None, None
+        return None, None, None
     parts = date.get("date-parts")
     if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
-        first = parts[0]
-        try:
-            year = int(str(first[0]).strip())
-        except ValueError:
-            return None, None
-        month = None
-        if len(first) > 1:
+        numbers: list[int | None] = []
+        for part in parts[0][:3]:
             try:
-                month = int(str(first[1]).strip())
+                numbers.append(int(str(part).strip()))
             except ValueError:
-                month = None
+                numbers.append(None)
+        year, month, day = (*numbers, None, None)[:3]
         # 13..16 are seasons (CSL 1.0.1 "Date-parts"), not months.
-        return year, month if month is not None and 1 <= month <= 12 else None
+        if month is None or not 1 <= month <= 12:
+            return year, None, None
+        return year, month, day if day is not None and 1 <= day <= 31 else None
     raw = date.get("raw") or date.get("literal")
-    return year_month(raw) if isinstance(raw, str) else (None, None)
+    return date_of(raw) if isinstance(raw, str) else (None, None, None)
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -286,6 +297,11 @@ def _citekey(it: _Item) -> str | None:
         citekey = item_id
     elif raw_id is not None and item_id != citekey:
         it.fields["csl_id"] = item_id if item_id is not None else _compact(raw_id)
+        if citekey is None and not _WRITTEN_ID.match(it.fields["csl_id"]):
+            it.warn(
+                f"id {it.fields['csl_id']!r} is not a valid citation key; "
+                "a key is generated (the id is kept as csl_id)"
+            )
     return citekey
 
 
@@ -307,13 +323,17 @@ def _people(it: _Item, role: str) -> tuple[Person, ...]:
 
 
 def _issued(it: _Item) -> tuple[int | None, int | None]:
+    """Year and month of ``issued`` (:func:`_date`); a day goes to ``fields["date"]``
+    as ISO ``YYYY-MM-DD`` (biblatex's ``date``)."""
     if "issued" not in it.item:
         return None, None
-    year, month = _year_month(it.item["issued"])
+    year, month, day = _date(it.item["issued"])
     if year is None:
         issued = _compact(it.item["issued"])
         it.warn(f"'issued' holds no year: {issued}; kept as csl_issued")
         it.fields["csl_issued"] = issued
+    elif month is not None and day is not None:
+        it.fields["date"] = f"{year:04d}-{month:02d}-{day:02d}"
     return year, month
 
 
@@ -402,6 +422,34 @@ def _keywords(it: _Item) -> tuple[str, ...]:
     return tuple(dict.fromkeys(k.strip() for k in keyword.split(",") if k.strip()))
 
 
+def _venue_field(entry_type: str) -> str:
+    """The BibTeX field a venue of ``entry_type`` is written to (journal, booktitle ...)."""
+    from readinglist.formats.bibtex.fields import venue_candidates
+
+    return venue_candidates(entry_type)[0]
+
+
+def _rich(it: _Item, variable: str, name: str) -> str | None:
+    """A title-like variable, its CSL rich-text markup converted (CSL 1.0.2).
+
+    Without markup: the text on one line. With markup: the LaTeX form
+    (:func:`readinglist.formats.csljson_syntax.rich_text_latex`) goes to
+    ``fields[name]`` for the BibTeX writer, and the value is that form decoded to
+    Unicode by the BibTeX reader's own decoder, so the two agree and no tag is shown.
+    """
+    value = it.text(variable)
+    if value is None:
+        return None
+    from readinglist.formats.bibtex.encode import escape_literal
+    from readinglist.formats.bibtex.fields import decode_text
+
+    latex = rich_text_latex(one_line(value), lambda text: escape_literal(text, "biblatex"))
+    if latex is None:
+        return one_line(value)
+    it.fields[name] = latex
+    return decode_text(latex) or None
+
+
 def _record(
     item: Mapping[str, Any], line: int | None, source: str
 ) -> tuple[PaperRecord, list[ParseProblem]]:
@@ -409,7 +457,7 @@ def _record(
     it = _Item(item, line, source)
     entry_type = _entry_type(it)
     citekey = _citekey(it)
-    title = it.text("title")
+    title = _rich(it, "title", "title")
     if title is None:
         it.warn("item without a 'title'")
     authors, editors = _people(it, "author"), _people(it, "editor")
@@ -422,14 +470,14 @@ def _record(
     record = PaperRecord(
         citekey=citekey,
         entry_type=entry_type,
-        title=one_line(title) if title else None,
+        title=title,
         title_provisional=ours.get("title_provisional") is True,
         short_name=_text(ours.get("short_name")),
         authors=authors,
         editors=editors,
         year=year,
         month=month,
-        venue=one_line(venue) if (venue := it.text("container-title")) else None,
+        venue=_rich(it, "container-title", _venue_field(entry_type)),
         abstract=it.text("abstract"),
         doi=doi,
         arxiv=arxiv if arxiv is not None else arxiv_number,
@@ -502,6 +550,9 @@ def _main_variables(record: PaperRecord, index: int, tags_as_keywords: bool) -> 
         item["editor"] = [_name_object(p) for p in record.editors]
     if record.year is not None:
         parts: list[int] = [record.year] + ([record.month] if record.month is not None else [])
+        day = _DAY.match(record.fields.get("date", ""))
+        if day and (int(day.group(1)), int(day.group(2))) == (record.year, record.month):
+            parts.append(int(day.group(3)))
         item["issued"] = {"date-parts": [parts]}
     if record.venue:
         item["container-title"] = record.venue

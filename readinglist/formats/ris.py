@@ -18,7 +18,10 @@ Tag -> PaperRecord mapping (each step is a function ``_<step>(entry)`` below):
   special character); otherwise ``fields["ris_id"]``.
 * ``TI``, else ``T1``, else (BOOK, UNPB) ``BT``: title, white space collapsed. The
   RIS spec makes ``BT`` the primary title of a whole book or unpublished work.
-* ``AU``, ``A1``: authors; ``A2``, ``ED``: editors. ``Family, Given, Suffix`` ->
+* ``AU``, ``A1``: authors; ``A2``, ``ED``: editors; a value ``A; B`` names two
+  people, and a tag repeating the people of an earlier one (``AU`` and ``A1``
+  both) adds only the new ones. ``TI``/``T1`` and ``AB``/``N2`` saying the same
+  thing (up to case and spaces) are read once. ``Family, Given, Suffix`` ->
   Person, with a leading lower-case run of the family part as ``von`` (as BibTeX
   splits ``van der Berg``); a name without a comma is a corporate ``literal``, or a
   family name when it is one word.
@@ -256,14 +259,43 @@ def _title(entry: _Entry, ris_type: str) -> str | None:
     title = one_line(titles[0]) if titles else None
     if not title:
         entry.warn("record without a title (TI)")
-    entry.keep("TI", ti[1:])
-    entry.keep("T1", t1 if ti else t1[1:])
-    entry.keep("BT", bt if ti or t1 else bt[1:])
+    rest = [t for t in titles[1:] if not (title and _same_text(t, title))]
+    entry.keep("TI", [t for t in ti[1:] if t in rest])
+    entry.keep("T1", [t for t in t1 if t in rest])
+    entry.keep("BT", [t for t in bt if t in rest])
     return title
 
 
 def _people(entry: _Entry, tags: tuple[str, ...]) -> tuple[Person, ...]:
-    return tuple(_split_name(name) for tag in tags for name in entry.take(tag))
+    """The people of ``tags`` (e.g. ``AU`` then ``A1``), each listed once.
+
+    A value ``Smith, J.; Doe, A.`` names two people (``;`` never occurs in a name;
+    Web of Science and some EndNote exports join names so). A tag that repeats the
+    people of an earlier one (Zotero and EndNote may write both ``AU`` and ``A1``)
+    adds only those not yet listed; within one tag every name is kept.
+    """
+    people: list[Person] = []
+    for tag in tags:
+        seen = set(people)
+        for value in entry.take(tag):
+            for name in value.split(";"):
+                if name.strip():
+                    person = _split_name(name)
+                    if person not in seen:
+                        people.append(person)
+    return tuple(people)
+
+
+def _same_text(one: str, other: str) -> bool:
+    """True when two values differ only in white space and case."""
+    return one_line(one).casefold() == one_line(other).casefold()
+
+
+def _keywords(entry: _Entry) -> tuple[str, ...]:
+    """``KW``: one keyword a line (RIS spec), each once. A ``;`` is kept: a keyword
+    may hold one, and RIS has no way to write it otherwise."""
+    words = (one_line(value) for value in entry.take("KW"))
+    return tuple(dict.fromkeys(word for word in words if word))
 
 
 def _date(entry: _Entry) -> tuple[int | None, int | None]:
@@ -298,9 +330,11 @@ def _venue(entry: _Entry, ris_type: str, entry_type: str) -> str | None:
 
 def _abstract(entry: _Entry) -> str | None:
     abstracts, notes = entry.take("AB"), entry.take("N2")
-    abstract = abstracts[0] if abstracts else (notes.pop(0) if notes else None)
-    entry.keep("AB", abstracts[1:])
-    entry.keep("N2", notes)
+    both = abstracts + notes
+    abstract = both[0] if both else None
+    rest = [a for a in both[1:] if not (abstract and _same_text(a, abstract))]
+    entry.keep("AB", [a for a in abstracts[1:] if a in rest])
+    entry.keep("N2", [a for a in notes if a in rest])
     return abstract
 
 
@@ -373,7 +407,7 @@ def _record(chunk: Chunk, source: str) -> tuple[PaperRecord, list[ParseProblem]]
     year, month = _date(entry)
     venue = _venue(entry, ris_type, entry_type)
     abstract = _abstract(entry)
-    keywords = tuple(dict.fromkeys(one_line(k) for k in entry.take("KW")))
+    keywords = _keywords(entry)
     doi = _doi(entry)
     url, code_url, arxiv = _links(entry, arxiv_from_doi(doi))
     _fields(entry, entry_type)

@@ -20,6 +20,7 @@ __all__ = [
     "MASTERS",
     "arxiv_abs_url",
     "arxiv_link",
+    "date_of",
     "is_code_host",
     "is_masters",
     "keywords_of",
@@ -77,6 +78,38 @@ def year_month(text: str) -> tuple[int | None, int | None]:
         return None, None
     month = int(match.group("month")) if match.group("month") else None
     return int(match.group("year")), month if month and 1 <= month <= 12 else None
+
+
+_MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_WORDS = re.compile(r"[A-Za-z]+\.?|\d+")
+
+
+def date_of(text: str) -> tuple[int | None, int | None, int | None]:
+    """Year, month and day of a date written as people and tools write one.
+
+    ``YYYY[/-MM[/-DD]]`` (RIS ``DA``, ISO 8601, CSL ``raw``) as :func:`year_month`
+    reads it, else the words of the text: a four-digit number is the year, a month
+    name or its abbreviation (``Feb``, ``Sept.``, ``february``) the month, a number
+    1..31 next to it the day (``2024 Feb 21``, ``21 February 2024``). Parts not found
+    are None; ``(None, None, None)`` without a year. Never raises.
+    """
+    year, month = year_month(text)
+    if year is not None and month is not None:
+        iso = re.match(r"^\s*\d{4}[/-]\d{1,2}[/-](\d{1,2})\b", text)
+        day = int(iso.group(1)) if iso and month and 1 <= int(iso.group(1)) <= 31 else None
+        return year, month, day
+    words = _WORDS.findall(text)
+    years = [w for w in words if w.isdigit() and len(w) == 4]
+    if not years:
+        return None, None, None
+    named = [i for i, w in enumerate(words) if w[:3].casefold() in _MONTH_NAMES and w[0].isalpha()]
+    if not named:
+        return int(years[0]), None, None
+    index = named[0]
+    month = _MONTH_NAMES.index(words[index][:3].casefold()) + 1
+    near = [words[j] for j in (index + 1, index - 1) if 0 <= j < len(words)]
+    days = [int(w) for w in near if w.isdigit() and len(w) <= 2 and 1 <= int(w) <= 31]
+    return int(years[0]), month, days[0] if days else None
 
 
 def arxiv_abs_url(arxiv: str) -> str:

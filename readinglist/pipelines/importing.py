@@ -148,22 +148,27 @@ class ImportOptions:
 
     ``tags`` and ``merge`` as for :func:`readinglist.library.import_records`;
     ``venue`` and ``year`` (``--venue``/``--year``) are applied to every record
-    (:func:`override`).
+    (:func:`override`); ``keywords_as_tags`` (``--keywords-as-tags``) also makes each
+    keyword a tag.
     """
 
     tags: Sequence[str] = ()
     merge: bool = True
     venue: str | None = None
     year: int | None = None
+    keywords_as_tags: bool = False
 
     @property
     def overrides(self) -> bool:
-        """True when ``venue`` or ``year`` changes the records read."""
-        return bool(self.venue or self.year)
+        """True when ``venue``, ``year`` or ``keywords_as_tags`` changes the records read."""
+        return bool(self.venue or self.year or self.keywords_as_tags)
 
     def apply(self, record: PaperRecord, fmt: str) -> PaperRecord:
         """Return ``record`` (read as ``fmt``) with the overrides applied."""
-        return override(record, fmt, self.venue, self.year)
+        record = override(record, fmt, self.venue, self.year)
+        if self.keywords_as_tags and record.keywords:
+            record = replace(record, tags=tuple(dict.fromkeys(record.tags + record.keywords)))
+        return record
 
 
 @dataclass
