@@ -7,8 +7,6 @@ library stores at import to know whether ``source_text`` may be exported verbati
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
@@ -17,6 +15,7 @@ from typing import Any, cast
 from sqlalchemy import Table, or_, select
 from sqlalchemy.orm import Session, selectinload
 
+from readinglist.digest import json_digest
 from readinglist.library._sql import CHUNK, executemany, insert_rows
 from readinglist.models import (
     PRIORITY_NAMES,
@@ -74,7 +73,7 @@ def bibliographic_digest(record: PaperRecord) -> str:
         list(record.keywords),
         sorted(record.fields.items()),
     ]
-    return hashlib.sha256(json.dumps(data, ensure_ascii=False).encode()).hexdigest()
+    return json_digest(data)
 
 
 def keywords_text(keywords: Iterable[str]) -> str | None:

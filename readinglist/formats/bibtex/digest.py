@@ -11,11 +11,10 @@ meaning without the raw LaTeX forms of its columns.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from readinglist.digest import json_digest
 from readinglist.formats.bibtex.fields import (
     ARXIV_PREFIX_FIELDS,
     arxiv_source,
@@ -52,25 +51,6 @@ def source_check(record: PaperRecord, macros: Mapping[str, str]) -> str | None:
         return None
     values = [(name, macros.get(name)) for name in macro_names(record.source_text)]
     return bibliographic_fingerprint(record)[:32] + json_digest(values)[:32]
-
-
-def json_digest(data: object, *, compact: bool = False) -> str:
-    """Return the SHA-256 hex digest of ``data`` written as JSON.
-
-    Args:
-        data: JSON-serializable values (lists, strings, numbers, None).
-        compact: separators ``,`` and ``:`` instead of json's default ``, `` and
-            ``: ``. Both forms are kept because the digests are stored in databases
-            (``papers.source_check``): :func:`bibliographic_fingerprint` has always
-            used the compact form, the macro half of :func:`source_check` the default.
-
-    Returns:
-        64 hex characters over the UTF-8 bytes of ``json.dumps(data,
-        ensure_ascii=False)``. Raises TypeError for data JSON cannot write.
-    """
-    separators = (",", ":") if compact else (", ", ": ")
-    blob = json.dumps(data, ensure_ascii=False, separators=separators)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
 def _people_data(people: Sequence[Person]) -> list[list[str]]:
