@@ -70,11 +70,17 @@ def make_engine(url: str) -> Engine:
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
         cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA journal_mode = WAL")
-        cursor.execute("PRAGMA foreign_keys = ON")
-        cursor.execute("PRAGMA synchronous = NORMAL")
-        cursor.close()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA foreign_keys = ON")
+            cursor.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.DatabaseError as exc:
+            # A text file or a truncated library: one line (exit 6) for every command,
+            # including `db current/upgrade/check/backup`, not a traceback (issue 18).
+            raise DatabaseError(not_a_database(parsed.database or "", exc)) from None
+        finally:
+            cursor.close()
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
@@ -109,6 +115,24 @@ def session_scope(engine: Engine, *, write: bool = True) -> Iterator[Session]:
             yield session
     except OperationalError as exc:
         raise DatabaseError(_describe(exc)) from exc
+    except SQLAlchemyDatabaseError as exc:
+        if not _damaged(exc):
+            raise
+        raise DatabaseError(
+            f"{_describe(exc)}: the database file is damaged; run `readinglist db check`"
+        ) from exc
+
+
+def _damaged(exc: SQLAlchemyDatabaseError) -> bool:
+    """True for SQLite's errors about a damaged file (SQLITE_CORRUPT, SQLITE_NOTADB)."""
+    message = str(exc.orig)
+    return "malformed" in message or "not a database" in message
+
+
+def not_a_database(path: str | Path, exc: BaseException) -> str:
+    """The one-line message for an SQLite file that cannot be opened as a database:
+    ``PATH: not a readinglist database (file is not a database)``."""
+    return f"{path}: not a readinglist database ({str(exc).strip() or type(exc).__name__})"
 
 
 def _describe(exc: SQLAlchemyDatabaseError) -> str:
@@ -308,22 +332,53 @@ def backup_sqlite(source: Path, target: Path) -> Path:
 
     A plain file copy of a WAL database can miss committed pages; the backup API
     (https://sqlite.org/backup.html) gives a consistent snapshot while other
-    connections work. Writes to a temporary name, then renames. Returns ``target``.
+    connections work. Writes to a temporary name, then renames; on any failure the
+    temporary file is removed. Returns ``target``.
+
+    Raises:
+        DatabaseError: ``source`` cannot be read as a database (exit 6), or the
+            destination cannot be written (read-only, full disk, not a folder), one
+            line naming it; nothing is left at the destination (issue 18).
     """
-    target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + ".tmp")
-    tmp.unlink(missing_ok=True)
-    src = sqlite3.connect(source, timeout=BUSY_TIMEOUT_MS / 1000)
+    if target.parent.exists() and not target.parent.is_dir():
+        raise DatabaseError(f"cannot write the backup {target}: {target.parent} is not a folder")
     try:
-        dst = sqlite3.connect(tmp)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp.unlink(missing_ok=True)
+    except OSError as exc:
+        raise DatabaseError(f"cannot write the backup {target}: {exc.strerror or exc}") from None
+    try:
+        src = sqlite3.connect(source, timeout=BUSY_TIMEOUT_MS / 1000)
         try:
-            src.backup(dst)
+            dst = sqlite3.connect(tmp)
+            try:
+                _copy(src, dst, source, target)
+            finally:
+                dst.close()
         finally:
-            dst.close()
+            src.close()
+        tmp.replace(target)
+    except OSError as exc:
+        raise DatabaseError(f"cannot write the backup {target}: {exc.strerror or exc}") from None
+    except sqlite3.Error as exc:  # e.g. opening the temporary file in a read-only folder
+        raise DatabaseError(f"cannot write the backup {target}: {exc}") from None
     finally:
-        src.close()
-    tmp.replace(target)
+        tmp.unlink(missing_ok=True)
     return target
+
+
+def _copy(src: sqlite3.Connection, dst: sqlite3.Connection, source: Path, target: Path) -> None:
+    """Run the backup API from ``src`` to ``dst``, telling a damaged source from a
+    failed destination."""
+    try:
+        src.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise DatabaseError(not_a_database(source, exc)) from None
+    try:
+        src.backup(dst)
+    except sqlite3.Error as exc:
+        raise DatabaseError(f"cannot write the backup {target}: {exc}") from None
 
 
 def backup_before_upgrade(engine: Engine) -> Path | None:
