@@ -35,7 +35,7 @@ from readinglist import formats, library
 from readinglist.errors import InvalidInput, input_error
 from readinglist.formats import Sniffed
 from readinglist.library import ImportReport
-from readinglist.pipelines import Progress, no_progress, reader_process
+from readinglist.pipelines import Progress, limits, no_progress, reader_process
 from readinglist.records import PaperRecord, ParseProblem, ParseResult
 
 #: Records handed to the library at a time when an input is read in pieces.
@@ -224,6 +224,7 @@ def import_inputs(
     Returns an :class:`ImportRun`; commits nothing. Raises InvalidInput for a streamed
     input without any paper, or a read error met while streaming.
     """
+    limits.check_tags(options.tags)
     run = ImportRun()
     for item in inputs:
         if item.parsed is None:
@@ -237,12 +238,16 @@ def import_inputs(
 def _import_parsed(
     session: Session, item: Input, parsed: ParseResult, options: ImportOptions, progress: Progress
 ) -> ImportReport:
-    """Import the records of an input read whole."""
-    records = parsed.records
+    """Import the records of an input read whole, held to the limits (:mod:`.limits`)."""
+    held: list[ParseProblem] = []
+    records = limits.check_all(parsed.records, item.source, held)
+    problems = [*parsed.problems, *held]
     if options.overrides:
         records = [options.apply(r, item.fmt) for r in records]
     if item.fmt == "markdown":
-        return library.sync_markdown(session, records, source=item.source)
+        report = library.sync_markdown(session, records, source=item.source)
+        report.problems[:0] = held
+        return report
     with progress(f"importing {item.source}", len(records), "papers") as advance:
         return library.import_records(
             session,
@@ -251,7 +256,7 @@ def _import_parsed(
             fmt=item.fmt,
             tags=options.tags,
             merge=options.merge,
-            problems=parsed.problems,
+            problems=problems,
             progress=advance,
             meta=parsed.meta,
         )
@@ -327,6 +332,11 @@ class _Stream:
             if isinstance(entry, ParseProblem):
                 self.problems.append(entry)
                 continue
+            checked, found = limits.check(entry, item.source)
+            self.problems.extend(found)
+            if checked is None:
+                continue
+            entry = checked
             if options.overrides:
                 entry = options.apply(entry, item.fmt)
             chunk.append(entry)
