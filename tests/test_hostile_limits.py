@@ -84,3 +84,15 @@ def test_limits_hold_in_the_reader_process(sqlite_url: str, tmp_path: Path) -> N
     assert result.stderr.splitlines()[0] == (
         f"{bib}:2: citation key of 300 characters; the longest readinglist stores is 255: rejected"
     )
+
+
+def test_nul_byte_in_an_aux_citation_is_a_missing_key(invoke, tmp_path: Path) -> None:
+    bib = tmp_path / "a.bib"
+    bib.write_text("@article{ok1, title={Fine one}, year={2020}}\n")
+    assert invoke("import", str(bib)).exit_code == 0
+    aux = tmp_path / "paper.aux"
+    aux.write_bytes(b"\\relax\n\\citation{ok1}\n\\citation{bad\x00key}\n")
+    result = invoke("export", "bibtex", "--aux", str(aux))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("@article{ok1,")
+    assert result.stderr == f"warning: {aux}: cited key 'bad\\x00key' is not in the library\n"
