@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from readinglist.pipelines import limits
@@ -96,3 +97,28 @@ def test_nul_byte_in_an_aux_citation_is_a_missing_key(invoke, tmp_path: Path) ->
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith("@article{ok1,")
     assert result.stderr == f"warning: {aux}: cited key 'bad\\x00key' is not in the library\n"
+
+
+def test_undo_removes_papers_merged_with_later_duplicates_of_the_same_file(
+    invoke, tmp_path: Path, monkeypatch
+) -> None:
+    from readinglist.pipelines import importing
+
+    monkeypatch.setattr(importing, "IMPORT_CHUNK", 2)  # the duplicate comes in a later chunk
+    bib = tmp_path / "a.bib"
+    bib.write_text(
+        "@article{first, title={A study of things}, doi={10.1000/abc}, year={2020}}\n"
+        "@article{other, title={Something else}, year={2021}}\n"
+        "@article{third, title={A third paper}, year={2022}}\n"
+        "@article{again, title={A study of things}, doi={10.1000/abc}, year={2020},\n"
+        "  abstract={The abstract the first entry lacked.}, keywords={late}}\n"
+    )
+    result = invoke("import", str(bib))
+    assert result.exit_code == 0, result.stderr
+    assert "merged into first: abstract" in result.stderr
+    batch = invoke("import", "--list-batches", "--json")
+    (info,) = json.loads(batch.stdout)
+    result = invoke("import", "--undo", str(info["id"]))
+    assert result.exit_code == 0, result.stderr
+    assert "kept" not in result.stderr
+    assert invoke("list", "-k").stdout == ""
