@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -34,10 +35,38 @@ if TYPE_CHECKING:
 #: this equal to the scripts in ``alembic/versions`` so start-up needs no Alembic.
 KNOWN_REVISIONS: tuple[str, ...] = ("0001", "0002")
 HEAD = KNOWN_REVISIONS[-1]
-#: How long an SQLite writer waits for another one's lock, in milliseconds.
+#: How long an SQLite writer waits for another one's lock, in milliseconds, unless
+#: ``READINGLIST_BUSY_TIMEOUT`` (seconds) says otherwise (:func:`busy_timeout_ms`).
 BUSY_TIMEOUT_MS = 60_000
 #: Key of the PostgreSQL advisory lock that serialises schema creation and upgrades.
 _PG_SCHEMA_LOCK = 7_312_001
+
+
+def busy_timeout_ms() -> int:
+    """How long an SQLite writer waits for the write lock: :data:`BUSY_TIMEOUT_MS`, or
+    ``READINGLIST_BUSY_TIMEOUT`` seconds when set to a positive number.
+
+    SQLite has one writer at a time and an import is one transaction (all or
+    nothing), so a ``mark`` during a long import waits for it; after this long it
+    fails with :func:`locked_message` (exit 6) instead of waiting on (issue 18).
+    PostgreSQL writers of different rows do not wait for each other.
+    """
+    value = os.environ.get("READINGLIST_BUSY_TIMEOUT", "").strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        return BUSY_TIMEOUT_MS
+    return int(seconds * 1000) if seconds > 0 else BUSY_TIMEOUT_MS
+
+
+def locked_message(timeout_ms: int | None = None) -> str:
+    """The message for a write that waited for SQLite's lock in vain."""
+    seconds = (timeout_ms if timeout_ms is not None else busy_timeout_ms()) / 1000
+    return (
+        f"the library is busy: another readinglist process (an import?) has held the write "
+        f"lock for more than {seconds:g} s; try again when it has finished, or set "
+        "READINGLIST_BUSY_TIMEOUT (seconds) to wait longer (database is locked)"
+    )
 
 
 def make_engine(url: str) -> Engine:
@@ -64,14 +93,15 @@ def make_engine(url: str) -> Engine:
         except OSError as exc:
             reason = exc.strerror or str(exc)
             raise DatabaseError(f"cannot create the folder of {parsed.database}: {reason}") from exc
-    engine = create_engine(parsed, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+    timeout_ms = busy_timeout_ms()
+    engine = create_engine(parsed, connect_args={"timeout": timeout_ms / 1000})
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
         cursor = dbapi_connection.cursor()
         try:
-            cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            cursor.execute(f"PRAGMA busy_timeout = {timeout_ms}")
             cursor.execute("PRAGMA journal_mode = WAL")
             cursor.execute("PRAGMA foreign_keys = ON")
             cursor.execute("PRAGMA synchronous = NORMAL")
@@ -114,6 +144,8 @@ def session_scope(engine: Engine, *, write: bool = True) -> Iterator[Session]:
         with Session(bind, expire_on_commit=False) as session, session.begin():
             yield session
     except OperationalError as exc:
+        if "database is locked" in str(exc.orig):
+            raise DatabaseError(locked_message()) from exc
         raise DatabaseError(_describe(exc)) from exc
     except SQLAlchemyDatabaseError as exc:
         if not _damaged(exc):
@@ -349,7 +381,7 @@ def backup_sqlite(source: Path, target: Path) -> Path:
     except OSError as exc:
         raise DatabaseError(f"cannot write the backup {target}: {exc.strerror or exc}") from None
     try:
-        src = sqlite3.connect(source, timeout=BUSY_TIMEOUT_MS / 1000)
+        src = sqlite3.connect(source, timeout=busy_timeout_ms() / 1000)
         try:
             dst = sqlite3.connect(tmp)
             try:

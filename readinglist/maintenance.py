@@ -537,7 +537,7 @@ def restore(engine: Engine, source: Path) -> RestoreReport:
     path.parent.mkdir(parents=True, exist_ok=True)
     src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
     try:
-        dst = sqlite3.connect(path, timeout=db.BUSY_TIMEOUT_MS / 1000)
+        dst = sqlite3.connect(path, timeout=db.busy_timeout_ms() / 1000)
         try:
             src.backup(dst)
         finally:

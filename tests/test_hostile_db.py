@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -174,3 +178,49 @@ def test_backup_to_a_full_disk_is_one_line_and_leaves_no_tmp(
     assert (code, out) == (6, "")
     assert err == f"Error: cannot write the backup {out_dir}/x.bak: database or disk is full\n"
     assert list(out_dir.iterdir()) == []
+
+
+def _mark_in_a_process(db: Path, timeout: str) -> subprocess.Popen[str]:
+    code = "import sys; from readinglist.cli import main; sys.argv[0] = 'readinglist'; main()"
+    env = {**os.environ, "READINGLIST_BUSY_TIMEOUT": timeout}
+    return subprocess.Popen(
+        [sys.executable, "-c", code, "--db", str(db), "mark", "read", "a1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def test_a_write_during_a_long_import_waits_a_bounded_time(tmp_path: Path) -> None:
+    db = _library(tmp_path)
+    holder = sqlite3.connect(db, isolation_level=None)  # a long import: the write lock held
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        started = time.monotonic()
+        process = _mark_in_a_process(db, "2")
+        out, err = process.communicate(timeout=120)
+        waited = time.monotonic() - started
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert (process.returncode, out) == (6, "")
+    assert err == (
+        "Error: the library is busy: another readinglist process (an import?) has held the "
+        "write lock for more than 2 s; try again when it has finished, or set "
+        "READINGLIST_BUSY_TIMEOUT (seconds) to wait longer (database is locked)\n"
+    )
+    assert waited < 60
+
+
+def test_a_write_waiting_for_an_import_goes_through_when_it_ends(tmp_path: Path) -> None:
+    db = _library(tmp_path)
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    process = _mark_in_a_process(db, "60")
+    time.sleep(3)
+    holder.execute("COMMIT")
+    holder.close()
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    assert _run("--db", str(db), "list", "-k", "status:read")[1] == "a1\n"
