@@ -221,6 +221,6 @@ def test_a_write_waiting_for_an_import_goes_through_when_it_ends(tmp_path: Path)
     time.sleep(3)
     holder.execute("COMMIT")
     holder.close()
-    out, err = process.communicate(timeout=120)
+    _out, err = process.communicate(timeout=120)
     assert process.returncode == 0, err
     assert _run("--db", str(db), "list", "-k", "status:read")[1] == "a1\n"
