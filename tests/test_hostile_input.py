@@ -115,3 +115,37 @@ def test_many_bad_lines_are_counted_after_ten() -> None:
         "x.txt: and 3 more lines with bytes that are not UTF-8, replaced by U+FFFD",
     ]
     assert len(warnings) == 11
+
+
+def test_a_bomb_is_refused_in_bounded_memory(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    bomb = tmp_path / "bomb.bib.gz"
+    with gzip.open(bomb, "wb", compresslevel=9) as handle:
+        handle.write(b"@misc{a,\n title={")
+        for _ in range(256):  # 256 MiB on one line
+            handle.write(b"A" * (1 << 20))
+    code = (
+        "import resource, sys\n"
+        "from readinglist.cli import main\n"
+        "try:\n    main()\n"
+        "finally:\n"
+        "    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    )
+    env = {**os.environ, "READINGLIST_MAX_LINE_BYTES": str(4 << 20)}
+    result = subprocess.run(
+        [sys.executable, "-c", code, "--db", str(tmp_path / "l.db"), "import", str(bomb)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    message, peak_kib = result.stderr.splitlines()
+    assert result.returncode == 5
+    assert message == (
+        f"Error: {bomb}:2: line longer than 4 MiB (the longest line readinglist reads); "
+        "is this a bibliography?"
+    )
+    assert int(peak_kib) < 200_000  # the whole line would be 256 MiB
