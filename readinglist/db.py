@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -34,10 +35,38 @@ if TYPE_CHECKING:
 #: this equal to the scripts in ``alembic/versions`` so start-up needs no Alembic.
 KNOWN_REVISIONS: tuple[str, ...] = ("0001", "0002")
 HEAD = KNOWN_REVISIONS[-1]
-#: How long an SQLite writer waits for another one's lock, in milliseconds.
+#: How long an SQLite writer waits for another one's lock, in milliseconds, unless
+#: ``READINGLIST_BUSY_TIMEOUT`` (seconds) says otherwise (:func:`busy_timeout_ms`).
 BUSY_TIMEOUT_MS = 60_000
 #: Key of the PostgreSQL advisory lock that serialises schema creation and upgrades.
 _PG_SCHEMA_LOCK = 7_312_001
+
+
+def busy_timeout_ms() -> int:
+    """How long an SQLite writer waits for the write lock: :data:`BUSY_TIMEOUT_MS`, or
+    ``READINGLIST_BUSY_TIMEOUT`` seconds when set to a positive number.
+
+    SQLite has one writer at a time and an import is one transaction (all or
+    nothing), so a ``mark`` during a long import waits for it; after this long it
+    fails with :func:`locked_message` (exit 6) instead of waiting on (issue 18).
+    PostgreSQL writers of different rows do not wait for each other.
+    """
+    value = os.environ.get("READINGLIST_BUSY_TIMEOUT", "").strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        return BUSY_TIMEOUT_MS
+    return int(seconds * 1000) if seconds > 0 else BUSY_TIMEOUT_MS
+
+
+def locked_message(timeout_ms: int | None = None) -> str:
+    """The message for a write that waited for SQLite's lock in vain."""
+    seconds = (timeout_ms if timeout_ms is not None else busy_timeout_ms()) / 1000
+    return (
+        f"the library is busy: another readinglist process (an import?) has held the write "
+        f"lock for more than {seconds:g} s; try again when it has finished, or set "
+        "READINGLIST_BUSY_TIMEOUT (seconds) to wait longer (database is locked)"
+    )
 
 
 def make_engine(url: str) -> Engine:
@@ -64,17 +93,24 @@ def make_engine(url: str) -> Engine:
         except OSError as exc:
             reason = exc.strerror or str(exc)
             raise DatabaseError(f"cannot create the folder of {parsed.database}: {reason}") from exc
-    engine = create_engine(parsed, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+    timeout_ms = busy_timeout_ms()
+    engine = create_engine(parsed, connect_args={"timeout": timeout_ms / 1000})
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
         cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA journal_mode = WAL")
-        cursor.execute("PRAGMA foreign_keys = ON")
-        cursor.execute("PRAGMA synchronous = NORMAL")
-        cursor.close()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {timeout_ms}")
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA foreign_keys = ON")
+            cursor.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.DatabaseError as exc:
+            # A text file or a truncated library: one line (exit 6) for every command,
+            # including `db current/upgrade/check/backup`, not a traceback (issue 18).
+            raise DatabaseError(not_a_database(parsed.database or "", exc)) from None
+        finally:
+            cursor.close()
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
@@ -108,7 +144,27 @@ def session_scope(engine: Engine, *, write: bool = True) -> Iterator[Session]:
         with Session(bind, expire_on_commit=False) as session, session.begin():
             yield session
     except OperationalError as exc:
+        if "database is locked" in str(exc.orig):
+            raise DatabaseError(locked_message()) from exc
         raise DatabaseError(_describe(exc)) from exc
+    except SQLAlchemyDatabaseError as exc:
+        if not _damaged(exc):
+            raise
+        raise DatabaseError(
+            f"{_describe(exc)}: the database file is damaged; run `readinglist db check`"
+        ) from exc
+
+
+def _damaged(exc: SQLAlchemyDatabaseError) -> bool:
+    """True for SQLite's errors about a damaged file (SQLITE_CORRUPT, SQLITE_NOTADB)."""
+    message = str(exc.orig)
+    return "malformed" in message or "not a database" in message
+
+
+def not_a_database(path: str | Path, exc: BaseException) -> str:
+    """The one-line message for an SQLite file that cannot be opened as a database:
+    ``PATH: not a readinglist database (file is not a database)``."""
+    return f"{path}: not a readinglist database ({str(exc).strip() or type(exc).__name__})"
 
 
 def _describe(exc: SQLAlchemyDatabaseError) -> str:
@@ -308,22 +364,53 @@ def backup_sqlite(source: Path, target: Path) -> Path:
 
     A plain file copy of a WAL database can miss committed pages; the backup API
     (https://sqlite.org/backup.html) gives a consistent snapshot while other
-    connections work. Writes to a temporary name, then renames. Returns ``target``.
+    connections work. Writes to a temporary name, then renames; on any failure the
+    temporary file is removed. Returns ``target``.
+
+    Raises:
+        DatabaseError: ``source`` cannot be read as a database (exit 6), or the
+            destination cannot be written (read-only, full disk, not a folder), one
+            line naming it; nothing is left at the destination (issue 18).
     """
-    target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + ".tmp")
-    tmp.unlink(missing_ok=True)
-    src = sqlite3.connect(source, timeout=BUSY_TIMEOUT_MS / 1000)
+    if target.parent.exists() and not target.parent.is_dir():
+        raise DatabaseError(f"cannot write the backup {target}: {target.parent} is not a folder")
     try:
-        dst = sqlite3.connect(tmp)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp.unlink(missing_ok=True)
+    except OSError as exc:
+        raise DatabaseError(f"cannot write the backup {target}: {exc.strerror or exc}") from None
+    try:
+        src = sqlite3.connect(source, timeout=busy_timeout_ms() / 1000)
         try:
-            src.backup(dst)
+            dst = sqlite3.connect(tmp)
+            try:
+                _copy(src, dst, source, target)
+            finally:
+                dst.close()
         finally:
-            dst.close()
+            src.close()
+        tmp.replace(target)
+    except OSError as exc:
+        raise DatabaseError(f"cannot write the backup {target}: {exc.strerror or exc}") from None
+    except sqlite3.Error as exc:  # e.g. opening the temporary file in a read-only folder
+        raise DatabaseError(f"cannot write the backup {target}: {exc}") from None
     finally:
-        src.close()
-    tmp.replace(target)
+        tmp.unlink(missing_ok=True)
     return target
+
+
+def _copy(src: sqlite3.Connection, dst: sqlite3.Connection, source: Path, target: Path) -> None:
+    """Run the backup API from ``src`` to ``dst``, telling a damaged source from a
+    failed destination."""
+    try:
+        src.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise DatabaseError(not_a_database(source, exc)) from None
+    try:
+        src.backup(dst)
+    except sqlite3.Error as exc:
+        raise DatabaseError(f"cannot write the backup {target}: {exc}") from None
 
 
 def backup_before_upgrade(engine: Engine) -> Path | None:

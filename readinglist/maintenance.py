@@ -135,6 +135,11 @@ def check(session: Session) -> CheckReport:
     report.results.append(schema)
     if not schema.ok:
         return report
+    if session.get_bind().dialect.name == "sqlite":
+        pages = _check_sqlite_pages(session)
+        report.results.append(pages)
+        if not pages.ok:  # the checks below could fail on the damaged pages
+            return report
     report.results.append(_check_foreign_keys(session))
     report.results.append(_check_full_text_index(session))
     stale = stale_search_text(session)
@@ -165,6 +170,31 @@ def _check_schema(session: Session) -> CheckResult:
     else:
         return CheckResult("schema", f"revision {revision} (head)")
     return CheckResult("schema", "schema revision", (fault,))
+
+
+def _check_sqlite_pages(session: Session) -> CheckResult:
+    """``PRAGMA integrity_check``: every page, index and constraint of the SQLite file
+    (https://sqlite.org/pragma.html#pragma_integrity_check). A damaged index page
+    passes every other check (issue 18); it is not repaired here: restore a backup."""
+    # On its own read-only connection: a damaged page can leave the connection that met
+    # it unable even to commit, and the session's transaction must end cleanly.
+    path = db.sqlite_path(session.get_bind().engine)
+    try:
+        conn = sqlite3.connect(
+            f"{path.resolve().as_uri()}?mode=ro" if path else ":memory:", uri=True
+        )
+        try:
+            rows = [str(r[0]) for r in conn.execute("PRAGMA integrity_check(20)")]
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        rows = [str(exc)]
+    faults: tuple[str, ...] = ()
+    if rows != ["ok"]:
+        lines = [x for row in rows for x in row.splitlines() if x and not x.startswith("***")]
+        shown = "; ".join(lines[:3]) + (f" and {len(lines) - 3} more" if len(lines) > 3 else "")
+        faults = (f"the database file is damaged ({shown}): restore a backup",)
+    return CheckResult("sqlite-integrity", "PRAGMA integrity_check of every page and index", faults)
 
 
 def _check_foreign_keys(session: Session) -> CheckResult:
@@ -333,7 +363,18 @@ def repair(session: Session) -> list[str]:
     missing); the ``tsvector`` column is generated, so it follows ``search_text``.
     ``updated_at`` is left alone: a repair is not an edit. Faults of foreign keys
     and missing triggers are not repaired (they need a person to decide).
+
+    Raises DatabaseError (exit 6), changing nothing, when the schema is not this
+    version's newest (an older one: "run `readinglist db upgrade`"; an unknown or
+    missing one: refused) or the SQLite file is damaged (issue 18).
     """
+    schema = _check_schema(session)
+    if not schema.ok:
+        raise DatabaseError(f"not repaired: {schema.faults[0]}")
+    if session.get_bind().dialect.name == "sqlite":
+        pages = _check_sqlite_pages(session)
+        if not pages.ok:
+            raise DatabaseError(f"not repaired: {pages.faults[0]}")
     done: list[str] = []
     stale = stale_search_text(session)
     for start in range(0, len(stale), CHECK_CHUNK):
@@ -386,23 +427,31 @@ def _database_file(engine: Engine, action: str) -> Path:
     return path
 
 
-def backup(engine: Engine, target: Path | None = None) -> Path:
+def backup(engine: Engine, target: Path | None = None, *, folder: bool = False) -> Path:
     """Copy the SQLite database of ``engine`` to ``target`` with the online backup API.
 
     ``target`` None (or an existing directory) means a new ``<name>.<UTC time>.bak``
-    file beside the database (or in that directory). Returns the backup's path.
+    file beside the database (or in that directory). ``folder`` True (the user wrote
+    ``missing/dir/``, with a trailing slash) makes ``target`` a directory, created
+    when missing, never a file of that name (issue 18). Returns the backup's path.
 
     Raises:
         UsageError: a PostgreSQL engine (the message shows the ``pg_dump`` command)
             or ``target`` is the database itself (exit 2).
         DatabaseError: there is no database file yet (exit 6).
         Conflict: ``target`` exists and is not a directory (exit 4; never overwritten).
+        DatabaseError: the database file is damaged or not a database, or the
+            destination cannot be written (exit 6; nothing is left behind).
     """
     path = _database_file(engine, "backup")
     if not path.exists():
         raise DatabaseError(f"no database file at {path}")
     if target is None:
         target = db.backup_path(path)
+    elif folder and not target.is_dir():
+        if target.exists():
+            raise Conflict(f"{target} exists and is not a folder")
+        target = db.backup_path(path, directory=target)
     elif target.is_dir():
         target = db.backup_path(path, directory=target)
     elif target.exists():
@@ -488,7 +537,7 @@ def restore(engine: Engine, source: Path) -> RestoreReport:
     path.parent.mkdir(parents=True, exist_ok=True)
     src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
     try:
-        dst = sqlite3.connect(path, timeout=db.BUSY_TIMEOUT_MS / 1000)
+        dst = sqlite3.connect(path, timeout=db.busy_timeout_ms() / 1000)
         try:
             src.backup(dst)
         finally:

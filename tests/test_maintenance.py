@@ -90,6 +90,11 @@ def full_text_ids(engine: Any, word: str) -> list[int]:
 # --- db check ---------------------------------------------------------------------------------
 
 
+def _named(report, name: str):
+    """The result of check ``name`` (SQLite adds sqlite-integrity, so positions differ)."""
+    return next(r for r in report.results if r.name == name)
+
+
 def test_check_passes_after_imports_and_triage(engine) -> None:
     import_records(engine, make_records(30), tags=("zeta", "Alpha", "mid"))
     import_records(engine, make_records(5, "q"), tags=("Beta",), source="q.bib")
@@ -99,13 +104,15 @@ def test_check_passes_after_imports_and_triage(engine) -> None:
         library.add_note(session, paper(session, "p3"), "Read **section 3** first.")
     with db.session_scope(engine) as session:
         report = maintenance.check(session)
+    pages = ["sqlite-integrity"] if engine.dialect.name == "sqlite" else []
     assert [r.name for r in report.results] == [
         "schema",
+        *pages,
         "foreign-keys",
         "full-text-index",
         "search-text",
     ]
-    assert [r.faults for r in report.results] == [(), (), (), ()]
+    assert [r.faults for r in report.results] == [()] * (4 + len(pages))
     assert report.ok
 
 
@@ -127,7 +134,7 @@ def test_check_finds_stale_search_text_and_repair_fixes_it(engine) -> None:
         report = maintenance.check(session)
         p7 = paper(session, "p7").id
     assert not report.ok
-    assert report.results[3].faults == ("1 papers have stale search text: p7",)
+    assert _named(report, "search-text").faults == ("1 papers have stale search text: p7",)
     assert report.repairable
     assert full_text_ids(engine, "writerp7") == []
     with db.session_scope(engine) as session:
@@ -166,7 +173,7 @@ def test_check_finds_orphan_rows(engine) -> None:
                 text("INSERT INTO paper_tags (paper_id, tag_id) VALUES (424242, :t)"), {"t": tag}
             )
     with db.session_scope(engine) as session:
-        result = maintenance.check(session).results[1]
+        result = _named(maintenance.check(session), "foreign-keys")
     assert result.name == "foreign-keys"
     assert result.faults == (
         "1 rows of notes refer to missing rows of papers",
@@ -203,7 +210,7 @@ def test_fts5_index_out_of_step_is_found_and_rebuilt(sqlite_url: str) -> None:
         conn.execute(text("UPDATE papers SET search_text = 'renamed words' WHERE citekey = 'p5'"))
         conn.execute(text(trigger))
     with db.session_scope(engine) as session:
-        result = maintenance.check(session).results[2]
+        result = _named(maintenance.check(session), "full-text-index")
     assert result.name == "full-text-index"
     assert result.faults[0] == "1 papers are not indexed: p2"
     assert result.faults[1].startswith(
@@ -237,8 +244,10 @@ def test_db_check_cli(invoke, engine) -> None:
     import_records(engine, make_records(4))
     result = invoke("db", "check")
     assert result.exit_code == 0, result.stderr
+    sqlite = engine.dialect.name == "sqlite"
     assert result.stdout.splitlines() == [
         f"ok     schema: revision {db.HEAD} (head)",
+        *(["ok     sqlite-integrity: PRAGMA integrity_check of every page and index"] * sqlite),
         "ok     foreign-keys: "
         + (
             "PRAGMA foreign_key_check"
@@ -265,7 +274,7 @@ def test_db_check_cli(invoke, engine) -> None:
     assert code == 0
     assert data["ok"] is True
     assert data["repaired"][0] == "recomputed the search text of 2 papers"
-    assert [c["name"] for c in data["checks"]] == [
+    assert [c["name"] for c in data["checks"] if c["name"] != "sqlite-integrity"] == [
         "schema",
         "foreign-keys",
         "full-text-index",

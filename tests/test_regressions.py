@@ -76,7 +76,9 @@ def test_db_that_is_not_a_database_exits_6_in_one_line(tmp_path: Path) -> None:
     text.write_text("just text\n" * 100, encoding="utf-8")
     result = run("--db", str(text), "list")
     assert result.exit_code == 6
-    assert result.stderr == "Error: database error: file is not a database\n"
+    assert result.stderr == (
+        f"Error: {text}: not a readinglist database (file is not a database)\n"
+    )
 
 
 def test_foreign_sqlite_database_is_refused_untouched(tmp_path: Path) -> None:

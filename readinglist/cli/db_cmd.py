@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -110,7 +111,7 @@ def check_command(app: AppContext, repair: bool, as_json: bool) -> None:
     from readinglist.errors import DatabaseError
 
     app.engine(migrate=False)
-    with app.session() as session:
+    with app.session(write=repair) as session:
         report = maintenance.check(session)
         if repair and not report.ok:
             repaired = maintenance.repair(session)
@@ -133,15 +134,17 @@ def check_command(app: AppContext, repair: bool, as_json: bool) -> None:
 
 
 @db_group.command("backup")
-@click.argument("file", required=False, type=click.Path(dir_okay=True, path_type=Path))
+@click.argument("file", required=False, type=click.Path(dir_okay=True))
 @pass_app
-def backup_command(app: AppContext, file: Path | None) -> None:
+def backup_command(app: AppContext, file: str | None) -> None:
     """Back up the SQLite database to FILE while others may keep working.
 
     Uses SQLite's online backup API, so the copy is consistent even while other
     readinglist processes write. Without FILE (or with a directory) the copy is
     named <database>.<UTC time>.bak, beside the database (or in that directory);
-    an existing file is never overwritten (exit 4). Prints the backup's path. A
+    FILE ending in / is a directory, created when missing. An existing file is
+    never overwritten (exit 4); a destination that cannot be written (read-only,
+    full) fails with one line (exit 6) and leaves nothing. Prints the backup's path. A
     PostgreSQL database is backed up with pg_dump instead: the command says how
     (exit 2).
 
@@ -154,7 +157,8 @@ def backup_command(app: AppContext, file: Path | None) -> None:
     from readinglist import db, maintenance, render
 
     engine = app.engine(migrate=False)
-    target = maintenance.backup(engine, file)
+    folder = file is not None and file.endswith(("/", os.sep))
+    target = maintenance.backup(engine, Path(file) if file else None, folder=folder)
     render.info(f"backed up {db.sqlite_path(engine)} to {target}")
     render.echo(str(target))
 

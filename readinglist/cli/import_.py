@@ -108,6 +108,10 @@ def import_command(
         if run.rejected and strict:
             _summarize(run)
             raise InvalidInput(f"{_entries(run.rejected)} rejected; nothing imported (--strict)")
+        if run.replaced and strict:  # issue 18: bad UTF-8 bytes are not silently replaced
+            _summarize(run)
+            lines = "1 line" if run.replaced == 1 else f"{run.replaced} lines"
+            raise InvalidInput(f"{lines} not valid UTF-8; nothing imported (--strict)")
     # Summaries only after the commit: a reader that goes away (`| head`) must not
     # roll the import back.
     _summarize(run)

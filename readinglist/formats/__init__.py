@@ -12,6 +12,8 @@ from __future__ import annotations
 import codecs
 import gzip
 import importlib
+import io
+import os
 import re
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -33,6 +35,20 @@ MODULES: dict[str, str] = {
 }
 #: Bytes read from an input at a time (:func:`iter_bytes`).
 READ_BYTES = 1 << 20
+#: The longest line read (bytes, after decompression), unless
+#: ``READINGLIST_MAX_LINE_BYTES`` says otherwise: a longer one fails the input (exit 5)
+#: instead of holding the whole of a one-line bomb in memory (issue 18). CSL-JSON,
+#: which is often written on one line, is bounded by :data:`MAX_INPUT_BYTES` instead.
+MAX_LINE_BYTES = 16 << 20
+#: The largest input read whole (bytes, after decompression): standard input and
+#: every format but BibTeX (which is read in pieces, of any size), unless
+#: ``READINGLIST_MAX_INPUT_BYTES`` says otherwise (issue 18).
+MAX_INPUT_BYTES = 512 << 20
+#: The encoding :func:`sniff` names for UTF-8 with a few bad byte sequences: decoded
+#: as UTF-8, each bad sequence replaced by U+FFFD (:func:`iter_decode`).
+UTF8_REPLACE = "utf-8/replace"
+#: Lines whose bad bytes are named one by one; the rest are counted in one warning.
+SHOW_BAD_LINES = 10
 
 #: Formats ``import --format`` accepts (``auto`` detects).
 READ_FORMATS: tuple[str, ...] = ("auto", "abstracts", "bibtex", "ris", "csl-json", "markdown")
@@ -58,6 +74,34 @@ _BINARY_MESSAGE = (
 )
 
 
+def _limit(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else default
+
+
+def max_line_bytes() -> int:
+    """The longest line read: :data:`MAX_LINE_BYTES` or ``READINGLIST_MAX_LINE_BYTES``."""
+    return _limit("READINGLIST_MAX_LINE_BYTES", MAX_LINE_BYTES)
+
+
+def max_input_bytes() -> int:
+    """The largest input read whole: :data:`MAX_INPUT_BYTES` or ``READINGLIST_MAX_INPUT_BYTES``."""
+    return _limit("READINGLIST_MAX_INPUT_BYTES", MAX_INPUT_BYTES)
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1 << 20):.4g} MiB" if size >= 1 << 20 else f"{size:,} bytes"
+
+
+def too_large(source: str) -> InvalidInput:
+    """The InvalidInput (exit 5) for an input read whole that exceeds :func:`max_input_bytes`."""
+    return InvalidInput(
+        f"more than {_mib(max_input_bytes())} of text to read at once (the most readinglist "
+        "reads of a file that is not BibTeX, or of standard input); split it into smaller files",
+        source,
+    )
+
+
 def module(fmt: str) -> ModuleType:
     """Import and return the module implementing ``fmt``. Raises InvalidInput for an unknown one."""
     try:
@@ -80,61 +124,26 @@ def writer(fmt: str) -> Callable[..., str]:
 
 
 def decode(data: bytes, source: str) -> tuple[str, list[ParseProblem]]:
-    """Turn the bytes of an input file into text.
+    """Turn the bytes of an input file into text, as :func:`sniff` + :func:`iter_decode` do.
 
-    * gzip data (``.bib.gz``) is decompressed;
+    * gzip data (``.bib.gz``) is decompressed (no more than :func:`max_input_bytes`);
     * a UTF-8 BOM is dropped; UTF-16 with a BOM is decoded (with a warning);
       CRLF and CR line ends become LF;
-    * UTF-8 is tried first; text that is not UTF-8 is decoded as Latin-1
-      (Windows-1252 where its extra characters occur) with a warning.
+    * UTF-8 is tried first; a UTF-8 file with a few bad byte sequences keeps UTF-8,
+      the bad bytes replaced by U+FFFD, with a warning per line; text that is not
+      UTF-8 at all is decoded as Latin-1 (Windows-1252 where its extra characters
+      occur) with a warning (see :func:`sniff`).
 
     Returns ``(text, warnings)``. Raises InvalidInput, naming ``source``, for
-    empty input, binary data (NUL bytes or mostly control characters) or a
-    corrupt gzip stream.
+    empty input, binary data (NUL bytes or mostly control characters), a corrupt
+    gzip stream, or a line or input over the limits (:func:`max_line_bytes`).
     """
-    warnings: list[ParseProblem] = []
     if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise InvalidInput(f"corrupt gzip data ({exc})", source) from None
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        # UTF-16 with a byte-order mark (Windows tools write it): decode it rather than
-        # calling it binary for its NUL bytes. Re-encode as UTF-8 for the steps below.
-        try:
-            data = data.decode("utf-16").encode("utf-8")
-        except UnicodeDecodeError:
-            raise InvalidInput("not valid UTF-16 despite its byte-order mark", source) from None
-        warnings.append(
-            ParseProblem("decoded as UTF-16 (byte-order mark)", source, None, "warning")
-        )
-    if not data.strip():
-        raise InvalidInput("the file is empty", source)
-    if _is_binary(data):
-        raise InvalidInput(_BINARY_MESSAGE, source)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        try:
-            text = data.decode("cp1252")
-            encoding = "Windows-1252"
-        except UnicodeDecodeError:
-            text = data.decode("latin-1")
-            encoding = "Latin-1"
-        warnings.append(
-            ParseProblem(
-                f"not valid UTF-8 (first bad byte here); decoded as {encoding}",
-                source,
-                line,
-                "warning",
-            )
-        )
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text, warnings
+        data = b"".join(iter_bytes(io.BytesIO(data), source))
+        if len(data) > max_input_bytes():
+            raise too_large(source)
+    sniffed = sniff([data], source)
+    return "".join(iter_decode([data], sniffed.encoding, source)), sniffed.warnings
 
 
 def _is_binary(data: bytes) -> bool:
@@ -193,35 +202,40 @@ _CP1252_UNDEFINED = (b"\x81", b"\x8d", b"\x8f", b"\x90", b"\x9d")
 class Sniffed:
     """What one pass over an input's bytes found, for :func:`iter_decode` and :func:`detect`.
 
-    ``encoding``: ``"utf-8"``, ``"cp1252"`` or ``"latin-1"``, chosen as :func:`decode`
+    ``encoding``: ``"utf-8"``, :data:`UTF8_REPLACE`, ``"utf-16"``, ``"cp1252"`` or
+    ``"latin-1"``, chosen as :func:`decode`
     chooses; ``warnings``: its warning when the input is not UTF-8; ``head``: the
     first :data:`HEAD_BYTES` bytes decoded with line ends made LF; ``complete``: the
-    head is the whole text.
+    head is the whole text; ``size``: the bytes read (after decompression);
+    ``replaced``: lines whose bad UTF-8 bytes become U+FFFD (:data:`UTF8_REPLACE`).
     """
 
     encoding: str
     warnings: list[ParseProblem] = field(default_factory=list)
     head: str = ""
     complete: bool = False
+    size: int = 0
+    replaced: int = 0
 
 
 def sniff(chunks: Iterable[bytes], source: str) -> Sniffed:
     """Check an input given as pieces of bytes (already decompressed), as :func:`decode` does.
 
-    Reads every piece once and keeps only the head. Raises InvalidInput, naming
-    ``source``, for empty input or binary data, with :func:`decode`'s messages; a
-    non-UTF-8 input gets :func:`decode`'s warning, naming the line of the first bad
-    byte. ``decode(data)`` and ``"".join(iter_decode(pieces, sniff(pieces).encoding))``
+    Reads every piece once and keeps only the head (and the current line). The
+    encoding, decided line by line (issue 18): UTF-8 when every line is UTF-8; when
+    some are not, UTF-8 with their bad bytes replaced (:data:`UTF8_REPLACE`, one
+    warning naming each such line) if valid multi-byte UTF-8 characters (their
+    continuation bytes) outnumber them,
+    else the whole file is Latin-1 or Windows-1252 (one warning naming the first bad
+    line). ``decode(data)`` and ``"".join(iter_decode(pieces, sniff(pieces).encoding))``
     give the same text for the same bytes.
+
+    Raises InvalidInput, naming ``source``, for empty input or binary data, and,
+    naming the line, for a line longer than :func:`max_line_bytes` (not for JSON,
+    whose first character is ``[`` or ``{``).
     """
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    utf8_ok = True
-    bad_line = 0
-    lines = 0
-    cp1252_ok = True
-    blank = True
+    scan = _Scan(source, max_line_bytes())
     head = bytearray()
-    size = 0
     first = True
     first_sample = b""
     utf16 = False
@@ -231,33 +245,21 @@ def sniff(chunks: Iterable[bytes], source: str) -> Sniffed:
             if chunk.startswith(b"\xef\xbb\xbf"):
                 chunk = chunk[3:]
             elif chunk.startswith((b"\xff\xfe", b"\xfe\xff")):
-                utf16, utf8_ok = True, False  # decoded as UTF-16 below, as decode() does
+                utf16 = True  # decoded as UTF-16 below, as decode() does
             sample = chunk[:8192]
             if not utf16 and sample.strip() and _is_binary(sample):
                 raise InvalidInput(_BINARY_MESSAGE, source)
             first_sample = b"" if utf16 else sample
-        size += len(chunk)
-        if blank and chunk.strip():
-            blank = False
+            scan.json = chunk.lstrip()[:1] in (b"[", b"{")
         if len(head) < HEAD_BYTES:
             head += chunk[: HEAD_BYTES - len(head)]
-        if cp1252_ok and any(b in chunk for b in _CP1252_UNDEFINED):
-            cp1252_ok = False
-        if utf8_ok:
-            pending = len(decoder.getstate()[0])
-            try:
-                decoder.decode(chunk)
-            except UnicodeDecodeError as exc:
-                utf8_ok = False
-                bad_line = lines + chunk[: max(0, exc.start - pending)].count(b"\n") + 1
-        lines += chunk.count(b"\n")
-    if utf8_ok:
-        try:
-            decoder.decode(b"", final=True)
-        except UnicodeDecodeError:
-            utf8_ok = False
-            bad_line = lines + 1
-    if blank:
+        if utf16:
+            scan.size += len(chunk)
+            scan.blank = scan.blank and not chunk.strip()
+        else:
+            scan.feed(chunk)
+    scan.finish()
+    if scan.blank:
         raise InvalidInput("the file is empty", source)
     if _is_binary(first_sample):
         raise InvalidInput(_BINARY_MESSAGE, source)
@@ -267,25 +269,121 @@ def sniff(chunks: Iterable[bytes], source: str) -> Sniffed:
         sniffed.warnings.append(
             ParseProblem("decoded as UTF-16 (byte-order mark)", source, None, "warning")
         )
-    elif not utf8_ok:
-        sniffed.encoding = "cp1252" if cp1252_ok else "latin-1"
-        name = "Windows-1252" if cp1252_ok else "Latin-1"
-        sniffed.warnings.append(
-            ParseProblem(
-                f"not valid UTF-8 (first bad byte here); decoded as {name}",
-                source,
-                bad_line,
-                "warning",
-            )
-        )
-    text = bytes(head).decode(sniffed.encoding, errors="ignore")
-    sniffed.complete = size <= HEAD_BYTES
+    elif scan.bad_lines:
+        sniffed.encoding, sniffed.warnings = scan.verdict()
+    text = bytes(head).decode(sniffed.encoding.partition("/")[0], errors="ignore")
+    sniffed.size = scan.size
+    sniffed.replaced = scan.bad_count if sniffed.encoding == UTF8_REPLACE else 0
+    sniffed.complete = scan.size <= HEAD_BYTES
     sniffed.head = _lf(text)
     return sniffed
 
 
+@dataclass
+class _Scan:
+    """Line-by-line facts :func:`sniff` gathers: size, longest line, bad UTF-8 lines."""
+
+    source: str
+    max_line: int
+    json: bool = False
+    size: int = 0
+    blank: bool = True
+    lines: int = 0  # complete lines seen
+    pending: bytearray = field(default_factory=bytearray)  # the line not yet ended
+    bad_lines: list[int] = field(default_factory=list)
+    bad_count: int = 0
+    good: int = 0  # continuation bytes of valid multi-byte UTF-8 characters
+    cp1252_ok: bool = True
+
+    def feed(self, chunk: bytes) -> None:
+        """Take the next piece of bytes."""
+        self.size += len(chunk)
+        if self.blank and chunk.strip():
+            self.blank = False
+        if self.cp1252_ok and any(b in chunk for b in _CP1252_UNDEFINED):
+            self.cp1252_ok = False
+        cut = chunk.rfind(b"\n")
+        if cut < 0:
+            self.pending += chunk
+            self._check_length(len(self.pending), self.lines + 1)
+            return
+        block = bytes(self.pending) + chunk[: cut + 1]
+        self.pending = bytearray(chunk[cut + 1 :])
+        self._block(block)
+        self._check_length(len(self.pending), self.lines + 1)
+
+    def finish(self) -> None:
+        """Take the last line (without a line end)."""
+        if self.pending:
+            self._block(bytes(self.pending))
+            self.pending = bytearray()
+
+    def _check_length(self, length: int, line: int) -> None:
+        if length > self.max_line and not self.json:
+            raise InvalidInput(
+                f"line longer than {_mib(self.max_line)} (the longest line readinglist reads); "
+                "is this a bibliography?",
+                self.source,
+                line,
+            )
+
+    def _block(self, block: bytes) -> None:
+        """Check whole lines: their length, then whether they are UTF-8."""
+        if len(block) > self.max_line and not self.json:
+            parts = block.split(b"\n")
+            longest = max(map(len, parts), default=0)
+            if longest > self.max_line:
+                index = next(i for i, part in enumerate(parts) if len(part) == longest)
+                self._check_length(longest, self.lines + index + 1)
+        if not block.isascii():
+            try:
+                self.good += len(block) - len(block.decode("utf-8"))
+            except UnicodeDecodeError:
+                self._lines(block.split(b"\n"))
+        self.lines += block.count(b"\n")
+
+    def _lines(self, parts: list[bytes]) -> None:
+        for index, part in enumerate(parts):
+            if part.isascii():
+                continue
+            try:
+                self.good += len(part) - len(part.decode("utf-8"))
+            except UnicodeDecodeError:
+                self.bad_count += 1
+                if len(self.bad_lines) <= SHOW_BAD_LINES:
+                    self.bad_lines.append(self.lines + index + 1)
+
+    def verdict(self) -> tuple[str, list[ParseProblem]]:
+        """The encoding and its warnings for an input with lines that are not UTF-8."""
+        if self.good > self.bad_count:
+            warnings = [
+                ParseProblem(
+                    "not valid UTF-8: the bad bytes of this line were replaced by U+FFFD",
+                    self.source,
+                    line,
+                    "warning",
+                )
+                for line in self.bad_lines[:SHOW_BAD_LINES]
+            ]
+            if self.bad_count > SHOW_BAD_LINES:
+                warnings.append(
+                    ParseProblem(
+                        f"and {self.bad_count - SHOW_BAD_LINES} more lines with bytes that "
+                        "are not UTF-8, replaced by U+FFFD",
+                        self.source,
+                        None,
+                        "warning",
+                    )
+                )
+            return UTF8_REPLACE, warnings
+        encoding, name = ("cp1252", "Windows-1252") if self.cp1252_ok else ("latin-1", "Latin-1")
+        message = f"not valid UTF-8 (first bad byte here); decoded as {name}"
+        return encoding, [ParseProblem(message, self.source, self.bad_lines[0], "warning")]
+
+
 def iter_decode(chunks: Iterable[bytes], encoding: str, source: str = "<input>") -> Iterator[str]:
-    """Decode pieces of bytes with ``encoding`` (see :func:`sniff`) into pieces of text.
+    """Decode pieces of bytes with ``encoding`` (see :func:`sniff`; :data:`UTF8_REPLACE`
+    replaces bad UTF-8 bytes by U+FFFD) into pieces of text.
 
     Like :func:`decode`: a leading UTF-8 BOM is dropped and CRLF and CR line ends
     become LF, also where a piece ends between ``\\r`` and ``\\n``. Raises
@@ -296,15 +394,17 @@ def iter_decode(chunks: Iterable[bytes], encoding: str, source: str = "<input>")
         yield from _iter_decode(chunks, encoding)
     except UnicodeDecodeError as exc:
         raise InvalidInput(
-            f"not valid {encoding} text ({exc.reason}); did the file change while it was read?",
+            f"not valid {encoding.partition('/')[0]} text ({exc.reason}); did the file change while it was read?",
             source,
         ) from None
 
 
 def _iter_decode(chunks: Iterable[bytes], encoding: str) -> Iterator[str]:
-    # A UTF-16 file with a stray odd byte at the end gets U+FFFD, not a traceback.
-    decoder = codecs.getincrementaldecoder(encoding)(
-        "replace" if encoding == "utf-16" else "strict"
+    # A UTF-16 file with a stray odd byte at the end gets U+FFFD, not a traceback;
+    # UTF8_REPLACE is UTF-8 with U+FFFD for the bad bytes sniff() warned about.
+    name, _, errors = encoding.partition("/")
+    decoder = codecs.getincrementaldecoder(name)(
+        errors or ("replace" if name == "utf-16" else "strict")
     )
     first = True
     carry = ""

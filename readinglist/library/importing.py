@@ -39,6 +39,7 @@ from readinglist.library.tags import add_tags, link_tags, remove_tags
 from readinglist.models import (
     Alias,
     ImportBatch,
+    Paper,
     utcnow,
 )
 from readinglist.prepare import Prepared, prepare_record
@@ -374,6 +375,13 @@ class Importer:
                 bibtex_strings=(meta.get("strings") or "").replace("\x00", "") or None,
                 bibtex_preamble=(meta.get("preamble") or "").replace("\x00", "") or None,
             )
+        )
+        # Issue 18 (undo): what this batch did to papers it added itself (a later
+        # duplicate from the same input merged in) is not "worked on since".
+        self.session.execute(
+            update(Paper)
+            .where(Paper.batch_id == self.batch_id, Paper.updated_at != Paper.added_at)
+            .values(updated_at=Paper.added_at)
         )
         if self.progress is not None:
             self.progress(self.handled)

@@ -11,7 +11,9 @@ arguments, call one function, render" (issue 16):
 * :mod:`~readinglist.pipelines.exporting`: choose the papers (a query or a LaTeX
   ``.aux`` file) and write them in one format, BibTeX a chunk at a time;
 * :mod:`~readinglist.pipelines.atomic`: the atomic file writer (temporary file, then
-  ``os.replace``).
+  ``os.replace``; leftovers of killed writes removed);
+* :mod:`~readinglist.pipelines.limits`: the column lengths and the author bound every
+  imported record is held to, the same on SQLite and PostgreSQL (issue 18).
 
 Rules of this floor: a pipeline imports the library, formats and stdlib, never
 ``readinglist.cli`` or click; it receives a Session and never opens or commits one

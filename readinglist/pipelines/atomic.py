@@ -7,12 +7,21 @@ so a failed or killed export leaves an existing file as it was.
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import tempfile
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from types import FrameType
+from typing import Any, TextIO
+
+#: Signals that end an export cleanly (the temporary file removed) while it writes.
+CLEANUP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+#: A temporary file without a process id (written before issue 18) is stale after this.
+STALE_SECONDS = 3600
 
 
 @contextmanager
@@ -26,6 +35,11 @@ def open_atomically(path: Path) -> Iterator[TextIO]:
     would get (or the mode of the file it replaces). A symbolic link is followed to the
     file it names; a FIFO or a device (not a regular file) is written to directly,
     since renaming over it would replace it. Raises OSError.
+
+    Leftovers (issue 18): the temporary file is ``.NAME.PID.XXXX.tmp``; SIGTERM and
+    SIGHUP during the write remove it (then exit 128+signal), and one left by a
+    process that no longer exists (killed with SIGKILL) is removed by the next write
+    of the same file.
     """
     path = Path(os.path.realpath(path.expanduser()))
     try:
@@ -37,7 +51,9 @@ def open_atomically(path: Path) -> Iterator[TextIO]:
             yield stream
         return
     directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    remove_stale(directory, path.name)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=directory)
+    previous = _exit_on_signals()
     try:
         os.chmod(tmp, _mode_for(path))  # mkstemp creates 0600
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
@@ -48,6 +64,65 @@ def open_atomically(path: Path) -> Iterator[TextIO]:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def remove_stale(directory: Path, name: str) -> list[Path]:
+    """Remove the temporary files of earlier writes of ``name`` in ``directory`` whose
+    process is gone (``.NAME.PID.XXXX.tmp``) or, without a process id, that are older
+    than :data:`STALE_SECONDS`; return them. Errors are ignored (it is tidying)."""
+    removed: list[Path] = []
+    prefix = f".{name}."
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        if not (entry.name.startswith(prefix) and entry.name.endswith(".tmp")):
+            continue
+        middle = entry.name[len(prefix) : -len(".tmp")]
+        pid, dot, _ = middle.partition(".")
+        try:
+            if dot and pid.isdigit():
+                if _alive(int(pid)):
+                    continue
+            elif time.time() - entry.stat().st_mtime < STALE_SECONDS:
+                continue
+            os.unlink(entry.path)
+            removed.append(Path(entry.path))
+        except OSError:
+            continue
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def _exit_on_signals() -> dict[int, Any]:
+    """Make SIGTERM and SIGHUP raise SystemExit (so the temporary file is removed);
+    return the handlers to restore. Only the main thread may set handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def stop(signum: int, _frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    previous: dict[int, Any] = {}
+    for signum in CLEANUP_SIGNALS:
+        if signal.getsignal(signum) in (signal.SIG_DFL, None):
+            previous[signum] = signal.signal(signum, stop)
+    return previous
 
 
 def _mode_for(path: Path) -> int:

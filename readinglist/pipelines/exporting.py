@@ -112,8 +112,14 @@ def select_papers(session: Session, query_text: str, aux: str | None = None) -> 
     if "*" in cited:  # \nocite{*}: every entry
         selected = library.select_ids_and_keys(session, "")
         cited = [key for key in cited if key != "*"]
+    # A key with a NUL byte is in no library, and PostgreSQL refuses it in a query
+    # (psycopg.DataError, issue 18): it is reported missing without asking.
+    impossible = [key for key in cited if "\x00" in key]
+    cited = [key for key in cited if "\x00" not in key]
     papers, missing = library.papers_for_keys(session, cited)
-    warnings = [f"{aux}: cited key {key!r} is not in the library" for key in missing]
+    warnings = [
+        f"{aux}: cited key {key!r} is not in the library" for key in [*missing, *impossible]
+    ]
     for key in cited:
         paper = library.find_paper(session, key)
         if paper is not None and key.casefold() != paper.citekey.casefold():

@@ -35,7 +35,7 @@ from readinglist import formats, library
 from readinglist.errors import InvalidInput, input_error
 from readinglist.formats import Sniffed
 from readinglist.library import ImportReport
-from readinglist.pipelines import Progress, no_progress, reader_process
+from readinglist.pipelines import Progress, limits, no_progress, reader_process
 from readinglist.records import PaperRecord, ParseProblem, ParseResult
 
 #: Records handed to the library at a time when an input is read in pieces.
@@ -59,13 +59,32 @@ def parse_whole(source: str, data: bytes, fmt: str) -> tuple[str, ParseResult]:
     return chosen, ParseResult(result.records, problems, result.meta)
 
 
+def read_stdin() -> bytes:
+    """Read standard input whole, but no more than :func:`readinglist.formats.max_input_bytes`
+    (``yes | readinglist import -`` must fail, not fill the memory: issue 18).
+
+    Raises InvalidInput (exit 5) past the limit or for a read error.
+    """
+    limit = formats.max_input_bytes()
+    data = bytearray()
+    try:
+        while chunk := sys.stdin.buffer.read(min(formats.READ_BYTES, limit + 1 - len(data))):
+            data += chunk
+            if len(data) > limit:
+                raise formats.too_large("<stdin>")
+    except OSError as exc:
+        raise input_error(exc, "<stdin>") from None
+    return bytes(data)
+
+
 @dataclass
 class Input:
     """One input of an import: read whole (``parsed``) or in pieces (``sniffed``, issue 9).
 
     ``source`` names it in messages (``<stdin>`` for ``-``); ``data`` holds standard
     input, read whole (None: read the file at ``path``); ``fmt`` is the format it is
-    read as (detected by :meth:`open` when ``auto`` was asked).
+    read as (detected by :meth:`open` when ``auto`` was asked); ``replaced``: lines
+    whose bytes were not UTF-8 and were replaced by U+FFFD (``--strict`` fails).
     """
 
     source: str
@@ -74,6 +93,7 @@ class Input:
     fmt: str
     sniffed: Sniffed | None = None
     parsed: ParseResult | None = None
+    replaced: int = 0
 
     @classmethod
     def open(cls, path: str, fmt: str) -> Input:
@@ -83,17 +103,20 @@ class Input:
         gzip data, or (read whole) an input without papers.
         """
         if path == "-":
-            item = cls("<stdin>", path, sys.stdin.buffer.read(), fmt)
+            item = cls("<stdin>", path, read_stdin(), fmt)
         else:
             item = cls(path, path, None, fmt)
             item._raw().close()  # the errors of a missing or unreadable file, now
         sniffed = formats.sniff(item.byte_chunks(), item.source)
+        item.replaced = sniffed.replaced
         chosen = fmt
         if fmt == "auto" and (sniffed.complete or sniffed.head.strip()):
             chosen = formats.detect(item.source, sniffed.head)
         if chosen != "auto" and hasattr(formats.module(chosen), "iter_read"):
             item.fmt, item.sniffed = chosen, sniffed
             return item
+        if sniffed.size > formats.max_input_bytes():
+            raise formats.too_large(item.source)
         data = item.data if item.data is not None else b"".join(item.byte_chunks())
         item.fmt, item.parsed = parse_whole(item.source, data, fmt)
         return item
@@ -183,6 +206,11 @@ class ImportRun:
         return sum(report.rejected for _, report in self.reports)
 
     @property
+    def replaced(self) -> int:
+        """Lines over all inputs whose bad UTF-8 bytes were replaced by U+FFFD."""
+        return sum(item.replaced for item, _ in self.reports)
+
+    @property
     def kept(self) -> int:
         """Papers added or merged over all inputs."""
         return sum(len(report.added) + len(report.merged) for _, report in self.reports)
@@ -201,6 +229,7 @@ def import_inputs(
     Returns an :class:`ImportRun`; commits nothing. Raises InvalidInput for a streamed
     input without any paper, or a read error met while streaming.
     """
+    limits.check_tags(options.tags)
     run = ImportRun()
     for item in inputs:
         if item.parsed is None:
@@ -214,12 +243,16 @@ def import_inputs(
 def _import_parsed(
     session: Session, item: Input, parsed: ParseResult, options: ImportOptions, progress: Progress
 ) -> ImportReport:
-    """Import the records of an input read whole."""
-    records = parsed.records
+    """Import the records of an input read whole, held to the limits (:mod:`.limits`)."""
+    held: list[ParseProblem] = []
+    records = limits.check_all(parsed.records, item.source, held)
+    problems = [*parsed.problems, *held]
     if options.overrides:
         records = [options.apply(r, item.fmt) for r in records]
     if item.fmt == "markdown":
-        return library.sync_markdown(session, records, source=item.source)
+        report = library.sync_markdown(session, records, source=item.source)
+        report.problems[:0] = held
+        return report
     with progress(f"importing {item.source}", len(records), "papers") as advance:
         return library.import_records(
             session,
@@ -228,7 +261,7 @@ def _import_parsed(
             fmt=item.fmt,
             tags=options.tags,
             merge=options.merge,
-            problems=parsed.problems,
+            problems=problems,
             progress=advance,
             meta=parsed.meta,
         )
@@ -304,6 +337,11 @@ class _Stream:
             if isinstance(entry, ParseProblem):
                 self.problems.append(entry)
                 continue
+            checked, found = limits.check(entry, item.source)
+            self.problems.extend(found)
+            if checked is None:
+                continue
+            entry = checked
             if options.overrides:
                 entry = options.apply(entry, item.fmt)
             chunk.append(entry)

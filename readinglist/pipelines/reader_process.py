@@ -183,6 +183,7 @@ def _work(
     # Imported here, not at the top, so that the child ignores SIGINT as early as it
     # can: the spawned interpreter imports this module before it runs this function.
     from readinglist import formats
+    from readinglist.pipelines import limits
     from readinglist.prepare import prepare_record
 
     position = [0]
@@ -200,7 +201,10 @@ def _work(
                 if isinstance(entry, ParseProblem):
                     problems.append(entry)
                     continue
-                prepared.append(prepare_record(entry))
+                checked, found = limits.check(entry, source)
+                problems.extend(found)
+                if checked is not None:
+                    prepared.append(prepare_record(checked))
                 if len(prepared) >= chunk_size:
                     _put(messages, ("chunk", prepared, problems, position[0]), parent)
                     prepared, problems = [], []

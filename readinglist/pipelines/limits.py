@@ -1,0 +1,120 @@
+"""The limits every imported record is held to, the same on SQLite and PostgreSQL (issue 18).
+
+PostgreSQL enforces the lengths of ``VARCHAR`` columns and SQLite does not: a
+300-character citation key used to import on SQLite and end a PostgreSQL import
+with a traceback, losing every entry. :func:`check` applies the column lengths of
+:mod:`readinglist.models` (their one home) to each record before it reaches the
+library, rejecting only the offending entry with its file and line; and it bounds
+the authors (and editors) kept per paper (:data:`MAX_PEOPLE`), so that a record with
+a million authors cannot make every later listing slow.
+
+This module imports the models (SQLAlchemy); the reader process imports it only
+when it starts reading.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from sqlalchemy import String
+
+from readinglist.errors import InvalidInput
+from readinglist.models import Paper, Tag
+from readinglist.records import PaperRecord, ParseProblem, Person
+
+#: Authors (and, separately, editors) kept per paper; past it the list is cut and ends
+#: with ``and others``, with a warning naming the entry.
+MAX_PEOPLE = 5000
+
+
+def _length(column: object) -> int:
+    kind = getattr(column, "type", None)
+    assert isinstance(kind, String)
+    assert kind.length is not None
+    return kind.length
+
+
+#: (record attribute, what the message calls it, longest value) for the bounded columns.
+LIMITS: tuple[tuple[str, str, int], ...] = (
+    ("citekey", "citation key", _length(Paper.__table__.c.citekey)),
+    ("entry_type", "entry type", _length(Paper.__table__.c.entry_type)),
+    ("doi", "DOI", _length(Paper.__table__.c.doi)),
+    ("arxiv", "arXiv id", _length(Paper.__table__.c.arxiv)),
+    ("short_name", "short name", _length(Paper.__table__.c.short_name)),
+)
+#: The longest tag name.
+MAX_TAG = _length(Tag.__table__.c.name)
+
+
+def check(record: PaperRecord, source: str) -> tuple[PaperRecord | None, list[ParseProblem]]:
+    """Hold ``record`` (read from ``source``) to the limits.
+
+    Returns ``(record, problems)``: the record is None, with one error naming the
+    field, its length and the limit, when a bounded column or a tag is too long
+    (the entry is rejected); an author or editor list longer than
+    :data:`MAX_PEOPLE` is cut to its first ``MAX_PEOPLE`` people followed by
+    ``and others``, with a warning.
+    """
+    for name, label, limit in LIMITS:
+        value = getattr(record, name)
+        if value is not None and len(value) > limit:
+            return None, [_too_long(label, len(value), limit, source, record.line)]
+    for tag in record.tags:
+        if len(tag) > MAX_TAG:
+            return None, [_too_long("tag", len(tag), MAX_TAG, source, record.line)]
+    problems: list[ParseProblem] = []
+    authors = _bounded(record.authors, "authors", source, record.line, problems)
+    editors = _bounded(record.editors, "editors", source, record.line, problems)
+    if problems:
+        record = replace(record, authors=authors, editors=editors)
+    return record, problems
+
+
+def check_tags(tags: Sequence[str]) -> None:
+    """Refuse a ``--tag`` longer than a tag may be. Raises InvalidInput (exit 5)."""
+    for tag in tags:
+        if len(tag) > MAX_TAG:
+            raise InvalidInput(f"tag of {len(tag)} characters; the longest is {MAX_TAG}")
+
+
+def _too_long(label: str, length: int, limit: int, source: str, line: int | None) -> ParseProblem:
+    return ParseProblem(
+        f"{label} of {length} characters; the longest readinglist stores is {limit}",
+        source,
+        line,
+    )
+
+
+def _bounded(
+    people: tuple[Person, ...],
+    role: str,
+    source: str,
+    line: int | None,
+    problems: list[ParseProblem],
+) -> tuple[Person, ...]:
+    if len(people) <= MAX_PEOPLE:
+        return people
+    problems.append(
+        ParseProblem(
+            f"{len(people):,} {role}; kept the first {MAX_PEOPLE:,} followed by 'and others'",
+            source,
+            line,
+            "warning",
+        )
+    )
+    return (*people[:MAX_PEOPLE], Person(literal="others"))
+
+
+def check_all(
+    records: Sequence[PaperRecord], source: str, problems: list[ParseProblem]
+) -> list[PaperRecord]:
+    """Return the records of ``records`` that pass :func:`check`, appending its problems
+    to ``problems``."""
+    kept: list[PaperRecord] = []
+    for record in records:
+        checked, found = check(record, source)
+        problems.extend(found)
+        if checked is not None:
+            kept.append(checked)
+    return kept

@@ -1,0 +1,155 @@
+"""Issue 18: decompression and one-line bombs, endless standard input, bad UTF-8 bytes."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from readinglist import formats
+from readinglist.cli import cli
+
+
+def _run(*args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args), input=stdin)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_one_line_gzip_bomb_fails_at_the_line_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("READINGLIST_MAX_LINE_BYTES", str(1 << 20))
+    bomb = tmp_path / "bomb.bib.gz"
+    bomb.write_bytes(gzip.compress(b"@misc{a,\n title={" + b"A" * (40 << 20)))  # 40 KiB stored
+    db = tmp_path / "lib.db"
+    code, out, err = _run("--db", str(db), "import", str(bomb))
+    assert (code, out) == (5, "")
+    assert err == (
+        f"Error: {bomb}:2: line longer than 1 MiB (the longest line readinglist reads); "
+        "is this a bibliography?\n"
+    )
+    assert _run("--db", str(db), "list", "-k")[1] == ""
+
+
+def test_gzip_inside_a_ris_file_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("READINGLIST_MAX_INPUT_BYTES", str(2 << 20))
+    ris = tmp_path / "refs.ris"
+    ris.write_bytes(gzip.compress(b"TY  - JOUR\nTI  - A title\nER  - \n" * 100_000))
+    code, out, err = _run("--db", str(tmp_path / "lib.db"), "import", str(ris))
+    assert (code, out) == (5, "")
+    assert err == (
+        f"Error: {ris}: more than 2 MiB of text to read at once (the most readinglist reads "
+        "of a file that is not BibTeX, or of standard input); split it into smaller files\n"
+    )
+
+
+def test_endless_standard_input_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("READINGLIST_MAX_INPUT_BYTES", str(1 << 20))
+    code, out, err = _run("--db", str(tmp_path / "lib.db"), "import", "-", stdin=b"y\n" * (1 << 20))
+    assert (code, out) == (5, "")
+    assert err == (
+        "Error: <stdin>: more than 1 MiB of text to read at once (the most readinglist reads "
+        "of a file that is not BibTeX, or of standard input); split it into smaller files\n"
+    )
+
+
+def test_a_long_csl_json_line_is_not_a_line_bomb(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("READINGLIST_MAX_LINE_BYTES", "100")
+    data = b'[{"id": "a", "type": "article", "title": "' + b"x" * 500 + b'"}]'
+    sniffed = formats.sniff([data], "a.json")
+    assert (sniffed.encoding, sniffed.size) == ("utf-8", len(data))
+
+
+def _bib(bad: int | None) -> bytes:
+    lines = [
+        f"@article{{k{i}, title={{Paper {i} by Jäger}}, year={{2020}}}}\n".encode()
+        for i in range(30)
+    ]
+    if bad is not None:
+        lines[bad] = lines[bad].replace("Jäger".encode(), b"J\xe4ger")
+    return b"".join(lines)
+
+
+def test_one_bad_byte_keeps_utf8_and_names_the_line(tmp_path: Path) -> None:
+    bib = tmp_path / "refs.bib"
+    bib.write_bytes(_bib(5))
+    db = str(tmp_path / "lib.db")
+    code, _, err = _run("--db", db, "import", str(bib))
+    assert code == 0
+    assert err == (
+        f"warning: {bib}:6: not valid UTF-8: the bad bytes of this line were replaced by "
+        f"U+FFFD\n{bib} (bibtex): 30 added, 0 merged, 0 already present, 0 rejected\n"
+    )
+    assert _run("--db", db, "show", "k4")[1].splitlines()[0] == "Paper 4 by Jäger"
+    assert _run("--db", db, "show", "k5")[1].splitlines()[0] == "Paper 5 by J\ufffdger"
+
+
+def test_one_bad_byte_with_strict_imports_nothing(tmp_path: Path) -> None:
+    bib = tmp_path / "refs.bib"
+    bib.write_bytes(_bib(5))
+    db = str(tmp_path / "lib.db")
+    code, _, err = _run("--db", db, "import", "--strict", str(bib))
+    assert code == 5
+    assert err.splitlines()[-1] == "Error: 1 line not valid UTF-8; nothing imported (--strict)"
+    assert _run("--db", db, "list", "-k")[1] == ""
+
+
+def test_a_latin1_file_is_still_read_as_latin1() -> None:
+    data = b"@article{k1, title={Caf\xe9}, year={2020}}\n@article{k2, title={Na\xefve}}\n"
+    text, warnings = formats.decode(data, "lat.bib")
+    assert text.splitlines()[0] == "@article{k1, title={Café}, year={2020}}"
+    assert [str(w) for w in warnings] == [
+        "lat.bib:1: not valid UTF-8 (first bad byte here); decoded as Windows-1252"
+    ]
+
+
+def test_many_bad_lines_are_counted_after_ten() -> None:
+    good = "é" * 50 + "\n"
+    data = (good * 5).encode() + b"bad \xff\n" * 13
+    text, warnings = formats.decode(data, "x.txt")
+    assert text.count("\ufffd") == 13
+    assert [str(w) for w in warnings][-2:] == [
+        "x.txt:15: not valid UTF-8: the bad bytes of this line were replaced by U+FFFD",
+        "x.txt: and 3 more lines with bytes that are not UTF-8, replaced by U+FFFD",
+    ]
+    assert len(warnings) == 11
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
+def test_a_bomb_is_refused_in_bounded_memory(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    bomb = tmp_path / "bomb.bib.gz"
+    with gzip.open(bomb, "wb", compresslevel=9) as handle:
+        handle.write(b"@misc{a,\n title={")
+        for _ in range(256):  # 256 MiB on one line
+            handle.write(b"A" * (1 << 20))
+    # VmHWM, not ru_maxrss: Linux keeps ru_maxrss across execve, so it would report the
+    # peak of the (large) pytest process this one was forked from.
+    code = (
+        "import sys\n"
+        "from readinglist.cli import main\n"
+        "try:\n    main()\n"
+        "finally:\n"
+        "    status = open('/proc/self/status').read().split('VmHWM:')[1].split()[0]\n"
+        "    print(status, file=sys.stderr)\n"
+    )
+    env = {**os.environ, "READINGLIST_MAX_LINE_BYTES": str(4 << 20)}
+    result = subprocess.run(
+        [sys.executable, "-c", code, "--db", str(tmp_path / "l.db"), "import", str(bomb)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    message, peak_kib = result.stderr.splitlines()
+    assert result.returncode == 5
+    assert message == (
+        f"Error: {bomb}:2: line longer than 4 MiB (the longest line readinglist reads); "
+        "is this a bibliography?"
+    )
+    assert int(peak_kib) < 200_000  # the whole line would be 256 MiB
