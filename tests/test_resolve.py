@@ -3,6 +3,7 @@ bibliography (--from) and from online sources (--online, replayed with respx).""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -26,6 +27,16 @@ def _bib_entries(path: Path) -> dict[str, dict[str, str]]:
 
     library = bibtexparser.parse_file(str(path))
     return {e.key: {k: f.value for k, f in e.fields_dict.items()} for e in library.entries}
+
+
+def _expected(path: Path) -> dict[str, tuple[str, list[str]]]:
+    """Key -> (title, authors as "Family, Given") of the bib as our reader decodes it."""
+    from readinglist import formats
+
+    result = formats.read(path.read_text(encoding="utf-8"), "bibtex", path.name)
+    return {
+        r.citekey or "": (r.title or "", [p.display() for p in r.authors]) for r in result.records
+    }
 
 
 def _abstracts_list(entries: dict[str, dict[str, str]], keys: list[str] | None = None) -> str:
@@ -80,14 +91,10 @@ def test_resolve_from_bib_completes_the_icml_list(
     after = {p["key"]: p for p in _state(invoke)}
     assert len(after) == 270
     assert set(after) == set(entries)  # every key is the bib's
-    for key, entry in entries.items():
+    for key, (title, authors) in _expected(bib).items():
         paper = after[key]
-        wanted = [
-            f"{a.split(',', 1)[0].strip()}, {a.split(',', 1)[1].strip()}"
-            for a in entry["author"].split(" and ")
-        ]
-        assert paper["authors"] == wanted, key
-        assert paper["title"] == entry["title"]
+        assert paper["authors"] == authors, key
+        assert paper["title"] == title
         assert paper["title_provisional"] is False
     shown = _json(invoke, "show", "pmlr-v37-ioffe15", "--json")
     assert shown["fields"]["pages"] == "448--456"
@@ -190,22 +197,40 @@ def _dblp_answer(request: httpx.Request) -> httpx.Response:
     return httpx.Response(200, json={"result": {"hits": {"@total": "0"}}})
 
 
+class FakeTime:
+    """Pauses recorded instead of slept, on a clock that only they advance."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.pauses: list[float] = []
+        self.arxiv_at: list[float] = []
+
+    def pause(self, seconds: float) -> None:
+        self.pauses.append(seconds)
+        self.now += seconds
+
+
 @pytest.fixture
-def no_wait(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[float]:
-    """Pauses recorded instead of slept; a fresh cache and a contact address."""
+def fake_time(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FakeTime:
+    """Fake time; a fresh cache and a contact address."""
     from readinglist.sources import http
 
-    pauses: list[float] = []
-    monkeypatch.setattr(http, "pause", pauses.append)
+    fake = FakeTime()
+    monkeypatch.setattr(http, "pause", fake.pause)
+    monkeypatch.setattr(http, "now", lambda: fake.now)
     monkeypatch.setenv("READINGLIST_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("READINGLIST_CONTACT", "tester@example.org")
-    return pauses
+    return fake
 
 
 @pytest.fixture
-def replay(no_wait: list[float]) -> Any:
+def replay(fake_time: FakeTime) -> Any:
+    def arxiv(request: httpx.Request) -> httpx.Response:
+        fake_time.arxiv_at.append(fake_time.now)
+        return _arxiv_answer(request)
+
     with respx.mock(assert_all_called=False) as mock:
-        mock.get("https://export.arxiv.org/api/query").mock(side_effect=_arxiv_answer)
+        mock.get("https://export.arxiv.org/api/query").mock(side_effect=arxiv)
         mock.get("https://dblp.org/search/publ/api").mock(side_effect=_dblp_answer)
         mock.get(url__regex=r"https://api\.crossref\.org/works\?").mock(
             return_value=httpx.Response(
@@ -224,9 +249,10 @@ def _sample_list(tmp_path: Path, invoke: Invoke) -> dict[str, dict[str, str]]:
 
 
 def test_resolve_online_completes_a_sample(
-    tmp_path: Path, invoke: Invoke, replay: Any, no_wait: list[float]
+    tmp_path: Path, invoke: Invoke, replay: Any, fake_time: FakeTime
 ) -> None:
     entries = _sample_list(tmp_path, invoke)
+    expected = _expected(shared_data(ICML))
     result = invoke("resolve", "--online")
     assert result.exit_code == 0, result.output
     assert "6 of 7 incomplete papers completed, 1 not found" in result.stderr
@@ -236,19 +262,16 @@ def test_resolve_online_completes_a_sample(
         paper = papers[entry["title"]]
         assert paper["arxiv"] == arxiv_id
         assert paper["title_provisional"] is False
-        assert paper["authors"] == [
-            f"{a.split(',', 1)[0].strip()}, {a.split(',', 1)[1].strip()}"
-            for a in entry["author"].split(" and ")
-        ]
+        assert paper["authors"] == expected[key][1]
         shown = _json(invoke, "show", paper["key"], "--json")
         assert shown["fields"]["pages"] == entry["pages"]  # from DBLP
         assert shown["entry_type"] == "inproceedings"
     assert "ioffe2015batch" in papers[entries["pmlr-v37-ioffe15"]["title"]]["key"]
     assert sum(1 for p in papers.values() if p["title_provisional"]) == 1
-    # arXiv's limit: three seconds between requests (the fake clock never advances).
-    arxiv_calls = [c for c in replay.calls if c.request.url.host == "export.arxiv.org"]
-    assert len(arxiv_calls) == 7
-    assert no_wait.count(3.0) >= 6
+    # arXiv's limit: three seconds between requests.
+    times = fake_time.arxiv_at
+    assert len(times) == 7
+    assert min(b - a for a, b in itertools.pairwise(times)) == pytest.approx(3.0)
     agents = {c.request.headers["user-agent"] for c in replay.calls}
     assert agents == {"readinglist/0.1.0 (mailto:tester@example.org)"}
     # A second run asks nothing: answers are cached, completed papers not selected.
@@ -307,7 +330,7 @@ def test_resolve_online_crossref_by_doi(tmp_path: Path, invoke: Invoke, replay: 
 def test_a_failing_source_changes_nothing(
     tmp_path: Path,
     invoke: Invoke,
-    no_wait: list[float],
+    fake_time: FakeTime,
     answer: httpx.Response | Exception,
     message: str,
 ) -> None:
@@ -330,6 +353,6 @@ def test_a_failing_source_changes_nothing(
     assert _state(invoke) == before
     assert _json(invoke, "import", "--list-batches", "--json") == batches
     if "429" in message:
-        assert no_wait == [5.0, 5.0, 5.0]  # Retry-After honoured
+        assert fake_time.pauses == [5.0, 5.0, 5.0]  # Retry-After honoured
     if "503" in message:
-        assert no_wait == [2.0, 4.0, 8.0]  # exponential back-off
+        assert fake_time.pauses == [3.0, 4.0, 8.0]  # exponential back-off, never under arXiv's 3 s

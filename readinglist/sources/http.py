@@ -8,7 +8,8 @@ Every request of :mod:`readinglist.sources` goes through :class:`HttpClient` (ht
   3 s; DBLP one per second; Crossref what its ``x-rate-limit-limit`` /
   ``x-rate-limit-interval`` headers say, read from every answer);
 * it retries an answer 429 or 503 after the ``Retry-After`` the service sent (or an
-  exponential back-off), at most :data:`RETRIES` times;
+  exponential back-off: 2, 4, 8 s), never sooner than the host's interval, at most
+  :data:`RETRIES` times;
 * it times out (:data:`TIMEOUT`) and turns every failure (no network, a timeout, an
   error status, retries used up) into :class:`~readinglist.errors.SourceUnavailable`
   (exit 6) naming the service;
@@ -59,6 +60,11 @@ def pause(seconds: float) -> None:
     time.sleep(seconds)
 
 
+def now() -> float:
+    """A monotonic clock in seconds (a module function so that tests replace it)."""
+    return time.monotonic()
+
+
 def user_agent(contact: str | None) -> str:
     """The ``User-Agent`` sent: ``readinglist/VERSION (mailto:CONTACT)``."""
     suffix = f" (mailto:{contact})" if contact else ""
@@ -96,7 +102,7 @@ class HttpClient:
         contact: the e-mail address sent in the User-Agent (None: none sent).
         cache_dir: where answers are cached (None: no cache).
         timeout: seconds per request.
-        clock: a monotonic clock (tests pass a fake one).
+        clock: a monotonic clock (default :func:`now`).
     """
 
     def __init__(
@@ -105,10 +111,10 @@ class HttpClient:
         cache_dir: Path | None,
         *,
         timeout: float = TIMEOUT,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.cache_dir = cache_dir
-        self.clock = clock
+        self.clock = clock or now
         self.intervals = dict(MIN_INTERVAL)
         self.last: dict[str, float] = {}
         self.requests = 0
@@ -151,7 +157,9 @@ class HttpClient:
             response = self._send(service, host, full)
             self._learn(host, response.headers)
             if response.status_code in RETRY_STATUS and attempt <= RETRIES:
-                pause(retry_after(response.headers.get("retry-after"), attempt))
+                wait = retry_after(response.headers.get("retry-after"), attempt)
+                pause(max(wait, self.intervals.get(host, 1.0)))
+                self.last.pop(host, None)  # the pause covered the host's interval
                 continue
             if response.status_code == 404 and missing_ok:
                 return None
