@@ -15,7 +15,7 @@ import pytest
 import respx
 from click.testing import Result
 
-from tests.conftest import shared_data
+from tests.helpers import shared_data
 
 API = Path(__file__).resolve().parent / "data" / "api"
 ICML = "pmlr-v37-icml2015.bib"
