@@ -1,8 +1,12 @@
-"""Settings: which database to use, and which editor.
+"""Settings: which database to use, which editor, and what online sources are told.
 
 Resolution order (ARCHITECTURE.md "Configuration"): ``--db URL|PATH`` beats the
 ``READINGLIST_DB`` environment variable, which beats the default SQLite file
 ``readinglist.db`` in ``platformdirs.user_data_dir("readinglist")``.
+
+Online sources (``resolve --online``) are sent the contact address of
+``READINGLIST_CONTACT`` in the User-Agent; their answers are cached under
+``READINGLIST_CACHE`` (default: ``platformdirs.user_cache_dir("readinglist")``).
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ENV_DB = "READINGLIST_DB"
+ENV_CONTACT = "READINGLIST_CONTACT"
+ENV_CACHE = "READINGLIST_CACHE"
 
 
 def default_database_path() -> Path:
@@ -19,6 +25,22 @@ def default_database_path() -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("readinglist", appauthor=False)) / "readinglist.db"
+
+
+def contact_address() -> str | None:
+    """The e-mail address online sources are sent (``READINGLIST_CONTACT``), or None."""
+    return os.environ.get(ENV_CONTACT, "").strip() or None
+
+
+def cache_directory() -> Path:
+    """Where answers of online sources are cached: ``READINGLIST_CACHE``, else the
+    user cache directory (platformdirs) ``/http``."""
+    value = os.environ.get(ENV_CACHE, "").strip()
+    if value:
+        return Path(value).expanduser()
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("readinglist", appauthor=False)) / "http"
 
 
 def to_url(value: str) -> str:

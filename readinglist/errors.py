@@ -76,3 +76,11 @@ class DatabaseError(ReadingListError):
     """Raised for an unknown or newer schema revision, a failed check or an unreachable server (exit 6)."""
 
     exit_code = 6
+
+
+class SourceUnavailable(ReadingListError):
+    """Raised when an online source cannot be reached, times out, or answers an error or
+    data it cannot read (``resolve --online``); nothing is changed (exit 6, the
+    database/network class)."""
+
+    exit_code = 6

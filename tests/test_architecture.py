@@ -69,6 +69,7 @@ LIBRARY_FLOORS: dict[str, set[str]] = {
     "matching": {"_sql", "rows"},
     "papers": {"_sql", "rows", "search", "refs", "tags"},
     "importing": {"_sql", "rows", "search", "refs", "tags", "papers", "matching"},
+    "resolving": {"_sql", "rows", "search", "refs", "tags", "papers"},
 }
 
 

@@ -26,6 +26,7 @@ COMMANDS = [
     ("triage", POSITIONAL),
     ("stats", POSITIONAL),
     ("topics", POSITIONAL),
+    ("resolve", POSITIONAL),
     ("mark", OPTION),
     ("priority", OPTION),
     ("tag add", OPTION),

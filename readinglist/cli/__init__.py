@@ -93,6 +93,7 @@ COMMANDS: dict[str, str] = {
     "stats": "stats:stats_command",
     "similar": "similar:similar_command",
     "topics": "topics:topics_command",
+    "resolve": "resolve:resolve_command",
 }
 
 

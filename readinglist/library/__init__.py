@@ -24,6 +24,7 @@ floors below its own (``tests/test_architecture.py`` holds the table)::
                              duplicate, free citation keys.
       papers.py     floor 4  status, priority, title, edit, rekey, merge, delete.
       importing.py  floor 5  Importer / import_records (one batch), sync_markdown.
+      resolving.py  floor 5  ``resolve``: incomplete papers completed from a file or online.
 
 Below the package: ``models`` (tables), ``records`` (interchange types and the
 field/priority vocabularies), ``prepare``, ``dedupe``, ``citekeys``, ``query``,

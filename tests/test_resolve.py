@@ -1,0 +1,358 @@
+"""``readinglist resolve`` (issue 13 item 4): completing provisional papers from a
+bibliography (--from) and from online sources (--online, replayed with respx)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import respx
+from click.testing import Result
+
+from tests.helpers import shared_data
+
+API = Path(__file__).resolve().parent / "data" / "api"
+ICML = "pmlr-v37-icml2015.bib"
+Invoke = Callable[..., Result]
+
+
+def _bib_entries(path: Path) -> dict[str, dict[str, str]]:
+    import bibtexparser
+
+    library = bibtexparser.parse_file(str(path))
+    return {e.key: {k: f.value for k, f in e.fields_dict.items()} for e in library.entries}
+
+
+def _expected(path: Path) -> dict[str, tuple[str, list[str]]]:
+    """Key -> (title, authors as "Family, Given") of the bib as our reader decodes it."""
+    from readinglist import formats
+
+    result = formats.read(path.read_text(encoding="utf-8"), "bibtex", path.name)
+    return {
+        r.citekey or "": (r.title or "", [p.display() for p in r.authors]) for r in result.records
+    }
+
+
+def _abstracts_list(entries: dict[str, dict[str, str]], keys: list[str] | None = None) -> str:
+    """The user's pasted list: a header line, then one abstract per paragraph."""
+    chosen = keys or list(entries)
+    return "ICML 2015 Papers\n\n" + "\n\n".join(
+        " ".join(entries[k]["abstract"].split()) for k in chosen
+    )
+
+
+def _json(invoke: Invoke, *args: str) -> Any:
+    result = invoke(*args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def _state(invoke: Invoke) -> Any:
+    return _json(invoke, "list", "--json")
+
+
+@pytest.fixture
+def icml(tmp_path: Path, invoke: Invoke) -> tuple[Path, dict[str, dict[str, str]]]:
+    """The ICML 2015 abstracts list imported (270 provisional papers)."""
+    bib = shared_data(ICML)
+    entries = _bib_entries(bib)
+    listing = tmp_path / "icml2015.txt"
+    listing.write_text(_abstracts_list(entries), encoding="utf-8")
+    result = invoke("import", str(listing))
+    assert result.exit_code == 0, result.output
+    return bib, entries
+
+
+def test_resolve_from_bib_completes_the_icml_list(
+    invoke: Invoke, icml: tuple[Path, dict[str, dict[str, str]]]
+) -> None:
+    bib, entries = icml
+    before = _state(invoke)
+    assert len(before) == 270
+    assert all(p["title_provisional"] and not p["authors"] for p in before)
+    triaged = [p["key"] for p in before[:10]]
+    for i, key in enumerate(triaged):
+        assert invoke("mark", "to-read" if i % 2 else "read", key).exit_code == 0
+        assert invoke("priority", "high", key).exit_code == 0
+        assert invoke("tag", "add", f"t{i}", key).exit_code == 0
+        assert invoke("note", "add", key, "-m", f"note {i}").exit_code == 0
+    old = {p["abstract"]: p["key"] for p in before}
+
+    result = invoke("resolve", "--from", str(bib))
+    assert result.exit_code == 0, result.output
+    assert "270 of 270 incomplete papers completed, 0 not found" in result.stderr
+
+    after = {p["key"]: p for p in _state(invoke)}
+    assert len(after) == 270
+    assert set(after) == set(entries)  # every key is the bib's
+    for key, (title, authors) in _expected(bib).items():
+        paper = after[key]
+        assert paper["authors"] == authors, key
+        assert paper["title"] == title
+        assert paper["title_provisional"] is False
+    shown = _json(invoke, "show", "pmlr-v37-ioffe15", "--json")
+    assert shown["fields"]["pages"] == "448--456"
+    assert shown["fields"]["volume"] == "37"
+    assert shown["fields"]["publisher"] == "PMLR"
+    # The made-up key stays an alias; the triage state of the ten is kept exactly.
+    by_abstract = {p["abstract"]: p for p in after.values()}
+    for i, key in enumerate(triaged):
+        abstract = next(a for a, k in old.items() if k == key)
+        paper = by_abstract[abstract]
+        assert paper["status"] == ("to-read" if i % 2 else "read")
+        assert paper["priority"] == "high"
+        assert paper["tags"] == [f"t{i}"]
+        detail = _json(invoke, "show", key, "--json")  # the old key still resolves
+        assert detail["key"] == paper["key"]
+        assert [n["text"] for n in detail["notes"]] == [f"note {i}"]
+
+
+def test_resolve_dry_run_writes_nothing(
+    invoke: Invoke, icml: tuple[Path, dict[str, dict[str, str]]]
+) -> None:
+    bib, _ = icml
+    before = _state(invoke)
+    batches = _json(invoke, "import", "--list-batches", "--json")
+    result = invoke("resolve", "--from", str(bib), "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert "270 of 270 incomplete papers would be completed" in result.stderr
+    assert "nothing written (--dry-run)" in result.stderr
+    line = next(x for x in result.stdout.splitlines() if "-> pmlr-v37-ioffe15:" in x)
+    assert "same abstract, 100% similar" in line
+    assert "would fill title" in line
+    assert "authors" in line
+    assert _state(invoke) == before
+    assert _json(invoke, "import", "--list-batches", "--json") == batches
+
+
+def test_resolve_only_completes_what_the_query_selects(
+    invoke: Invoke, icml: tuple[Path, dict[str, dict[str, str]]]
+) -> None:
+    bib, _ = icml
+    result = invoke("resolve", "normalization", "covariate", "--from", str(bib))
+    assert result.exit_code == 0, result.output
+    assert "1 of 1 incomplete papers completed" in result.stderr
+    keys = [p["key"] for p in _state(invoke) if not p["title_provisional"]]
+    assert keys == ["pmlr-v37-ioffe15"]
+    assert len(_state(invoke)) == 270  # nothing added
+
+
+def test_resolve_needs_a_source(invoke: Invoke) -> None:
+    result = invoke("resolve")
+    assert result.exit_code == 2
+    assert "give --from FILE... or --online" in result.output
+
+
+# --- online, replayed ---------------------------------------------------------------------
+
+SAMPLE = {
+    "pmlr-v37-ioffe15": ("1502.03167", "conf_icml_IoffeS15"),
+    "pmlr-v37-xuc15": ("1502.03044", "conf_icml_XuBKCCSZB15"),
+    "pmlr-v37-schulman15": ("1502.05477", "conf_icml_SchulmanLAJM15"),
+    "pmlr-v37-gregor15": ("1502.04623", "conf_icml_GregorDGRW15"),
+    "pmlr-v37-blundell15": ("1505.05424", "conf_icml_BlundellCKW15"),
+    "pmlr-v37-germain15": ("1502.03509", "conf_icml_GermainGML15"),
+}
+#: On no preprint server: DBLP and Crossref cannot search abstracts, so it stays.
+NOT_ON_ARXIV = "pmlr-v37-kusnerb15"
+
+
+def _folded(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def _arxiv_answer(request: httpx.Request) -> httpx.Response:
+    """arXiv's API replayed: ``abs:"phrase"`` / ``ti:"words"`` / ``id_list`` over the
+    recorded feeds; no match is an empty feed."""
+    query = request.url.params.get("search_query", "")
+    ident = request.url.params.get("id_list", "")
+    for path in sorted((API / "arxiv").glob("*.xml")):
+        text = path.read_text(encoding="utf-8")
+        summary = _folded(re.search(r"<summary>(.*?)</summary>", text, re.S)[1])  # type: ignore[index]
+        title = _folded(re.search(r"<entry>.*?<title>(.*?)</title>", text, re.S)[1])  # type: ignore[index]
+        phrase = re.fullmatch(r'(abs|ti):"(.*)"', query)
+        if ident == path.stem or (
+            phrase and _folded(phrase[2]) in (summary if phrase[1] == "abs" else title)
+        ):
+            return httpx.Response(200, text=text)
+    empty = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom">'
+        "<title>ArXiv Query</title><id>http://arxiv.org/api/x</id></feed>"
+    )
+    return httpx.Response(200, text=empty)
+
+
+def _dblp_answer(request: httpx.Request) -> httpx.Response:
+    query = _folded(request.url.params.get("q", ""))
+    for path in sorted((API / "dblp").glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if _folded(data["result"]["query"]) == query:
+            return httpx.Response(200, json=data)
+    return httpx.Response(200, json={"result": {"hits": {"@total": "0"}}})
+
+
+class FakeTime:
+    """Pauses recorded instead of slept, on a clock that only they advance."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.pauses: list[float] = []
+        self.arxiv_at: list[float] = []
+
+    def pause(self, seconds: float) -> None:
+        self.pauses.append(seconds)
+        self.now += seconds
+
+
+@pytest.fixture
+def fake_time(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FakeTime:
+    """Fake time; a fresh cache and a contact address."""
+    from readinglist.sources import http
+
+    fake = FakeTime()
+    monkeypatch.setattr(http, "pause", fake.pause)
+    monkeypatch.setattr(http, "now", lambda: fake.now)
+    monkeypatch.setenv("READINGLIST_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("READINGLIST_CONTACT", "tester@example.org")
+    return fake
+
+
+@pytest.fixture
+def replay(fake_time: FakeTime) -> Any:
+    def arxiv(request: httpx.Request) -> httpx.Response:
+        fake_time.arxiv_at.append(fake_time.now)
+        return _arxiv_answer(request)
+
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get("https://export.arxiv.org/api/query").mock(side_effect=arxiv)
+        mock.get("https://dblp.org/search/publ/api").mock(side_effect=_dblp_answer)
+        mock.get(url__regex=r"https://api\.crossref\.org/works\?").mock(
+            return_value=httpx.Response(
+                200, text=(API / "crossref" / "empty-list.json").read_text(encoding="utf-8")
+            )
+        )
+        yield mock
+
+
+def _sample_list(tmp_path: Path, invoke: Invoke) -> dict[str, dict[str, str]]:
+    entries = _bib_entries(shared_data(ICML))
+    listing = tmp_path / "sample.txt"
+    listing.write_text(_abstracts_list(entries, [*SAMPLE, NOT_ON_ARXIV]), encoding="utf-8")
+    assert invoke("import", str(listing)).exit_code == 0
+    return entries
+
+
+def test_resolve_online_completes_a_sample(
+    tmp_path: Path, invoke: Invoke, replay: Any, fake_time: FakeTime
+) -> None:
+    entries = _sample_list(tmp_path, invoke)
+    expected = _expected(shared_data(ICML))
+    result = invoke("resolve", "--online")
+    assert result.exit_code == 0, result.output
+    assert "6 of 7 incomplete papers completed, 1 not found" in result.stderr
+    papers = {p["title"]: p for p in _state(invoke)}
+    for key, (arxiv_id, _) in SAMPLE.items():
+        entry = entries[key]
+        paper = papers[entry["title"]]
+        assert paper["arxiv"] == arxiv_id
+        assert paper["title_provisional"] is False
+        assert paper["authors"] == expected[key][1]
+        shown = _json(invoke, "show", paper["key"], "--json")
+        assert shown["fields"]["pages"] == entry["pages"]  # from DBLP
+        assert shown["entry_type"] == "inproceedings"
+    assert "ioffe2015batch" in papers[entries["pmlr-v37-ioffe15"]["title"]]["key"]
+    assert sum(1 for p in papers.values() if p["title_provisional"]) == 1
+    # arXiv's limit: three seconds between requests.
+    times = fake_time.arxiv_at
+    assert len(times) == 7
+    assert min(b - a for a, b in itertools.pairwise(times)) == pytest.approx(3.0)
+    agents = {c.request.headers["user-agent"] for c in replay.calls}
+    assert agents == {"readinglist/0.1.0 (mailto:tester@example.org)"}
+    # A second run asks nothing: answers are cached, completed papers not selected.
+    before = len(replay.calls)
+    again = invoke("resolve", "--online", "--service", "arxiv")
+    assert again.exit_code == 0, again.output
+    assert len(replay.calls) == before + 0 or all(
+        c.request.url.host == "export.arxiv.org" for c in replay.calls[before:]
+    )
+
+
+def test_resolve_online_crossref_by_doi(tmp_path: Path, invoke: Invoke, replay: Any) -> None:
+    replay.get("https://api.crossref.org/works/10.1038/nature14539").mock(
+        return_value=httpx.Response(
+            200,
+            text=(API / "crossref" / "10.1038_nature14539.json").read_text(encoding="utf-8"),
+            headers={"x-rate-limit-limit": "50", "x-rate-limit-interval": "1s"},
+        )
+    )
+    bib = tmp_path / "a.bib"
+    bib.write_text(
+        "@article{dl, title={Deep learning}, doi={10.1038/nature14539}, year={2015}}\n",
+        encoding="utf-8",
+    )
+    assert invoke("import", str(bib)).exit_code == 0
+    result = invoke("resolve", "--online", "--service", "crossref")
+    assert result.exit_code == 0, result.output
+    assert "dl: Crossref 10.1038/nature14539 (same DOI); filled" in result.stdout
+    shown = _json(invoke, "show", "dl", "--json")
+    assert shown["authors"] == ["LeCun, Yann", "Bengio, Yoshua", "Hinton, Geoffrey"]
+    assert shown["venue"] == "Nature"
+    assert shown["fields"]["pages"] == "436--444"
+    assert shown["fields"]["volume"] == "521"
+    assert shown["fields"]["number"] == "7553"
+    assert shown["fields"]["publisher"] == "Springer Science and Business Media LLC"
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (
+            httpx.Response(429, headers={"retry-after": "5"}),
+            "arXiv answered 429 Too Many Requests after 3 retries",
+        ),
+        (httpx.Response(503), "arXiv answered 503 Service Unavailable after 3 retries"),
+        (
+            httpx.Response(200, text="<html>maintenance</html"),
+            "arXiv sent an answer that is not Atom XML",
+        ),
+        (httpx.Response(200, text=""), "arXiv sent an answer that is not Atom XML"),
+        (httpx.ConnectError("Name or service not known"), "cannot reach arXiv (export.arxiv.org)"),
+        (httpx.ReadTimeout("timed out"), "arXiv (export.arxiv.org) did not answer within 20 s"),
+    ],
+    ids=["429", "503", "garbage", "nothing", "no-network", "timeout"],
+)
+def test_a_failing_source_changes_nothing(
+    tmp_path: Path,
+    invoke: Invoke,
+    fake_time: FakeTime,
+    answer: httpx.Response | Exception,
+    message: str,
+) -> None:
+    entries = _bib_entries(shared_data(ICML))
+    listing = tmp_path / "sample.txt"
+    listing.write_text(_abstracts_list(entries, list(SAMPLE)), encoding="utf-8")
+    assert invoke("import", str(listing)).exit_code == 0
+    before = _state(invoke)
+    batches = _json(invoke, "import", "--list-batches", "--json")
+    with respx.mock() as mock:
+        route = mock.get("https://export.arxiv.org/api/query")
+        if isinstance(answer, Exception):
+            route.mock(side_effect=answer)
+        else:
+            route.mock(return_value=answer)
+        result = invoke("resolve", "--online", "--service", "arxiv")
+    assert result.exit_code == 6, result.output
+    assert f"Error: {message}" in result.stderr
+    assert "Traceback" not in result.output
+    assert _state(invoke) == before
+    assert _json(invoke, "import", "--list-batches", "--json") == batches
+    if "429" in message:
+        assert fake_time.pauses == [5.0, 5.0, 5.0]  # Retry-After honoured
+    if "503" in message:
+        assert fake_time.pauses == [3.0, 4.0, 8.0]  # exponential back-off, never under arXiv's 3 s
