@@ -314,9 +314,12 @@ class _EntryFields:
                 self.out["month"] = month  # bare macro
             else:
                 self.put("month", month)
-        if date_raw is not None and (
-            date_parts in {(record.year, record.month), (record.year, None), (None, None)}
-        ):
+        # Classic BibTeX has no ``date``: one that year and month give back is left out;
+        # one that says more (a contradicting year, an undecodable form) is kept as data.
+        if date_raw is not None and date_parts not in {
+            (record.year, record.month),
+            (record.year, None),
+        }:
             self.put("date", date_raw)
 
     def identifiers(self) -> None:
