@@ -177,3 +177,37 @@ def test_keyless_entries_are_read_with_a_warning_naming_the_line() -> None:
         "f.bib:1: @article entry has no citation key; one is generated",
         "f.bib:3: @article entry has no citation key; one is generated",
     ]
+
+
+def test_arxiv_ids_in_every_common_form() -> None:
+    records, _ = _by_key(
+        """@article{a, eprint={2101.00001}, archivePrefix={arXiv}}
+@article{b, eprint={2101.00002v3}, eprinttype={arxiv}}
+@article{c, journal={arXiv preprint arXiv:2101.00003}}
+@article{d, doi={10.48550/arXiv.2101.00004}}
+@article{e, url={https://arxiv.org/abs/2101.00005v2}}
+@article{f, url={http://arxiv.org/pdf/2101.00006.pdf}}
+@article{g, eprint={hep-th/9901001}, archiveprefix={arXiv}}
+@article{h, journal={Nature}, doi={https://www.doi.org/10.1000/ABC}}
+"""
+    )
+    assert [r.arxiv for r in records.values()] == [
+        "2101.00001",
+        "2101.00002",
+        "2101.00003",
+        "2101.00004",
+        "2101.00005",
+        "2101.00006",
+        "hep-th/9901001",
+        None,
+    ]
+    assert records["h"].doi == "10.1000/abc"
+
+
+def test_export_escapes_what_is_not_valid_latex() -> None:
+    result = bibtex.read("@article{a, title={A & B}, journal={J_x}, note={50% off #1}}\n", "f.bib")
+    assert len(result.problems) == 1
+    assert result.records[0].source_text is None
+    assert bibtex.write(result.records) == (
+        "@article{a,\n  title = {A \\& {B}},\n  journal = {J\\_x},\n  note = {50\\% off \\#1}\n}\n"
+    )

@@ -48,6 +48,7 @@ from bibtexparser.model import (
 )
 
 from readinglist.formats.bibtex.digest import source_check
+from readinglist.formats.bibtex.encode import is_verbatim, needs_escaping
 from readinglist.formats.bibtex.fields import (
     decode_date,
     decode_month,
@@ -98,6 +99,7 @@ class Reader:
         self.parents: dict[str, tuple[str, dict[str, str]]] = {}
         self.xdata: dict[str, dict[str, str]] = {}
         self.wanted: set[str] = set()
+        self.escaping_reported = False
         #: Entries waiting for their parents until :meth:`finish`.
         self.pending: list[tuple[Parsed, dict[str, str]]] = []
         self._hidden = False
@@ -323,6 +325,18 @@ class Reader:
             field_lines[name] = fline
         if "author" in values or "editor" in values:
             dirty = _normalize_others(values) or dirty
+        if any(not is_verbatim(n, v) and needs_escaping(v) for n, v in values.items()):
+            dirty = True
+            if not self.escaping_reported:
+                self.escaping_reported = True
+                yield ParseProblem(
+                    f"entry {key or '(no key)'!r} has a bare & % # _, an unbalanced $ or brace, "
+                    "or a command that runs or reads files in a value; such entries are "
+                    "exported with those escaped (reported for the first entry only)",
+                    self.source,
+                    line,
+                    "warning",
+                )
         yield from self._checks(key, values, field_lines, line)
         if entry_type == "xdata":
             if key:

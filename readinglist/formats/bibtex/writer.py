@@ -246,7 +246,9 @@ class _EntryFields:
             self.out[name] = "{" + value + "}"
 
     def raw_as_is(self, raw: str) -> str:
-        """A raw LaTeX value as written, made ASCII for the bibtex dialect."""
+        """A raw LaTeX value as written, with what is not valid LaTeX escaped
+        (:func:`~.encode.escape_raw`), made ASCII for the bibtex dialect."""
+        raw = escape_raw(raw, "biblatex")
         return ascii_latex(raw, exact=True) if self.dialect == "bibtex" else raw
 
     def value(
