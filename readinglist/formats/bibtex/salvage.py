@@ -64,6 +64,8 @@ def salvage(raw: str) -> Salvaged:
     after = _skip(raw, pos + len(key))
     if after < len(raw) and raw[after] == "=":
         key, after = "", pos  # no key: the first field starts here
+    elif after < len(raw) and raw[after] not in (",", closer):
+        raise ValueSyntaxError(f"expected a comma after the key, found {raw[after]!r}")
     result = Salvaged(head.group(1).lower(), key)
     pos = after
     first = True
