@@ -175,3 +175,21 @@ def is_doi_url(url: str) -> bool:
 def is_arxiv_url(url: str) -> bool:
     """True for ``arxiv.org`` abstract, PDF or HTML links."""
     return bool(_ARXIV_URL.search(url))
+
+
+#: A venue that only says "arXiv preprint": ``arXiv preprint arXiv:2101.00001``
+#: (Google Scholar), ``arXiv e-prints``-style ``arXiv:2101.00001``, DBLP's ``CoRR abs/2101.00001``.
+_ARXIV_VENUE = re.compile(
+    r"^\s*(?:arxiv\s+preprint\s+|arxiv\s+e-prints,?\s*|corr\s*,?\s*)?(?:arxiv:\s*|abs/)(\S+)\s*$",
+    re.IGNORECASE,
+)
+
+
+def arxiv_from_venue(venue: str | None) -> str | None:
+    """Return the arXiv id of a venue that names only an arXiv preprint, else None.
+
+    ``arXiv preprint arXiv:2101.00001`` (Google Scholar's BibTeX), ``arXiv:hep-th/9901001``,
+    ``CoRR abs/2101.00001`` (DBLP) give the id without version; any other venue gives None.
+    """
+    match = _ARXIV_VENUE.match(venue) if venue else None
+    return normalize_arxiv(match.group(1)) if match else None

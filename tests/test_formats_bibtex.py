@@ -132,6 +132,9 @@ def test_read_source_text_is_the_entry_as_written(tricky: ParseResult) -> None:
     text = TRICKY.read_text(encoding="utf-8")
     lines = text.split("\n")
     for record in tricky.records:
+        if record.line == 45:  # a field twice: never copied (biber rejects the entry)
+            assert record.source_text is None
+            continue
         assert record.source_text is not None
         assert record.source_text in text
         assert record.line is not None
@@ -147,6 +150,12 @@ def test_read_keyless_entries_all_come_through(tricky: ParseResult) -> None:
 
 def test_read_problems_name_file_and_line(tricky: ParseResult) -> None:
     assert tricky.problems == [
+        ParseProblem(
+            "@article entry has no citation key; one is generated", "tricky.bib", 31, "warning"
+        ),
+        ParseProblem(
+            "@article entry has no citation key; one is generated", "tricky.bib", 37, "warning"
+        ),
         ParseProblem(
             "malformed @misc entry 'broken': not closed before the next entry starts; skipped",
             "tricky.bib",
@@ -166,6 +175,12 @@ def test_read_problems_name_file_and_line(tricky: ParseResult) -> None:
             "warning",
         ),
         ParseProblem(
+            "entry 'mueller2020': month 'Summer' names no month; kept as written",
+            "tricky.bib",
+            49,
+            "warning",
+        ),
+        ParseProblem(
             "undefined @string macro 'unknownmacro' in field 'publisher' of entry 'corp'; "
             "its name is kept as the value (reported at its first use only)",
             "tricky.bib",
@@ -173,7 +188,7 @@ def test_read_problems_name_file_and_line(tricky: ParseResult) -> None:
             "warning",
         ),
     ]
-    assert str(tricky.problems[0]).startswith("tricky.bib:41: malformed @misc entry 'broken'")
+    assert str(tricky.problems[2]).startswith("tricky.bib:41: malformed @misc entry 'broken'")
 
 
 def test_read_duplicate_key_returns_both_and_keeps_first_field(
@@ -614,6 +629,11 @@ def test_write_escapes_raw_fields(abstract: str, written: str) -> None:
 def test_write_copies_unchanged_entries_byte_for_byte(tricky: ParseResult) -> None:
     text = bibtex.write(tricky.records, strings=tricky.meta["strings"])
     for record in tricky.records:
+        if record.line == 45:  # a field twice: regenerated with one title
+            assert record.source_text is None
+            assert "title = {Same key again}" in text
+            assert "Duplicate field" not in text
+            continue
         assert record.source_text is not None
         assert record.source_text in text
     # Paren2019 uses the macros procname (which uses ieee): both definitions come first.

@@ -156,8 +156,43 @@ _VERBATIM_MACROS = re.compile(r"\\(?:url|path|nolinkurl|href|verb)\b")
 
 
 def escape_raw(value: str, dialect: Dialect) -> str:
-    """:func:`_escape_specials`, then :func:`_balance_braces`: a value BibTeX can read."""
-    return _balance_braces(_escape_specials(value, dialect))
+    """:func:`_escape_specials`, :func:`_balance_braces`, then :func:`neutralize`: a value
+    BibTeX can read and LaTeX typesets without running or reading anything."""
+    return neutralize(_balance_braces(_escape_specials(value, dialect)))
+
+
+#: TeX and LaTeX commands that run programs, read or write files, or redefine the
+#: input (``\write18`` under ``-shell-escape``, ``\input{/etc/passwd}``, ``\catcode``,
+#: ``^^5c`` for a backslash): never wanted in a bibliographic value.
+DANGEROUS = re.compile(
+    r"\\(?=(?:immediate|write|input|include|openin|openout|read|readline|closein|closeout"
+    r"|catcode|def|edef|gdef|xdef|let|futurelet|csname|directlua|luaexec|latelua|special"
+    r"|newwrite|newread|usepackage|RequirePackage|documentclass|ShellEscape|scantokens"
+    r"|endinput|InputIfFileExists|IfFileExists|verbatiminput|lstinputlisting|includegraphics"
+    r"|pdffiledump|pdfshellescape|pdfprimitive|primitive|makeatletter|expandafter|newcommand"
+    r"|renewcommand|providecommand|DeclareRobustCommand|everypar|everyeof|output|jobname)"
+    r"(?![A-Za-z]))|\^\^"
+)
+
+
+def neutralize(value: str) -> str:
+    """Return ``value`` with each command of :data:`DANGEROUS` made text
+    (``\\input`` -> ``\\textbackslash{}input``) and ``^^`` written as two
+    ``\\textasciicircum{}``; any other value unchanged. Issue 18 item 1."""
+    if "\\" not in value and "^^" not in value:
+        return value
+    return DANGEROUS.sub(
+        lambda m: (
+            "\\textasciicircum{}\\textasciicircum{}" if m.group() == "^^" else "\\textbackslash{}"
+        ),
+        value,
+    )
+
+
+def needs_escaping(value: str) -> bool:
+    """True when a raw (LaTeX) text value is not valid LaTeX as written: a bare ``& % # _``
+    outside math, an unbalanced ``$`` or brace, or a :data:`DANGEROUS` command."""
+    return escape_raw(value, "biblatex") != value
 
 
 def _balance_braces(value: str) -> str:

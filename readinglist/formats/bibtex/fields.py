@@ -58,7 +58,13 @@ from bibtexparser.middlewares.names import (
 )
 
 from readinglist.formats.bibtex.values import MONTH_WORDS, ValueSyntaxError, matching_brace
-from readinglist.identifiers import normalize_arxiv, normalize_doi
+from readinglist.identifiers import (
+    arxiv_from_doi,
+    arxiv_from_venue,
+    is_arxiv_url,
+    normalize_arxiv,
+    normalize_doi,
+)
 from readinglist.records import PaperRecord, Person
 from readinglist.text import CACHE_SIZE, bibtex_latex, latex_to_unicode, simple_latex
 
@@ -230,6 +236,18 @@ def _same(raw: str, value: object) -> bool:
     return raw == value
 
 
+def _arxiv_elsewhere(fields: Mapping[str, str], venue: str | None, doi: str | None) -> str | None:
+    """The arXiv id given other than by ``eprint``: arXiv's own DOI ``10.48550/arXiv.X``,
+    a venue ``arXiv preprint arXiv:X``, an ``arxiv.org/abs|pdf`` URL (rules in
+    :mod:`readinglist.identifiers`); the fields stay as they are."""
+    found = arxiv_from_doi(doi) or arxiv_from_venue(venue)
+    if found is None:
+        url = fields.get("url")
+        if url is not None and is_arxiv_url(url):
+            found = normalize_arxiv(url)
+    return found
+
+
 def record_from_fields(
     key: str | None, entry_type: str, values: dict[str, str], raw: str, line: int | None
 ) -> PaperRecord:
@@ -261,6 +279,10 @@ def record_from_fields(
     arxiv = normalize_arxiv(fields[arxiv_field]) if arxiv_field else None
     if arxiv is not None and arxiv_field == "eprint" and fields["eprint"] == arxiv:
         del fields["eprint"]
+    venue = (decode_text(fields[venue_field]) or None) if venue_field else None
+    doi = _column(fields, "doi", normalize_doi, _same)
+    if arxiv is None:
+        arxiv = _arxiv_elsewhere(fields, venue, doi)
     return PaperRecord(
         citekey=key,
         entry_type=entry_type,
@@ -269,9 +291,9 @@ def record_from_fields(
         editors=editors or (),
         year=year,
         month=month,
-        venue=(decode_text(fields[venue_field]) or None) if venue_field else None,
+        venue=venue,
         abstract=fields.pop("abstract", None),
-        doi=_column(fields, "doi", normalize_doi, _same),
+        doi=doi,
         arxiv=arxiv,
         url=_column(fields, "url", decode_url, _same),
         keywords=_column(fields, "keywords", decode_keywords, lambda r, k: r == ", ".join(k)) or (),

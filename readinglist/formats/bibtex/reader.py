@@ -48,7 +48,15 @@ from bibtexparser.model import (
 )
 
 from readinglist.formats.bibtex.digest import source_check
-from readinglist.formats.bibtex.fields import record_from_fields
+from readinglist.formats.bibtex.encode import is_verbatim, needs_escaping
+from readinglist.formats.bibtex.fields import (
+    decode_date,
+    decode_month,
+    decode_year,
+    record_from_fields,
+)
+from readinglist.formats.bibtex.inherit import PARENT_TYPES, add_xdata, inherit, parent_keys
+from readinglist.formats.bibtex.salvage import VALID_NAME, Salvaged, salvage
 from readinglist.formats.bibtex.values import MONTH_MACROS, ValueSyntaxError, evaluate
 from readinglist.records import PaperRecord, ParseProblem, ParseResult
 
@@ -87,6 +95,13 @@ class Reader:
         self.preambles: list[str] = []
         self.seen_keys: dict[str, int] = {}
         self.undefined_reported: set[str] = set()
+        #: Possible ``crossref`` parents and ``@xdata`` blocks: folded key -> fields.
+        self.parents: dict[str, tuple[str, dict[str, str]]] = {}
+        self.xdata: dict[str, dict[str, str]] = {}
+        self.wanted: set[str] = set()
+        self.escaping_reported = False
+        #: Entries waiting for their parents until :meth:`finish`.
+        self.pending: list[tuple[Parsed, dict[str, str]]] = []
         self._hidden = False
 
     def meta(self) -> dict[str, str]:
@@ -109,6 +124,7 @@ class Reader:
             text = _ESCAPED_BACKSLASHES.sub(_hide_backslashes, text)
             self._hidden = True
         library = parse_string(text, parse_stack=[])
+        self._text = text
         for block in library.blocks:
             line = line_offset + (block.start_line or 0) + 1
             if isinstance(block, (DuplicateBlockKeyBlock, DuplicateFieldKeyBlock)):
@@ -116,12 +132,12 @@ class Reader:
                 if isinstance(inner, String):
                     self._string(inner, line)
                 elif isinstance(inner, Entry):
-                    yield from self._entry(inner, line, line_offset)
+                    yield from self._bibtexparser_entry(inner, line, line_offset)
                 continue
             if isinstance(block, ParsingFailedBlock):
-                yield self._failed(block, line, final)
+                yield from self._salvage_or_fail(block, line, final)
             elif isinstance(block, Entry):
-                yield from self._entry(block, line, line_offset)
+                yield from self._bibtexparser_entry(block, line, line_offset)
             elif isinstance(block, String):
                 self._string(block, line)
             elif isinstance(block, Preamble):
@@ -162,8 +178,88 @@ class Reader:
         self.string_raw[name] = self._restore(block.raw or "")
         self.string_deps[name] = frozenset(used)
 
-    def _entry(self, entry: Entry, line: int, line_offset: int) -> Iterator[Parsed | ParseProblem]:
+    def _salvage_or_fail(
+        self, block: ParsingFailedBlock, line: int, final: bool
+    ) -> Iterator[Parsed | ParseProblem]:
+        """A block the splitter rejected: an entry :func:`salvage` can repair, else an error."""
+        raw = self._restore(self._rest_of_block(block))
+        head = re.match(r"\s*@\s*(\w+)", raw)
+        if head is not None and head.group(1).lower() not in ("comment", "preamble", "string"):
+            try:
+                parts = salvage(raw)
+            except ValueSyntaxError:
+                pass
+            else:
+                yield from self._salvaged(parts, raw, line)
+                return
+        yield self._failed(block, line, final)
+
+    def _rest_of_block(self, block: ParsingFailedBlock) -> str:
+        """The text of a failed block up to the next line that starts a block: the
+        splitter cuts a block where it failed (``,,``), the rest is still the entry."""
+        text = self._text
+        raw = block.raw or ""
+        start = text.find(raw) if raw else -1
+        if start < 0:
+            return raw
+        nxt = _BLOCK_START_LINE.search(text, start + len(raw) - 1)
+        return text[start : nxt.start() if nxt else len(text)]
+
+    def _salvaged(self, parts: Salvaged, raw: str, line: int) -> Iterator[Parsed | ParseProblem]:
+        for message, offset in parts.repairs:
+            yield ParseProblem(
+                f"entry {parts.key or '(no key)'!r}: {message}",
+                self.source,
+                line + offset,
+                "warning",
+            )
+        fields = [(name, value, line + offset) for name, value, offset in parts.fields]
+        yield from self._entry(parts.key, parts.entry_type, fields, raw, line, dirty=True)
+
+    def _bibtexparser_entry(
+        self, entry: Entry, line: int, line_offset: int
+    ) -> Iterator[Parsed | ParseProblem]:
+        """An entry the splitter read; read again by :func:`salvage` when it looks damaged
+        (a field name BibTeX could not have read, a value that is not one expression)."""
+        raw = self._restore(entry.raw or "")
+        fields = [
+            (
+                fld.key.strip(),
+                self._restore(str(fld.value)),
+                line_offset + (fld.start_line or 0) + 1,
+            )
+            for fld in entry.fields
+        ]
+        if any(_looks_damaged(name, value) for name, value, _ in fields):
+            try:
+                parts = salvage(raw)
+            except ValueSyntaxError:
+                pass
+            else:
+                yield from self._salvaged(parts, raw, line)
+                return
         key = self._restore(entry.key).strip()
+        yield from self._entry(key, entry.entry_type.lower(), fields, raw, line)
+
+    def _entry(
+        self,
+        key: str,
+        entry_type: str,
+        entry_fields: list[tuple[str, str, int]],
+        raw: str,
+        line: int,
+        dirty: bool = False,
+    ) -> Iterator[Parsed | ParseProblem]:
+        """Evaluate the fields of one entry and build its record (``dirty``: the text is
+        damaged, so the record is written anew rather than copied)."""
+        key = key.strip()
+        if not key:
+            yield ParseProblem(
+                f"@{entry_type} entry has no citation key; one is generated",
+                self.source,
+                line,
+                "warning",
+            )
         if key:
             folded = key.casefold()
             first_line = self.seen_keys.get(folded)
@@ -180,10 +276,20 @@ class Reader:
         values: dict[str, str] = {}
         field_lines: dict[str, int] = {}
         used: set[str] = set()
-        for fld in entry.fields:
-            name = fld.key.strip().lower()
-            fline = line_offset + (fld.start_line or 0) + 1
+        for field_name, raw_value, fline in entry_fields:
+            name = field_name.lower()
             if name in values:
+                dirty = True
+                if name in _LIST_FIELDS:
+                    values[name] = _join_list(values[name], raw_value, self.macros)
+                    yield ParseProblem(
+                        f"entry {key or '(no key)'!r} has field {name!r} twice "
+                        f"(lines {field_lines[name]} and {fline}); merged the values",
+                        self.source,
+                        fline,
+                        "warning",
+                    )
+                    continue
                 yield ParseProblem(
                     f"entry {key or '(no key)'!r} has field {name!r} twice "
                     f"(lines {field_lines[name]} and {fline}); kept the first value",
@@ -192,7 +298,6 @@ class Reader:
                     "warning",
                 )
                 continue
-            raw_value = self._restore(str(fld.value))
             try:
                 value, used_here, undefined = evaluate(raw_value, self.macros)
             except ValueSyntaxError as err:
@@ -218,12 +323,149 @@ class Reader:
             used.update(used_here)
             values[name] = value
             field_lines[name] = fline
-        record = record_from_fields(
-            key or None, entry.entry_type.lower(), values, self._restore(entry.raw or ""), line
+        if "author" in values or "editor" in values:
+            dirty = _normalize_others(values) or dirty
+        if any(not is_verbatim(n, v) and needs_escaping(v) for n, v in values.items()):
+            dirty = True
+            if not self.escaping_reported:
+                self.escaping_reported = True
+                yield ParseProblem(
+                    f"entry {key or '(no key)'!r} has a bare & % # _, an unbalanced $ or brace, "
+                    "or a command that runs or reads files in a value; such entries are "
+                    "exported with those escaped (reported for the first entry only)",
+                    self.source,
+                    line,
+                    "warning",
+                )
+        yield from self._checks(key, values, field_lines, line)
+        if entry_type == "xdata":
+            if key:
+                self.xdata[key.casefold()] = values
+            return
+        parsed = Parsed(
+            record_from_fields(key or None, entry_type, values, raw, line), frozenset(used)
         )
+        if dirty:
+            parsed.record = replace(parsed.record, source_text=None)
+        if key and (entry_type in PARENT_TYPES or key.casefold() in self.wanted):
+            self.parents[key.casefold()] = (entry_type, values)
+        if "crossref" in values or "xdata" in values:
+            self.wanted.update(k.casefold() for k in parent_keys(values.get("crossref", "")))
+            self.pending.append((parsed, values))
+            return
+        yield self._finish(parsed)
+
+    def _finish(self, parsed: Parsed) -> Parsed:
+        record = parsed.record
         if record.source_text is not None and self.checks:
-            record = replace(record, source_check=source_check(record, self.macros))
-        yield Parsed(record, frozenset(used))
+            parsed.record = replace(record, source_check=source_check(record, self.macros))
+        return parsed
+
+    def _checks(
+        self, key: str, values: dict[str, str], field_lines: dict[str, int], line: int
+    ) -> Iterator[ParseProblem]:
+        """Warnings about values that are read but doubtful: a ``date`` that contradicts
+        ``year``, a month that names no month."""
+        name = key or "(no key)"
+        if "date" in values and "year" in values:
+            date_year = decode_date(values["date"])[0]
+            year = decode_year(values["year"])
+            if date_year is not None and year is not None and date_year != year:
+                yield ParseProblem(
+                    f"entry {name!r}: date {values['date']!r} contradicts year "
+                    f"{values['year']!r}; the year is kept",
+                    self.source,
+                    field_lines.get("date", line),
+                    "warning",
+                )
+        if "month" in values and decode_month(values["month"]) is None:
+            yield ParseProblem(
+                f"entry {name!r}: month {values['month']!r} names no month; kept as written",
+                self.source,
+                field_lines.get("month", line),
+                "warning",
+            )
+
+    def finish(self) -> Iterator[Parsed | ParseProblem]:
+        """The entries that wait for a ``crossref`` parent or ``xdata`` block, completed
+        from them (call once the whole input is read); a missing one is a warning."""
+        for parsed, values in self.pending:
+            record = parsed.record
+            merged = values
+            for xkey in parent_keys(values.get("xdata", "")):
+                block = self.xdata.get(xkey.casefold())
+                if block is None:
+                    yield self._missing(record, "xdata", xkey)
+                else:
+                    merged = add_xdata(merged, block)
+            if "xdata" in values:
+                merged = {k: v for k, v in merged.items() if k != "xdata"}
+            for pkey in parent_keys(values.get("crossref", ""))[:1]:
+                parent = self.parents.get(pkey.casefold())
+                if parent is None:
+                    yield self._missing(record, "crossref", pkey)
+                else:
+                    merged = inherit(merged, parent[0], parent[1])
+            if merged is not values:
+                new = record_from_fields(
+                    record.citekey, record.entry_type, merged, record.source_text or "", record.line
+                )
+                source = None if "xdata" in values else record.source_text
+                parsed.record = replace(new, source_text=source)
+            yield self._finish(parsed)
+        self.pending = []
+
+    def _missing(self, record: PaperRecord, link: str, parent: str) -> ParseProblem:
+        return ParseProblem(
+            f"entry {record.citekey or '(no key)'!r}: {link} entry {parent!r} is not in "
+            f"{self.source}; nothing inherited",
+            self.source,
+            record.line,
+            "warning",
+        )
+
+
+#: Fields whose repeated values are merged, not dropped (comma-separated lists).
+_LIST_FIELDS = frozenset({"keywords"})
+#: ``and others`` as people write it: any case, a trailing comma or ``et al.``.
+_OTHERS = re.compile(r"\band\s+(?:others|et\.?\s*al\.?)\s*,?\s*$", re.IGNORECASE)
+
+
+def _join_list(first: str, raw_second: str, macros: Mapping[str, str]) -> str:
+    try:
+        second = evaluate(raw_second, macros)[0]
+    except ValueSyntaxError:
+        second = raw_second
+    seen = {part.strip().casefold() for part in re.split(r"[,;]", first)}
+    extra = [p.strip() for p in re.split(r"[,;]", second) if p.strip().casefold() not in seen]
+    return ", ".join([first.strip(), *extra]) if extra else first
+
+
+def _normalize_others(values: dict[str, str]) -> bool:
+    """Write ``and OTHERS,`` / ``and et al.`` as ``and others`` (BibTeX styles compare
+    with ``"others"`` exactly); True when a value changed."""
+    changed = False
+    for name in ("author", "editor"):
+        value = values.get(name)
+        if value is None:
+            continue
+        match = _OTHERS.search(value)
+        if match and match.group() != "and others":
+            values[name] = value[: match.start()] + "and others"
+            changed = True
+    return changed
+
+
+def _looks_damaged(name: str, value: str) -> bool:
+    """True for a field the splitter must have read wrong: a name BibTeX could not
+    have read (``% title``), or a value that is not one expression (a missing comma)."""
+    if VALID_NAME.fullmatch(name) is None:
+        return True
+    try:
+        evaluate(value, MONTH_MACROS)
+    except ValueSyntaxError:
+        return True
+    return False
 
 
 # bibtexparser's splitter takes a brace or quote after a backslash as escaped (one
@@ -287,6 +529,14 @@ def read(text: str, source: str = "<stdin>") -> ParseResult:
                 records.append(item.record)
             else:
                 problems.append(item)
+    if reader.pending:
+        for item in reader.finish():
+            if isinstance(item, Parsed):
+                records.append(item.record)
+            else:
+                problems.append(item)
+        records.sort(key=lambda r: r.line or 0)
+        problems.sort(key=lambda p: p.line or 0)
     return ParseResult(records, problems, reader.meta())
 
 
@@ -332,6 +582,8 @@ def iter_read(
     if buffer:
         for item in reader.feed(buffer, line):
             yield item.record if isinstance(item, Parsed) else item
+    for item in reader.finish():
+        yield item.record if isinstance(item, Parsed) else item
     if meta is not None:
         meta.update(reader.meta())
 

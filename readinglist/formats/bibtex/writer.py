@@ -246,7 +246,9 @@ class _EntryFields:
             self.out[name] = "{" + value + "}"
 
     def raw_as_is(self, raw: str) -> str:
-        """A raw LaTeX value as written, made ASCII for the bibtex dialect."""
+        """A raw LaTeX value as written, with what is not valid LaTeX escaped
+        (:func:`~.encode.escape_raw`), made ASCII for the bibtex dialect."""
+        raw = escape_raw(raw, "biblatex")
         return ascii_latex(raw, exact=True) if self.dialect == "bibtex" else raw
 
     def value(
@@ -314,9 +316,12 @@ class _EntryFields:
                 self.out["month"] = month  # bare macro
             else:
                 self.put("month", month)
-        if date_raw is not None and (
-            date_parts in {(record.year, record.month), (record.year, None), (None, None)}
-        ):
+        # Classic BibTeX has no ``date``: one that year and month give back is left out;
+        # one that says more (a contradicting year, an undecodable form) is kept as data.
+        if date_raw is not None and date_parts not in {
+            (record.year, record.month),
+            (record.year, None),
+        }:
             self.put("date", date_raw)
 
     def identifiers(self) -> None:

@@ -1,0 +1,144 @@
+"""A tolerant reader for one damaged entry: what BibTeX and biber recover, field by field.
+
+A floor beside :mod:`.fields` (imports :mod:`.values` only). bibtexparser's splitter
+either rejects a damaged entry whole (``,,`` between fields, a key-less
+``@article{title = ...``) or reads it wrong (a missing comma makes one value swallow
+the next field; a ``%`` line inside an entry becomes a field named ``% title``).
+:func:`salvage` reads the entry text again with BibTeX's own grammar ("Tame the
+BeaST", section 2) and these repairs, each reported:
+
+* a missing comma between two fields: the second field is read on its own;
+* empty fields (``,,``): skipped;
+* a line starting with ``%`` between fields: skipped (BibTeX has no comments inside
+  entries, biber's btparse does; either way it is not a field);
+* no key before the first field: the entry has no key.
+
+What cannot be repaired (an unbalanced brace or quote, a field without ``=``) raises
+:class:`~readinglist.formats.bibtex.values.ValueSyntaxError`, so the caller rejects
+just that entry.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from readinglist.formats.bibtex.values import ValueSyntaxError, closing_quote, matching_brace
+
+_HEAD = re.compile(r"@\s*(\w+)\s*([{(])")
+_NAME = re.compile(r"[^\s=,{}()\"#%]+")
+_KEY = re.compile(r"[^\s,{}()=]*")
+_BARE = re.compile(r"[^\s,#{}\"()]+")
+#: A field name BibTeX or biber could read (used to tell a damaged split).
+VALID_NAME = re.compile(r"[A-Za-z_][^\s=,{}()\"#%']*")
+
+
+@dataclass
+class Salvaged:
+    """The parts of one entry read by :func:`salvage`.
+
+    ``fields`` holds ``(name, value expression, line offset)`` (the offset counts lines
+    from the entry's first line); ``repairs`` ``(message, line offset)``.
+    """
+
+    entry_type: str
+    key: str
+    fields: list[tuple[str, str, int]] = field(default_factory=list)
+    repairs: list[tuple[str, int]] = field(default_factory=list)
+
+
+def salvage(raw: str) -> Salvaged:
+    """Read the entry ``raw`` (from its ``@`` on) with the repairs of the module docstring.
+
+    Raises:
+        ValueSyntaxError: for damage that cannot be repaired (message says what).
+    """
+    head = _HEAD.match(raw.lstrip())
+    if head is None:
+        raise ValueSyntaxError("not an entry")
+    raw = raw.lstrip()
+    closer = "}" if head.group(2) == "{" else ")"
+    pos = _skip(raw, head.end())
+    key_match = _KEY.match(raw, pos)
+    key = key_match.group() if key_match else ""
+    after = _skip(raw, pos + len(key))
+    if after < len(raw) and raw[after] == "=":
+        key, after = "", pos  # no key: the first field starts here
+    elif after < len(raw) and raw[after] not in (",", closer):
+        raise ValueSyntaxError(f"expected a comma after the key, found {raw[after]!r}")
+    result = Salvaged(head.group(1).lower(), key)
+    pos = after
+    first = True
+    while True:
+        pos, commas = _skip_separators(raw, pos, result)
+        if pos >= len(raw):
+            raise ValueSyntaxError("the entry is not closed")
+        if raw[pos] == closer:
+            return result
+        if not first and commas == 0:
+            name = _NAME.match(raw, pos)
+            result.repairs.append(
+                (
+                    f"missing comma before field {name.group() if name else raw[pos]!r}; "
+                    "read it as a field of its own",
+                    raw.count("\n", 0, pos),
+                )
+            )
+        if commas > 1:
+            result.repairs.append(("empty field (',,') skipped", raw.count("\n", 0, pos)))
+        first = False
+        name = _NAME.match(raw, pos)
+        if name is None:
+            raise ValueSyntaxError(f"expected a field name, found {raw[pos]!r}")
+        pos = _skip(raw, name.end())
+        if pos >= len(raw) or raw[pos] != "=":
+            raise ValueSyntaxError(f"field {name.group()!r} has no '='")
+        start = _skip(raw, pos + 1)
+        end = _value_end(raw, start, closer)
+        result.fields.append((name.group(), raw[start:end], raw.count("\n", 0, name.start())))
+        pos = end
+
+
+def _skip(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos].isspace():
+        pos += 1
+    return pos
+
+
+def _skip_separators(text: str, pos: int, result: Salvaged) -> tuple[int, int]:
+    """Skip white space, commas and ``%`` lines; return the new position and the commas seen."""
+    commas = 0
+    while True:
+        pos = _skip(text, pos)
+        if pos < len(text) and text[pos] == ",":
+            commas += 1
+            pos += 1
+        elif pos < len(text) and text[pos] == "%":
+            end = text.find("\n", pos)
+            result.repairs.append(
+                ("a '%' line inside an entry is not a field; skipped", text.count("\n", 0, pos))
+            )
+            pos = len(text) if end < 0 else end
+        else:
+            return pos, commas
+
+
+def _value_end(text: str, pos: int, closer: str) -> int:
+    """End of the value expression at ``pos``: pieces joined by ``#``."""
+    while True:
+        if pos >= len(text):
+            raise ValueSyntaxError("a value is missing at the end of the entry")
+        if text[pos] == "{":
+            pos = matching_brace(text, pos) + 1
+        elif text[pos] == '"':
+            pos = closing_quote(text, pos) + 1
+        else:
+            bare = _BARE.match(text, pos)
+            if bare is None:
+                raise ValueSyntaxError(f"expected a value, found {text[pos]!r}")
+            pos = bare.end()
+        nxt = _skip(text, pos)
+        if nxt < len(text) and text[nxt] == "#":
+            pos = _skip(text, nxt + 1)
+            continue
+        return pos
