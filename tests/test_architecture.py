@@ -66,9 +66,11 @@ LIBRARY_FLOORS: dict[str, set[str]] = {
     "tags": {"_sql", "rows", "search"},
     "notes": {"_sql", "rows", "search"},
     "listing": {"_sql", "rows"},
-    "matching": {"_sql", "rows"},
-    "papers": {"_sql", "rows", "search", "refs", "tags"},
-    "importing": {"_sql", "rows", "search", "refs", "tags", "papers", "matching"},
+    "merging": {"_sql", "rows", "search"},
+    "matching": {"_sql", "rows", "merging"},
+    "papers": {"_sql", "rows", "search", "refs", "tags", "merging"},
+    "importing": {"_sql", "rows", "search", "refs", "tags", "papers", "matching", "merging"},
+    "duplicates": {"_sql", "rows", "search", "refs", "merging", "matching"},
 }
 
 
