@@ -218,7 +218,7 @@ def base_key(record: PaperRecord) -> str:
         name = ascii_word(record.short_name)
         if name:
             return f"{name}{year}"
-    word = first_significant_word(record.title or "", FILLER_WORDS)
+    word = first_significant_word(record.title or "", FILLER_WORDS) or word
     if word:
         return f"{word}{year}"
     return f"paper{year}"

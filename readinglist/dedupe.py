@@ -144,6 +144,10 @@ ABSTRACT_CANDIDATE = 60.0
 TITLE_NEAR = 95.0
 TITLE_CANDIDATE = 85.0
 
+#: A word 3-gram in more abstracts than this ("in this paper") is no evidence of
+#: identity; queries skip its postings (they would cost more than they tell).
+COMMON_GRAM = 50
+
 _COORD_SPACE = re.compile(r"[\s{}]+")
 
 
@@ -220,9 +224,11 @@ class AbstractIndex:
         if not grams:
             return []
         counts: Counter[Hashable] = Counter()
+        postings = self.postings
         for gram in grams:
-            for ident in self.postings.get(gram, ()):
-                counts[ident] += 1
+            posted = postings.get(gram)
+            if posted and len(posted) <= COMMON_GRAM:
+                counts.update(posted)
         text = " ".join(words)
         found: list[tuple[Hashable, Evidence]] = []
         for ident, shared in counts.most_common(limit * 2):

@@ -240,11 +240,31 @@ def rows_0002(dialect: str) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+def rows_0003(dialect: str) -> list[tuple[str, dict[str, Any]]]:
+    """Revision 0002's rows plus a merge-history row, a not-duplicate pair and a
+    provisional key (0003's tables and column)."""
+    if dialect == "sqlite":
+        t1, json = "2026-12-01 09:00:00.000000", ":value"
+    else:
+        t1, json = "2026-12-01 09:00:00+00", "CAST(:value AS JSON)"
+    return [
+        *rows_0002(dialect),
+        ("UPDATE papers SET citekey_provisional = :yes WHERE id = 2", {"yes": True}),
+        (
+            "INSERT INTO merge_conflicts (id, paper_id, field, value, source, at) VALUES"
+            f" (1, 1, 'pages', {json}, 'other.bib', :t1)",
+            {"value": '{"value": "1--9"}', "t1": t1},
+        ),
+        ("INSERT INTO not_duplicates (low_id, high_id, at) VALUES (1, 2, :t1)", {"t1": t1}),
+    ]
+
+
 #: For every revision: rows in plain SQL valid at that revision. A new revision must
 #: add its entry (the test fails without one), with rows in each of its tables.
 ROWS_AT: dict[str, Callable[[str], list[tuple[str, dict[str, Any]]]]] = {
     "0001": rows_0001,
     "0002": rows_0002,
+    "0003": rows_0003,
 }
 
 

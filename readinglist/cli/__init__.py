@@ -97,7 +97,7 @@ def cli(ctx: click.Context, db: str | None) -> None:
 
 
 def _register() -> None:
-    from readinglist.cli import db_cmd, export, import_, keys, list_
+    from readinglist.cli import db_cmd, duplicates, export, import_, keys, list_
 
     for command in (
         import_.import_command,
@@ -107,6 +107,8 @@ def _register() -> None:
         db_cmd.db_group,
         keys.rekey_command,
         keys.merge_command,
+        duplicates.duplicates_command,
+        duplicates.not_duplicate_command,
     ):
         cli.add_command(command)
     _register_triage()

@@ -54,7 +54,12 @@ from readinglist.library.listing import (
     select_keys,
     triage_queue,
 )
-from readinglist.library.merging import complete_paper, take_conflict
+from readinglist.library.merging import (
+    adopt_source_keys,
+    complete_paper,
+    conflicts_of,
+    take_conflict,
+)
 from readinglist.library.notes import (
     add_note,
     delete_notes,
@@ -128,12 +133,14 @@ __all__ = [
     "Prepared",
     "add_note",
     "add_tags",
+    "adopt_source_keys",
     "all_papers",
     "are_not_duplicates",
     "bibliographic_digest",
     "bibtex_context",
     "check_tag_name",
     "complete_paper",
+    "conflicts_of",
     "count_papers",
     "delete_notes",
     "delete_papers",

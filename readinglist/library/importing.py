@@ -26,6 +26,7 @@ from readinglist.library.matching import (
     load_candidates,
     load_pool,
     merge_into,
+    update_many,
 )
 from readinglist.library.merging import conflict_rows, write_conflicts
 from readinglist.library.papers import set_status
@@ -42,7 +43,6 @@ from readinglist.library.tags import add_tags, link_tags, remove_tags
 from readinglist.models import (
     Alias,
     ImportBatch,
-    Paper,
     utcnow,
 )
 from readinglist.prepare import Prepared, prepare_record
@@ -278,11 +278,11 @@ class Importer:
                     authors=plan.people.get("authors", ()), editors=plan.people.get("editors", ())
                 )
                 chunk.people.append((dup.paper_id, people))
+        if plan.real and dup.paper_id is not None:
+            filled.append(self._rekey(chunk, record, dup))
         if plan.conflicts and target is not None:
             chunk.conflicts.append((target, plan.conflicts))
             report.conflicts.append((dup.key, [name for name, _ in plan.conflicts]))
-        if plan.real and dup.paper_id is not None:
-            filled.append(self._rekey(chunk, record, dup))
         wanted = {fold(t) for t in tags} - dup.tags
         if filled or wanted:
             report.merged.append((dup.key, filled + (["tags"] if wanted else [])))
@@ -306,7 +306,11 @@ class Importer:
             new = given
         else:
             completed = replace(
-                record, title=dup.title, authors=dup.authors or record.authors, citekey=None
+                record,
+                title=dup.title,
+                year=dup.year or record.year,
+                authors=dup.authors or record.authors,
+                citekey=None,
             )
             base = citekeys.base_key(completed)
             self.keys.prefetch([base])
@@ -419,13 +423,21 @@ class Importer:
                 for row in conflict_rows(_target_id(target), conflicts, self.source)
             ],
         )
-        for paper_id, old, new in chunk.rekeys:
-            session.execute(
-                update(Paper)
-                .where(Paper.id == paper_id)
-                .values(citekey=new, citekey_folded=new.lower(), citekey_provisional=False)
-            )
-            chunk.aliases.append((paper_id, old))
+        update_many(
+            session,
+            {
+                ("citekey", "citekey_folded", "citekey_provisional"): [
+                    {
+                        "b_id": paper_id,
+                        "b_citekey": new,
+                        "b_citekey_folded": new.lower(),
+                        "b_citekey_provisional": False,
+                    }
+                    for paper_id, _, new in chunk.rekeys
+                ]
+            },
+        )
+        chunk.aliases.extend((paper_id, old) for paper_id, old, _ in chunk.rekeys)
         link_tags(session, chunk.tag_links)
         if chunk.aliases:
             session.execute(

@@ -87,7 +87,11 @@ def plan_merge(
     plan = MergePlan()
     provisional = bool(values.get("title_provisional") or values.get("citekey_provisional"))
     upgrading = provisional and brings_real_data(record)
-    plan.real = upgrading and bool(values.get("citekey_provisional"))
+    # A new key only when the source can give a better one: its own key, or authors.
+    better_key = bool(record.citekey and citekeys.is_valid_key(record.citekey)) or any(
+        not p.is_others for p in record.authors
+    )
+    plan.real = bool(values.get("citekey_provisional")) and brings_real_data(record) and better_key
     taken: set[str] = set()
     _plan_title(values, record, plan, taken)
     incoming = record_values(record)
@@ -344,3 +348,33 @@ def take_conflict(session: Session, paper: Paper, name: str) -> Any:
         write_conflicts(session, conflict_rows(paper.id, [(name, old)], "taken over"))
     refresh_search_text(session, [paper.id])
     return value
+
+
+def adopt_source_keys(session: Session, papers: Sequence[Paper]) -> list[tuple[str, str]]:
+    """Give every paper of ``papers`` whose key is provisional a real key (``rekey
+    --source``): the key a merged source brought (an alias: a provisional paper gets
+    aliases only from merges), else one generated from its authors, year and title;
+    the old key stays an alias. Papers with a real key are left alone. Returns
+    (old, new) per paper renamed.
+    """
+    renamed: list[tuple[str, str]] = []
+    for paper in papers:
+        if not paper.citekey_provisional:
+            continue
+        sources = sorted(
+            (a.alias for a in paper.aliases if citekeys.is_valid_key(a.alias)), key=str.lower
+        )
+        record = PaperRecord(citekey=sources[0] if sources else None)
+        old = adopt_key(session, paper, real_key(session, paper, record))
+        if old is not None:
+            renamed.append((old, paper.citekey))
+    return renamed
+
+
+def conflicts_of(session: Session, paper: Paper) -> list[tuple[str, Any, str]]:
+    """The other values the merge history keeps for ``paper``: (field, value, source),
+    oldest first."""
+    rows = session.scalars(
+        select(MergeConflict).where(MergeConflict.paper_id == paper.id).order_by(MergeConflict.id)
+    )
+    return [(r.field, r.value.get("value"), r.source) for r in rows]

@@ -217,6 +217,7 @@ def rekey(session: Session, paper: Paper, new_key: str) -> str:
         session.execute(delete(Alias).where(Alias.alias_folded == folded))
     paper.citekey = new_key
     paper.citekey_folded = folded
+    paper.citekey_provisional = False  # a key the user chose is real
     paper.updated_at = utcnow()
     session.flush()
     return old
