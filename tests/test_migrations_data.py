@@ -297,7 +297,8 @@ def db_serial_columns(conn: Any) -> list[tuple[str, str]]:
 def table_rows(engine: Any, columns: dict[str, list[str]] | None = None) -> dict[str, Any]:
     """Every row of every table (full-text internals and alembic_version aside), sorted.
 
-    ``columns`` limits each table to the columns it had then (a later revision may add some).
+    ``columns`` limits each table to the columns it had then (a later revision may add
+    some) and the tables to those it had.
     """
     meta = MetaData()
     with engine.connect() as conn:
@@ -306,6 +307,8 @@ def table_rows(engine: Any, columns: dict[str, list[str]] | None = None) -> dict
         for name, table in sorted(meta.tables.items()):
             if name.startswith("paper_fts") or name == "alembic_version":
                 continue
+            if columns is not None and name not in columns:
+                continue  # a table a later revision added (empty after the upgrade)
             wanted = columns[name] if columns else [c.name for c in table.columns]
             wanted = [c for c in wanted if c != "search_vector"]
             rows = conn.execute(select(*(table.c[c] for c in wanted))).all()
@@ -436,7 +439,12 @@ def test_each_revision_has_a_working_downgrade(engine: Any) -> None:
         (downgrade,) = [
             f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == "downgrade"
         ]
-        steps = [n for n in downgrade.body if not isinstance(n, ast.Pass | ast.Expr)]
+        steps = [
+            n
+            for n in downgrade.body
+            if not isinstance(n, ast.Pass)
+            and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))
+        ]
         assert steps, f"revision {revision} has an empty downgrade()"
     for expected in reversed((None, *db.KNOWN_REVISIONS[:-1])):
         db.downgrade(engine, "-1")
@@ -519,7 +527,8 @@ def test_sqlite_migration_leaving_dangling_rows_is_rolled_back(
     insert_rows(engine, real_head)
     before = table_rows(engine)
     install_head(monkeypatch, tmp_path, BREAKING_SCRIPT)
-    with pytest.raises(DatabaseError, match="the migration left 2 rows whose foreign key"):
+    # paper 2's editor link and tag, and (from revision 0003) its not-duplicate pair
+    with pytest.raises(DatabaseError, match="the migration left 3 rows whose foreign key"):
         db.ensure_schema(engine)
     with engine.connect() as conn:
         assert db.current_revision(conn) == real_head

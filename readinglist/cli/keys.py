@@ -10,7 +10,8 @@ from readinglist.cli._query import QUERY_OPTION_HELP
 
 
 @click.command("rekey", epilog=QUERY_OPTION_HELP)
-@click.argument("args", nargs=-1, metavar="REF NEW", shell_complete=complete_ref)
+@click.argument("ref", required=False, metavar="REF", shell_complete=complete_ref)
+@click.argument("new_key", required=False, metavar="NEW")
 @click.option(
     "--source",
     is_flag=True,
@@ -20,7 +21,7 @@ from readinglist.cli._query import QUERY_OPTION_HELP
 @click.option("-q", "--query", "query_text", metavar="QUERY", help="With --source: the papers.")
 @pass_app
 def rekey_command(
-    app: AppContext, args: tuple[str, ...], source: bool, query_text: str | None
+    app: AppContext, ref: str | None, new_key: str | None, source: bool, query_text: str | None
 ) -> None:
     """Rename a paper's citation key; the old key stays as an alias that still resolves.
 
@@ -37,7 +38,7 @@ def rekey_command(
     from readinglist import library, render
 
     if source:
-        if args or query_text is None:
+        if ref is not None or new_key is not None or query_text is None:
             raise click.UsageError("use rekey --source -q QUERY (without REF NEW)")
         with app.session() as session:
             papers = library.resolve_targets(session, (), query_text)
@@ -46,9 +47,8 @@ def rekey_command(
             render.info(f"renamed {old} to {new} ({old} remains as an alias)")
         render.info(f"{len(renamed)} of {len(papers)} selected papers took a real key")
         return
-    if len(args) != 2 or query_text is not None:
+    if ref is None or new_key is None or query_text is not None:
         raise click.UsageError("give REF and NEW (or --source -q QUERY)")
-    ref, new_key = args
     with app.session() as session:
         paper = library.resolve(session, ref)
         old = library.rekey(session, paper, new_key)
@@ -57,7 +57,7 @@ def rekey_command(
 
 @click.command("merge")
 @click.argument("keep", metavar="KEEP", shell_complete=complete_ref)
-@click.argument("others", nargs=-1, metavar="[OTHER]...", shell_complete=complete_ref)
+@click.argument("others", nargs=-1, metavar="OTHER...", shell_complete=complete_ref)
 @click.option(
     "--take",
     "take",

@@ -23,6 +23,8 @@ from readinglist.library.matching import (
     Pool,
     apply_merges,
     choose_key,
+    complete_papers_for,
+    extend_pool,
     load_candidates,
     load_pool,
     merge_into,
@@ -189,6 +191,7 @@ class Importer:
         self.handled = 0
         self.now = utcnow()
         self.pool: Pool | None = None  # incomplete papers, for tolerant matching
+        self.list_pool = False  # complete papers added to the pool for a list
         serialize_imports(session)
         self.batch_id = session.scalar(
             insert(ImportBatch).values(source=source, format=fmt).returning(ImportBatch.id)
@@ -212,6 +215,12 @@ class Importer:
         chunk = _Chunk(Index())
         if self.pool is None:
             self.pool = load_pool(self.session)
+        if not self.list_pool and any(p.record.title_provisional for p in prepared):
+            # A list of abstracts imported after its bibliography: its papers are
+            # complete ones, so those of its years are offered too (once per import).
+            self.list_pool = True
+            years = {p.record.year for p in prepared if p.record.title_provisional}
+            extend_pool(self.session, self.pool, complete_papers_for(self.session, years))
         load_candidates(self.session, prepared, chunk.index, self.pool.cands)
         self.keys.prefetch(p.base for p in prepared)
         for item in prepared:

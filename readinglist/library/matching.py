@@ -499,6 +499,29 @@ def load_pool(session: Session, paper_ids: Sequence[int] | None = None) -> Pool:
             )
         )
     pool = Pool()
-    for paper in load_papers(session, list(paper_ids)):
-        pool.add(candidate_of(paper), paper.abstract)
+    extend_pool(session, pool, paper_ids)
     return pool
+
+
+def extend_pool(session: Session, pool: Pool, paper_ids: Sequence[int]) -> None:
+    """Add the papers ``paper_ids`` (not in it yet) to ``pool``."""
+    wanted = [i for i in paper_ids if i not in pool.cands]
+    for paper in load_papers(session, wanted):
+        pool.add(candidate_of(paper), paper.abstract)
+
+
+#: At most this many complete papers are offered to a list of abstracts imported after
+#: its bibliography (the most recently added of its years).
+LIST_POOL_LIMIT = 20_000
+
+
+def complete_papers_for(session: Session, years: set[int | None]) -> list[int]:
+    """Ids of papers with an abstract from ``years`` (any year when None is among them),
+    newest first, at most :data:`LIST_POOL_LIMIT`: what a pasted list of abstracts,
+    imported after the bibliography that holds its papers, is matched against."""
+    stmt = select(Paper.id).where(Paper.abstract.is_not(None))
+    known = sorted(y for y in years if y is not None)
+    if None not in years and known:
+        stmt = stmt.where(Paper.year.in_([y + d for y in known for d in (-1, 0, 1)]))
+    stmt = stmt.order_by(Paper.id.desc()).limit(LIST_POOL_LIMIT)
+    return list(session.scalars(stmt))

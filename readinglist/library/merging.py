@@ -86,12 +86,16 @@ def plan_merge(
     """
     plan = MergePlan()
     provisional = bool(values.get("title_provisional") or values.get("citekey_provisional"))
+    if is_echo(values, record):
+        # Our own made-up title read back (an export of a provisional paper re-imported
+        # without its provisional flag) is not a real one.
+        record = replace(record, title_provisional=True)
     upgrading = provisional and brings_real_data(record)
     # A new key only when the source can give a better one: its own key, or authors.
     better_key = bool(record.citekey and citekeys.is_valid_key(record.citekey)) or any(
         not p.is_others for p in record.authors
     )
-    plan.real = bool(values.get("citekey_provisional")) and brings_real_data(record) and better_key
+    plan.real = bool(values.get("citekey_provisional")) and upgrading and better_key
     taken: set[str] = set()
     _plan_title(values, record, plan, taken)
     incoming = record_values(record)
@@ -132,6 +136,20 @@ def plan_merge(
             plan.conflicts.append((role, [asdict(p) for p in new_people]))
     _plan_fields(dict(values.get("fields") or {}), record, plan, taken)
     return plan
+
+
+def is_echo(values: dict[str, Any], record: PaperRecord) -> bool:
+    """True when ``record`` brings back the paper's own provisional title, word for word
+    (a title equal only up to case is a real one: "MuTual: A Dataset ..." replaces the
+    made-up "MuTual: a dataset ...")."""
+    have, new = values.get("title"), record.title
+    return bool(
+        values.get("title_provisional")
+        and have
+        and new
+        and not any(not p.is_others for p in record.authors)
+        and " ".join(have.split()) == " ".join(new.split())
+    )
 
 
 def _split(keywords: str) -> list[str]:
