@@ -20,13 +20,13 @@ floors below its own (``tests/test_architecture.py`` holds the table)::
       tags.py       floor 3  tag names, links, rename, merge, counts.
       notes.py      floor 3  notes added, edited, deleted.
       listing.py    floor 3  read-only views: list, stats, triage queue, history.
-      merging.py    floor 3  the one merge rule (plan_merge): what a paper takes from
+      merging.py    floor 4  the one merge rule (plan_merge): what a paper takes from
                              another record of it; complete_paper; the merge history.
-      matching.py   floor 4  an import's decisions: duplicate candidates (exact, and
+      matching.py   floor 5  an import's decisions: duplicate candidates (exact, and
                              tolerant: near-identical abstracts/titles), vetoes, free keys.
-      papers.py     floor 4  status, priority, title, edit, rekey, merge, delete.
-      duplicates.py floor 5  match_records (resolve), duplicate pairs, not-duplicate.
-      importing.py  floor 5  Importer / import_records (one batch), sync_markdown.
+      papers.py     floor 5  status, priority, title, edit, rekey, merge, delete.
+      duplicates.py floor 6  match_records (resolve), duplicate pairs, not-duplicate.
+      importing.py  floor 6  Importer / import_records (one batch), sync_markdown.
 
 Below the package: ``models`` (tables), ``records`` (interchange types and the
 field/priority vocabularies), ``prepare``, ``dedupe``, ``citekeys``, ``query``,

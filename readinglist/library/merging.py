@@ -29,6 +29,7 @@ from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
 from readinglist import citekeys, dedupe
+from readinglist.library.refs import key_taken
 from readinglist.library.rows import insert_people, person_key, person_record, record_values
 from readinglist.library.search import refresh_search_text
 from readinglist.models import Alias, MergeConflict, Paper, utcnow
@@ -246,13 +247,6 @@ def write_conflicts(session: Session, rows: Sequence[dict[str, Any]]) -> None:
         session.execute(insert(MergeConflict), list(rows))
 
 
-def key_in_use(session: Session, folded: str) -> bool:
-    """True when ``folded`` (a lower-case key) is a paper's key or an alias."""
-    if session.scalar(select(Paper.id).where(Paper.citekey_folded == folded)) is not None:
-        return True
-    return session.scalar(select(Alias.paper_id).where(Alias.alias_folded == folded)) is not None
-
-
 def real_key(session: Session, paper: Paper, record: PaperRecord) -> str:
     """The key a provisional paper takes from ``record``: the record's own when usable
     and free (or already this paper's alias), else one generated from the completed
@@ -261,7 +255,7 @@ def real_key(session: Session, paper: Paper, record: PaperRecord) -> str:
     given = record.citekey
     if given and citekeys.is_valid_key(given):
         folded = given.lower()
-        if folded in own or folded == paper.citekey_folded or not key_in_use(session, folded):
+        if folded in own or folded == paper.citekey_folded or not key_taken(session, folded):
             return given
     completed = replace(
         record,
@@ -271,7 +265,7 @@ def real_key(session: Session, paper: Paper, record: PaperRecord) -> str:
     )
     base = citekeys.base_key(completed)
     return citekeys.unique_key(
-        base, lambda k: k != paper.citekey_folded and k not in own and key_in_use(session, k)
+        base, lambda k: k != paper.citekey_folded and k not in own and key_taken(session, k)
     )
 
 
