@@ -9,7 +9,8 @@ Usage (from the project root)::
 What it does, per noise variant, in one run:
 
 * **data**: the entries of ``../shared/data/acl-anthology-2021-06.bib.gz`` of one year
-  (``--year``, default 2020) with an abstract of 300 characters or more, in file order; the
+  (``--year``, default 2020) with an abstract of 300 characters or more written with spaces
+  between words (not the Chinese abstracts of CCL papers), in file order; the
   first ``--papers + --distractors`` of them (default 2,000 + 500), shuffled with ``--seed``.
 * **the list**: the abstracts of the first ``--papers`` entries as a user pastes them from a
   conference site (a header line, then one abstract per paragraph, LaTeX decoded), each
@@ -74,6 +75,10 @@ def read_entries(year: int, count: int) -> list[Entry]:
         chunk = text[begin:end].strip() + "\n"
         fields = {m.group(1).lower(): m.group(2) for m in _FIELD.finditer(chunk)}
         if fields.get("year") != str(year) or len(fields.get("abstract", "")) < 300:
+            continue
+        if fields["abstract"].count(" ") < 30:
+            # An abstract without spaces between words (Chinese, in CCL papers) is a paper
+            # of its own for no reader: the abstracts format takes it for a title.
             continue
         if "title" not in fields:
             continue

@@ -89,6 +89,93 @@ STOP_WORDS = frozenset(
         "yet",
     ]
 )
+#: Words that open sentences of abstracts ("This paper ...", "We propose ...") and so
+#: the titles made up from them: never the word of a generated key (issue 13).
+FILLER_WORDS = frozenset(
+    [
+        "this",
+        "these",
+        "that",
+        "those",
+        "here",
+        "there",
+        "we",
+        "our",
+        "us",
+        "it",
+        "its",
+        "they",
+        "their",
+        "you",
+        "your",
+        "i",
+        "one",
+        "use",
+        "using",
+        "used",
+        "problem",
+        "problems",
+        "approach",
+        "approaches",
+        "method",
+        "methods",
+        "paper",
+        "papers",
+        "work",
+        "works",
+        "study",
+        "studies",
+        "recent",
+        "recently",
+        "propose",
+        "proposed",
+        "present",
+        "presents",
+        "show",
+        "shows",
+        "new",
+        "novel",
+        "many",
+        "most",
+        "some",
+        "several",
+        "such",
+        "existing",
+        "given",
+        "how",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "whether",
+        "why",
+        "although",
+        "however",
+        "despite",
+        "can",
+        "may",
+        "also",
+        "first",
+        "is",
+        "are",
+        "be",
+        "been",
+        "being",
+        "has",
+        "have",
+        "had",
+        "do",
+        "does",
+        "there",
+        "each",
+        "both",
+        "all",
+        "any",
+        "other",
+        "another",
+    ]
+)
 _NON_KEY = re.compile(r"[^a-z0-9]+")
 #: Characters BibTeX and biber accept in a key (no spaces, commas, braces, quotes, %, #, ~, \).
 _BAD_KEY_CHARS = re.compile(r'[\s,{}()"#%~\\\'=]')
@@ -99,11 +186,12 @@ def ascii_word(value: str) -> str:
     return _NON_KEY.sub("", fold(value))
 
 
-def first_significant_word(title: str) -> str:
-    """Return the first title word that is not a stop word, as lower-case ASCII ('' if none)."""
+def first_significant_word(title: str, skip: frozenset[str] = frozenset()) -> str:
+    """Return the first title word that is not a stop word (nor in ``skip``), as
+    lower-case ASCII ('' if none)."""
     for word in fold(title).split():
         clean = _NON_KEY.sub("", word)
-        if clean and clean not in STOP_WORDS:
+        if clean and clean not in STOP_WORDS and clean not in skip:
             return clean
     return ""
 
@@ -112,7 +200,9 @@ def base_key(record: PaperRecord) -> str:
     """Return the key ``record`` would get before disambiguation (never empty).
 
     Authors known: ``family + year + word``; else ``short name + year``; else
-    ``word + year``; ``paper`` when nothing usable is left.
+    ``word + year``, where the word is never one of :data:`FILLER_WORDS` ("this",
+    "we", "problem": the words a title made up from an abstract starts with);
+    ``paper`` when nothing usable is left.
     """
     year = str(record.year) if record.year else ""
     word = first_significant_word(record.title or "")
@@ -128,9 +218,25 @@ def base_key(record: PaperRecord) -> str:
         name = ascii_word(record.short_name)
         if name:
             return f"{name}{year}"
+    word = first_significant_word(record.title or "", FILLER_WORDS) or word
     if word:
         return f"{word}{year}"
     return f"paper{year}"
+
+
+def is_provisional_key(record: PaperRecord) -> bool:
+    """True when a key generated for ``record`` is provisional: the record has a made-up
+    title or no author and no editor, so a later source with real data will bring a
+    better key (issue 13)."""
+    return record.title_provisional or not any(
+        not p.is_others for p in (*record.authors, *record.editors)
+    )
+
+
+def looks_like_option(key: str) -> bool:
+    """True for a key a shell command would take for an option (``-q``, ``--yes``):
+    one starting with ``-`` (issue 18)."""
+    return key.startswith("-")
 
 
 def suffixes() -> Iterator[str]:
@@ -153,4 +259,9 @@ def unique_key(base: str, taken: Callable[[str], bool]) -> str:
 
 def is_valid_key(key: str) -> bool:
     """True when ``key`` is non-empty and free of characters BibTeX/biber reject in keys."""
-    return bool(key) and not _BAD_KEY_CHARS.search(key) and len(key) <= 250
+    return (
+        bool(key)
+        and not _BAD_KEY_CHARS.search(key)
+        and len(key) <= 250
+        and not looks_like_option(key)
+    )

@@ -12,7 +12,10 @@ rapidfuzz's ``token_set_ratio`` on normalized titles.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import re
+from collections import Counter, defaultdict
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
@@ -76,4 +79,227 @@ def titles_same(a: str | None, b: str | None) -> bool:
     """
     if not a or not b:
         return True
-    return fuzz.ratio(title_key(a), title_key(b)) >= TITLE_SAME_THRESHOLD
+    ka, kb = title_key(a), title_key(b)
+    if not ka or not kb:
+        # Titles of punctuation or symbols only fold to "": no evidence (issue 18), so
+        # only the very same text counts as the same title.
+        return " ".join(a.split()) == " ".join(b.split())
+    return fuzz.ratio(ka, kb) >= TITLE_SAME_THRESHOLD
+
+
+# --- tolerant matching (issue 13) -------------------------------------------------------------
+
+#: Titles that many different papers share ("Editorial", "Preface"): for them the title
+#: is no evidence, and different bibliographic coordinates veto a merge.
+GENERIC_TITLES = frozenset(
+    [
+        "editorial",
+        "introduction",
+        "preface",
+        "foreword",
+        "front matter",
+        "back matter",
+        "index",
+        "erratum",
+        "corrigendum",
+        "errata",
+        "contents",
+        "table of contents",
+        "book review",
+        "book reviews",
+        "letter to the editor",
+        "in memoriam",
+        "obituary",
+        "guest editorial",
+        "editorial board",
+        "announcement",
+        "news",
+        "reply",
+        "response",
+        "comment",
+        "discussion",
+        "abstracts",
+        "keynote",
+        "invited talk",
+        "panel",
+    ]
+)
+
+#: Fields (``PaperRecord.fields`` names) that place a paper inside its venue; two
+#: papers with different values are different papers.
+COORDINATES: tuple[str, ...] = ("volume", "number", "issue", "pages")
+
+#: Abstract similarity (rapidfuzz ``ratio`` of the folded words, 0..100) at or above
+#: which two abstracts are the same text with small edits (a word changed, typography).
+ABSTRACT_SAME = 90.0
+#: Share of the shorter abstract's word 3-grams found in the longer one at or above
+#: which it is the same text cut short (a sentence missing) ...
+ABSTRACT_CONTAINED = 0.9
+#: ... when the shorter one has at least this many words.
+ABSTRACT_MIN_WORDS = 25
+#: Below ``ABSTRACT_SAME`` but at or above this, a pair is offered as a candidate.
+ABSTRACT_CANDIDATE = 60.0
+#: Title similarity (rapidfuzz ``ratio`` of title keys) for a merge on the title alone
+#: (with the same first author and year) and for a candidate.
+TITLE_NEAR = 95.0
+TITLE_CANDIDATE = 85.0
+
+#: A word 3-gram in more abstracts than this ("in this paper") is no evidence of
+#: identity; queries skip its postings (they would cost more than they tell).
+COMMON_GRAM = 50
+
+_COORD_SPACE = re.compile(r"[\s{}]+")
+
+
+def is_generic_title(title: str | None) -> bool:
+    """True when ``title`` (any case, punctuation) is one of :data:`GENERIC_TITLES`."""
+    return bool(title) and title_key(title or "") in GENERIC_TITLES
+
+
+def coordinates_conflict(a: Mapping[str, str], b: Mapping[str, str]) -> str | None:
+    """Return the first coordinate (volume, number, issue, pages) both field maps give
+    with different values (spaces, braces and ``--``/``-`` ignored), else None."""
+    for name in COORDINATES:
+        va, vb = a.get(name), b.get(name)
+        if va and vb and _coord(va) != _coord(vb):
+            return name
+    return None
+
+
+def _coord(value: str) -> str:
+    return _COORD_SPACE.sub("", value).replace("--", "-").replace("\u2013", "-").lower()
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Why two papers are thought the same: ``kind`` "merge" or "candidate", a score
+    (0..100) and a sentence for the user ("same abstract, 97% similar")."""
+
+    kind: str
+    score: float
+    text: str
+
+
+def _shingles(words: Sequence[str]) -> set[int]:
+    return {hash((words[i], words[i + 1], words[i + 2])) for i in range(len(words) - 2)}
+
+
+class AbstractIndex:
+    """Near-identical abstracts found fast: an inverted index of word 3-grams.
+
+    :meth:`add` indexes an abstract's folded words (``text.search_tokens``) under any
+    hashable id; :meth:`query` returns the ids sharing the most 3-grams with an
+    abstract, each scored by rapidfuzz (``fuzz.ratio`` of the folded word strings) and
+    by containment (the share of the shorter one's 3-grams found in the other), so a
+    changed word, a dropped sentence or typography still match, and the cost per
+    query is that of its 3-grams' postings, not of the whole library.
+    """
+
+    def __init__(self) -> None:
+        self.postings: dict[int, list[Hashable]] = defaultdict(list)
+        self.docs: dict[Hashable, tuple[str, set[int], int]] = {}
+
+    def add(self, ident: Hashable, words: Sequence[str]) -> None:
+        """Index the abstract of ``ident`` (its folded words); fewer than 3 words: skipped."""
+        grams = _shingles(words)
+        if not grams:
+            return
+        self.docs[ident] = (" ".join(words), grams, len(words))
+        for gram in grams:
+            self.postings[gram].append(ident)
+
+    def discard(self, ident: Hashable) -> None:
+        """Stop offering ``ident`` (its postings stay, but it is never returned)."""
+        self.docs.pop(ident, None)
+
+    def query(self, words: Sequence[str], limit: int = 3) -> list[tuple[Hashable, Evidence]]:
+        """Return up to ``limit`` ``(id, Evidence)`` for abstracts like ``words``, best first.
+
+        Merge evidence: ratio >= :data:`ABSTRACT_SAME`, or containment >=
+        :data:`ABSTRACT_CONTAINED` with the shorter abstract of >= :data:`ABSTRACT_MIN_WORDS`
+        words. Candidate evidence: ratio >= :data:`ABSTRACT_CANDIDATE` or containment
+        >= 0.5. Nothing weaker is returned.
+        """
+        grams = _shingles(words)
+        if not grams:
+            return []
+        counts: Counter[Hashable] = Counter()
+        postings = self.postings
+        for gram in grams:
+            posted = postings.get(gram)
+            if posted and len(posted) <= COMMON_GRAM:
+                counts.update(posted)
+        text = " ".join(words)
+        found: list[tuple[Hashable, Evidence]] = []
+        for ident, shared in counts.most_common(limit * 2):
+            doc = self.docs.get(ident)
+            if doc is None:
+                continue
+            other, other_grams, other_len = doc
+            ratio = fuzz.ratio(text, other)
+            contained = shared / max(1, min(len(grams), len(other_grams)))
+            shorter = min(len(words), other_len)
+            if ratio >= ABSTRACT_SAME:
+                found.append(
+                    (ident, Evidence("merge", ratio, f"same abstract, {ratio:.0f}% similar"))
+                )
+            elif contained >= ABSTRACT_CONTAINED and shorter >= ABSTRACT_MIN_WORDS:
+                score = 100 * contained
+                found.append(
+                    (
+                        ident,
+                        Evidence(
+                            "merge",
+                            score,
+                            f"same abstract, one cut short ({score:.0f}% of its text in the other)",
+                        ),
+                    )
+                )
+            elif ratio >= ABSTRACT_CANDIDATE or contained >= 0.5:
+                score = max(ratio, 100 * contained)
+                found.append(
+                    (ident, Evidence("candidate", score, f"similar abstract, {score:.0f}%"))
+                )
+        found.sort(key=lambda pair: -pair[1].score)
+        return found[:limit]
+
+
+class TitleIndex:
+    """Near-identical titles: title keys grouped by their rarest-first words.
+
+    Candidates share at least one of a title's two least common words (in this
+    index); each is scored with rapidfuzz ``fuzz.ratio`` of the title keys.
+    """
+
+    def __init__(self) -> None:
+        self.by_word: dict[str, list[Hashable]] = defaultdict(list)
+        self.keys: dict[Hashable, str] = {}
+
+    def add(self, ident: Hashable, tkey: str) -> None:
+        """Index title key ``tkey`` (``text.title_key``) of ``ident``; empty: skipped."""
+        if not tkey or title_key(tkey) in GENERIC_TITLES:
+            return
+        self.keys[ident] = tkey
+        for word in set(tkey.split()):
+            self.by_word[word].append(ident)
+
+    def discard(self, ident: Hashable) -> None:
+        """Stop offering ``ident``."""
+        self.keys.pop(ident, None)
+
+    def query(self, tkey: str, limit: int = 3) -> list[tuple[Hashable, float]]:
+        """Return up to ``limit`` ``(id, ratio)`` with ratio >= :data:`TITLE_CANDIDATE`."""
+        words = sorted(set(tkey.split()), key=lambda w: len(self.by_word.get(w, ())))
+        seen: set[Hashable] = set()
+        for word in [w for w in words if w in self.by_word][:2]:
+            seen.update(self.by_word[word])
+        scored = []
+        for ident in seen:
+            other = self.keys.get(ident)
+            if other is None:
+                continue
+            ratio = fuzz.ratio(tkey, other)
+            if ratio >= TITLE_CANDIDATE:
+                scored.append((ident, ratio))
+        scored.sort(key=lambda pair: -pair[1])
+        return scored[:limit]

@@ -128,6 +128,9 @@ class Paper(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     citekey: Mapped[str] = mapped_column(String(255))
     citekey_folded: Mapped[str] = mapped_column(String(255), unique=True)
+    #: True for a key generated while the paper had no real data (a provisional title,
+    #: no authors): a merge bringing real data replaces it (migration 0003, issue 13).
+    citekey_provisional: Mapped[bool] = mapped_column(Boolean, default=False)
     entry_type: Mapped[str] = mapped_column(String(64), default="misc")
     title: Mapped[str | None] = mapped_column(Text)
     title_provisional: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -306,3 +309,40 @@ class Alias(Base):
 
     def __repr__(self) -> str:
         return f"Alias(alias={self.alias!r}, paper_id={self.paper_id!r})"
+
+
+class MergeConflict(Base):
+    """A value a merge did not take because the paper had another (migration 0003).
+
+    ``field`` is a ``PaperRecord`` name (``venue``, ``authors``) or a BibTeX field name
+    (``pages``); ``value`` is the other value as JSON (people as ``Person`` part
+    dicts); ``source`` names where it came from (a file, a citation key). ``readinglist
+    merge --take REF FIELD`` takes the latest one of a field (issue 13).
+    """
+
+    __tablename__ = "merge_conflicts"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    paper_id: Mapped[int] = mapped_column(ForeignKey("papers.id", ondelete="CASCADE"), index=True)
+    field: Mapped[str] = mapped_column(String(64))
+    value: Mapped[dict[str, Any]] = mapped_column()
+    source: Mapped[str] = mapped_column(Text, default="")
+    at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    def __repr__(self) -> str:
+        return f"MergeConflict(paper_id={self.paper_id!r}, field={self.field!r})"
+
+
+class NotDuplicate(Base):
+    """Two papers the user said are different (``readinglist not-duplicate A B``):
+    never offered as duplicates nor merged again. ``low_id < high_id``."""
+
+    __tablename__ = "not_duplicates"
+
+    low_id: Mapped[int] = mapped_column(
+        ForeignKey("papers.id", ondelete="CASCADE"), primary_key=True
+    )
+    high_id: Mapped[int] = mapped_column(
+        ForeignKey("papers.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -22,8 +22,11 @@ PRIORITY_LEVELS: tuple[str, ...] = (*PRIORITIES, "none")
 
 Severity = Literal["error", "warning"]
 
-#: Paper columns (``PaperRecord`` names) an import or ``merge`` fills when the paper's
-#: value is missing (``library.importing``, ``library.papers.merge_papers``).
+#: Paper columns (``PaperRecord`` names) a merge fills when the paper's value is missing
+#: (one rule for the import merge, ``merge`` and ``resolve``: ``library.merging``).
+#: Besides these a merge fills ``authors``, ``editors`` (:data:`PEOPLE`), the entry type
+#: and every field of ``PaperRecord.fields`` the paper lacks (pages, volume, number,
+#: publisher, series, address, ISSN, note, file links ...).
 FILLABLE: tuple[str, ...] = (
     "title",
     "short_name",
@@ -37,6 +40,31 @@ FILLABLE: tuple[str, ...] = (
     "code_url",
     "keywords",
 )
+
+#: The people lists of a record, filled by a merge when the paper has none.
+PEOPLE: tuple[str, ...] = ("authors", "editors")
+
+#: Columns a merge takes from the source, replacing the paper's, when the paper's data
+#: was made up (a provisional title: the paper came from a list of abstracts). The
+#: venue of such a list is its header's short name ("ICML"); the bibliography's is the
+#: full one. The replaced value is kept in the merge history (issue 13).
+REPLACED_WHEN_PROVISIONAL: tuple[str, ...] = ("venue", "month", "url")
+
+#: ``PaperRecord.fields`` names that hold the raw (LaTeX) form of a column's value: they
+#: travel with the column (taken from a source only when the column's value is).
+COLUMN_FIELDS: dict[str, tuple[str, ...]] = {
+    "title": ("title",),
+    "authors": ("author",),
+    "editors": ("editor",),
+    "year": ("year", "date"),
+    "month": ("month",),
+    "venue": ("booktitle", "journal", "journaltitle"),
+    "doi": ("doi",),
+    "arxiv": ("eprint", "archiveprefix", "eprinttype", "primaryclass", "arxiv", "arxivid"),
+    "url": ("url",),
+    "keywords": ("keywords",),
+    "abstract": ("abstract",),
+}
 
 #: Bibliographic fields ``edit`` compares and writes (``PaperRecord`` names;
 #: ``library.papers.update_paper``).

@@ -66,10 +66,22 @@ LIBRARY_FLOORS: dict[str, set[str]] = {
     "tags": {"_sql", "rows", "search"},
     "notes": {"_sql", "rows", "search"},
     "listing": {"_sql", "rows"},
-    "matching": {"_sql", "rows"},
-    "papers": {"_sql", "rows", "search", "refs", "tags"},
-    "importing": {"_sql", "rows", "search", "refs", "tags", "papers", "matching"},
-    "resolving": {"_sql", "rows", "search", "refs", "tags", "papers"},
+    "merging": {"_sql", "rows", "search", "refs"},
+    "matching": {"_sql", "rows", "refs", "merging"},
+    "papers": {"_sql", "rows", "search", "refs", "tags", "merging"},
+    "importing": {"_sql", "rows", "search", "refs", "tags", "papers", "matching", "merging"},
+    "duplicates": {"_sql", "rows", "search", "refs", "merging", "matching"},
+    "resolving": {
+        "_sql",
+        "rows",
+        "search",
+        "refs",
+        "tags",
+        "papers",
+        "merging",
+        "matching",
+        "duplicates",
+    },
 }
 
 

@@ -94,6 +94,8 @@ COMMANDS: dict[str, str] = {
     "similar": "similar:similar_command",
     "topics": "topics:topics_command",
     "resolve": "resolve:resolve_command",
+    "duplicates": "duplicates:duplicates_command",
+    "not-duplicate": "duplicates:not_duplicate_command",
 }
 
 

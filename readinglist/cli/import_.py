@@ -49,6 +49,11 @@ if TYPE_CHECKING:
 @click.option("--strict", is_flag=True, help="Write nothing if any entry is rejected.")
 @click.option("--no-merge", is_flag=True, help="Report duplicates instead of merging them.")
 @click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print what the import would add, merge and reject; write nothing.",
+)
+@click.option(
     "--list-batches",
     is_flag=True,
     help="List past imports (batch id, time, format, counts, source) instead of importing.",
@@ -72,6 +77,7 @@ def import_command(
     keywords_as_tags: bool,
     strict: bool,
     no_merge: bool,
+    dry_run: bool,
     list_batches: bool,
     undo: int | None,
     as_json: bool,
@@ -81,14 +87,18 @@ def import_command(
     Reads lists of abstracts (one paper per paragraph, optional header such as
     "ICML 2026 Papers"), BibTeX/biblatex (.bib, .bib.gz), RIS, CSL-JSON and our own
     Markdown lists. Duplicates (same DOI, arXiv id, title, or abstract) are merged
-    into the paper you have, never overwriting your title, status, tags or notes.
-    A summary goes to stderr; rejected entries are named with file:line (exit 5).
+    into the paper you have, never overwriting your title, status, tags or notes;
+    near-identical abstracts and titles (a word changed, a sentence missing) merge
+    when the evidence is strong, each merge says why, and weaker look-alikes are
+    reported as candidates (see duplicates). A summary goes to stderr; rejected
+    entries are named with file:line (exit 5).
 
     \b
     Examples:
         readinglist import icml2026-abstracts.txt --tag icml
         readinglist import refs.bib other.ris
         readinglist import zotero.ris --keywords-as-tags
+        readinglist import --dry-run icml2015.bib
         pbpaste | readinglist import - --venue NeurIPS --year 2025
         readinglist import --list-batches
         readinglist import --undo 3
@@ -102,16 +112,17 @@ def import_command(
     from readinglist.pipelines import importing
 
     inputs = importing.open_inputs(paths, fmt)
-    with app.session() as session:
-        options = importing.ImportOptions(tags, not no_merge, venue, year, keywords_as_tags)
-        run = importing.import_inputs(session, inputs, options, progress_bar)
-        if run.rejected and strict:
-            _summarize(run)
-            raise InvalidInput(f"{_entries(run.rejected)} rejected; nothing imported (--strict)")
-        if run.replaced and strict:  # issue 18: bad UTF-8 bytes are not silently replaced
-            _summarize(run)
-            lines = "1 line" if run.replaced == 1 else f"{run.replaced} lines"
-            raise InvalidInput(f"{lines} not valid UTF-8; nothing imported (--strict)")
+    try:
+        with app.session() as session:
+            options = importing.ImportOptions(tags, not no_merge, venue, year, keywords_as_tags)
+            run = importing.import_inputs(session, inputs, options, progress_bar)
+            _refuse_under_strict(run, strict)
+            if dry_run:
+                raise _DryRun(run)
+    except _DryRun as done:  # the transaction is rolled back: nothing is written
+        _summarize(done.run)
+        render.info("dry run: nothing written")
+        return
     # Summaries only after the commit: a reader that goes away (`| head`) must not
     # roll the import back.
     _summarize(run)
@@ -119,6 +130,28 @@ def import_command(
         raise InvalidInput(
             f"{_entries(run.rejected)} rejected; {run.kept} imported or merged (see above)"
         )
+
+
+def _refuse_under_strict(run: ImportRun, strict: bool) -> None:
+    """Raise InvalidInput (rolling the import back) when ``--strict`` and any entry was
+    rejected or any line of bad UTF-8 was replaced (issue 18)."""
+    if not strict:
+        return
+    if run.rejected:
+        _summarize(run)
+        raise InvalidInput(f"{_entries(run.rejected)} rejected; nothing imported (--strict)")
+    if run.replaced:
+        _summarize(run)
+        lines = "1 line" if run.replaced == 1 else f"{run.replaced} lines"
+        raise InvalidInput(f"{lines} not valid UTF-8; nothing imported (--strict)")
+
+
+class _DryRun(Exception):
+    """Raised inside the import's transaction to roll it back (``--dry-run``)."""
+
+    def __init__(self, run: ImportRun) -> None:
+        super().__init__("dry run")
+        self.run = run
 
 
 def _entries(count: int) -> str:
@@ -139,7 +172,19 @@ def _summarize_one(source: str, fmt: str, report: ImportReport) -> None:
         else:
             render.warn(str(problem))
     for key, filled in report.merged:
-        render.info(f"merged into {key}: {', '.join(filled)}")
+        why = report.evidence.get(key)
+        render.info(f"merged into {key}{f' ({why})' if why else ''}: {', '.join(filled)}")
+    for old, new in report.rekeyed:
+        render.info(f"{old} is now {new} (the old key remains an alias)")
+    for key, names in report.conflicts:
+        render.info(
+            f"{key}: the other values of {', '.join(names)} are kept in its merge "
+            f"history (readinglist merge --history {key})"
+        )
+    for where, key, why in report.candidates:
+        render.info(f"{where}: possible duplicate of {key} ({why}); added as a new paper")
+    for where, key, why in report.vetoed:
+        render.info(f"{where}: looks like {key} but not merged: {why}")
     for where, key in report.skipped:
         render.info(f"{where}: duplicate of {key}, not imported (--no-merge)")
     render.info(

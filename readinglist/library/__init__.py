@@ -20,11 +20,14 @@ floors below its own (``tests/test_architecture.py`` holds the table)::
       tags.py       floor 3  tag names, links, rename, merge, counts.
       notes.py      floor 3  notes added, edited, deleted.
       listing.py    floor 3  read-only views: list, stats, triage queue, history.
-      matching.py   floor 3  an import's decisions: duplicate candidates, filling a
-                             duplicate, free citation keys.
-      papers.py     floor 4  status, priority, title, edit, rekey, merge, delete.
-      importing.py  floor 5  Importer / import_records (one batch), sync_markdown.
-      resolving.py  floor 5  ``resolve``: incomplete papers completed from a file or online.
+      merging.py    floor 4  the one merge rule (plan_merge): what a paper takes from
+                             another record of it; complete_paper; the merge history.
+      matching.py   floor 5  an import's decisions: duplicate candidates (exact, and
+                             tolerant: near-identical abstracts/titles), vetoes, free keys.
+      papers.py     floor 5  status, priority, title, edit, rekey, merge, delete.
+      duplicates.py floor 6  match_records (resolve), duplicate pairs, not-duplicate.
+      importing.py  floor 6  Importer / import_records (one batch), sync_markdown.
+      resolving.py  floor 7  ``resolve``: incomplete papers completed from a file or online.
 
 Below the package: ``models`` (tables), ``records`` (interchange types and the
 field/priority vocabularies), ``prepare``, ``dedupe``, ``citekeys``, ``query``,
@@ -34,6 +37,14 @@ field/priority vocabularies), ``prepare``, ``dedupe``, ``citekeys``, ``query``,
 from __future__ import annotations
 
 from readinglist.library._sql import CHUNK, IMPORT_LOCK, insert_or_ignore
+from readinglist.library.duplicates import (
+    Match,
+    Pair,
+    are_not_duplicates,
+    duplicate_pairs,
+    match_records,
+    not_duplicate,
+)
 from readinglist.library.importing import Importer, ImportReport, import_records, sync_markdown
 from readinglist.library.listing import (
     all_papers,
@@ -43,6 +54,12 @@ from readinglist.library.listing import (
     paper_stats,
     select_keys,
     triage_queue,
+)
+from readinglist.library.merging import (
+    adopt_source_keys,
+    complete_paper,
+    conflicts_of,
+    take_conflict,
 )
 from readinglist.library.notes import (
     add_note,
@@ -110,17 +127,24 @@ __all__ = [
     "RECORD_CHUNK",
     "ImportReport",
     "Importer",
+    "Match",
+    "Pair",
     "Prepared",
     "add_note",
     "add_tags",
+    "adopt_source_keys",
     "all_papers",
+    "are_not_duplicates",
     "bibliographic_digest",
     "bibtex_context",
     "check_tag_name",
+    "complete_paper",
+    "conflicts_of",
     "count_papers",
     "delete_notes",
     "delete_papers",
     "delete_unused_tags",
+    "duplicate_pairs",
     "ensure_tags",
     "find_paper",
     "find_tag",
@@ -134,9 +158,11 @@ __all__ = [
     "list_papers",
     "load_papers",
     "load_papers_for_listing",
+    "match_records",
     "merge_papers",
     "merge_tags",
     "normalize_record",
+    "not_duplicate",
     "notes_of",
     "paper_search_text",
     "paper_stats",
@@ -161,6 +187,7 @@ __all__ = [
     "sync_markdown",
     "tag_counts",
     "tags_named",
+    "take_conflict",
     "to_record",
     "touch",
     "triage_queue",

@@ -20,11 +20,17 @@ from readinglist.library.matching import (
     Candidate,
     Index,
     KeyRegistry,
+    Pool,
     apply_merges,
     choose_key,
-    fill_missing,
+    complete_papers_for,
+    extend_pool,
     load_candidates,
+    load_pool,
+    merge_into,
+    update_many,
 )
+from readinglist.library.merging import conflict_rows, write_conflicts
 from readinglist.library.papers import set_status
 from readinglist.library.refs import find_paper
 from readinglist.library.rows import (
@@ -59,6 +65,12 @@ class ImportReport:
     duplicates that completed an existing paper. ``present``: keys of duplicates
     that changed nothing. ``skipped``: (description, key) of duplicates not
     imported under ``--no-merge``. ``problems``: warnings and rejections, in order.
+    ``evidence``: key -> why a record was taken for that paper ("same abstract, 97%
+    similar"). ``candidates``: (file:line, key, evidence) of records imported as new
+    papers that may be duplicates (``readinglist duplicates`` lists them).
+    ``vetoed``: (file:line, key, reason) of look-alikes that are not merged.
+    ``conflicts``: (key, field names) whose other value went to the merge history.
+    ``rekeyed``: (old key, new key) of provisional papers that took a real key.
     """
 
     batch_id: int | None = None
@@ -67,6 +79,11 @@ class ImportReport:
     present: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     problems: list[ParseProblem] = field(default_factory=list)
+    evidence: dict[str, str] = field(default_factory=dict)
+    candidates: list[tuple[str, str, str]] = field(default_factory=list)
+    vetoed: list[tuple[str, str, str]] = field(default_factory=list)
+    conflicts: list[tuple[str, list[str]]] = field(default_factory=list)
+    rekeyed: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def rejected(self) -> int:
@@ -129,7 +146,10 @@ class _Chunk:
     index: Index
     new_rows: list[dict[str, Any]] = field(default_factory=list)
     new_records: list[PaperRecord] = field(default_factory=list)
-    merged_ids: dict[int, list[str]] = field(default_factory=dict)  # paper id -> filled
+    merged: dict[int, tuple[Candidate, set[str]]] = field(default_factory=dict)
+    people: list[tuple[int, PaperRecord]] = field(default_factory=list)
+    conflicts: list[tuple[Target, list[tuple[str, Any]]]] = field(default_factory=list)
+    rekeys: list[tuple[int, str, str]] = field(default_factory=list)  # id, old, new
     tag_links: list[tuple[Target, list[str]]] = field(default_factory=list)
     tagged_pending: list[dict[str, Any]] = field(default_factory=list)
     aliases: list[tuple[Target, str]] = field(default_factory=list)
@@ -171,6 +191,8 @@ class Importer:
         self.person_ids: dict[str, int] = {}  # people.name_key -> id, across chunks
         self.handled = 0
         self.now = utcnow()
+        self.pool: Pool | None = None  # incomplete papers, for tolerant matching
+        self.list_pool = False  # complete papers added to the pool for a list
         serialize_imports(session)
         self.batch_id = session.scalar(
             insert(ImportBatch).values(source=source, format=fmt).returning(ImportBatch.id)
@@ -192,51 +214,124 @@ class Importer:
         if not prepared:
             return
         chunk = _Chunk(Index())
-        load_candidates(self.session, prepared, chunk.index)
+        if self.pool is None:
+            self.pool = load_pool(self.session)
+        if not self.list_pool and any(p.record.title_provisional for p in prepared):
+            # A list of abstracts imported after its bibliography: its papers are
+            # complete ones, so those of its years are offered too (once per import).
+            self.list_pool = True
+            years = {p.record.year for p in prepared if p.record.title_provisional}
+            extend_pool(self.session, self.pool, complete_papers_for(self.session, years))
+        load_candidates(self.session, prepared, chunk.index, self.pool.cands)
         self.keys.prefetch(p.base for p in prepared)
         for item in prepared:
             self._count()
             family = dedupe.first_family(item.record)
-            dup, conflict = chunk.index.match(
+            dup, conflict, why = chunk.index.match(
                 item.record, item.tkey, item.akey, family, self.batch_id
             )
+            if dup is None and conflict is None:
+                dup, why = self._tolerant(item)
             if dup is not None:
-                self._merge(chunk, item.record, dup)
+                self._merge(chunk, item.record, dup, why)
             else:
                 self._add_new(chunk, item, family, conflict)
         self._write(chunk)
+
+    def _tolerant(self, item: Prepared) -> tuple[Candidate | None, str]:
+        """Match ``item`` against the incomplete papers (near-identical abstract or
+        title, ``matching.Pool``); report weaker candidates and vetoed look-alikes."""
+        assert self.pool is not None
+        if not self.pool.cands:
+            return None, ""
+        record = item.record
+        found = self.pool.find(record, item.abstract_words.split(), item.tkey)
+        where = f"{self.source}:{record.line}" if record.line else self.source
+        for cand, reason in found.vetoed:
+            self.report.vetoed.append((where, cand.key, reason))
+        if found.merge is not None:
+            return found.merge, found.evidence
+        for cand, evidence in found.candidates[:1]:
+            self.report.candidates.append((where, cand.key, evidence.text))
+        return None, ""
 
     def _count(self) -> None:
         self.handled += 1
         if self.progress is not None and self.handled % 1000 == 0:
             self.progress(self.handled)
 
-    def _merge(self, chunk: _Chunk, record: PaperRecord, dup: Candidate) -> None:
-        """Merge ``record`` into its duplicate ``dup`` (fill missing columns, add tags),
-        or report it skipped under ``--no-merge``."""
+    def _merge(self, chunk: _Chunk, record: PaperRecord, dup: Candidate, why: str) -> None:
+        """Merge ``record`` into its duplicate ``dup`` (``merging.plan_merge``: fill what
+        it lacks, keep the rest, report conflicts; a provisional key becomes real), or
+        report it skipped under ``--no-merge``."""
         report = self.report
         if not self.merge:
             where = f"{self.source}:{record.line}" if record.line else self.source
             report.skipped.append((where, dup.key))
             return
+        if self.pool is not None:
+            self.pool.remove(dup.paper_id)
         tags = [*record.tags, *self.extra_tags]
-        filled = fill_missing(dup, record)
-        wanted = {fold(t) for t in tags} - dup.tags
-        if filled and dup.pending is not None:
+        plan = merge_into(dup, record)
+        filled = list(plan.filled)
+        target: Target | None = dup.paper_id if dup.paper_id is not None else dup.pending
+        if plan.values and dup.pending is not None:
             dup.pending["_refresh"] = True
+        if plan.people and dup.pending is not None:
+            dup.pending["_people"] = {**dup.pending.get("_people", {}), **plan.people}
+        if dup.paper_id is not None:
+            if plan.values:
+                names = chunk.merged.setdefault(dup.paper_id, (dup, set()))[1]
+                names.update(plan.values)
+            if plan.people:
+                people = PaperRecord(
+                    authors=plan.people.get("authors", ()), editors=plan.people.get("editors", ())
+                )
+                chunk.people.append((dup.paper_id, people))
+        if plan.real and dup.paper_id is not None:
+            filled.append(self._rekey(chunk, record, dup))
+        if plan.conflicts and target is not None:
+            chunk.conflicts.append((target, plan.conflicts))
+            report.conflicts.append((dup.key, [name for name, _ in plan.conflicts]))
+        wanted = {fold(t) for t in tags} - dup.tags
         if filled or wanted:
             report.merged.append((dup.key, filled + (["tags"] if wanted else [])))
+            report.evidence[dup.key] = why
             dup.tags |= wanted
-            if dup.paper_id is not None:
-                chunk.merged_ids.setdefault(dup.paper_id, []).extend(filled)
-                if wanted:
-                    chunk.tag_links.append((dup.paper_id, tags))
+            if dup.paper_id is not None and wanted:
+                chunk.tag_links.append((dup.paper_id, tags))
             elif dup.pending is not None and wanted:
                 chunk.tag_links.append((dup.pending, tags))
                 chunk.tagged_pending.append(dup.pending)
         else:
             report.present.append(dup.key)
         self._alias(record, dup, chunk.aliases)
+
+    def _rekey(self, chunk: _Chunk, record: PaperRecord, dup: Candidate) -> str:
+        """Give the provisional paper ``dup`` a real key: ``record``'s own when usable and
+        free, else one generated from its completed data; the old key becomes an alias."""
+        assert dup.paper_id is not None
+        given = record.citekey if record.citekey and citekeys.is_valid_key(record.citekey) else None
+        if given and not self.keys.taken(given.lower(), given):
+            new = given
+        else:
+            completed = replace(
+                record,
+                title=dup.title,
+                year=dup.year or record.year,
+                authors=dup.authors or record.authors,
+                citekey=None,
+            )
+            base = citekeys.base_key(completed)
+            self.keys.prefetch([base])
+            new = citekeys.unique_key(base, lambda folded: self.keys.taken(folded, base))
+        self.keys.claim(new)
+        old = dup.key
+        chunk.rekeys.append((dup.paper_id, old, new))
+        self.report.rekeyed.append((old, new))
+        dup.key = new
+        dup.values["citekey_provisional"] = False
+        return "key"
 
     def _add_new(
         self, chunk: _Chunk, item: Prepared, family: str, conflict: Candidate | None
@@ -274,6 +369,8 @@ class Importer:
             {fold(t) for t in all_tags},
             row,
             self.batch_id,
+            final.authors,
+            final.editors,
         )
         chunk.index.add(cand, final.doi, final.arxiv, item.tkey, item.akey, [record.citekey, key])
         self.report.added.append(key)
@@ -291,6 +388,8 @@ class Importer:
             "source_text": final.source_text,
             "source_digest": bibliographic_digest(final) if keep_source else None,
             "source_check": final.source_check if keep_source else None,
+            "citekey_provisional": citekeys.is_provisional_key(final)
+            and (key != item.record.citekey or final.title_provisional),
             "status": item.record.status or "new",
             "priority": None,
             "added_at": self.now,
@@ -300,9 +399,13 @@ class Importer:
         }
 
     def _write(self, chunk: _Chunk) -> None:
-        """Write what the chunk decided: new papers with people and tags, merges, aliases."""
+        """Write what the chunk decided: new papers with people and tags, merges
+        (columns, people, the merge history, real keys), aliases."""
         session = self.session
-        for row, final in zip(chunk.new_rows, chunk.new_records, strict=True):
+        for index, (row, final) in enumerate(zip(chunk.new_rows, chunk.new_records, strict=True)):
+            people = row.pop("_people", None)
+            if people:  # a later record of the chunk brought people it lacked
+                final = chunk.new_records[index] = replace(final, **people)
             if row.pop("_refresh", False):  # a later record of the chunk filled it
                 filled_record = replace(
                     final,
@@ -315,9 +418,36 @@ class Importer:
         for row, paper_id in zip(chunk.new_rows, ids, strict=True):
             row["id"] = paper_id
         insert_people(session, chunk.new_records, ids, self.person_ids)
+        apply_merges(session, chunk.merged)
+        if chunk.people:
+            insert_people(
+                session, [r for _, r in chunk.people], [i for i, _ in chunk.people], self.person_ids
+            )
         if len(self.person_ids) > PERSON_CACHE:  # bounded memory on huge files
             self.person_ids.clear()
-        apply_merges(session, chunk.merged_ids, chunk.index)
+        write_conflicts(
+            session,
+            [
+                row
+                for target, conflicts in chunk.conflicts
+                for row in conflict_rows(_target_id(target), conflicts, self.source)
+            ],
+        )
+        update_many(
+            session,
+            {
+                ("citekey", "citekey_folded", "citekey_provisional"): [
+                    {
+                        "b_id": paper_id,
+                        "b_citekey": new,
+                        "b_citekey_folded": new.lower(),
+                        "b_citekey_provisional": False,
+                    }
+                    for paper_id, _, new in chunk.rekeys
+                ]
+            },
+        )
+        chunk.aliases.extend((paper_id, old) for paper_id, old, _ in chunk.rekeys)
         link_tags(session, chunk.tag_links)
         if chunk.aliases:
             session.execute(
@@ -329,7 +459,8 @@ class Importer:
             )
         # A paper of this chunk that a later record of it gave more tags: its search text
         # is computed again from the database, like that of any paper merged into.
-        touched = set(chunk.merged_ids) | {t for t, _ in chunk.tag_links if isinstance(t, int)}
+        touched = set(chunk.merged) | {i for i, _ in chunk.people}
+        touched |= {t for t, _ in chunk.tag_links if isinstance(t, int)}
         touched |= {row["id"] for row in chunk.tagged_pending}
         if touched:
             refresh_search_text(session, touched)

@@ -8,17 +8,18 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import select, update
+from sqlalchemy import Table, bindparam, select, true, update
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import ColumnElement
 
 from readinglist import citekeys, dedupe
 from readinglist.library._sql import CHUNK
-from readinglist.library.rows import load_papers, record_values
+from readinglist.library.merging import MergePlan, derived_values, paper_values, plan_merge
+from readinglist.library.rows import load_papers, person_record
 from readinglist.models import (
     Alias,
     Paper,
@@ -26,16 +27,21 @@ from readinglist.models import (
 )
 from readinglist.prepare import Prepared
 from readinglist.records import (
-    FILLABLE,
     PaperRecord,
     ParseProblem,
+    Person,
 )
-from readinglist.text import title_key
+from readinglist.text import search_tokens, title_key
 
 
 @dataclass
 class Candidate:
-    """An existing or just-added paper an incoming record may duplicate."""
+    """An existing or just-added paper an incoming record may duplicate.
+
+    ``values`` holds what :func:`~readinglist.library.merging.plan_merge` reads (the
+    FILLABLE columns, ``title_provisional``, ``citekey_provisional``, ``entry_type``,
+    ``fields``); for a paper of this import it is its insert row (``pending``).
+    """
 
     paper_id: int | None
     key: str
@@ -46,6 +52,37 @@ class Candidate:
     tags: set[str] = field(default_factory=set)
     pending: dict[str, Any] | None = None  # the insert row, for papers of this import
     batch_id: int | None = None  # the import that added it
+    authors: tuple[Person, ...] = ()
+    editors: tuple[Person, ...] = ()
+
+
+def veto(cand: Candidate, record: PaperRecord, family: str) -> str | None:
+    """Why ``record`` cannot be the paper ``cand`` whatever else they share, or None.
+
+    Different DOIs, different arXiv ids, years more than one apart, different first
+    authors, clearly different real titles, and for a generic title ("Editorial",
+    ``dedupe.GENERIC_TITLES``) different volume, number, issue or pages (issue 13).
+    """
+    values = cand.values
+    for name, label in (("doi", "DOIs"), ("arxiv", "arXiv ids")):
+        mine, other = getattr(record, name), values.get(name)
+        if mine and other and mine != other:
+            return f"different {label} ({other} vs {mine})"
+    if not dedupe.years_close(record.year, cand.year):
+        return f"different years ({cand.year} vs {record.year})"
+    if family and cand.family and family != cand.family:
+        return "different first authors"
+    if (
+        not record.title_provisional
+        and not values.get("title_provisional")
+        and dedupe.titles_conflict(record.title, cand.title)
+    ):
+        return "different titles"
+    if dedupe.is_generic_title(record.title) or dedupe.is_generic_title(cand.title):
+        clash = dedupe.coordinates_conflict(values.get("fields") or {}, record.fields)
+        if clash is not None:
+            return f"same generic title, different {clash}"
+    return None
 
 
 class Index:
@@ -87,34 +124,42 @@ class Index:
         akey: str | None,
         family: str,
         batch_id: int | None = None,
-    ) -> tuple[Candidate | None, Candidate | None]:
-        """Return ``(duplicate, conflict)``: the same paper, or an identifier clash.
+    ) -> tuple[Candidate | None, Candidate | None, str]:
+        """Return ``(duplicate, conflict, evidence)``: the same paper, or an identifier
+        clash, and why ("same DOI").
 
         ``batch_id`` is the running import's: a title match with a paper the same
         import added under another citation key and another year is no duplicate (one
         source listing both, e.g. the ACL Anthology's yearly "Introduction" of one
-        author; the year tolerance is for one paper seen in two sources).
+        author; the year tolerance is for one paper seen in two sources). A match on
+        the title or the abstract is vetoed by :func:`veto` (different DOIs, or a
+        generic title with different pages ...).
         """
         conflict = None
-        for ident, table in ((record.doi, self.doi), (record.arxiv, self.arxiv)):
+        for ident, table, what in (
+            (record.doi, self.doi, "same DOI"),
+            (record.arxiv, self.arxiv, "same arXiv id"),
+        ):
             for cand in table.get(ident or "", ()):
                 if dedupe.titles_conflict(record.title, cand.title) and not (
                     record.title_provisional or cand.values.get("title_provisional")
                 ):
                     conflict = conflict or cand
                 else:
-                    return cand, None
+                    return cand, None, what
         if akey:
             for cand in self.abstract.get(akey, ()):
-                return cand, None
+                if veto(cand, record, family) is None:
+                    return cand, None, "same abstract, 100% similar"
         for cand in self.key.get((record.citekey or "").lower(), ()):
             # The same key from the source: the same paper unless the data disagree.
             if (
                 dedupe.titles_same(record.title, cand.title)
                 and dedupe.years_close(record.year, cand.year)
                 and (not family or not cand.family or family == cand.family)
+                and veto(cand, record, family) is None
             ):
-                return cand, None
+                return cand, None, "same citation key and title"
         if tkey and not record.title_provisional:
             for cand in self.title.get(tkey, ()):
                 if cand.values.get("title_provisional"):
@@ -129,18 +174,42 @@ class Index:
                     and record.citekey.lower() != cand.key.lower()
                 ):
                     continue
-                if dedupe.years_close(record.year, cand.year) and (
-                    not family or not cand.family or family == cand.family
-                ):
-                    return cand, None
-        return None, conflict
+                if veto(cand, record, family) is None:
+                    return cand, None, "same title, author and year"
+        return None, conflict, ""
 
 
-def load_candidates(session: Session, prepared: Sequence[Prepared], index: Index) -> None:
+def candidate_of(paper: Paper) -> Candidate:
+    """The :class:`Candidate` of a stored paper (loaded with its people and tags)."""
+    authors = tuple(person_record(pp.person) for pp in paper.people if pp.role == "author")
+    editors = tuple(person_record(pp.person) for pp in paper.people if pp.role == "editor")
+    family = next((pp.person.family_folded for pp in paper.people if pp.role == "author"), "")
+    return Candidate(
+        paper.id,
+        paper.citekey,
+        paper.title,
+        paper.year,
+        family,
+        paper_values(paper),
+        {t.name_folded for t in paper.tags},
+        batch_id=paper.batch_id,
+        authors=authors,
+        editors=editors,
+    )
+
+
+def load_candidates(
+    session: Session,
+    prepared: Sequence[Prepared],
+    index: Index,
+    known: dict[int, Candidate] | None = None,
+) -> None:
     """Fill ``index`` with existing papers sharing an identifier, title or abstract key.
 
     One ``IN (...)`` query per column and :data:`CHUNK` values; the matching papers
-    are then loaded with their people and tags (never one query per record).
+    are then loaded with their people and tags (never one query per record). A paper
+    of ``known`` (id -> Candidate, the fuzzy pool) is indexed as that same object, so
+    what one merge filled is seen by the next.
     """
     dois = {p.record.doi for p in prepared if p.record.doi}
     arxivs = {p.record.arxiv for p in prepared if p.record.arxiv}
@@ -161,73 +230,64 @@ def load_candidates(session: Session, prepared: Sequence[Prepared], index: Index
             ids.update(session.scalars(select(Paper.id).where(column.in_(chunk))))
     if not ids:
         return
+    known = known if known is not None else {}
     for paper in load_papers(session, sorted(ids)):
-        authors = [pp.person for pp in paper.people if pp.role == "author"]
-        family = authors[0].family_folded if authors else ""
-        stored: dict[str, Any] = {name: getattr(paper, name) for name in FILLABLE}
-        stored["title_provisional"] = paper.title_provisional
-        cand = Candidate(
-            paper.id,
-            paper.citekey,
-            paper.title,
-            paper.year,
-            family,
-            stored,
-            {t.name_folded for t in paper.tags},
-            batch_id=paper.batch_id,
-        )
+        cand = known.get(paper.id) or candidate_of(paper)
         index.add(
             cand, paper.doi, paper.arxiv, paper.title_key, paper.abstract_key, [paper.citekey]
         )
 
 
-def fill_missing(dup: Candidate, record: PaperRecord) -> list[str]:
-    """Fill the duplicate's missing columns from ``record``; return the names filled."""
-    filled: list[str] = []
-    incoming = record_values(record)
-    for name in FILLABLE:
-        if dup.values.get(name) in (None, "") and incoming.get(name) not in (None, ""):
-            if name == "title" and dup.values.get("title"):
-                continue
-            dup.values[name] = incoming[name]
-            filled.append(name)
-    if (
-        dup.values.get("title_provisional")
-        and record.title
-        and not record.title_provisional
-        and title_key(record.title) != title_key(dup.values.get("title") or "")
-    ):
-        # A real title replaces one we made up (our own made-up title read back from an
-        # export is not a real one); a title the user set is never provisional.
-        dup.values["title"] = record.title
-        dup.values["title_provisional"] = False
-        if dup.pending is not None:
-            dup.pending["title_key"] = title_key(record.title)
-        filled.append("title")
-    return filled
+def merge_into(dup: Candidate, record: PaperRecord) -> MergePlan:
+    """Plan the merge of ``record`` into ``dup`` (:func:`plan_merge`, the one merge rule)
+    and apply it to ``dup``'s values and people (its insert row for a paper of this
+    import, with the title and abstract keys that follow)."""
+    plan = plan_merge(dup.values, dup.authors, dup.editors, record)
+    changed = derived_values(plan.values)
+    dup.values.update(changed if dup.pending is not None else plan.values)
+    if "title" in plan.values:
+        dup.title = plan.values["title"]
+    dup.authors = plan.people.get("authors", dup.authors)
+    dup.editors = plan.people.get("editors", dup.editors)
+    if plan.people.get("authors"):
+        dup.family = dedupe.first_family(record)
+    return plan
 
 
-def apply_merges(session: Session, merged: dict[int, list[str]], index: Index) -> None:
-    """Write the columns an import filled into existing papers (``merged``: paper id ->
-    filled names), with the title and abstract keys that follow and ``updated_at``."""
-    if not merged:
-        return
-    by_id = {
-        cand.paper_id: cand
-        for table in (index.key, index.doi, index.arxiv, index.title, index.abstract)
-        for cands in table.values()
-        for cand in cands
-        if cand.paper_id is not None
-    }
-    for paper_id, names in merged.items():
-        values = {name: by_id[paper_id].values[name] for name in set(names)}
-        if "title" in values:
-            values["title_provisional"] = by_id[paper_id].values["title_provisional"]
-            values["title_key"] = title_key(values["title"]) if values["title"] else None
-        if "abstract" in values:
-            values["abstract_key"] = dedupe.abstract_key(values["abstract"])
-        values["updated_at"] = utcnow()
-        session.execute(update(Paper).where(Paper.id == paper_id).values(**values))
+def apply_merges(session: Session, merged: dict[int, tuple[Candidate, set[str]]]) -> None:
+    """Write the columns an import changed in existing papers (``merged``: paper id ->
+    (candidate, changed column names)), with the title and abstract keys that follow
+    and ``updated_at``; the people they took are linked by the caller.
+
+    One ``executemany`` UPDATE per set of changed columns (a 2,000-paper merge is a
+    handful of statements, not 2,000).
+    """
+    now = utcnow()
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
+    for paper_id, (cand, names) in merged.items():
+        if not names:
+            continue
+        values = derived_values({name: cand.values[name] for name in names})
+        values["source_digest"] = None
+        values["updated_at"] = now
+        groups[tuple(sorted(values))].append(
+            {"b_id": paper_id, **{f"b_{k}": v for k, v in values.items()}}
+        )
+    update_many(session, groups)
+
+
+def update_many(session: Session, groups: dict[tuple[str, ...], list[dict[str, Any]]]) -> None:
+    """Run one executemany ``UPDATE papers`` per column set of ``groups`` (rows keyed
+    ``b_id`` and ``b_<column>``)."""
+    table = cast(Table, Paper.__table__)
+    for columns, rows in groups.items():
+        stmt = (
+            update(table)
+            .where(table.c.id == bindparam("b_id"))
+            .values({c: bindparam(f"b_{c}", type_=table.c[c].type) for c in columns})
+        )
+        for start in range(0, len(rows), CHUNK):
+            session.execute(stmt, rows[start : start + CHUNK])
 
 
 class KeyRegistry:
@@ -321,6 +381,16 @@ def choose_key(
                 "warning",
             )
         )
+    elif record.citekey and citekeys.looks_like_option(record.citekey):
+        problems.append(
+            ParseProblem(
+                f"citation key {record.citekey!r} looks like a command-line option; "
+                f"imported as {key!r}",
+                source,
+                record.line,
+                "warning",
+            )
+        )
     elif record.citekey and not given:
         problems.append(
             ParseProblem(
@@ -332,3 +402,126 @@ def choose_key(
         )
     keys.claim(key)
     return key
+
+
+@dataclass
+class Found:
+    """What tolerant matching found for one record: the paper to merge into (or None)
+    with its evidence, weaker candidates, and vetoed look-alikes with the reason."""
+
+    merge: Candidate | None = None
+    evidence: str = ""
+    score: float = 0.0
+    candidates: list[tuple[Candidate, dedupe.Evidence]] = field(default_factory=list)
+    vetoed: list[tuple[Candidate, str]] = field(default_factory=list)
+
+
+class Pool:
+    """Papers tolerant matching may complete, indexed by abstract 3-grams and title words
+    (``dedupe.AbstractIndex``, ``dedupe.TitleIndex``: rapidfuzz scores, no O(n*m) loop).
+
+    An import's pool holds the library's incomplete papers (a provisional title or
+    key); :func:`match_records` uses the papers a query selected.
+    """
+
+    def __init__(self) -> None:
+        self.abstracts = dedupe.AbstractIndex()
+        self.titles = dedupe.TitleIndex()
+        self.cands: dict[int, Candidate] = {}
+
+    def add(self, cand: Candidate, abstract: str | None) -> None:
+        """Offer ``cand`` (a stored paper) with its abstract and, when real, its title."""
+        if cand.paper_id is None:
+            return
+        self.cands[cand.paper_id] = cand
+        if abstract:
+            self.abstracts.add(cand.paper_id, search_tokens(abstract))
+        if cand.title and not cand.values.get("title_provisional"):
+            self.titles.add(cand.paper_id, title_key(cand.title))
+
+    def remove(self, paper_id: int | None) -> None:
+        """Stop offering a paper (it took its source record)."""
+        if paper_id is not None and self.cands.pop(paper_id, None) is not None:
+            self.abstracts.discard(paper_id)
+            self.titles.discard(paper_id)
+
+    def find(
+        self,
+        record: PaperRecord,
+        words: Sequence[str],
+        tkey: str | None,
+        exclude: int | None = None,
+    ) -> Found:
+        """Match ``record`` (its abstract's folded ``words``, its title key) against the
+        pool (``exclude``: a paper id never returned, the record's own paper)."""
+        found = Found()
+        family = dedupe.first_family(record)
+        hits: list[tuple[Hashable, dedupe.Evidence]] = []
+        if words:
+            hits.extend(self.abstracts.query(words))
+        if tkey and not record.title_provisional:
+            for ident, ratio in self.titles.query(tkey):
+                cand = self.cands.get(int(str(ident)))
+                same_people = bool(family) and family == (cand.family if cand else "")
+                close = cand is not None and dedupe.years_close(record.year, cand.year)
+                if ratio >= dedupe.TITLE_NEAR and same_people and close:
+                    text = f"same title, {ratio:.0f}% similar, same first author and year"
+                    hits.append((ident, dedupe.Evidence("merge", ratio, text)))
+                else:
+                    text = f"similar title, {ratio:.0f}%"
+                    hits.append((ident, dedupe.Evidence("candidate", ratio, text)))
+        hits.sort(key=lambda hit: (hit[1].kind != "merge", -hit[1].score))
+        seen: set[int] = set()
+        for ident, evidence in hits:
+            cand = self.cands.get(int(str(ident)))
+            if cand is None or cand.paper_id in seen or cand.paper_id == exclude:
+                continue
+            seen.add(int(str(ident)))
+            reason = veto(cand, record, family)
+            if reason is not None:
+                found.vetoed.append((cand, reason))
+            elif evidence.kind == "merge" and found.merge is None:
+                found.merge, found.evidence, found.score = cand, evidence.text, evidence.score
+            else:
+                found.candidates.append((cand, evidence))
+        return found
+
+
+def load_pool(session: Session, paper_ids: Sequence[int] | None = None) -> Pool:
+    """The :class:`Pool` of ``paper_ids``, or of every paper with a provisional title
+    or key (the papers an incoming bibliography may complete)."""
+    if paper_ids is None:
+        paper_ids = list(
+            session.scalars(
+                select(Paper.id).where(
+                    (Paper.title_provisional == true()) | (Paper.citekey_provisional == true())
+                )
+            )
+        )
+    pool = Pool()
+    extend_pool(session, pool, paper_ids)
+    return pool
+
+
+def extend_pool(session: Session, pool: Pool, paper_ids: Sequence[int]) -> None:
+    """Add the papers ``paper_ids`` (not in it yet) to ``pool``."""
+    wanted = [i for i in paper_ids if i not in pool.cands]
+    for paper in load_papers(session, wanted):
+        pool.add(candidate_of(paper), paper.abstract)
+
+
+#: At most this many complete papers are offered to a list of abstracts imported after
+#: its bibliography (the most recently added of its years).
+LIST_POOL_LIMIT = 20_000
+
+
+def complete_papers_for(session: Session, years: set[int | None]) -> list[int]:
+    """Ids of papers with an abstract from ``years`` (any year when None is among them),
+    newest first, at most :data:`LIST_POOL_LIMIT`: what a pasted list of abstracts,
+    imported after the bibliography that holds its papers, is matched against."""
+    stmt = select(Paper.id).where(Paper.abstract.is_not(None))
+    known = sorted(y for y in years if y is not None)
+    if None not in years and known:
+        stmt = stmt.where(Paper.year.in_([y + d for y in known for d in (-1, 0, 1)]))
+    stmt = stmt.order_by(Paper.id.desc()).limit(LIST_POOL_LIMIT)
+    return list(session.scalars(stmt))

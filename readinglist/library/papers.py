@@ -18,8 +18,9 @@ from sqlalchemy.orm.attributes import set_committed_value
 from readinglist import citekeys, dedupe
 from readinglist.errors import Conflict, UsageError
 from readinglist.library._sql import CHUNK
-from readinglist.library.refs import find_paper
-from readinglist.library.rows import insert_people, keywords_text
+from readinglist.library.merging import complete_paper
+from readinglist.library.refs import find_paper, key_taken
+from readinglist.library.rows import insert_people, keywords_text, to_record
 from readinglist.library.search import refresh_search_text
 from readinglist.library.tags import add_tags
 from readinglist.models import (
@@ -34,7 +35,6 @@ from readinglist.models import (
 from readinglist.prepare import normalize_record
 from readinglist.records import (
     EDITABLE,
-    FILLABLE,
     PRIORITY_LEVELS,
     STATUSES,
     PaperRecord,
@@ -240,6 +240,7 @@ def rekey(session: Session, paper: Paper, new_key: str) -> str:
         session.execute(delete(Alias).where(Alias.alias_folded == folded))
     paper.citekey = new_key
     paper.citekey_folded = folded
+    paper.citekey_provisional = False  # a key the user chose is real
     paper.updated_at = utcnow()
     session.flush()
     return old
@@ -248,32 +249,19 @@ def rekey(session: Session, paper: Paper, new_key: str) -> str:
 def merge_papers(session: Session, keep: Paper, others: Sequence[Paper]) -> list[str]:
     """Merge ``others`` into ``keep`` and delete them; their keys become aliases of ``keep``.
 
-    ``keep``'s values win; its missing columns are filled from the others in order;
-    tags and notes are united; the status history is moved over; ``keep``'s read
-    status, priority and title stay. Returns the names of the columns filled.
+    The merge rule is the import's (``merging.plan_merge`` through
+    :func:`~readinglist.library.merging.complete_paper`): ``keep`` is completed from
+    each other in order (authors, editors, every field it lacks; a provisional title
+    or key replaced), values both have stay ``keep``'s (the others' go to the merge
+    history); tags and notes are united; the status history is moved over;
+    ``keep``'s read status, priority and title stay. Returns the names filled.
     Raises UsageError when ``keep`` is among ``others``.
     """
     if any(o.id == keep.id for o in others):
         raise UsageError(f"cannot merge {keep.citekey!r} into itself")
     filled: list[str] = []
     for other in others:
-        for name in FILLABLE:
-            if getattr(keep, name) in (None, "") and getattr(other, name) not in (None, ""):
-                setattr(keep, name, getattr(other, name))
-                filled.append(name)
-        if keep.title_provisional and other.title and not other.title_provisional:
-            keep.title, keep.title_provisional = other.title, False
-            filled.append("title")
-        if not any(pp.role == "author" for pp in keep.people) and other.people:
-            for pp in other.people:
-                keep.people.append(
-                    PaperPerson(role=pp.role, position=pp.position, person_id=pp.person_id)
-                )
-            filled.append("authors")
-        extra_fields = {k: v for k, v in (other.fields or {}).items() if k not in keep.fields}
-        if extra_fields:
-            keep.fields = {**keep.fields, **extra_fields}
-        keep.source_digest = None  # the merged entry is no longer the one read
+        record = to_record(other, with_notes=False)
         session.execute(update(Note).where(Note.paper_id == other.id).values(paper_id=keep.id))
         session.execute(
             update(StatusEvent).where(StatusEvent.paper_id == other.id).values(paper_id=keep.id)
@@ -283,11 +271,13 @@ def merge_papers(session: Session, keep: Paper, others: Sequence[Paper]) -> list
         other_key, other_folded = other.citekey, other.citekey_folded
         session.delete(other)
         session.flush()
+        filled.extend(complete_paper(session, keep, record, source=other_key))
         for alias, folded in [(other_key, other_folded), *aliases]:
-            session.add(Alias(alias=alias, alias_folded=folded, paper_id=keep.id))
+            if folded != keep.citekey_folded and not key_taken(session, folded):
+                session.add(Alias(alias=alias, alias_folded=folded, paper_id=keep.id))
+        session.flush()
         if tag_names:
             add_tags(session, [keep], tag_names)
-    keep.title_key = title_key(keep.title) if keep.title else None
     keep.updated_at = utcnow()
     session.flush()
     session.expire(keep)

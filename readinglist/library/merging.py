@@ -1,0 +1,392 @@
+"""The one merge rule: what a paper takes from another record of the same paper (issue 13).
+
+:func:`plan_merge` decides, on plain values, for the import merge
+(``library.importing``), ``merge`` (``library.papers.merge_papers``) and ``resolve``
+(:func:`complete_paper`) alike:
+
+* everything the paper lacks is filled: the columns of ``records.FILLABLE``, authors
+  and editors, the entry type (for ``misc``) and every ``fields`` entry (pages,
+  volume, number, publisher, series, address, ISSN, note, file links ...);
+* a provisional title (made up from an abstract) is replaced by a real one, even one
+  equal up to case; the user's title, status, priority, tags and notes are never
+  touched (they are not merge data);
+* when the paper was provisional, the source's venue, month and URL
+  (``records.REPLACED_WHEN_PROVISIONAL``) replace the list's (the header's "ICML" by
+  the proceedings' full name);
+* a value both have, different, stays the paper's; the other is reported and kept in
+  the merge history (``models.MergeConflict``), so ``merge --take REF FIELD`` takes it;
+* a provisional citation key is replaced by the source's (or a generated one), the old
+  key staying an alias (``real`` in the plan; the caller renames).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from sqlalchemy import delete, insert, select
+from sqlalchemy.orm import Session
+
+from readinglist import citekeys, dedupe
+from readinglist.library.refs import key_taken
+from readinglist.library.rows import insert_people, person_key, person_record, record_values
+from readinglist.library.search import refresh_search_text
+from readinglist.models import Alias, MergeConflict, Paper, utcnow
+from readinglist.prepare import normalize_record
+from readinglist.records import (
+    COLUMN_FIELDS,
+    FILLABLE,
+    REPLACED_WHEN_PROVISIONAL,
+    PaperRecord,
+    Person,
+)
+from readinglist.text import title_key
+
+#: ``fields`` name -> the column whose raw form it holds (inverse of COLUMN_FIELDS).
+_MIRRORS: dict[str, str] = {f: col for col, names in COLUMN_FIELDS.items() for f in names}
+
+
+@dataclass
+class MergePlan:
+    """What a merge changes: ``values`` (columns to write, ``fields`` included),
+    ``people`` (role list name -> people to link, for roles the paper had none of),
+    ``filled`` (names for the report), ``conflicts`` (name, other value as JSON data)
+    and ``real`` (the paper was provisional and the source brings real data)."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    people: dict[str, tuple[Person, ...]] = field(default_factory=dict)
+    filled: list[str] = field(default_factory=list)
+    conflicts: list[tuple[str, Any]] = field(default_factory=list)
+    real: bool = False
+
+
+def brings_real_data(record: PaperRecord) -> bool:
+    """True when ``record`` has a real title (not made up) or authors."""
+    return bool(record.title and not record.title_provisional) or any(
+        not p.is_others for p in record.authors
+    )
+
+
+def plan_merge(
+    values: dict[str, Any],
+    authors: Sequence[Person],
+    editors: Sequence[Person],
+    record: PaperRecord,
+) -> MergePlan:
+    """Decide what a paper takes from ``record`` (the rules in the module docstring).
+
+    Args:
+        values: the paper's columns of ``records.FILLABLE`` plus ``title_provisional``,
+            ``entry_type``, ``fields`` and ``citekey_provisional``.
+        authors, editors: the paper's people.
+        record: the other record of the same paper (normalized).
+
+    Returns:
+        A :class:`MergePlan`; nothing is written here.
+    """
+    plan = MergePlan()
+    provisional = bool(values.get("title_provisional") or values.get("citekey_provisional"))
+    if is_echo(values, record):
+        # Our own made-up title read back (an export of a provisional paper re-imported
+        # without its provisional flag) is not a real one.
+        record = replace(record, title_provisional=True)
+    upgrading = provisional and brings_real_data(record)
+    # A new key only when the source can give a better one: its own key, or authors.
+    better_key = bool(record.citekey and citekeys.is_valid_key(record.citekey)) or any(
+        not p.is_others for p in record.authors
+    )
+    plan.real = bool(values.get("citekey_provisional")) and upgrading and better_key
+    taken: set[str] = set()
+    _plan_title(values, record, plan, taken)
+    incoming = record_values(record)
+    for name in FILLABLE:
+        if name == "title":
+            continue
+        have, new = values.get(name), incoming.get(name)
+        if new in (None, "") or have == new:
+            continue
+        if have in (None, ""):
+            plan.values[name] = new
+        elif name == "keywords":
+            union = list(dict.fromkeys([*_split(have), *_split(new)]))
+            if len(union) == len(_split(have)):
+                continue
+            plan.values[name] = ", ".join(union)
+        elif upgrading and name in REPLACED_WHEN_PROVISIONAL:
+            plan.values[name] = new
+            plan.conflicts.append((name, have))
+        else:
+            plan.conflicts.append((name, new))
+            continue
+        plan.filled.append(name)
+        taken.add(name)
+    entry_type = str(values.get("entry_type") or "misc")
+    if record.entry_type not in ("", "misc", entry_type) and (entry_type == "misc" or upgrading):
+        plan.values["entry_type"] = record.entry_type
+        plan.filled.append("entry_type")
+    for role, have_people in (("authors", authors), ("editors", editors)):
+        new_people = tuple(getattr(record, role))
+        if not new_people:
+            continue
+        if not have_people:
+            plan.people[role] = new_people
+            plan.filled.append(role)
+            taken.add(role)
+        elif [person_key(p) for p in have_people] != [person_key(p) for p in new_people]:
+            plan.conflicts.append((role, [asdict(p) for p in new_people]))
+    _plan_fields(dict(values.get("fields") or {}), record, plan, taken)
+    return plan
+
+
+def is_echo(values: dict[str, Any], record: PaperRecord) -> bool:
+    """True when ``record`` brings back the paper's own provisional title, word for word
+    (a title equal only up to case is a real one: "MuTual: A Dataset ..." replaces the
+    made-up "MuTual: a dataset ...")."""
+    have, new = values.get("title"), record.title
+    return bool(
+        values.get("title_provisional")
+        and have
+        and new
+        and not any(not p.is_others for p in record.authors)
+        and " ".join(have.split()) == " ".join(new.split())
+    )
+
+
+def _split(keywords: str) -> list[str]:
+    return [k.strip() for k in keywords.split(",") if k.strip()]
+
+
+def _plan_title(
+    values: dict[str, Any], record: PaperRecord, plan: MergePlan, taken: set[str]
+) -> None:
+    have = values.get("title")
+    if not record.title:
+        return
+    if not have:
+        plan.values["title"] = record.title
+        plan.values["title_provisional"] = record.title_provisional
+    elif values.get("title_provisional") and not record.title_provisional:
+        # A real title replaces a made-up one, even one equal up to case (issue 13:
+        # "MuTual: a dataset for Multi-Turn dialogue Reasoning" stayed provisional).
+        plan.values["title"] = record.title
+        plan.values["title_provisional"] = False
+    else:
+        if not record.title_provisional and title_key(have) != title_key(record.title):
+            plan.conflicts.append(("title", record.title))
+        return
+    plan.filled.append("title")
+    taken.add("title")
+
+
+def _plan_fields(
+    have: dict[str, Any], record: PaperRecord, plan: MergePlan, taken: set[str]
+) -> None:
+    """Fields: a column's raw form travels with the column; any other field the paper
+    lacks is taken; a different value is a conflict."""
+    new_fields = dict(have)
+    for column in taken:
+        for name in COLUMN_FIELDS.get(column, ()):
+            if name not in record.fields:
+                new_fields.pop(name, None)
+    for name, value in record.fields.items():
+        mirrored = _MIRRORS.get(name)
+        if mirrored is not None:
+            if mirrored in taken:
+                new_fields[name] = value
+            continue
+        if name not in have:
+            new_fields[name] = value
+            plan.filled.append(name)
+        elif have[name] != value:
+            plan.conflicts.append((name, value))
+    if new_fields != have:
+        plan.values["fields"] = new_fields
+
+
+def paper_values(paper: Paper) -> dict[str, Any]:
+    """The values :func:`plan_merge` reads of a stored paper."""
+    values: dict[str, Any] = {name: getattr(paper, name) for name in FILLABLE}
+    values["title_provisional"] = paper.title_provisional
+    values["citekey_provisional"] = paper.citekey_provisional
+    values["entry_type"] = paper.entry_type
+    values["fields"] = dict(paper.fields or {})
+    return values
+
+
+def derived_values(values: dict[str, Any]) -> dict[str, Any]:
+    """Add to planned column ``values`` the keys that follow them (title and abstract keys)."""
+    out = dict(values)
+    if "title" in out:
+        out["title_key"] = title_key(out["title"]) if out["title"] else None
+    if "abstract" in out:
+        out["abstract_key"] = dedupe.abstract_key(out["abstract"])
+    return out
+
+
+def conflict_rows(
+    paper_id: int, conflicts: Iterable[tuple[str, Any]], source: str
+) -> list[dict[str, Any]]:
+    """The ``merge_conflicts`` rows of a plan's conflicts."""
+    now = utcnow()
+    return [
+        {
+            "paper_id": paper_id,
+            "field": name,
+            "value": {"value": value},
+            "source": source,
+            "at": now,
+        }
+        for name, value in conflicts
+    ]
+
+
+def write_conflicts(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert ``merge_conflicts`` rows (one executemany)."""
+    if rows:
+        session.execute(insert(MergeConflict), list(rows))
+
+
+def real_key(session: Session, paper: Paper, record: PaperRecord) -> str:
+    """The key a provisional paper takes from ``record``: the record's own when usable
+    and free (or already this paper's alias), else one generated from the completed
+    paper's authors, year and title (made unique)."""
+    own = {a.alias_folded for a in paper.aliases}
+    given = record.citekey
+    if given and citekeys.is_valid_key(given):
+        folded = given.lower()
+        if folded in own or folded == paper.citekey_folded or not key_taken(session, folded):
+            return given
+    completed = replace(
+        record,
+        title=paper.title,
+        year=paper.year,
+        authors=tuple(person_record(pp.person) for pp in paper.people if pp.role == "author"),
+    )
+    base = citekeys.base_key(completed)
+    return citekeys.unique_key(
+        base, lambda k: k != paper.citekey_folded and k not in own and key_taken(session, k)
+    )
+
+
+def adopt_key(session: Session, paper: Paper, new_key: str) -> str | None:
+    """Give ``paper`` the real key ``new_key``; the old key becomes an alias. Returns the
+    old key (None when unchanged)."""
+    old, folded = paper.citekey, new_key.lower()
+    paper.citekey_provisional = False
+    if folded == paper.citekey_folded:
+        return None
+    session.execute(delete(Alias).where(Alias.alias_folded == folded))
+    session.add(Alias(alias=old, alias_folded=paper.citekey_folded, paper_id=paper.id))
+    paper.citekey, paper.citekey_folded = new_key, folded
+    session.flush()
+    return old
+
+
+def complete_paper(
+    session: Session, paper: Paper, record: PaperRecord, *, source: str
+) -> list[str]:
+    """Complete ``paper`` from ``record`` (another record of the same paper) by
+    :func:`plan_merge`; write the conflicts to the merge history under ``source``; give
+    a provisional paper the record's key (old key an alias). Returns the names filled
+    (``"key"`` included when the key changed). Flushes, never commits.
+    """
+    record = normalize_record(record)
+    authors = [person_record(pp.person) for pp in paper.people if pp.role == "author"]
+    editors = [person_record(pp.person) for pp in paper.people if pp.role == "editor"]
+    plan = plan_merge(paper_values(paper), authors, editors, record)
+    for name, value in derived_values(plan.values).items():
+        setattr(paper, name, value)
+    if plan.values:
+        paper.source_digest = None
+        paper.updated_at = utcnow()
+    session.flush()
+    if plan.people:
+        people = PaperRecord(
+            authors=plan.people.get("authors", ()), editors=plan.people.get("editors", ())
+        )
+        insert_people(session, [people], [paper.id])
+        session.expire(paper, ["people"])
+    write_conflicts(session, conflict_rows(paper.id, plan.conflicts, source))
+    filled = list(plan.filled)
+    if plan.real and adopt_key(session, paper, real_key(session, paper, record)) is not None:
+        filled.append("key")
+    if filled:
+        refresh_search_text(session, [paper.id])
+    return filled
+
+
+def take_conflict(session: Session, paper: Paper, name: str) -> Any:
+    """Take the latest value of ``name`` the merge history holds for ``paper``
+    (``merge --take REF FIELD``); the paper's value goes to the history instead, so
+    nothing is lost. Returns the value taken. Raises NotFound when the history holds
+    no value of ``name`` for the paper.
+    """
+    from readinglist.errors import NotFound
+
+    row = session.scalars(
+        select(MergeConflict)
+        .where(MergeConflict.paper_id == paper.id, MergeConflict.field == name)
+        .order_by(MergeConflict.id.desc())
+    ).first()
+    if row is None:
+        raise NotFound(f"no other value of {name!r} is kept for {paper.citekey!r}")
+    value = row.value.get("value")
+    if name in ("authors", "editors"):
+        role = name[:-1]
+        old: Any = [asdict(person_record(pp.person)) for pp in paper.people if pp.role == role]
+        for link in [pp for pp in paper.people if pp.role == role]:
+            paper.people.remove(link)
+        session.flush()
+        people = tuple(Person(**p) for p in value or ())
+        insert_people(session, [PaperRecord(**{name: people})], [paper.id])  # type: ignore[arg-type]
+        session.expire(paper, ["people"])
+    elif name in FILLABLE:
+        old = getattr(paper, name)
+        for column, new in derived_values({name: value}).items():
+            setattr(paper, column, new)
+        if name == "title":
+            paper.title_provisional = False
+    else:
+        fields = dict(paper.fields or {})
+        old = fields.get(name)
+        fields[name] = value
+        paper.fields = fields
+    session.delete(row)
+    paper.source_digest = None
+    paper.updated_at = utcnow()
+    session.flush()
+    if old not in (None, "", []):
+        write_conflicts(session, conflict_rows(paper.id, [(name, old)], "taken over"))
+    refresh_search_text(session, [paper.id])
+    return value
+
+
+def adopt_source_keys(session: Session, papers: Sequence[Paper]) -> list[tuple[str, str]]:
+    """Give every paper of ``papers`` whose key is provisional a real key (``rekey
+    --source``): the key a merged source brought (an alias: a provisional paper gets
+    aliases only from merges), else one generated from its authors, year and title;
+    the old key stays an alias. Papers with a real key are left alone. Returns
+    (old, new) per paper renamed.
+    """
+    renamed: list[tuple[str, str]] = []
+    for paper in papers:
+        if not paper.citekey_provisional:
+            continue
+        sources = sorted(
+            (a.alias for a in paper.aliases if citekeys.is_valid_key(a.alias)), key=str.lower
+        )
+        record = PaperRecord(citekey=sources[0] if sources else None)
+        old = adopt_key(session, paper, real_key(session, paper, record))
+        if old is not None:
+            renamed.append((old, paper.citekey))
+    return renamed
+
+
+def conflicts_of(session: Session, paper: Paper) -> list[tuple[str, Any, str]]:
+    """The other values the merge history keeps for ``paper``: (field, value, source),
+    oldest first."""
+    rows = session.scalars(
+        select(MergeConflict).where(MergeConflict.paper_id == paper.id).order_by(MergeConflict.id)
+    )
+    return [(r.field, r.value.get("value"), r.source) for r in rows]
