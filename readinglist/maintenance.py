@@ -350,7 +350,8 @@ def stale_search_text(session: Session) -> list[int]:
 
 def _keys(session: Session, ids: Sequence[int]) -> str:
     shown = list(ids[:SHOW_KEYS])
-    keys = dict(session.execute(select(Paper.id, Paper.citekey).where(Paper.id.in_(shown))).all())
+    query = select(Paper.id, Paper.citekey).where(Paper.id.in_(shown))
+    keys = {paper_id: key for paper_id, key in session.execute(query).tuples()}  # noqa: C416 (dict(result) reads Result.keys() as a mapping)
     names = ", ".join(str(keys.get(i, f"#{i}")) for i in shown)
     return names + (f" and {len(ids) - len(shown)} more" if len(ids) > len(shown) else "")
 
@@ -584,13 +585,12 @@ def _batch_info(batch: ImportBatch, papers: int) -> BatchInfo:
 
 def list_batches(session: Session) -> list[BatchInfo]:
     """Return every import batch, oldest first, with the count of its papers still present."""
-    counts = dict(
-        session.execute(
-            select(Paper.batch_id, func.count(Paper.id))
-            .where(Paper.batch_id.is_not(None))
-            .group_by(Paper.batch_id)
-        ).all()
-    )
+    rows = session.execute(
+        select(Paper.batch_id, func.count(Paper.id))
+        .where(Paper.batch_id.is_not(None))
+        .group_by(Paper.batch_id)
+    ).tuples()
+    counts = {batch_id: count for batch_id, count in rows}  # noqa: C416 (dict(result) reads Result.keys() as a mapping)
     batches = session.scalars(select(ImportBatch).order_by(ImportBatch.started_at, ImportBatch.id))
     return [_batch_info(b, int(counts.get(b.id, 0))) for b in batches]
 

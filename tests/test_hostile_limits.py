@@ -115,7 +115,7 @@ def test_undo_removes_papers_merged_with_later_duplicates_of_the_same_file(
     )
     result = invoke("import", str(bib))
     assert result.exit_code == 0, result.stderr
-    assert "merged into first: abstract" in result.stderr
+    assert "merged into first (same DOI): abstract, keywords" in result.stderr
     batch = invoke("import", "--list-batches", "--json")
     (info,) = json.loads(batch.stdout)
     result = invoke("import", "--undo", str(info["id"]))

@@ -95,7 +95,7 @@ def test_unchanged_list_changes_nothing(invoke, db_url, tmp_path) -> None:
 
 def test_checkbox_inside_an_html_comment_changes_nothing(invoke, db_url, tmp_path) -> None:
     """Issue 18: a ticked box inside ``<!-- -->`` is invisible when rendered, so it syncs nothing."""
-    seed(db_url)
+    seed_three(db_url)
     out = tmp_path / "list.md"
     assert invoke("export", "markdown", "-o", str(out)).exit_code == 0
     before = states(invoke)

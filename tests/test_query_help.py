@@ -27,11 +27,13 @@ COMMANDS = [
     ("stats", POSITIONAL),
     ("topics", POSITIONAL),
     ("resolve", POSITIONAL),
+    ("duplicates", POSITIONAL),
     ("mark", OPTION),
     ("priority", OPTION),
     ("tag add", OPTION),
     ("tag remove", OPTION),
     ("rm", OPTION),
+    ("rekey", OPTION),
 ]
 
 

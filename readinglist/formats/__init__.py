@@ -271,10 +271,13 @@ def sniff(chunks: Iterable[bytes], source: str) -> Sniffed:
         )
     elif scan.bad_lines:
         sniffed.encoding, sniffed.warnings = scan.verdict()
-    text = bytes(head).decode(sniffed.encoding.partition("/")[0], errors="ignore")
     sniffed.size = scan.size
     sniffed.replaced = scan.bad_count if sniffed.encoding == UTF8_REPLACE else 0
     sniffed.complete = scan.size <= HEAD_BYTES
+    # A complete head is the whole text: decoded as the pieces will be (bad bytes U+FFFD);
+    # a cut one may end inside a character, which is dropped.
+    name, _, errors = sniffed.encoding.partition("/")
+    text = bytes(head).decode(name, errors=(errors or "replace") if sniffed.complete else "ignore")
     sniffed.head = _lf(text)
     return sniffed
 

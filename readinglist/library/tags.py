@@ -80,11 +80,10 @@ def ensure_tags(session: Session, names: Iterable[str]) -> dict[str, int]:
             wanted.setdefault(clean.lower(), clean)
     if not wanted:
         return {}
-    found = dict(
-        session.execute(
-            select(Tag.name_folded, Tag.id).where(Tag.name_folded.in_(sorted(wanted)))
-        ).all()
-    )
+    rows = session.execute(
+        select(Tag.name_folded, Tag.id).where(Tag.name_folded.in_(sorted(wanted)))
+    ).tuples()
+    found = {folded: tag_id for folded, tag_id in rows}  # noqa: C416 (dict(result) reads Result.keys() as a mapping)
     for folded, name in wanted.items():
         if folded not in found:
             tag_id = session.scalar(
