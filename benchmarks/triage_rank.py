@@ -47,7 +47,7 @@ from sklearn.metrics import normalized_mutual_info_score
 
 from readinglist.ranking import features
 from readinglist.ranking.ranker import Ranker
-from readinglist.ranking.store import Index
+from readinglist.ranking.store import Index, lsa
 from readinglist.ranking.topics import cluster
 
 HERE = Path(__file__).resolve().parent
@@ -97,7 +97,8 @@ class Corpus:
             for e, a in zip(self.papers, authors, strict=True)
         ]
         matrix, vocab, idf = features.fit(docs)
-        self.index = Index(np.arange(len(docs), dtype=np.int64), matrix, vocab, idf)
+        ids = np.arange(len(docs), dtype=np.int64)
+        self.index = Index(ids, matrix, vocab, idf, lsa(matrix))
         asl = TfidfVectorizer(
             input="content",
             encoding="utf-8",
@@ -219,7 +220,9 @@ def big_index(entries: list[dict[str, str]], rows: int) -> Index:
     matrix, vocab, idf = features.fit(docs)
     reps = -(-rows // matrix.shape[0])
     big = sparse.vstack([matrix] * reps, format="csr")[:rows]
-    return Index(np.arange(rows, dtype=np.int64), big, vocab, idf)
+    dense = lsa(matrix)
+    assert dense is not None
+    return Index(np.arange(rows, dtype=np.int64), big, vocab, idf, np.tile(dense, (reps, 1))[:rows])
 
 
 def topic_quality(corpus: Corpus) -> tuple[float, float]:
