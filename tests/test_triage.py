@@ -632,3 +632,26 @@ def test_the_installed_command_refuses_a_pipe(icml: Path) -> None:
     )
     assert result.returncode == 2
     assert result.stderr.startswith("Error: triage is interactive and needs a terminal")
+
+
+@pytest.mark.slow
+def test_interest_order_changes_after_a_skip_in_a_terminal(icml: Path) -> None:
+    """One paper wanted (spar2026): triage in interest order shows sharedscore2026 first,
+    then correctionplanner2026 would follow; skipping sharedscore2026 re-ranks the rest
+    and pidi2026 comes next instead."""
+    import pexpect
+
+    subprocess.run(
+        [str(BINARY), "--db", str(icml), "mark", "to-read", "spar2026"],
+        check=True,
+        capture_output=True,
+    )
+    child = spawn(icml, "--order", "interest")
+    child.expect(CLEAR + r"1/18, 0 to read, 0 skipped\r\n")
+    child.expect(r"A shared-score quaternion self-attention mechanism")
+    press(child, "s", r"2/18, 0 to read, 1 skipped\r\n")
+    child.expect(r"PIDI: Patched Model Inversion with Dual-Sided Initialization")
+    child.send("q")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
