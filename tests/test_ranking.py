@@ -147,7 +147,7 @@ class Keys:
             raise EOFError
         return self.keys.pop(0)
 
-    def prompt(self, label: str) -> str | None:
+    def prompt(self, label: str, default: str = "") -> str | None:
         return None
 
     def launch(self, url: str) -> bool:
