@@ -42,6 +42,8 @@ STATUS_KEYS: dict[str, str] = {"t": "to-read", "s": "skipped", "r": "reading", "
 #: Keys that set a priority (the paper stays on screen).
 PRIORITY_KEYS: dict[str, str] = {"h": "high", "m": "medium", "l": "low"}
 NEXT_KEYS = (" ", "j")
+#: Keys that go back to the previous paper of the queue.
+BACK_KEYS = ("b", "k")
 QUIT_KEYS = ("q", "Q")
 
 #: Every key with what it does, for the ``?`` screen and the legend.
@@ -57,13 +59,14 @@ KEY_HELP: tuple[tuple[str, str], ...] = (
     ("o", "open the first link in the browser"),
     ("u", "undo the last decision"),
     ("space/j", "next paper without deciding"),
+    ("b/k", "back to the previous paper"),
     ("q", "quit (decisions are saved as you go)"),
     ("?", "this help"),
 )
 #: Legends from the most to the least explicit; the first shorter than the width is shown.
 LEGENDS: tuple[str, ...] = (
     "t to-read  s skip  r reading  d read  h/m/l priority  a tag  n note  e title  "
-    "o open  u undo  space next  q quit  ? help",
+    "o open  u undo  space next  b back  q quit  ? help",
     "t:to-read s:skip r:reading d:read h/m/l:priority a:tag n:note e:title o:open u:undo "
     "space:next q:quit ?:help",
     "t:to-read s:skip r:reading d:read h/m/l:prio a:tag n:note e:title o:open u:undo q:quit ?:help",
@@ -87,8 +90,9 @@ class Terminal(Protocol):
         """Read one key press; raise KeyboardInterrupt (Ctrl-C) or EOFError (Ctrl-D)."""
         ...
 
-    def prompt(self, label: str) -> str | None:
-        """Ask for a line of text; return it stripped, or None when empty or cancelled."""
+    def prompt(self, label: str, default: str = "") -> str | None:
+        """Ask for a line of text, prefilled with ``default``; return it stripped, or
+        None when empty or cancelled."""
         ...
 
     def launch(self, url: str) -> bool:
@@ -322,6 +326,8 @@ class Triage:
             self.undo()
         elif key in NEXT_KEYS:
             self.index += 1
+        elif key in BACK_KEYS:
+            self.back()
         elif key in QUIT_KEYS:
             return False
         elif key == "?":
@@ -457,8 +463,8 @@ class Triage:
 
     def edit_title(self, pid: int, record: PaperRecord) -> None:
         """Ask for a new title for ``pid`` (it stops being provisional)."""
-        answer = self.terminal.prompt("New title")
-        if not answer:
+        answer = self.terminal.prompt("New title", record.title or "")
+        if not answer or answer == record.title:
             self.message = "title unchanged"
             return
 
@@ -470,6 +476,13 @@ class Triage:
         before = self._write(pid, act)
         self.steps.append(Step("title", pid, self.index, before, "title"))
         self.message = "title set"
+
+    def back(self) -> None:
+        """Go back to the previous paper of the queue (its decision stays until undone)."""
+        if self.index == 0:
+            self.message = "this is the first paper"
+        else:
+            self.index -= 1
 
     def open_link(self, record: PaperRecord) -> None:
         """Open the paper's first link in the browser."""

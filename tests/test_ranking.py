@@ -36,6 +36,14 @@ def corpus() -> list[PaperRecord]:
     return records
 
 
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Ranking caches of PostgreSQL libraries go to a temporary directory, not the user's."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("READINGLIST_CACHE_DIR", str(folder))
+    return folder
+
+
 @pytest.fixture
 def filled(invoke: Callable[..., Any], db_url: str) -> Callable[..., Any]:
     from readinglist import db, library
@@ -139,7 +147,7 @@ class Keys:
             raise EOFError
         return self.keys.pop(0)
 
-    def prompt(self, label: str) -> str | None:
+    def prompt(self, label: str, default: str = "") -> str | None:
         return None
 
     def launch(self, url: str) -> bool:
@@ -185,3 +193,41 @@ def test_like_seeds_the_order(filled, db_url: str) -> None:
     engine.dispose()
     order = [key_of[i] for i in ranker.order(ids)]
     assert all(k.startswith("bio") for k in order[:6]), order
+
+
+def test_the_cache_goes_to_readinglist_cache_dir(filled, db_url: str, cache_dir: Any) -> None:
+    from readinglist.ranking.store import cache_path
+
+    assert filled("mark", "to-read", "rl0").exit_code == 0
+    assert filled("list", "-k", "--sort", "interest").exit_code == 0
+    path = cache_path(db_url)
+    assert path.exists()
+    if db_url.startswith("sqlite:///"):
+        assert path.name.endswith(".db.rank.npz") or path.name.endswith(".rank.npz")
+        assert not cache_dir.exists()
+    else:
+        assert path.parent == cache_dir
+        assert [p.name for p in cache_dir.iterdir()] == [path.name]
+
+
+def test_a_tag_with_two_positives_gets_its_own_model(filled, db_url: str) -> None:
+    """Three rl papers wanted and two bio papers wanted under tag "bio": the global model
+    is rl-heavy, the bio tag's model lifts the bio papers to the top too."""
+    from readinglist import db, library
+    from readinglist.ranking.ranker import Ranker
+
+    assert filled("mark", "to-read", "rl0", "rl1", "rl2", "bio0", "bio1").exit_code == 0
+    assert filled("tag", "add", "bio", "bio0", "bio1").exit_code == 0
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine, write=False) as session:
+        ranker = Ranker.open(session, db_url)
+        ids = library.triage_queue(session)
+        key_of = {p.id: p.citekey for p in library.all_papers(session)}
+    engine.dispose()
+    assert [name for name, _ in ranker.coefs()] == ["", "bio"]
+    order = [key_of[i] for i in ranker.order(ids)]
+    # the bio tag's model puts the other bio papers first, the global one the rl papers next
+    assert order[:6] == ["bio2", "bio5", "bio3", "bio4", "rl3", "rl4"], order
+    name, up, _ = ranker.why(next(i for i in ids if key_of[i] == "bio2"))
+    assert name == "bio"
+    assert {t.term for t in up} & set(BIO)

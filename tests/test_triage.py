@@ -123,6 +123,8 @@ class FakeTerminal:
         self.screens: list[str] = []
         self.prompts: list[str] = []
         self.launched: list[str] = []
+        self.defaults: list[str] = []
+        self.opens = True
 
     def width(self) -> int:
         return 100
@@ -135,13 +137,14 @@ class FakeTerminal:
             raise EOFError
         return self.keys.pop(0)
 
-    def prompt(self, label: str) -> str | None:
+    def prompt(self, label: str, default: str = "") -> str | None:
         self.prompts.append(label)
+        self.defaults.append(default)
         return self.answers.pop(0)
 
     def launch(self, url: str) -> bool:
         self.launched.append(url)
-        return True
+        return self.opens
 
     def progress(self) -> list[str]:
         return [s.splitlines()[0] for s in self.screens]
@@ -450,6 +453,14 @@ def added_order(database: Path) -> list[str]:
         conn.close()
 
 
+def title_of(database: Path, key: str) -> str:
+    conn = sqlite3.connect(database)
+    try:
+        return str(conn.execute("SELECT title FROM papers WHERE citekey = ?", (key,)).fetchone()[0])
+    finally:
+        conn.close()
+
+
 def history(database: Path) -> dict[str, list[tuple[str | None, str, str]]]:
     conn = sqlite3.connect(database)
     try:
@@ -490,8 +501,9 @@ def test_triage_the_example_list_in_a_terminal(icml: Path) -> None:
     child.expect(CLEAR + r"3/19, ")
     child.expect(r"\r\nadded note \d+\r\n")
     child.send("e")
-    child.expect(r"New title: ")
-    child.sendline("A better title")
+    # the current title is prefilled (editable); Ctrl-U clears it
+    child.expect(r"New title: " + re.escape(title_of(icml, keys[2])))
+    child.sendline("\x15A better title")
     child.expect(CLEAR + r"3/19, 1 to read, 1 skipped\r\n\r\nICML · 2026\r\nA better title\r\n")
     press(child, "r", r"4/19, 1 to read, 1 skipped, 1 reading\r\n")
     press(child, "u", r"3/19, 1 to read, 1 skipped\r\n")
@@ -632,3 +644,64 @@ def test_the_installed_command_refuses_a_pipe(icml: Path) -> None:
     )
     assert result.returncode == 2
     assert result.stderr.startswith("Error: triage is interactive and needs a terminal")
+
+
+@pytest.mark.slow
+def test_interest_order_changes_after_a_skip_in_a_terminal(icml: Path) -> None:
+    """One paper wanted (spar2026): triage in interest order shows sharedscore2026 first,
+    then correctionplanner2026 would follow; skipping sharedscore2026 re-ranks the rest
+    and pidi2026 comes next instead."""
+    import pexpect
+
+    subprocess.run(
+        [str(BINARY), "--db", str(icml), "mark", "to-read", "spar2026"],
+        check=True,
+        capture_output=True,
+    )
+    child = spawn(icml, "--order", "interest")
+    child.expect(CLEAR + r"1/18, 0 to read, 0 skipped\r\n")
+    child.expect(r"A shared-score quaternion self-attention mechanism")
+    press(child, "s", r"2/18, 0 to read, 1 skipped\r\n")
+    child.expect(r"PIDI: Patched Model Inversion with Dual-Sided Initialization")
+    child.send("q")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_back_key_returns_to_the_previous_paper(engine, four) -> None:
+    term = FakeTerminal("bjtbbs")
+    run(engine, four, term)
+    names = ("Alpha", "Beta", "Gamma", "Delta")
+    titles = [next(n for n in names if f"\n{n}" in s) for s in term.screens]
+    assert titles == ["Alpha", "Alpha", "Beta", "Gamma", "Beta", "Alpha", "Beta"]
+    assert term.screens[1].splitlines()[-2] == "this is the first paper"
+    # back keeps the decision: b2026 stays to-read, a2026 is skipped on the way back
+    assert [v["status"] for v in state(engine).values()] == ["skipped", "to-read", "new", "new"]
+
+
+def test_edit_prefills_the_current_title(engine, four) -> None:
+    term = FakeTerminal("je", ["Beta guess"])
+    run(engine, four, term)
+    assert term.prompts == ["New title"]
+    assert term.defaults == ["Beta guess"]
+    assert term.screens[-1].splitlines()[-2] == "title unchanged"
+
+
+def test_open_reports_a_browser_that_did_not_start(engine, four, monkeypatch) -> None:
+    import webbrowser
+
+    from readinglist.cli.triage import ClickTerminal
+
+    term = FakeTerminal("jo")
+    term.opens = False
+    run(engine, four, term)
+    assert term.screens[-1].splitlines()[-2] == "could not open https://b.org"
+    monkeypatch.setattr(webbrowser, "open", lambda url: False)
+    assert ClickTerminal.launch(None, "https://b.org") is False  # type: ignore[arg-type]
+
+    def broken(url: str) -> bool:
+        raise webbrowser.Error("could not locate runnable browser")
+
+    monkeypatch.setattr(webbrowser, "open", broken)
+    assert ClickTerminal.launch(None, "https://b.org") is False  # type: ignore[arg-type]

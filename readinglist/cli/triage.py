@@ -84,10 +84,11 @@ class ClickTerminal:
             self.pending = [chunk] if chunk.startswith("\x1b") else list(chunk)
         return self.pending.pop(0)
 
-    def prompt(self, label: str) -> str | None:
+    def prompt(self, label: str, default: str = "") -> str | None:
         """Ask for a line (in cooked mode, with echo); None when empty or cancelled.
 
-        Keys typed ahead of the prompt start the answer.
+        Keys typed ahead of the prompt start the answer; otherwise ``default`` is
+        prefilled, editable (readline), e.g. the current title for ``e``.
         """
         ahead = "".join(self.pending)
         self.pending = []
@@ -96,7 +97,7 @@ class ClickTerminal:
                 line, rest = ahead.split(end, 1)
                 self.pending = list(rest.lstrip("\r\n"))
                 return line.strip() or None
-        with self._cooked():
+        with self._cooked(), _prefilled("" if ahead else default):
             try:
                 answer: str = click.prompt(
                     f"{label}: {ahead}", default="", show_default=False, prompt_suffix=""
@@ -120,8 +121,32 @@ class ClickTerminal:
             tty.setcbreak(self.fd, termios.TCSANOW)
 
     def launch(self, url: str) -> bool:
-        """Open ``url`` in the browser; False when the opener failed."""
-        return click.launch(url) == 0
+        """Open ``url`` in the browser; False when no browser could be started.
+
+        ``webbrowser`` (not ``click.launch``, which reports success when it fell back
+        to a browser that did not start) returns False when none ran.
+        """
+        import webbrowser
+
+        try:
+            return bool(webbrowser.open(url))
+        except webbrowser.Error:
+            return False
+
+
+@contextmanager
+def _prefilled(text: str) -> Iterator[None]:
+    """Prefill the next ``input()`` line with ``text`` (when readline is available)."""
+    try:
+        import readline
+    except ImportError:  # pragma: no cover - no readline on this platform
+        yield
+        return
+    readline.set_startup_hook((lambda: readline.insert_text(text)) if text else None)
+    try:
+        yield
+    finally:
+        readline.set_startup_hook(None)
 
 
 @click.command("triage", cls=QueryCommand, epilog=QUERY_HELP)

@@ -7,18 +7,23 @@ weak negative (weight :data:`WEAK`). Everything else is unlabelled.
 The model is linear in the tf-idf features, so a score is one sparse matrix-vector
 product and an explanation is the per-term products (:mod:`.explain`); it is trained
 from the labelled rows only, in milliseconds (a re-rank after each triage decision).
-It is a Rocchio profile: the weighted centroid of the positives minus a share of the
-centroid of the negatives, plus pseudo-relevance feedback (a share of the centroid of
-the best-scored unlabelled papers). Measured against arxiv-sanity-lite's LinearSVC
-(positives against every other paper) in benchmarks/TRIAGE_RANK.md; a centroid
-carries the ranking from the first positive on, where a classifier has almost nothing
-to learn from, and costs two mat-vecs instead of a solver run.
+It is a Rocchio profile, in two feature spaces (:class:`Model`): the weighted
+centroid of the positives minus a share of the centroid of the negatives, plus
+pseudo-relevance feedback (a share of the centroid of the best-scored unlabelled
+papers), over the tf-idf columns and over the index's LSA dimensions; the two scores
+are standardised and added. Measured against arxiv-sanity-lite's LinearSVC (positives
+against every other paper) with an ablation in benchmarks/TRIAGE_RANK.md: the LSA
+half adds ~1 point of recall@100; a LinearSVC with the explicit negatives, a kNN
+score, author overlap and label propagation over a kNN graph did not pay for their
+cost there. A profile is a few mat-vecs on cached float32 rows (no solver run), so
+a re-rank after each triage decision stays well under 150 ms at 6,500 papers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TypeAlias
 
 import numpy as np
 from scipy import sparse
@@ -27,6 +32,12 @@ POSITIVE_STATUSES = frozenset({"to-read", "reading", "read"})
 NEGATIVE_STATUSES = frozenset({"skipped"})
 #: The weight of a weak negative (priority low).
 WEAK = 0.3
+#: Rocchio settings, chosen on ACL 2019 workshop users (benchmarks/TRIAGE_RANK.md).
+BETA = 0.2
+PRF = 0.5
+PRF_K = 10
+#: A feature matrix: sparse tf-idf rows or dense LSA rows.
+Features: TypeAlias = "sparse.csr_matrix | np.ndarray"
 
 
 def labels(
@@ -48,25 +59,65 @@ def labels(
     return y, weight
 
 
-def _centroid(matrix: sparse.csr_matrix, rows: np.ndarray, weight: np.ndarray) -> np.ndarray:
+def _norm(vec: np.ndarray) -> float:
+    # einsum, not BLAS: a threaded BLAS dot on a loaded machine costs tens of ms here
+    return float(np.sqrt(np.einsum("i,i->", vec, vec)))
+
+
+def _centroid(matrix: Features, rows: np.ndarray, weight: np.ndarray) -> np.ndarray:
     if len(rows) == 0:
-        return np.zeros(matrix.shape[1])
-    w = weight[rows] / weight[rows].sum()
-    vec = np.asarray(matrix[rows].T @ w).ravel()
-    norm = np.linalg.norm(vec)
+        return np.zeros(matrix.shape[1], dtype=np.float32)
+    w = (weight[rows] / weight[rows].sum()).astype(np.float32)
+    vec = np.asarray(matrix[rows].T @ w, dtype=np.float32).ravel()
+    norm = _norm(vec)
     return vec / norm if norm else vec
 
 
-def fit(
-    matrix: sparse.csr_matrix,
+@dataclass(frozen=True)
+class Model:
+    """A fitted interest model: a Rocchio profile in each feature space.
+
+    ``sparse`` weighs the tf-idf columns (it explains a score: :meth:`Ranker.why`);
+    ``dense`` the LSA dimensions (None when the index has none). A score is the sum
+    of the two products, each standardised over the library (mean 0, deviation 1),
+    so neither space dominates by scale.
+    """
+
+    sparse: np.ndarray
+    dense: np.ndarray | None
+
+    def scores(self, matrix: Features, dense: np.ndarray | None) -> np.ndarray:
+        """Return the score of every row of ``matrix`` (and its ``dense`` rows)."""
+        total = _standard(np.asarray(matrix @ self.sparse, dtype=np.float32).ravel())
+        if self.dense is not None and dense is not None:
+            total += _standard(np.asarray(dense @ self.dense, dtype=np.float32).ravel())
+        return total
+
+    def plus(self, other: Model) -> Model:
+        """Return the sum of two models (``triage --like`` adds its text's model)."""
+        dense = self.dense
+        if dense is not None and other.dense is not None:
+            dense = dense + other.dense
+        return Model(self.sparse + other.sparse, dense)
+
+
+def _standard(values: np.ndarray) -> np.ndarray:
+    mean = float(values.mean()) if len(values) else 0.0
+    dev = float(np.sqrt(np.einsum("i,i->", values - mean, values - mean) / max(len(values), 1)))
+    return (values - mean) / dev if dev > 0 else values - mean
+
+
+def profile(
+    matrix: Features,
     y: np.ndarray,
     weight: np.ndarray,
     *,
-    beta: float = 0.2,
-    prf: float = 0.5,
-    prf_k: int = 10,
+    beta: float = BETA,
+    prf: float = PRF,
+    prf_k: int = PRF_K,
 ) -> np.ndarray | None:
-    """Return the weight vector (one per column) of the model, or None without a positive.
+    """Return the Rocchio profile (one weight per column of ``matrix``), or None without
+    a positive.
 
     ``beta`` is the share of the negatives' centroid subtracted from the positives';
     ``prf`` the share of pseudo-relevance feedback from the ``prf_k`` best unlabelled
@@ -76,32 +127,38 @@ def fit(
     if len(pos) == 0 or matrix.shape[1] == 0:
         return None
     neg = np.flatnonzero(y < 0)
-    coef = _centroid(matrix, pos, weight) - beta * _centroid(matrix, neg, weight)
+    coef = _centroid(matrix, pos, weight)
+    if beta:
+        coef = coef - beta * _centroid(matrix, neg, weight)
     if prf > 0 and prf_k > 0:
         coef = _feedback(matrix, y, coef, prf, prf_k)
     return coef
 
 
+def fit(
+    matrix: Features, dense: np.ndarray | None, y: np.ndarray, weight: np.ndarray
+) -> Model | None:
+    """Return the model of the labels ``y`` (see :class:`Model`), or None without a positive."""
+    coef = profile(matrix, y, weight)
+    if coef is None:
+        return None
+    dense_coef = profile(dense, y, weight) if dense is not None and dense.shape[1] else None
+    return Model(coef, dense_coef)
+
+
 def _feedback(
-    matrix: sparse.csr_matrix, y: np.ndarray, coef: np.ndarray, share: float, k: int
+    matrix: Features, y: np.ndarray, coef: np.ndarray, share: float, k: int
 ) -> np.ndarray:
     """Pseudo-relevance feedback: add ``share`` of the centroid of the ``k`` best-scored
     unlabelled rows to ``coef`` (a workshop's papers resemble each other more than
     they resemble the five a user marked)."""
-    first = np.asarray(matrix @ coef).ravel()
+    first = np.asarray(matrix @ coef, dtype=np.float32).ravel()
     first[y != 0] = -np.inf
-    top = np.argpartition(-first, min(k, len(first) - 1))[:k]
+    k = min(k, len(first) - 1)
+    if k <= 0:
+        return coef
+    top = np.argpartition(-first, k)[:k]
     top = top[np.isfinite(first[top])]
     if len(top) == 0:
         return coef
-    return coef + share * _centroid(matrix, top, np.ones(matrix.shape[0]))
-
-
-def scores(
-    matrix: sparse.csr_matrix, y: np.ndarray, weight: np.ndarray, **params: Any
-) -> np.ndarray:
-    """Return the score of every row (zeros without a positive); see :func:`fit`."""
-    coef = fit(matrix, y, weight, **params)
-    if coef is None:
-        return np.zeros(matrix.shape[0])
-    return np.asarray(matrix @ coef).ravel()
+    return coef + share * _centroid(matrix, top, np.ones(matrix.shape[0], dtype=np.float32))

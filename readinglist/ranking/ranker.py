@@ -51,8 +51,8 @@ class Ranker:
         self.like = None
         if like and like.strip() and index.vocabulary:
             row = features.transform([like], index.vocabulary, index.idf)
-            self.like = np.asarray(row.todense()).ravel().astype(np.float64)
-        self._coefs: list[tuple[str, np.ndarray]] | None = None
+            self.like = np.asarray(row.todense(), dtype=np.float32).ravel()
+        self._coefs: list[tuple[str, model.Model]] | None = None
         self._scores: np.ndarray | None = None
 
     @classmethod
@@ -86,13 +86,13 @@ class Ranker:
         self.y[row], self.weight[row] = y[0], w[0]
         self._coefs = self._scores = None
 
-    def coefs(self) -> list[tuple[str, np.ndarray]]:
-        """Return the models as (name, weight vector): ``""`` for the global one, tags after."""
+    def coefs(self) -> list[tuple[str, model.Model]]:
+        """Return the models as (name, model): ``""`` for the global one, tags after."""
         if self._coefs is not None:
             return self._coefs
-        matrix = self.index.matrix
-        found: list[tuple[str, np.ndarray]] = []
-        coef = model.fit(matrix, self.y, self.weight)
+        matrix, dense = self.index.matrix, self.index.dense
+        found: list[tuple[str, model.Model]] = []
+        coef = model.fit(matrix, dense, self.y, self.weight)
         if coef is not None or self.like is not None:
             found.append(("", self._with_like(coef)))
         by_tag: dict[str, list[int]] = defaultdict(list)
@@ -103,17 +103,18 @@ class Ranker:
             if len(rows) >= TAG_MODEL_MIN and len(rows) < int((self.y > 0).sum()):
                 y = np.where(self.y < 0, -1, 0).astype(np.int8)
                 y[rows] = 1
-                tag_coef = model.fit(matrix, y, self.weight)
+                tag_coef = model.fit(matrix, dense, y, self.weight)
                 if tag_coef is not None:
                     found.append((name, self._with_like(tag_coef)))
         self._coefs = found
         return found
 
-    def _with_like(self, coef: np.ndarray | None) -> np.ndarray:
+    def _with_like(self, coef: model.Model | None) -> model.Model:
         if self.like is None:
             assert coef is not None
             return coef
-        return self.like if coef is None else coef + self.like
+        like = model.Model(self.like, None)
+        return like if coef is None else coef.plus(like)
 
     def scores(self) -> np.ndarray | None:
         """Return every row's interest (its best score over the models), or None."""
@@ -121,8 +122,9 @@ class Ranker:
             coefs = self.coefs()
             if not coefs:
                 return None
-            stack = np.vstack([self.index.matrix @ c for _, c in coefs])
-            self._scores = stack.max(axis=0)
+            matrix, dense = self.index.matrix, self.index.dense
+            stack = [m.scores(matrix, dense) for _, m in coefs]
+            self._scores = stack[0] if len(stack) == 1 else np.vstack(stack).max(axis=0)
         return self._scores
 
     # --- what the commands ask ----------------------------------------------------------------
@@ -141,10 +143,12 @@ class Ranker:
         scores = self.scores()
         if scores is None or not len(pids):
             return list(pids)
-        row = self.index.row
-        rows = np.array([row.get(p, -1) for p in pids])
+        rows = self.index.rows_of(pids)
         values = np.where(rows >= 0, scores[rows], -np.inf)
-        return [pids[i] for i in np.argsort(-values, kind="stable")]
+        ordered: list[int] = np.asarray(pids, dtype=np.int64)[
+            np.argsort(-values, kind="stable")
+        ].tolist()
+        return ordered
 
     def why(self, pid: int, n: int = 8) -> tuple[str, list[Term], list[Term]]:
         """Return (model name, terms that raised, terms that lowered) the paper's score.
@@ -157,9 +161,10 @@ class Ranker:
         if not coefs or row is None:
             return "", [], []
         x = self.index.matrix[row]
-        best = max(coefs, key=lambda nc: float((x @ nc[1])[0]))
+        scores = [m.scores(self.index.matrix, self.index.dense)[row] for _, m in coefs]
+        best = coefs[int(np.argmax(scores))]
         cols, vals = x.indices, x.data
-        contrib = vals * best[1][cols]
+        contrib = vals * best[1].sparse[cols]
         order = np.argsort(-contrib)
         vocab = self.index.vocabulary
         up = [Term(vocab[cols[i]], float(contrib[i])) for i in order[:n] if contrib[i] > 0]

@@ -16,6 +16,7 @@ import contextlib
 import hashlib
 import os
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,7 +29,9 @@ from readinglist.models import Paper, PaperPerson, PaperTag, Person, Tag
 from readinglist.ranking import features
 
 #: Bumped when the features change, so that old caches are rebuilt.
-VERSION = 1
+VERSION = 2
+#: Dimensions of the dense (LSA) rows: a truncated SVD of the tf-idf matrix.
+LSA_DIMS = 256
 
 
 @dataclass
@@ -39,10 +42,38 @@ class Index:
     matrix: sparse.csr_matrix
     vocabulary: list[str]
     idf: np.ndarray
+    dense: np.ndarray | None = None
     row: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.row = {int(pid): i for i, pid in enumerate(self.ids)}
+        self._sorter = np.argsort(self.ids, kind="stable")
+        self._sorted = self.ids[self._sorter]
+
+    def rows_of(self, pids: Sequence[int]) -> np.ndarray:
+        """Return the row of each paper id (-1 for a paper not in the index), vectorised."""
+        wanted = np.asarray(pids, dtype=np.int64)
+        if not len(self.ids) or not len(wanted):
+            return np.full(len(wanted), -1, dtype=np.int64)
+        at = np.minimum(np.searchsorted(self._sorted, wanted), len(self.ids) - 1)
+        return np.where(self._sorted[at] == wanted, self._sorter[at], -1)
+
+
+def lsa(matrix: sparse.csr_matrix, dims: int = LSA_DIMS) -> np.ndarray | None:
+    """Return the rows of ``matrix`` reduced by LSA (truncated SVD, fixed seed) to at most
+    ``dims`` dimensions and normalised (float32), or None for a matrix too small for it.
+
+    A positive then also raises papers that share no term with it but the same latent
+    topic (measured in benchmarks/TRIAGE_RANK.md).
+    """
+    from sklearn.decomposition import TruncatedSVD
+    from sklearn.preprocessing import normalize
+
+    dims = min(dims, matrix.shape[0] - 1, matrix.shape[1] - 1)
+    if dims < 2:
+        return None
+    reduced = TruncatedSVD(n_components=dims, random_state=14).fit_transform(matrix)
+    return np.ascontiguousarray(normalize(reduced), dtype=np.float32)
 
 
 def change_counter(session: Session) -> str:
@@ -57,13 +88,20 @@ def change_counter(session: Session) -> str:
 
 
 def cache_path(url: str) -> Path:
-    """Return the cache file of the library at ``url`` (see the module docstring)."""
+    """Return the cache file of the library at ``url`` (see the module docstring).
+
+    ``READINGLIST_CACHE_DIR``, when set, replaces the user cache directory (tests point
+    it at a temporary directory so that caches do not pile up in the user's).
+    """
     if url.startswith("sqlite:///") and len(url) > len("sqlite:///"):
         return Path(url[len("sqlite:///") :] + ".rank.npz")
-    import platformdirs
-
     digest = hashlib.sha256(url.encode("utf-8")).hexdigest()[:20]
-    return Path(platformdirs.user_cache_dir("readinglist")) / f"rank-{digest}.npz"
+    folder = os.environ.get("READINGLIST_CACHE_DIR")
+    if not folder:
+        import platformdirs
+
+        folder = platformdirs.user_cache_dir("readinglist")
+    return Path(folder) / f"rank-{digest}.npz"
 
 
 def documents(session: Session) -> tuple[list[int], list[str]]:
@@ -97,7 +135,7 @@ def build(session: Session) -> Index:
     """Compute the index of the library from its papers (no cache)."""
     ids, texts = documents(session)
     matrix, vocabulary, idf = features.fit(texts)
-    return Index(np.asarray(ids, dtype=np.int64), matrix, vocabulary, idf)
+    return Index(np.asarray(ids, dtype=np.int64), matrix, vocabulary, idf, lsa(matrix))
 
 
 def load(session: Session, url: str) -> Index:
@@ -121,7 +159,9 @@ def _read(path: Path, counter: str) -> Index | None:
             matrix = sparse.csr_matrix(
                 (data["data"], data["indices"], data["indptr"]), shape=tuple(data["shape"])
             )
-            return Index(data["ids"], matrix, [str(t) for t in data["vocabulary"]], data["idf"])
+            dense = data["dense"] if data["dense"].size else None
+            vocabulary = [str(t) for t in data["vocabulary"]]
+            return Index(data["ids"], matrix, vocabulary, data["idf"], dense)
     except (OSError, KeyError, ValueError):
         return None
 
@@ -141,6 +181,7 @@ def _write(path: Path, counter: str, index: Index) -> None:
                 shape=np.array(index.matrix.shape),
                 vocabulary=np.array(index.vocabulary, dtype=str),
                 idf=index.idf,
+                dense=index.dense if index.dense is not None else np.zeros((0, 0), np.float32),
             )
         os.replace(tmp, path)
     except OSError:
