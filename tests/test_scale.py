@@ -13,9 +13,12 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
+from conftest import make_database
 
 #: A process that completes ``COMP_WORDS`` the way bash asks Click to, then prints the
 #: candidates and the modules it imported as one JSON line on stderr.
@@ -195,3 +198,65 @@ def test_streamed_writers_give_the_text_of_one_call() -> None:
         light, complete=lambda members: [full[m.citekey or ""] for m in members], abstracts=True
     )
     assert "".join(streamed) == markdown.write(records, abstracts=True)
+
+
+@pytest.fixture
+def pg_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh PostgreSQL database (the import plan is PostgreSQL's question)."""
+    yield from make_database("postgresql", request, tmp_path)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 17 open: the DOI look-up plans a Seq Scan on papers (never-analysed table); "
+    "fix: ANALYZE papers between chunks of a large import (library/_sql.py, from the pipeline)",
+)
+def test_postgresql_dedupe_look_ups_keep_an_index_plan_after_20000_rows(pg_url: str) -> None:
+    """Issue 17: 20,000 papers imported in one transaction (never analysed, as in a
+    long import), then EXPLAIN of the look-ups the importer issues per chunk (citekey,
+    DOI, arXiv id, title key, abstract key: ``matching.load_candidates``; citation keys:
+    ``KeyRegistry.prefetch``) finds no Seq Scan on ``papers``."""
+    from sqlalchemy import select, text
+
+    from readinglist import db, library
+    from readinglist.library._sql import CHUNK
+    from readinglist.models import Paper
+    from readinglist.records import PaperRecord
+
+    count = 20_000
+    records = [
+        PaperRecord(
+            citekey=f"p{i}",
+            entry_type="article",
+            title=f"{title(i)} salmon",
+            doi=f"10.5555/p{i}",
+            arxiv=f"2401.{i:05d}",
+            abstract=(title(i) + " ") * 4,
+            year=1950 + i % 70,
+        )
+        for i in range(count)
+    ]
+    engine = db.make_engine(pg_url)
+    try:
+        with db.session_scope(engine) as session:
+            report = library.import_records(session, records, source="gen.bib", fmt="bibtex")
+            assert len(report.added) == count
+            probes = [f"{i}" for i in range(count + 1000, count + 1000 + CHUNK)]
+            look_ups = {
+                "citekey_folded": [f"p{i}" for i in probes],
+                "doi": [f"10.5555/p{i}" for i in probes],
+                "arxiv": [f"2402.{i}" for i in probes],
+                "title_key": [f"{title(int(i))} salmon" for i in probes],
+                "abstract_key": [f"{int(i):040d}" for i in probes],
+            }
+            plans = {}
+            for name, values in look_ups.items():
+                stmt = select(Paper.id).where(getattr(Paper, name).in_(values))
+                compiled = stmt.compile(
+                    dialect=session.get_bind().dialect, compile_kwargs={"literal_binds": True}
+                )
+                plans[name] = "\n".join(session.scalars(text(f"EXPLAIN {compiled}")).all())
+            seq = {name: plan for name, plan in plans.items() if "Seq Scan on papers" in plan}
+            assert not seq, sorted(seq)
+    finally:
+        engine.dispose()
