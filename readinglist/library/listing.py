@@ -12,7 +12,12 @@ from sqlalchemy.orm import Session
 
 from readinglist import query
 from readinglist.library._sql import CHUNK
-from readinglist.library.rows import iter_listing_records, load_papers, load_papers_for_listing
+from readinglist.library.rows import (
+    iter_listing_records,
+    load_papers,
+    load_papers_for_listing,
+    tags_by_paper,
+)
 from readinglist.models import (
     PRIORITY_NAMES,
     Paper,
@@ -122,15 +127,7 @@ def export_outline(
                 ).where(Paper.id.in_(part))
             )
         }
-        tags: dict[int, list[str]] = defaultdict(list)
-        if with_tags:
-            for pid, name in session.execute(
-                select(PaperTag.paper_id, Tag.name)
-                .join(Tag, Tag.id == PaperTag.tag_id)
-                .where(PaperTag.paper_id.in_(part))
-                .order_by(Tag.name)
-            ):
-                tags[pid].append(name)
+        tags = tags_by_paper(session, part) if with_tags else {}
         for pid in part:
             if (row := rows.get(pid)) is not None:
                 priority = PRIORITY_NAMES.get(row.priority) if row.priority is not None else None

@@ -226,6 +226,21 @@ def bibtex_context(session: Session, ids: Iterable[int]) -> tuple[str | None, st
 SOURCE_COLUMNS = ("source_text", "source_digest", "source_check", "search_text")
 
 
+def tags_by_paper(session: Session, ids: Sequence[int]) -> dict[int, list[str]]:
+    """Return the tag names of the papers ``ids`` (one chunk: one ``IN`` query), each
+    paper's in ``ORDER BY tags.name`` order as the ORM relationship orders them;
+    untagged papers are missing from the dict."""
+    tags: dict[int, list[str]] = defaultdict(list)
+    for pid, name in session.execute(
+        select(PaperTag.paper_id, Tag.name)
+        .join(Tag, Tag.id == PaperTag.tag_id)
+        .where(PaperTag.paper_id.in_(ids))
+        .order_by(Tag.name)
+    ):
+        tags[pid].append(name)
+    return tags
+
+
 def iter_records(
     session: Session,
     ids: Sequence[int],
@@ -271,14 +286,7 @@ def iter_records(
             people[pid].setdefault(role, []).append(
                 PersonRecord(family=family, given=given, von=von, jr=jr, literal=literal)
             )
-        tags: dict[int, list[str]] = defaultdict(list)
-        for pid, name in session.execute(
-            select(PaperTag.paper_id, Tag.name)
-            .join(Tag, Tag.id == PaperTag.tag_id)
-            .where(PaperTag.paper_id.in_(part))
-            .order_by(Tag.name)
-        ):
-            tags[pid].append(name)
+        tags = tags_by_paper(session, part)
         notes: dict[int, list[NoteRecord]] = defaultdict(list)
         if with_notes:
             for pid, body, created, updated in session.execute(
@@ -359,14 +367,7 @@ def iter_listing_records(
             authors[pid].append(
                 PersonRecord(family=family, given=given, von=von, jr=jr, literal=literal)
             )
-        tags: dict[int, list[str]] = defaultdict(list)
-        for pid, name in session.execute(
-            select(PaperTag.paper_id, Tag.name)
-            .join(Tag, Tag.id == PaperTag.tag_id)
-            .where(PaperTag.paper_id.in_(part))
-            .order_by(Tag.name)
-        ):
-            tags[pid].append(name)
+        tags = tags_by_paper(session, part)
         for pid in part:
             row = rows.get(pid)
             if row is not None:
