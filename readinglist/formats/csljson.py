@@ -56,7 +56,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,7 +76,7 @@ from readinglist.formats.rules import (
 from readinglist.identifiers import arxiv_from_doi, normalize_arxiv, normalize_doi
 from readinglist.records import PaperRecord, ParseProblem, ParseResult, Person
 
-__all__ = ["CSL_TYPES", "ENTRY_TYPES", "read", "write"]
+__all__ = ["CSL_TYPES", "ENTRY_TYPES", "read", "write", "write_chunks"]
 
 #: CSL item type -> BibTeX entry type (types not listed read as ``misc``).
 ENTRY_TYPES: dict[str, str] = {
@@ -638,7 +638,7 @@ def _item(record: PaperRecord, index: int, tags_as_keywords: bool) -> dict[str, 
     return item
 
 
-def write(records: Sequence[PaperRecord], *, tags_as_keywords: bool = False) -> str:
+def write(records: Iterable[PaperRecord], *, tags_as_keywords: bool = False) -> str:
     """Write ``records`` as CSL-JSON: a JSON array, indent 2, UTF-8 text, sorted keys.
 
     The inverse of :func:`read` (see the module table). ``id`` is the citation key
@@ -652,5 +652,21 @@ def write(records: Sequence[PaperRecord], *, tags_as_keywords: bool = False) -> 
     Returns the text ending in a newline (``"[]\\n"`` for no records).
     Deterministic: keys sorted, records in the given order.
     """
-    items = [_item(record, index, tags_as_keywords) for index, record in enumerate(records, 1)]
-    return json.dumps(items, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+    return "".join(write_chunks(records, tags_as_keywords=tags_as_keywords))
+
+
+def write_chunks(
+    records: Iterable[PaperRecord], *, tags_as_keywords: bool = False
+) -> Iterator[str]:
+    """Yield the text of :func:`write` an item at a time, reading ``records`` as it goes
+    (an export streams them, issue 17): the pieces joined are exactly the text of
+    ``json.dumps`` of the whole array with ``indent=2``, each item dumped alone and
+    indented one level (JSON strings hold no raw newline, so indenting lines is safe)."""
+    opening = "[\n"
+    for index, record in enumerate(records, 1):
+        item = json.dumps(
+            _item(record, index, tags_as_keywords), indent=2, ensure_ascii=False, sort_keys=True
+        )
+        yield opening + "  " + item.replace("\n", "\n  ")
+        opening = ",\n"
+    yield "[]\n" if opening == "[\n" else "\n]\n"

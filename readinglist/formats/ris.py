@@ -50,7 +50,7 @@ Writing is the inverse, so our own output reads back to the same records
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,7 +79,7 @@ from readinglist.formats.rules import (
 from readinglist.identifiers import arxiv_from_doi, normalize_doi
 from readinglist.records import PaperRecord, ParseProblem, ParseResult, Person
 
-__all__ = ["ENTRY_TYPES", "RIS_TYPES", "read", "write"]
+__all__ = ["ENTRY_TYPES", "RIS_TYPES", "read", "write", "write_chunks"]
 
 #: RIS reference type -> BibTeX entry type. Types not listed read as ``misc``.
 #: Source: the RIS type list (rispy ``TYPE_OF_REFERENCE_MAPPING``) matched to the
@@ -583,7 +583,7 @@ def _pairs(record: PaperRecord, tags_as_keywords: bool) -> Iterator[tuple[str, s
     yield from _kept_pairs(fields)
 
 
-def write(records: Sequence[PaperRecord], *, tags_as_keywords: bool = False) -> str:
+def write(records: Iterable[PaperRecord], *, tags_as_keywords: bool = False) -> str:
     """Write ``records`` as RIS text (through ``rispy.dumps``, :func:`ris_syntax.dumps`).
 
     The inverse of :func:`read`: entry type -> ``TY`` (:data:`RIS_TYPES`, or the
@@ -602,4 +602,21 @@ def write(records: Sequence[PaperRecord], *, tags_as_keywords: bool = False) -> 
     Deterministic: the same records give the same text. Never raises for
     well-formed records.
     """
-    return dumps([list(_pairs(record, tags_as_keywords)) for record in records])
+    return "".join(write_chunks(records, tags_as_keywords=tags_as_keywords))
+
+
+def write_chunks(
+    records: Iterable[PaperRecord], *, tags_as_keywords: bool = False, chunk: int = 500
+) -> Iterator[str]:
+    """Yield the text of :func:`write` a chunk of ``chunk`` records at a time, reading
+    ``records`` as it goes (an export streams them, issue 17); the pieces joined are
+    exactly :func:`write`'s text."""
+    batch: list[list[tuple[str, str]]] = []
+    separator = ""
+    for record in records:
+        batch.append(list(_pairs(record, tags_as_keywords)))
+        if len(batch) == chunk:
+            yield separator + dumps(batch)
+            separator, batch = "\n", []
+    if batch:
+        yield separator + dumps(batch)

@@ -12,7 +12,12 @@ from sqlalchemy.orm import Session
 
 from readinglist import query
 from readinglist.library._sql import CHUNK
-from readinglist.library.rows import iter_listing_records, load_papers, load_papers_for_listing
+from readinglist.library.rows import (
+    iter_listing_records,
+    load_papers,
+    load_papers_for_listing,
+    tags_by_paper,
+)
 from readinglist.models import (
     PRIORITY_NAMES,
     Paper,
@@ -97,6 +102,46 @@ def iter_listing(session: Session, ids: Sequence[int]) -> Iterator[tuple[int, Pa
     in bounded memory (issue 17): only the ids are held.
     """
     return iter_listing_records(session, ids)
+
+
+def export_outline(
+    session: Session, ids: Sequence[int], *, with_tags: bool = False
+) -> list[PaperRecord]:
+    """Return, for the papers ``ids`` in that order (unknown ids skipped), light records
+    holding only what a Markdown export groups and orders by: key, status, priority,
+    year, venue, and the tags (by name) when ``with_tags``.
+
+    Two Core queries per chunk of ids (the columns, then the tags), no ORM objects, so
+    ``export markdown`` of a whole library holds these small records while the full
+    ones stream (``formats.markdown.write_chunks``, issue 17).
+    """
+    outline: list[PaperRecord] = []
+    shared: dict[str, str] = {}  # one string per distinct status and venue
+    for start in range(0, len(ids), CHUNK * 4):
+        part = list(ids[start : start + CHUNK * 4])
+        rows = {
+            row.id: row
+            for row in session.execute(
+                select(
+                    Paper.id, Paper.citekey, Paper.status, Paper.priority, Paper.year, Paper.venue
+                ).where(Paper.id.in_(part))
+            )
+        }
+        tags = tags_by_paper(session, part) if with_tags else {}
+        for pid in part:
+            if (row := rows.get(pid)) is not None:
+                priority = PRIORITY_NAMES.get(row.priority) if row.priority is not None else None
+                outline.append(
+                    PaperRecord(
+                        citekey=row.citekey,
+                        status=shared.setdefault(row.status, row.status),
+                        priority=priority,
+                        year=row.year,
+                        venue=shared.setdefault(row.venue, row.venue) if row.venue else None,
+                        tags=tuple(tags.get(pid, ())),
+                    )
+                )
+    return outline
 
 
 def triage_queue(session: Session, query_text: str = "", *, only_new: bool = True) -> list[int]:

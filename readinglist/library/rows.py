@@ -133,10 +133,13 @@ def record_of(
     editors: tuple[PersonRecord, ...],
     tags: tuple[str, ...],
     notes: tuple[NoteRecord, ...],
+    *,
+    with_source: bool = True,
 ) -> PaperRecord:
     """The PaperRecord of a paper ``row`` (a :class:`Paper` or a Core row of ``papers``)
     and its people, tags and notes; ``source_text`` (and its ``source_check``) only
-    while the stored digest says the bibliographic data is as imported."""
+    while the stored digest says the bibliographic data is as imported, never with
+    ``with_source=False`` (the row then need not hold :data:`SOURCE_COLUMNS`)."""
     record = PaperRecord(
         citekey=row.citekey,
         entry_type=row.entry_type,
@@ -163,7 +166,7 @@ def record_of(
         added=row.added_at,
         read_at=row.read_at,
     )
-    if row.source_text and row.source_digest == bibliographic_digest(record):
+    if with_source and row.source_text and row.source_digest == bibliographic_digest(record):
         record = replace(record, source_text=row.source_text, source_check=row.source_check)
     return record
 
@@ -217,8 +220,33 @@ def bibtex_context(session: Session, ids: Iterable[int]) -> tuple[str | None, st
     return ("\n".join(strings) or None, "\n".join(preambles) or None)
 
 
+#: The ``papers`` columns only the BibTeX writer (``source_text`` copied verbatim while
+#: the digest matches) or the search index reads: other exports skip them (issue 17).
+SOURCE_COLUMNS = ("source_text", "source_digest", "source_check", "search_text")
+
+
+def tags_by_paper(session: Session, ids: Sequence[int]) -> dict[int, list[str]]:
+    """Return the tag names of the papers ``ids`` (one chunk: one ``IN`` query), each
+    paper's in ``ORDER BY tags.name`` order as the ORM relationship orders them;
+    untagged papers are missing from the dict."""
+    tags: dict[int, list[str]] = defaultdict(list)
+    for pid, name in session.execute(
+        select(PaperTag.paper_id, Tag.name)
+        .join(Tag, Tag.id == PaperTag.tag_id)
+        .where(PaperTag.paper_id.in_(ids))
+        .order_by(Tag.name)
+    ):
+        tags[pid].append(name)
+    return tags
+
+
 def iter_records(
-    session: Session, ids: Sequence[int], *, with_notes: bool = True, chunk: int = RECORD_CHUNK
+    session: Session,
+    ids: Sequence[int],
+    *,
+    with_notes: bool = True,
+    with_source: bool = True,
+    chunk: int = RECORD_CHUNK,
 ) -> Iterator[PaperRecord]:
     """Yield the PaperRecord of each paper of ``ids``, in that order (unknown ids skipped).
 
@@ -227,12 +255,16 @@ def iter_records(
     tags, notes), no ORM objects and nothing kept after a chunk, so ``export`` of a
     100,000-paper library runs in bounded memory (issue 9). Tags come in the order of
     ``ORDER BY tags.name`` and people by role and position, as the ORM relationships
-    order them.
+    order them. ``with_source=False`` (RIS, CSL-JSON, Markdown) reads neither
+    :data:`SOURCE_COLUMNS` nor computes the digest: ``source_text`` stays None.
     """
-    papers = Paper.__table__
+    papers = cast(Table, Paper.__table__)
+    columns = [c for c in papers.c if with_source or c.name not in SOURCE_COLUMNS]
     for start in range(0, len(ids), chunk):
         part = list(ids[start : start + chunk])
-        rows = {row.id: row for row in session.execute(select(papers).where(papers.c.id.in_(part)))}
+        rows = {
+            row.id: row for row in session.execute(select(*columns).where(papers.c.id.in_(part)))
+        }
         people: dict[int, dict[str, list[PersonRecord]]] = defaultdict(
             lambda: {"author": [], "editor": []}
         )
@@ -253,14 +285,7 @@ def iter_records(
             people[pid].setdefault(role, []).append(
                 PersonRecord(family=family, given=given, von=von, jr=jr, literal=literal)
             )
-        tags: dict[int, list[str]] = defaultdict(list)
-        for pid, name in session.execute(
-            select(PaperTag.paper_id, Tag.name)
-            .join(Tag, Tag.id == PaperTag.tag_id)
-            .where(PaperTag.paper_id.in_(part))
-            .order_by(Tag.name)
-        ):
-            tags[pid].append(name)
+        tags = tags_by_paper(session, part)
         notes: dict[int, list[NoteRecord]] = defaultdict(list)
         if with_notes:
             for pid, body, created, updated in session.execute(
@@ -280,6 +305,7 @@ def iter_records(
                 tuple(named.get("editor", ())),
                 tuple(tags.get(pid, ())),
                 tuple(notes.get(pid, ())),
+                with_source=with_source,
             )
 
 
@@ -340,14 +366,7 @@ def iter_listing_records(
             authors[pid].append(
                 PersonRecord(family=family, given=given, von=von, jr=jr, literal=literal)
             )
-        tags: dict[int, list[str]] = defaultdict(list)
-        for pid, name in session.execute(
-            select(PaperTag.paper_id, Tag.name)
-            .join(Tag, Tag.id == PaperTag.tag_id)
-            .where(PaperTag.paper_id.in_(part))
-            .order_by(Tag.name)
-        ):
-            tags[pid].append(name)
+        tags = tags_by_paper(session, part)
         for pid in part:
             row = rows.get(pid)
             if row is not None:

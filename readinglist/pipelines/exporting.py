@@ -26,7 +26,9 @@ from sqlalchemy.orm import Session
 from readinglist import formats, library
 from readinglist.errors import InvalidInput, ReadingListError
 from readinglist.formats import bibtex
+from readinglist.library.listing import export_outline
 from readinglist.pipelines.atomic import open_atomically
+from readinglist.records import PaperRecord
 
 #: The formats whose writer is :class:`readinglist.formats.bibtex.Writer`.
 BIBTEX_FORMATS = ("bibtex", "biblatex")
@@ -162,13 +164,35 @@ def write_papers(
     (:func:`writer_options`).
 
     BibTeX and biblatex are written a chunk at a time (:func:`_write_bibtex_in_chunks`),
-    calling ``advance`` with the papers written so far; other formats in one call.
+    calling ``advance`` with the papers written so far. The other formats stream too
+    (issue 17): records a chunk at a time without ``source_text`` or digest (and notes
+    only for Markdown ``--notes``), text written as the writer's ``write_chunks``
+    yields it; Markdown first reads a light outline of every paper
+    (:func:`readinglist.library.listing.export_outline`) to count, group and order.
     """
     if fmt in BIBTEX_FORMATS:
         _write_bibtex_in_chunks(session, out, options, papers, advance or _ignore)
         return
-    records = list(library.iter_records(session, [paper_id for paper_id, _ in papers]))
-    out.write(formats.writer(fmt)(records, **options))
+    ids = [paper_id for paper_id, _ in papers]
+    write_chunks = formats.module(fmt).write_chunks
+    if fmt == "markdown":
+        by_key = {key: paper_id for paper_id, key in papers}
+        outline = export_outline(session, ids, with_tags=options["group_by"] == "tag")
+
+        def complete(members: list[PaperRecord]) -> Iterator[PaperRecord]:
+            return library.iter_records(
+                session,
+                [by_key[member.citekey or ""] for member in members],
+                with_notes=bool(options["notes"]),
+                with_source=False,
+            )
+
+        pieces = write_chunks(outline, complete=complete, **options)
+    else:
+        records = library.iter_records(session, ids, with_notes=False, with_source=False)
+        pieces = write_chunks(records, **options)
+    for piece in pieces:
+        out.write(piece)
 
 
 def _ignore(done: int) -> None:
