@@ -58,6 +58,15 @@ def to_url(value: str) -> str:
     return f"sqlite:///{Path(value).expanduser().resolve()}"
 
 
+def sqlite_path(url: str) -> Path | None:
+    """Return the file of an ``sqlite:///PATH`` URL; None for a server or an in-memory
+    database. Used to keep outputs from overwriting the library itself."""
+    prefix = "sqlite:///"
+    if url.startswith(prefix) and url[len(prefix) :] not in ("", ":memory:"):
+        return Path(url[len(prefix) :])
+    return None
+
+
 @dataclass(frozen=True)
 class Settings:
     """Resolved settings for one run: the database URL and the editor command."""

@@ -147,3 +147,37 @@ def test_change_summary_of_a_large_selection_is_linear(capsys: pytest.CaptureFix
     keys = [f"k{i}" for i in range(60_000)]
     report_changes("marked {n} to-read", keys, keys[::2], False, "already to-read")
     assert capsys.readouterr().err == "marked 30000 papers to-read (30000 already to-read)\n"
+
+
+def test_export_never_overwrites_the_library(tmp_path: Path, example_abstracts: Path) -> None:
+    db = tmp_path / "lib.db"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--db", str(db), "import", str(example_abstracts)]).exit_code == 0
+    before = db.read_bytes()
+    for target in (db, Path(f"{db}-wal")):
+        result = runner.invoke(cli, ["--db", str(db), "export", "bibtex", "-o", str(target)])
+        assert result.exit_code == 2
+        assert result.stderr == f"Error: {target} is the database itself; name another file\n"
+    assert db.read_bytes() == before
+    assert runner.invoke(cli, ["--db", str(db), "list", "-k"]).stdout.count("\n") == 19
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["show", "bad\udcff"],
+        ["tag", "add", "bad\udcff", "spar2026"],
+        ["note", "add", "spar2026", "-m", "b\udcff"],
+        ["title", "spar2026", "b\udcff"],
+    ],
+)
+def test_arguments_that_are_not_utf8_are_one_line_exit_2(
+    tmp_path: Path, example_abstracts: Path, args: list[str]
+) -> None:
+    """Bytes that are not UTF-8 in argv reach Python as surrogates (PEP 383)."""
+    db = tmp_path / "lib.db"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--db", str(db), "import", str(example_abstracts)]).exit_code == 0
+    result = runner.invoke(cli, ["--db", str(db), *args])
+    assert result.exit_code == 2
+    assert result.stderr == "Error: an argument is not valid UTF-8 text\n"

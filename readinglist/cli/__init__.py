@@ -43,6 +43,13 @@ class ReadingListGroup(click.Group):
             # `readinglist list | head`: the reader went away; end quietly.
             _silence_stdout()
             ctx.exit(0)
+        except UnicodeEncodeError as err:
+            # An argument with bytes that are not UTF-8 (Python keeps them as surrogates,
+            # which no database, file or terminal text can hold): one line, exit 2.
+            if "surrogates not allowed" not in str(err):
+                raise
+            click.echo("Error: an argument is not valid UTF-8 text", err=True)
+            ctx.exit(2)
         except OSError as err:
             # Output that cannot be written (`> /dev/full`, a vanished disk) or a file the
             # system refused: one line, never a traceback.

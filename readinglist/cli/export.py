@@ -13,6 +13,7 @@ import click
 from readinglist.cli._app import AppContext, output_file_option, pass_app
 from readinglist.cli._progress import progress_bar
 from readinglist.cli._query import QUERY_HELP, QueryCommand, join_query, query_argument
+from readinglist.config import sqlite_path
 
 FORMATS = ("bibtex", "biblatex", "markdown", "ris", "csl-json")
 GROUPS = ("status", "tag", "venue", "year", "priority", "none")
@@ -98,7 +99,9 @@ def export_command(
             render.warn(message)
         count = len(selection.papers)
         with (
-            exporting.open_output(output, sys.stdout) as out,
+            exporting.open_output(
+                output, sys.stdout, database=sqlite_path(app.settings.database_url)
+            ) as out,
             progress_bar(f"exporting to {output or 'stdout'}", count, "papers") as advance,
         ):
             exporting.write_papers(session, out, fmt, selection.papers, options, advance)

@@ -21,6 +21,8 @@ import re
 from collections.abc import Sequence
 from urllib.parse import quote, unquote
 
+from readinglist.formats._abstracts_links import url_spans
+
 #: ASCII punctuation that is always escaped in user text: CommonMark inline syntax
 #: (``\\ ` * _ [ ] < > &``), GFM tables and strikethrough (``| ~``), Obsidian tags and
 #: headings (``#``) and math (``$``).
@@ -229,3 +231,34 @@ def tags_in_text(text: str, originals: Sequence[str]) -> list[str]:
             if tag not in tags:
                 tags.append(tag)
     return tags
+
+
+#: Characters an autolink cannot hold (CommonMark 0.31.2 section 6.5) or that a URL
+#: should not carry into a link: such an address stays escaped text.
+_AUTOLINK_BREAKERS = re.compile(r"[\s<>\x00-\x1f\x7f`]")
+
+
+def linked(text: str) -> str:
+    """Escape one line of abstract text, keeping its web links links.
+
+    An ``http(s)://`` address (bare, ``<url>`` or ``\\url{url}``) becomes a CommonMark
+    autolink ``<url>`` (spec 6.5: it shows the address, unescaped); ``www.x.org`` and a Markdown
+    link ``[label](url)`` become ``[label](url)`` with the label escaped. URLs are
+    found by :func:`readinglist.formats._abstracts_links.url_spans` (the one home of
+    "a URL in prose"); other schemes stay escaped text.
+    """
+    out: list[str] = []
+    at = 0
+    for start, end, url, label in url_spans(text):
+        if not is_web_url(url) or _AUTOLINK_BREAKERS.search(url):
+            continue
+        before = escape(text[at:start])
+        shown = text[start:end]
+        if label is None and "://" in shown:  # a bare address, <url> or \url{url}
+            out.extend([before, f"<{url}>"])
+        else:  # "!" before "[" would make an image
+            before = before[:-1] + "\\!" if before.endswith("!") else before
+            out.extend([before, link(escape(label if label is not None else shown), url)])
+        at = end
+    out.append(escape(text[at:]))
+    return "".join(out)

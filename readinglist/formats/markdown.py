@@ -48,17 +48,16 @@ from datetime import UTC, datetime
 
 from readinglist import __version__
 from readinglist.errors import UsageError
-from readinglist.formats._abstracts_links import url_spans
 from readinglist.formats._markdown_syntax import (
     CONTROL,
     clean_line,
     code_span,
     code_spans,
-    escape,
     guard_line_start,
     inline,
     is_web_url,
     link,
+    linked,
     neutralize_html,
     obsidian_tag,
     tags_in_text,
@@ -107,9 +106,6 @@ _STATUS_HEADINGS = {
 }
 _PRIORITY_HEADINGS = {"high": "High priority", "medium": "Medium priority", "low": "Low priority"}
 _MAX_AUTHORS = 3
-#: Characters an autolink cannot hold (CommonMark 0.31.2 section 6.5) or that a URL
-#: should not carry into a link: such an address stays escaped text.
-_AUTOLINK_BREAKERS = re.compile(r"[\s<>\x00-\x1f\x7f`]")
 _SEP = " · "
 
 # --- writing ----------------------------------------------------------------------------------
@@ -272,34 +268,8 @@ def _abstract_lines(abstract: str | None) -> list[str]:
     for index, paragraph in enumerate(paragraphs):
         if index:
             lines.append("  >")
-        lines.append("  > " + guard_line_start(_linked(clean_line(paragraph))))
+        lines.append("  > " + guard_line_start(linked(clean_line(paragraph))))
     return lines
-
-
-def _linked(text: str) -> str:
-    """Escape one line of abstract text, keeping its web links links.
-
-    An ``http(s)://`` address (bare, ``<url>`` or ``\\url{url}``) becomes a CommonMark
-    autolink ``<url>`` (spec 6.5: it shows the address, unescaped); ``www.x.org`` and a Markdown
-    link ``[label](url)`` become ``[label](url)`` with the label escaped. URLs are
-    found by :func:`readinglist.formats._abstracts_links.url_spans` (the one home of
-    "a URL in prose"); other schemes stay escaped text.
-    """
-    out: list[str] = []
-    at = 0
-    for start, end, url, label in url_spans(text):
-        if not is_web_url(url) or _AUTOLINK_BREAKERS.search(url):
-            continue
-        before = escape(text[at:start])
-        shown = text[start:end]
-        if label is None and "://" in shown:  # a bare address, <url> or \url{url}
-            out.extend([before, f"<{url}>"])
-        else:  # "!" before "[" would make an image
-            before = before[:-1] + "\\!" if before.endswith("!") else before
-            out.extend([before, link(escape(label if label is not None else shown), url)])
-        at = end
-    out.append(escape(text[at:]))
-    return "".join(out)
 
 
 def _note_lines(note: NoteRecord) -> list[str]:

@@ -24,7 +24,7 @@ from typing import IO, Any, TextIO
 from sqlalchemy.orm import Session
 
 from readinglist import formats, library
-from readinglist.errors import InvalidInput, ReadingListError
+from readinglist.errors import InvalidInput, ReadingListError, UsageError
 from readinglist.formats import bibtex
 from readinglist.library.listing import export_outline
 from readinglist.pipelines.atomic import open_atomically
@@ -135,16 +135,26 @@ def select_papers(session: Session, query_text: str, aux: str | None = None) -> 
 
 
 @contextmanager
-def open_output(output: str | None, stdout: TextIO) -> Iterator[TextIO]:
+def open_output(
+    output: str | None, stdout: TextIO, *, database: Path | None = None
+) -> Iterator[TextIO]:
     """Yield ``stdout`` (``output`` None or ``-``) or a file replaced atomically when the
     block ends without error (:func:`readinglist.pipelines.atomic.open_atomically`).
 
     An OSError while the file is open, written or replaced becomes ReadingListError
-    ``cannot write OUTPUT: REASON`` (exit 1), and the old file stays as it was.
+    ``cannot write OUTPUT: REASON`` (exit 1), and the old file stays as it was. An
+    ``output`` that is the SQLite ``database`` file (or its ``-wal``/``-shm``) is refused
+    with UsageError (exit 2), as ``db backup`` refuses it: an export must never replace
+    the library it reads.
     """
     if output is None or output == "-":
         yield stdout
         return
+    if database is not None:
+        target = Path(output).resolve()
+        library = database.resolve()
+        if target in (library, Path(f"{library}-wal"), Path(f"{library}-shm")):
+            raise UsageError(f"{output} is the database itself; name another file")
     try:
         with open_atomically(Path(output)) as handle:
             yield handle

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
 from bibtexparser.entrypoint import parse_string
@@ -253,76 +253,9 @@ class Reader:
         """Evaluate the fields of one entry and build its record (``dirty``: the text is
         damaged, so the record is written anew rather than copied)."""
         key = key.strip()
-        if not key:
-            yield ParseProblem(
-                f"@{entry_type} entry has no citation key; one is generated",
-                self.source,
-                line,
-                "warning",
-            )
-        if key:
-            folded = key.casefold()
-            first_line = self.seen_keys.get(folded)
-            if first_line is not None:
-                yield ParseProblem(
-                    f"citation key {key!r} is used twice (lines {first_line} and {line}); "
-                    "both entries were read",
-                    self.source,
-                    line,
-                    "warning",
-                )
-            else:
-                self.seen_keys[folded] = line
-        values: dict[str, str] = {}
-        field_lines: dict[str, int] = {}
-        used: set[str] = set()
-        for field_name, raw_value, fline in entry_fields:
-            name = field_name.lower()
-            if name in values:
-                dirty = True
-                if name in _LIST_FIELDS:
-                    values[name] = _join_list(values[name], raw_value, self.macros)
-                    yield ParseProblem(
-                        f"entry {key or '(no key)'!r} has field {name!r} twice "
-                        f"(lines {field_lines[name]} and {fline}); merged the values",
-                        self.source,
-                        fline,
-                        "warning",
-                    )
-                    continue
-                yield ParseProblem(
-                    f"entry {key or '(no key)'!r} has field {name!r} twice "
-                    f"(lines {field_lines[name]} and {fline}); kept the first value",
-                    self.source,
-                    fline,
-                    "warning",
-                )
-                continue
-            try:
-                value, used_here, undefined = evaluate(raw_value, self.macros)
-            except ValueSyntaxError as err:
-                yield ParseProblem(
-                    f"entry {key or '(no key)'!r}, field {name!r}: {err}; kept the value as written",
-                    self.source,
-                    fline,
-                    "warning",
-                )
-                value, used_here, undefined = raw_value, (), ()
-            for macro in undefined:
-                if macro.lower() in self.undefined_reported:
-                    continue
-                self.undefined_reported.add(macro.lower())
-                yield ParseProblem(
-                    f"undefined @string macro {macro!r} in field {name!r} of entry "
-                    f"{key or '(no key)'!r}; its name is kept as the value "
-                    "(reported at its first use only)",
-                    self.source,
-                    fline,
-                    "warning",
-                )
-            used.update(used_here)
-            values[name] = value
-            field_lines[name] = fline
+        yield from self._key_problems(key, entry_type, line)
+        values, field_lines, used, repeated = yield from self._fields(key, entry_fields)
+        dirty = dirty or repeated
         if "author" in values or "editor" in values:
             dirty = _normalize_others(values) or dirty
         if any(not is_verbatim(n, v) and needs_escaping(v) for n, v in values.items()):
@@ -354,6 +287,87 @@ class Reader:
             self.pending.append((parsed, values))
             return
         yield self._finish(parsed)
+
+    def _key_problems(self, key: str, entry_type: str, line: int) -> Iterator[ParseProblem]:
+        """A missing citation key, or one an earlier entry of the input used."""
+        if not key:
+            yield ParseProblem(
+                f"@{entry_type} entry has no citation key; one is generated",
+                self.source,
+                line,
+                "warning",
+            )
+            return
+        folded = key.casefold()
+        first_line = self.seen_keys.get(folded)
+        if first_line is not None:
+            yield ParseProblem(
+                f"citation key {key!r} is used twice (lines {first_line} and {line}); "
+                "both entries were read",
+                self.source,
+                line,
+                "warning",
+            )
+        else:
+            self.seen_keys[folded] = line
+
+    def _fields(
+        self, key: str, entry_fields: list[tuple[str, str, int]]
+    ) -> Generator[ParseProblem, None, tuple[dict[str, str], dict[str, int], set[str], bool]]:
+        """Evaluate each field (macros, ``#``); yield the problems; return the values,
+        the line of each field, the macros used, and whether a field was repeated."""
+        values: dict[str, str] = {}
+        field_lines: dict[str, int] = {}
+        used: set[str] = set()
+        repeated = False
+        for field_name, raw_value, fline in entry_fields:
+            name = field_name.lower()
+            if name in values:
+                repeated = True
+                merged = name in _LIST_FIELDS
+                if merged:
+                    values[name] = _join_list(values[name], raw_value, self.macros)
+                yield ParseProblem(
+                    f"entry {key or '(no key)'!r} has field {name!r} twice "
+                    f"(lines {field_lines[name]} and {fline}); "
+                    + ("merged the values" if merged else "kept the first value"),
+                    self.source,
+                    fline,
+                    "warning",
+                )
+                continue
+            try:
+                value, used_here, undefined = evaluate(raw_value, self.macros)
+            except ValueSyntaxError as err:
+                yield ParseProblem(
+                    f"entry {key or '(no key)'!r}, field {name!r}: {err}; kept the value as written",
+                    self.source,
+                    fline,
+                    "warning",
+                )
+                value, used_here, undefined = raw_value, (), ()
+            yield from self._undefined(undefined, name, key, fline)
+            used.update(used_here)
+            values[name] = value
+            field_lines[name] = fline
+        return values, field_lines, used, repeated
+
+    def _undefined(
+        self, undefined: Iterable[str], name: str, key: str, fline: int
+    ) -> Iterator[ParseProblem]:
+        """Each undefined ``@string`` macro, at its first use in the input only."""
+        for macro in undefined:
+            if macro.lower() in self.undefined_reported:
+                continue
+            self.undefined_reported.add(macro.lower())
+            yield ParseProblem(
+                f"undefined @string macro {macro!r} in field {name!r} of entry "
+                f"{key or '(no key)'!r}; its name is kept as the value "
+                "(reported at its first use only)",
+                self.source,
+                fline,
+                "warning",
+            )
 
     def _finish(self, parsed: Parsed) -> Parsed:
         record = parsed.record
