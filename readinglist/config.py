@@ -32,15 +32,16 @@ def contact_address() -> str | None:
     return os.environ.get(ENV_CONTACT, "").strip() or None
 
 
-def cache_directory() -> Path:
-    """Where answers of online sources are cached: ``READINGLIST_CACHE``, else the
-    user cache directory (platformdirs) ``/http``."""
+def cache_directory(part: str) -> Path:
+    """The folder of one kind of derived, disposable data (``"http"``: answers of online
+    sources; ``"rank"``: ranking matrices of server libraries) under ``READINGLIST_CACHE``,
+    else the user cache directory (platformdirs). The one home of where caches live."""
     value = os.environ.get(ENV_CACHE, "").strip()
     if value:
-        return Path(value).expanduser()
+        return Path(value).expanduser() / part
     from platformdirs import user_cache_dir
 
-    return Path(user_cache_dir("readinglist", appauthor=False)) / "http"
+    return Path(user_cache_dir("readinglist", appauthor=False)) / part
 
 
 def to_url(value: str) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import queue
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -23,6 +24,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 from helpers import EXAMPLES, shared_data
+
+# Caches (online answers, ranking matrices of PostgreSQL libraries) of the test run go to
+# one temporary folder, never the user's cache directory.
+os.environ.setdefault("READINGLIST_CACHE", tempfile.mkdtemp(prefix="readinglist-test-cache-"))
 
 PG_ADMIN_URL = os.environ.get(
     "READINGLIST_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"

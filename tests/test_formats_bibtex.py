@@ -454,7 +454,9 @@ def test_read_garbage_never_raises() -> None:
 def test_read_fuzz_never_raises(text: str) -> None:
     result = bibtex.read(text)
     for record in result.records:
-        assert record.source_text is not None
+        # A record is copied byte for byte, or it was damaged (issue 15: regenerated)
+        # and a problem says so.
+        assert record.source_text is not None or result.problems
 
 
 # ---------------------------------------------------------------------------

@@ -40,7 +40,7 @@ def corpus() -> list[PaperRecord]:
 def cache_dir(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     """Ranking caches of PostgreSQL libraries go to a temporary directory, not the user's."""
     folder = tmp_path / "cache"
-    monkeypatch.setenv("READINGLIST_CACHE_DIR", str(folder))
+    monkeypatch.setenv("READINGLIST_CACHE", str(folder))
     return folder
 
 

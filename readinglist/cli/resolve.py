@@ -144,7 +144,7 @@ def _finder(services: tuple[str, ...]) -> tuple[Search, HttpClient]:
             "READINGLIST_CONTACT is not set: online sources ask for a contact e-mail address "
             "(see README, Online sources)"
         )
-    client = sources.HttpClient(contact, config.cache_directory())
+    client = sources.HttpClient(contact, config.cache_directory("http"))
     return sources.Finder(client, chosen, contact), client
 
 

@@ -25,6 +25,7 @@ from scipy import sparse
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from readinglist.config import cache_directory
 from readinglist.models import Paper, PaperPerson, PaperTag, Person, Tag
 from readinglist.ranking import features
 
@@ -88,20 +89,13 @@ def change_counter(session: Session) -> str:
 
 
 def cache_path(url: str) -> Path:
-    """Return the cache file of the library at ``url`` (see the module docstring).
-
-    ``READINGLIST_CACHE_DIR``, when set, replaces the user cache directory (tests point
-    it at a temporary directory so that caches do not pile up in the user's).
-    """
+    """Return the cache file of the library at ``url`` (see the module docstring): beside
+    an SQLite file, else in :func:`readinglist.config.cache_directory` ``("rank")``
+    (``READINGLIST_CACHE`` moves it; tests point it at a temporary folder)."""
     if url.startswith("sqlite:///") and len(url) > len("sqlite:///"):
         return Path(url[len("sqlite:///") :] + ".rank.npz")
     digest = hashlib.sha256(url.encode("utf-8")).hexdigest()[:20]
-    folder = os.environ.get("READINGLIST_CACHE_DIR")
-    if not folder:
-        import platformdirs
-
-        folder = platformdirs.user_cache_dir("readinglist")
-    return Path(folder) / f"rank-{digest}.npz"
+    return cache_directory("rank") / f"rank-{digest}.npz"
 
 
 def documents(session: Session) -> tuple[list[int], list[str]]:
