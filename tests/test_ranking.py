@@ -195,7 +195,7 @@ def test_like_seeds_the_order(filled, db_url: str) -> None:
     assert all(k.startswith("bio") for k in order[:6]), order
 
 
-def test_the_cache_goes_to_readinglist_cache_dir(filled, db_url: str, cache_dir: Any) -> None:
+def test_the_cache_goes_to_readinglist_cache(filled, db_url: str, cache_dir: Any) -> None:
     from readinglist.ranking.store import cache_path
 
     assert filled("mark", "to-read", "rl0").exit_code == 0
@@ -206,8 +206,8 @@ def test_the_cache_goes_to_readinglist_cache_dir(filled, db_url: str, cache_dir:
         assert path.name.endswith(".db.rank.npz") or path.name.endswith(".rank.npz")
         assert not cache_dir.exists()
     else:
-        assert path.parent == cache_dir
-        assert [p.name for p in cache_dir.iterdir()] == [path.name]
+        assert path.parent == cache_dir / "rank"
+        assert [p.name for p in (cache_dir / "rank").iterdir()] == [path.name]
 
 
 def test_a_tag_with_two_positives_gets_its_own_model(filled, db_url: str) -> None:
