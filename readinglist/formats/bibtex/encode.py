@@ -170,7 +170,8 @@ DANGEROUS = re.compile(
     r"|newwrite|newread|usepackage|RequirePackage|documentclass|ShellEscape|scantokens"
     r"|endinput|InputIfFileExists|IfFileExists|verbatiminput|lstinputlisting|includegraphics"
     r"|pdffiledump|pdfshellescape|pdfprimitive|primitive|makeatletter|expandafter|newcommand"
-    r"|renewcommand|providecommand|DeclareRobustCommand|everypar|everyeof|output|jobname)"
+    r"|renewcommand|providecommand|DeclareRobustCommand|everypar|everyeof|output|jobname"
+    r"|ExplSyntaxOn|ExplSyntaxOff)"
     r"(?![A-Za-z]))|\^\^"
 )
 
@@ -297,6 +298,25 @@ def _find_unescaped(value: str, needle: str, start: int) -> int:
             return i
         i = value.find(needle, i + 1)
     return -1
+
+
+#: Characters a URL never holds unencoded (RFC 3986) but TeX reads as commands and groups.
+_URL_TEX = str.maketrans({"\\": "%5C", "{": "%7B", "}": "%7D"})
+
+
+def safe_verbatim(name: str, value: str) -> str:
+    """Return a verbatim value (:func:`is_verbatim`) that LaTeX can only print.
+
+    A URL (a field whose name ends in ``url``, or a value that is one bare URL) gets its
+    ``\\ { }`` percent-encoded (RFC 3986: they are not URL characters, and a style
+    without the url package typesets the field as ordinary text, where
+    ``{\\immediate\\write18{...}}`` would run); other verbatim fields (``doi``,
+    ``eprint``, ``file`` ...) get :func:`neutralize`. Source of the rule: issue 18's
+    hostile-input run, which ran a command through a CSL-JSON ``URL`` and ``note``.
+    """
+    if name.endswith("url") or _BARE_URL.match(value) is not None:
+        return value.translate(_URL_TEX)
+    return neutralize(value)
 
 
 def is_verbatim(name: str, value: str) -> bool:

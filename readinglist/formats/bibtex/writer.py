@@ -54,6 +54,7 @@ from readinglist.formats.bibtex.encode import (
     format_names,
     is_verbatim,
     normalize_pages,
+    safe_verbatim,
     valid_citekey,
 )
 from readinglist.formats.bibtex.fields import (
@@ -350,7 +351,8 @@ class _EntryFields:
                 else:
                     self.out["archiveprefix"] = "{arXiv}"
         url_raw = fields.pop("url", None)
-        self.put("url", self.value(url_raw, record.url, decode_url, lambda: record.url or "", str))
+        url = self.value(url_raw, record.url, decode_url, lambda: record.url or "", str)
+        self.put("url", None if url is None else safe_verbatim("url", url))
 
     def keywords_and_texts(self, keywords: bool, annote: bool) -> None:
         """Keywords (with the tags when ``keywords``), the abstract, and the annote
@@ -375,7 +377,7 @@ class _EntryFields:
             if name in self.out:
                 continue
             if is_verbatim(name, value):
-                self.put(name, value)
+                self.put(name, safe_verbatim(name, value))
             elif name == "pages":
                 self.put(name, escape_raw(normalize_pages(value), self.dialect))
             else:
