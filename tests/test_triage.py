@@ -40,15 +40,18 @@ def test_progress_line() -> None:
 def test_legend_fits_the_width() -> None:
     assert triage.legend(200) == triage.LEGENDS[0]
     assert triage.legend(100) == (
-        "t:to-read s:skip r:reading d:read h/m/l:prio a:tag n:note e:title o:open u:undo "
-        "q:quit ?:help"
+        "t:to-read s:skip r:reading d:read h/m/l:prio a:tag n:note u:undo b:back v:list /:find "
+        "q:quit ?:more"
     )
     assert triage.legend(80) == (
-        "t:to-read s:skip r:reading d:read h/m/l:prio a:tag n:note u:undo q:quit ?:more"
+        "t:to-read s:skip r:reading d:read a:tag u:undo v:list /:find q:quit ?:more"
     )
-    assert triage.legend(10) == "t s r d h m l a n e o u q  ?:help"
-    for width in (40, 80, 100, 120, 200):
-        assert len(triage.legend(width)) < width or width < 34
+    assert triage.legend(10) == "t s r d h m l a n e o u b v / w x q  ?:help"
+    for width in (50, 80, 100, 120, 149, 200):
+        assert len(triage.legend(width)) < width
+    # every key of the help is in the shortest legend
+    keys = {k for key, _ in triage.KEY_HELP for k in (key.split("/") if key[1:] else [key])}
+    assert keys - {"space", "j", "k", "?"} <= set(triage.LEGENDS[-1].split())
 
 
 def test_query_sets_status() -> None:
@@ -96,7 +99,7 @@ def test_card() -> None:
         "20%.\n"
         "\n"
         "hi\n"
-        "t s r d h m l a n e o u q  ?:help"
+        "t s r d h m l a n e o u b v / w x q  ?:help"
     )
     bare = triage.card(
         PaperRecord(citekey="k", status="new"), progress="1/1, 0 to read, 0 skipped", width=80
@@ -125,9 +128,15 @@ class FakeTerminal:
         self.launched: list[str] = []
         self.defaults: list[str] = []
         self.opens = True
+        self.rows = 50
+        self.cols = 100
+        self.completions: list[list[str]] = []
 
     def width(self) -> int:
-        return 100
+        return self.cols
+
+    def height(self) -> int:
+        return self.rows
 
     def show(self, text: str) -> None:
         self.screens.append(text)
@@ -137,9 +146,10 @@ class FakeTerminal:
             raise EOFError
         return self.keys.pop(0)
 
-    def prompt(self, label: str, default: str = "") -> str | None:
+    def prompt(self, label: str, default: str = "", complete: Any = ()) -> str | None:
         self.prompts.append(label)
         self.defaults.append(default)
+        self.completions.append(list(complete))
         return self.answers.pop(0)
 
     def launch(self, url: str) -> bool:
@@ -329,7 +339,7 @@ def test_undo_at_the_end_goes_back(engine, four) -> None:
 
 
 def test_open_unknown_keys_and_empty_answers(engine, four) -> None:
-    term = FakeTerminal("ojoxa", [None])
+    term = FakeTerminal("ojoza", [None])
     run(engine, four, term)
     assert term.launched == ["https://b.org"]
     messages = [s.splitlines()[-2] for s in term.screens]
@@ -338,7 +348,7 @@ def test_open_unknown_keys_and_empty_answers(engine, four) -> None:
         "this paper has no link",
         "",
         "opened https://b.org",
-        "unknown key 'x'; ? shows the keys",
+        "unknown key 'z'; ? shows the keys",
         "no tag added",
     ]
     assert [v["status"] for v in state(engine).values()] == ["new"] * 4
