@@ -17,9 +17,6 @@ from readinglist import library, query
 from readinglist.errors import InvalidQuery
 from readinglist.models import Paper, StatusEvent
 
-#: How many events :func:`last_decision` reads at a time while looking back.
-_PAGE = 200
-
 
 def inbox_decided(
     session: Session, queue: Sequence[int], scope: Collection[int] | None = None
@@ -84,17 +81,18 @@ def last_decision(
         .join(latest, latest.c.last == StatusEvent.id)
         .join(Paper, Paper.id == StatusEvent.paper_id)
         .where(StatusEvent.from_status.is_not(None), Paper.status == StatusEvent.to_status)
+        .where(StatusEvent.id < below)
         .order_by(StatusEvent.id.desc())
-        .limit(_PAGE)
     )
-    while True:
-        rows = session.execute(stmt.where(StatusEvent.id < below)).all()
-        for event, pid, old, new in rows:
-            if scope is None or pid in scope:
-                return int(event), int(pid), str(old), str(new)
-        if len(rows) < _PAGE:
-            return None
-        below = int(rows[-1][0])
+    if scope is None:
+        stmt = stmt.limit(1)
+    elif len(scope) <= library.CHUNK:
+        stmt = stmt.where(StatusEvent.paper_id.in_(sorted(scope)))
+    # Newest first, read lazily: the first row in scope is the answer.
+    for event, pid, old, new in session.execute(stmt):
+        if scope is None or pid in scope:
+            return int(event), int(pid), str(old), str(new)
+    return None
 
 
 def read_date_before(session: Session, pid: int, event: int) -> datetime | None:
