@@ -64,11 +64,11 @@ def progress_line(position: int, total: int, statuses: Sequence[str]) -> str:
 
 def legend(width: int) -> str:
     """Return the most explicit key legend shorter than ``width`` columns (a line of
-    exactly the width would wrap on some terminals)."""
+    exactly the width would wrap on some terminals); the shortest cut to fit."""
     for candidate in LEGENDS:
         if len(candidate) < width:
             return candidate
-    return LEGENDS[-1]
+    return clip(LEGENDS[-1], max(width - 1, 1))
 
 
 def links(record: PaperRecord) -> list[str]:
@@ -122,8 +122,8 @@ def card(
     links; key, status, priority, tags and number of notes; the abstract (LaTeX
     decoded) wrapped to the width; the message of the last action; the legend.
 
-    With ``height`` (the terminal's rows) the screen never has more lines, so the
-    progress line and the title stay visible: first the abstract is cut (its last line
+    With ``height`` (the terminal's rows) the screen never has more lines, each cut to
+    the width, so the progress line and the title stay visible: first the abstract is cut (its last line
     then says how much more ``x`` shows), then the header is made compact (one line
     of authors, one link, at most two lines of title, no blank lines), then the
     abstract goes; the message and the legend always stay.
@@ -143,8 +143,14 @@ def card(
     head += [*_wrap(people, width, "  "), *(f"  {link}" for link in found)]
     head += [*_pack(state, " | ", width), ""]
     body = abstract_lines(record, width)
-    foot = ["", message, legend(width)]
-    if height is None or len(head) + len(body) + len(foot) <= height:
+    said = _wrap(message, width) if message else [""]
+    foot = ["", *said, legend(width)]
+    if height is None:
+        return "\n".join(head + body + foot)
+    # Every line at most the width, so that a line is a row: a long URL, tag or word
+    # would otherwise wrap and push the top line off a full screen.
+    head, body = [clip(line, width) for line in head], [clip(line, width) for line in body]
+    if len(head) + len(body) + len(foot) <= height:
         return "\n".join(head + body + foot)
     room = height - len(head) - len(foot)
     if room < 3:  # compact header: every line of it counts
@@ -155,7 +161,7 @@ def card(
         head = [progress, *([where] if where else []), *title, clip(people, width)]
         head += [clip(f"{found[0]}{more}", width)] if found else []
         head += [clip(" | ".join(state), width)]
-        foot = [message, foot[-1]] if message else foot[-1:]
+        foot = [*said, foot[-1]] if message else foot[-1:]
         room = height - len(head) - len(foot)
     if room < 0:  # not even the header fits: its first lines (progress, title) do
         head = head[: max(height - len(foot), 1)]

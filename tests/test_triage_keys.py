@@ -136,6 +136,37 @@ def test_the_card_fits_a_short_terminal() -> None:
     ]
 
 
+def test_long_lines_are_cut_so_that_a_line_is_a_row() -> None:
+    """A URL, a tag or the legend wider than the terminal would wrap into two rows and
+    push the progress line off; on a fitted card they are cut, the message wrapped."""
+    record = PaperRecord(
+        citekey="k",
+        title="T",
+        status="new",
+        url="https://example.org/" + "x" * 80,
+        tags=("a" * 70,),
+        abstract="word " * 200,
+    )
+    message = "not done: tag 'bad{' is not usable: no commas, spaces, control characters"
+    text = triage.card(
+        record, progress="1/1, 0 to read, 0 skipped", width=40, height=12, message=message
+    )
+    assert text.splitlines() == [
+        "1/1, 0 to read, 0 skipped",
+        "T",
+        "(no authors)",
+        "https://example.org/xxxxxxxxxxxxxxxxxxx…",
+        "k | status new | tags aaaaaaaaaaaaaaaaa…",
+        "word word word word word word word word",
+        "word word word word word word word word",
+        "word word word word word word word word",
+        "… 22 more lines: x shows the abstract",
+        "not done: tag 'bad{' is not usable: no",
+        "commas, spaces, control characters",
+        "t s r d h m l a n e o u b v / w x q  ?…",
+    ]
+
+
 def test_a_20_row_terminal_keeps_title_and_progress(engine: Any) -> None:
     """The screens of the loop on 20 rows: 19 lines (the cursor line scrolls nothing
     off), the card cut as above; ``x`` pages through the whole abstract; ``?`` too."""
