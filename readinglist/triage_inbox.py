@@ -95,6 +95,21 @@ def last_decision(
     return None
 
 
+def undoable_inbox(session: Session, scope: Collection[int] | None = None) -> dict[int, str]:
+    """Return the inbox of the newest decision ``u`` could undo, when no paper is new.
+
+    ``{paper id: status}`` of that paper and the decided papers of its import batches
+    (:func:`inbox_decided`), so that triage opens on its end screen (``u`` undoes, the
+    progress line counts that inbox); empty when there is nothing to undo.
+    """
+    start = last_event_id(session)
+    found = last_decision(session, start=start, below=start + 1, scope=scope)
+    if found is None:
+        return {}
+    _, pid, _, status = found
+    return {**inbox_decided(session, [pid], scope), pid: status}
+
+
 def read_date_before(session: Session, pid: int, event: int) -> datetime | None:
     """Return when paper ``pid`` was last marked read before the change ``event``."""
     return session.scalar(

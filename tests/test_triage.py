@@ -567,6 +567,18 @@ def test_triage_the_example_list_in_a_terminal(icml: Path) -> None:
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+    # Nothing new: the end screen, where u brings back the last decision all the same.
+    child = spawn(icml)
+    child.expect(CLEAR + r"End of the list: 19/19, 6 to read, 5 skipped, 4 reading, 4 read\.")
+    press(child, "u", r"19/19, 5 to read, 5 skipped, 4 reading, 4 read\r\n")
+    child.expect(r"undone: " + re.escape(keys[18]) + r" to-read \(decided before this run\)")
+    press(child, "t", r"End of the list: 19/19, 6 to read, 5 skipped, 4 reading, 4 read\.")
+    child.send("q")
+    child.expect(r"triaged 1 of 1 papers \(1 to-read\)")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
     elapsed = time.time() - start
 
     listed = {p["key"]: p for p in readinglist(icml, "list", "--json")}
@@ -592,8 +604,10 @@ def test_triage_the_example_list_in_a_terminal(icml: Path) -> None:
         ("new", "read"),
         ("read", "new"),
         ("new", "to-read"),
+        ("to-read", "new"),
+        ("new", "to-read"),
     ]
-    assert sum(len(v) for v in changes.values()) == 2 + 3 + 16 + 2
+    assert sum(len(v) for v in changes.values()) == 2 + 3 + 16 + 2 + 2
     assert all(at for events in changes.values() for _, _, at in events)
     assert [(h["from"], h["to"]) for h in shown["history"]] == [
         ("new", "reading"),

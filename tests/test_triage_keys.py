@@ -464,3 +464,26 @@ def test_undo_after_quit_leaves_a_paper_changed_meanwhile(
     loop_.press("u", record)
     assert loop_.message == "not done: a2026 changed meanwhile; not undone"
     assert state(engine)["a2026"]["status"] == "read"
+
+
+def test_with_nothing_new_u_still_undoes_the_last_decision(engine: Any, four: list[int]) -> None:
+    """Every paper decided, then quit: the next run opens on the end screen of that
+    inbox, where ``u`` brings the last paper back; with nothing to undo, no inbox."""
+    from readinglist import db, triage_inbox
+
+    with db.session_scope(engine, write=False) as session:
+        assert triage_inbox.undoable_inbox(session) == {}
+    run(engine, four, FakeTerminal("tsrdq"))
+    with db.session_scope(engine, write=False) as session:
+        earlier = triage_inbox.undoable_inbox(session)
+        assert triage_inbox.undoable_inbox(session, scope={four[0]}) == {four[0]: "to-read"}
+    assert earlier == dict(zip(four, ["to-read", "skipped", "reading", "read"], strict=True))
+    term = FakeTerminal("uq")
+    loop(engine, [], term, earlier=earlier).run()
+    assert term.progress() == [
+        "End of the list: 4/4, 1 to read, 1 skipped, 1 reading, 1 read.",
+        "4/4, 1 to read, 1 skipped, 1 reading",
+    ]
+    assert titles(term)[1] == "Delta"
+    assert messages(term)[1] == "undone: d2026 read (decided before this run)"
+    assert state(engine)["d2026"]["status"] == "new"

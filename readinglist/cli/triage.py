@@ -261,12 +261,14 @@ def triage_command(
         ids = library.triage_queue(session, text, only_new=only_new)
         scope = set(library.triage_queue(session, text, only_new=False)) if text.strip() else None
         earlier = triage_inbox.inbox_decided(session, ids, scope) if only_new else {}
+        if not ids and only_new:  # nothing new: the end screen, if u has something to undo
+            earlier = triage_inbox.undoable_inbox(session, scope)
         if ids and order == "interest":
             from readinglist.ranking.ranker import Ranker
 
             ranker = Ranker.open(session, app.settings.database_url, like=like)
             ids = ranker.order(ids)
-    if not ids:
+    if not ids and not earlier:
         render.info("nothing to triage" + (": no paper has status new" if only_new else ""))
         return
     terminal = ClickTerminal()
