@@ -367,7 +367,7 @@ class Triage:
                 progress=self.progress(),
                 width=self.terminal.width(),
                 height=self.terminal.height(),
-                ranked=self.ranker is not None,
+                ranked=any(score is not None for score in scores.values()),
             )
             self.terminal.show(text)
             answer = self.terminal.prompt("Go to number (Enter: back, +: more)")
