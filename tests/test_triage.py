@@ -456,6 +456,16 @@ def press(child: Any, key: str, expect: str) -> None:
     child.expect(CLEAR + expect)
 
 
+def ends(child: Any, summary: str) -> None:
+    """Wait for the summary line (a regex), the end of output and a zero exit status."""
+    import pexpect
+
+    child.expect(summary)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
 def added_order(database: Path) -> list[str]:
     """The citation keys in the order triage walks them (oldest import first)."""
     conn = sqlite3.connect(database)
@@ -563,10 +573,7 @@ def test_triage_the_example_list_in_a_terminal(icml: Path) -> None:
     press(child, "t", r"End of the list: 19/19, 6 to read, 5 skipped, 4 reading, 4 read\.")
     plan[keys[18]] = "to-read"
     child.send("q")
-    child.expect(r"triaged 16 of 16 papers")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    ends(child, r"triaged 16 of 16 papers")
 
     # Nothing new: the end screen, where u brings back the last decision all the same.
     child = spawn(icml)
@@ -575,10 +582,7 @@ def test_triage_the_example_list_in_a_terminal(icml: Path) -> None:
     child.expect(r"undone: " + re.escape(keys[18]) + r" to-read \(decided before this run\)")
     press(child, "t", r"End of the list: 19/19, 6 to read, 5 skipped, 4 reading, 4 read\.")
     child.send("q")
-    child.expect(r"triaged 1 of 1 papers \(1 to-read\)")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    ends(child, r"triaged 1 of 1 papers \(1 to-read\)")
     elapsed = time.time() - start
 
     listed = {p["key"]: p for p in readinglist(icml, "list", "--json")}
@@ -658,23 +662,16 @@ def test_kill_9_loses_no_decision(icml: Path) -> None:
 
 @pytest.mark.slow
 def test_ctrl_c_and_ctrl_d_quit_keeping_decisions(icml: Path) -> None:
-    import pexpect
 
     child = spawn(icml)
     child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
     press(child, "t", r"2/19, 1 to read, 0 skipped\r\n")
     child.send("\x03")
-    child.expect(r"triaged 1 of 19 papers \(1 to-read\)")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    ends(child, r"triaged 1 of 19 papers \(1 to-read\)")
     child = spawn(icml)
     child.expect(CLEAR + r"2/19, 1 to read, 0 skipped\r\n")
     child.send("\x04")
-    child.expect(r"triaged 0 of 18 papers; 18 still new")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    ends(child, r"triaged 0 of 18 papers; 18 still new")
 
 
 def test_the_installed_command_refuses_a_pipe(icml: Path) -> None:
