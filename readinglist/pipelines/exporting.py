@@ -175,7 +175,11 @@ class Audit:
             if self.count == 1
             else "entries are not real references"
         )
-        parts = ", ".join(f"{n} {_PROBLEM_WORDS.get(p, p)}" for p, n in self.problems.items())
+        parts = ", ".join(
+            f"{self.problems[p]} {words}"
+            for p, words in _PROBLEM_WORDS.items()
+            if p in self.problems
+        )
         more = self.count - len(self.keys)
         keys = ", ".join(self.keys) + (f" and {more} more" if more else "")
         return f"{self.count} of {self.total} exported {what} yet ({parts}): {keys}"
