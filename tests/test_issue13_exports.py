@@ -436,3 +436,105 @@ def test_icml2015_story_exports_bibtex_that_bibtex_accepts(sqlite_url: str, tmp_
     picked = invoke("list", "-k", "tag:icml-pick").stdout.split()
     assert len(picked) == 5
     assert all(f"\\bibitem{{{key}}}" in bbl for key in picked)
+
+
+# --- not-duplicate and merge; undoing a resolve ---------------------------------------------------
+
+EDITORIALS = """\
+@article{ed1,
+  author = {Ann Smith},
+  title = {Editorial},
+  journal = {J. Tests},
+  year = {2019},
+  volume = {12},
+  number = {1}
+}
+
+@article{ed2,
+  author = {Ann Smith},
+  title = {Editorial},
+  journal = {J. Tests},
+  year = {2019},
+  volume = {12},
+  number = {2},
+  pages = {7--8}
+}
+"""
+
+
+def test_merge_refuses_a_pair_marked_not_duplicate_unless_forced(invoke, tmp_path: Path) -> None:
+    source = tmp_path / "ed.bib"
+    source.write_text(EDITORIALS, encoding="utf-8")
+    assert invoke("import", str(source)).exit_code == 0
+    assert invoke("not-duplicate", "ed1", "ed2").exit_code == 0
+    result = invoke("merge", "ed1", "ed2")
+    assert result.exit_code == 4
+    assert result.stderr == (
+        "Error: 'ed1' and 'ed2' were marked as different papers (not-duplicate); "
+        "merge --force merges them anyway\n"
+    )
+    assert invoke("list", "-k").stdout.split() == ["ed1", "ed2"]  # nothing changed
+    assert invoke("merge", "ed2", "ed1").exit_code == 4  # either order
+    result = invoke("merge", "ed1", "ed2", "--force")
+    assert result.exit_code == 0, result.stderr
+    assert invoke("list", "-k").stdout.split() == ["ed1"]
+    shown = invoke("show", "ed2", "--json").stdout
+    assert '"key": "ed1"' in shown
+    assert '"pages": "7--8"' in shown  # filled from the merged one
+
+
+def test_import_undo_of_a_resolve_batch_restores_the_papers(invoke, tmp_path: Path) -> None:
+    records = bib_records()[:5]
+    listed = tmp_path / "icml.txt"
+    listed.write_text(abstracts_list(records, "exact"), encoding="utf-8")
+    assert invoke("import", str(listed)).exit_code == 0
+    before = invoke("list", "--json").stdout
+    keys = invoke("list", "-k").stdout.split()
+    assert invoke("mark", "to-read", keys[0]).exit_code == 0
+    assert invoke("tag", "add", "pick", keys[1]).exit_code == 0
+    triaged = invoke("list", "--json").stdout
+    proceedings = tmp_path / "icml.bib"
+    proceedings.write_text(bibtex.write(records), encoding="utf-8")
+    result = invoke("resolve", "--from", str(proceedings))
+    assert result.exit_code == 0, result.stderr
+    assert invoke("list", "-k").stdout.split() == [r.citekey for r in records]
+    batch = invoke("import", "--list-batches", "--json").stdout
+    assert '"format": "resolve"' in batch
+    batch_id = json_batches(invoke)[-1]
+
+    # a paper changed since the resolve is kept as it is
+    assert invoke("title", records[4].citekey or "", "My Own Title").exit_code == 0
+    result = invoke("import", "--undo", str(batch_id))
+    assert result.exit_code == 0, result.stderr
+    lines = result.stderr.splitlines()
+    assert lines[0] == f"kept {records[4].citekey}: changed since resolve"
+    assert lines[1:5] == [
+        f"restored {r.citekey} -> {k}" for r, k in zip(records[:4], keys[:4], strict=True)
+    ]
+    assert lines[5] == (
+        f"undid resolve {batch_id} (resolve --from {proceedings}): restored 4 papers, "
+        "kept 1 you have worked on since"
+    )
+    assert invoke("list", "-k").stdout.split() == [*keys[:4], records[4].citekey]
+    restored = json_of(invoke("list", "--json").stdout)[:4]
+    assert restored == json_of(triaged)[:4]  # titles, authors, keys, triage: as before
+    assert json_of(before)[2:4] == restored[2:4]
+    history = invoke("merge", "--history", keys[0])
+    assert history.stdout == ""  # the completion's merge history went with it
+    # the provisional papers can be resolved again
+    result = invoke("resolve", "--from", str(proceedings))
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.startswith("4 of 5 incomplete papers completed, 1 not found")
+
+
+def json_of(text: str) -> Any:
+    import json
+
+    papers = json.loads(text)
+    for paper in papers:
+        paper.pop("interest", None)
+    return papers
+
+
+def json_batches(invoke: Any) -> list[int]:
+    return [b["id"] for b in json_of(invoke("import", "--list-batches", "--json").stdout)]
