@@ -211,10 +211,17 @@ def test_other_c8_values_of_a_ris_file_are_kept() -> None:
     assert (record.title_provisional, record.citekey_provisional) == (False, True)
 
 
-def round_trip(first: str, second: str, tmp_path: Path, fmt: str, records: list[Any]) -> None:
+def round_trip(
+    first: str,
+    second: str,
+    tmp_path: Path,
+    fmt: str,
+    records: list[Any],
+    proceedings: Path | None = None,
+) -> None:
     """The abstracts of ``records`` into ``first``; its provisional papers exported in
     ``fmt`` and imported into ``second``: still provisional (title and key); then the
-    proceedings' entries of ``records`` complete every one of them."""
+    ``proceedings`` (by default a .bib of ``records``) complete every one of them."""
     listed = tmp_path / "icml2015.txt"
     listed.write_text(abstracts_list(records, "exact"), encoding="utf-8")
     assert run(first, "import", str(listed)).exit_code == 0
@@ -231,8 +238,9 @@ def round_trip(first: str, second: str, tmp_path: Path, fmt: str, records: list[
     keys_before = {p.citekey for p, _ in papers_of(first)}
     assert {p.citekey for p, _ in again} == keys_before
 
-    proceedings = tmp_path / "proceedings.bib"
-    proceedings.write_text(bibtex.write(records), encoding="utf-8")
+    if proceedings is None:
+        proceedings = tmp_path / "proceedings.bib"
+        proceedings.write_text(bibtex.write(records), encoding="utf-8")
     result = run(second, "import", str(proceedings))
     assert result.exit_code == 0, result.stderr
     done = papers_of(second)
@@ -248,27 +256,29 @@ def round_trip(first: str, second: str, tmp_path: Path, fmt: str, records: list[
 
 
 @pytest.mark.parametrize("fmt", ["bibtex", "biblatex", "csl-json", "ris"])
+@pytest.mark.parametrize(
+    "whole",
+    [
+        pytest.param(False, id="20-papers"),
+        # 270 papers, three imports, per format and database: 10 to 25 s each
+        pytest.param(True, id="icml2015", marks=pytest.mark.slow),
+    ],
+)
 def test_provisional_export_reimported_is_completed_by_the_proceedings(
     two_dbs: tuple[str, str],  # noqa: F811
     tmp_path: Path,
     fmt: str,
+    whole: bool,
 ) -> None:
-    """Twenty papers of the ICML 2015 list, through each format (the whole list: below)."""
-    round_trip(*two_dbs, tmp_path, fmt, bib_records()[100:120])
-
-
-@pytest.mark.slow  # 270 papers, three imports, per format and database: 10 to 25 s each
-@pytest.mark.parametrize("fmt", ["bibtex", "biblatex", "csl-json", "ris"])
-def test_icml2015_provisional_export_reimported_is_completed_by_the_proceedings(
-    two_dbs: tuple[str, str],  # noqa: F811
-    tmp_path: Path,
-    fmt: str,
-) -> None:
-    """The whole ICML 2015 list: exported provisional, imported into a fresh library,
-    still provisional; pmlr-v37-icml2015.bib then completes all 270."""
+    """The ICML 2015 list (twenty papers of it; the whole list as a slow test) exported
+    provisional, imported into a fresh library: still provisional; the proceedings
+    (pmlr-v37-icml2015.bib itself for the whole list) then complete every paper."""
     records = bib_records()
     assert len(records) == 270
-    round_trip(*two_dbs, tmp_path, fmt, records)
+    if whole:
+        round_trip(*two_dbs, tmp_path, fmt, records, shared_data(ICML))
+    else:
+        round_trip(*two_dbs, tmp_path, fmt, records[100:120])
 
 
 # --- biblatex ids ---------------------------------------------------------------------------------
