@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import IO, Any, TextIO, cast
 
 from sqlalchemy.orm import Session
 
@@ -217,7 +217,7 @@ def export_to(
         return audit
     refuse_database(output, database)
     with tempfile.SpooledTemporaryFile(32 << 20, "w+", encoding="utf-8", newline="\n") as spool:
-        write_papers(session, spool, fmt, papers, options, advance, audit)  # type: ignore[arg-type]
+        write_papers(session, cast(TextIO, spool), fmt, papers, options, advance, audit)
         if audit.count:
             raise InvalidInput(f"{audit.summary()}; nothing written (--strict)")
         spool.seek(0)
