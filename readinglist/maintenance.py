@@ -637,13 +637,16 @@ def undo_batch(session: Session, batch_id: int) -> UndoReport:
     """Remove the papers import batch ``batch_id`` added, except those worked on since.
 
     Papers kept are listed with their reasons (:func:`reasons_to_keep`). Merges of
-    the batch into papers that existed before are not reverted. People left
+    the batch into papers that existed before are not reverted. A ``resolve`` batch
+    adds no paper: its completions are reverted instead (:func:`_undo_resolve`). People left
     without any paper are removed; tags stay. The batch record is deleted when
     none of its papers remains. Raises NotFound (exit 3) for an unknown batch.
     """
     batch = session.get(ImportBatch, batch_id)
     if batch is None:
         raise NotFound(f"no import batch {batch_id} (see `readinglist import --list-batches`)")
+    if batch.format == "resolve":
+        return _undo_resolve(session, batch)
     ids = list(
         session.scalars(select(Paper.id).where(Paper.batch_id == batch_id).order_by(Paper.id))
     )
@@ -667,5 +670,19 @@ def undo_batch(session: Session, batch_id: int) -> UndoReport:
         )
     if not report.kept:
         session.execute(delete(ImportBatch).where(ImportBatch.id == batch_id))
+        report.batch_deleted = True
+    return report
+
+
+def _undo_resolve(session: Session, batch: ImportBatch) -> UndoReport:
+    """Revert the completions of ``resolve``'s import ``batch``
+    (:func:`readinglist.library.merging.undo_completions`): ``removed`` names the papers
+    put back as they were (``new -> old`` when the key changes back), ``kept`` those
+    changed since; the batch record goes when nothing of it remains."""
+    restored, kept = library.undo_completions(session, batch.id)
+    report = UndoReport(_batch_info(batch, 0), removed=restored)
+    report.kept = [(key, [reason]) for key, reason in kept]
+    if not kept:
+        session.execute(delete(ImportBatch).where(ImportBatch.id == batch.id))
         report.batch_deleted = True
     return report

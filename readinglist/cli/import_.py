@@ -232,8 +232,13 @@ def _batches(
     summary = (
         f"undid import {batch.id} ({batch.source}): removed {papers_phrase(len(report.removed))}"
     )
+    if batch.format == "resolve":  # completions of papers you had, put back as they were
+        for change in report.removed:
+            render.info(f"restored {change}")
+        count = len(report.removed)
+        summary = f"undid resolve {batch.id} ({batch.source}): restored {papers_phrase(count)}"
     if report.kept:
         summary += f", kept {len(report.kept)} you have worked on since"
-    if batch.merged:
+    if batch.merged and batch.format != "resolve":
         summary += f"; not undone: {batch.merged} merged into papers you had before"
     render.info(summary)
