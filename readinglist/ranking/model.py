@@ -10,19 +10,16 @@ from the labelled rows only, in milliseconds (a re-rank after each triage decisi
 It is a Rocchio profile, in two feature spaces (:class:`Model`): the weighted
 centroid of the positives minus a share of the centroid of the negatives, plus
 pseudo-relevance feedback (a share of the centroid of the best-scored unlabelled
-papers), over the tf-idf columns and over the index's LSA dimensions; to these two
-linear scores it adds two nearest-neighbour terms in the LSA space: the cosine to the
-closest positive (a user with two interests keeps both: a centroid sits between them)
-and, with a minus sign, the cosine to the closest negative (an explicit "not this"
-pushes down its own neighbourhood, not only the average of all skips). Each of the
-four is standardised over the library and they are added (weights :data:`NEAREST`).
-Measured against arxiv-sanity-lite's LinearSVC (positives against every other paper)
-with an ablation in benchmarks/TRIAGE_RANK.md: the LSA half adds ~1 point of
-recall@100, feedback from the top 5 (not 10) and the neighbour terms ~1 point of P@20;
-a LinearSVC with the explicit negatives, score fusion with arxiv-sanity's SVM, author
-features, label propagation over a kNN graph and MiniLM title embeddings did not pay
-for their cost there. A profile is a few mat-vecs on cached float32 rows (no solver
-run), so a re-rank after each triage decision stays well under 150 ms at 6,500 papers.
+papers), over the tf-idf columns and over the index's LSA dimensions; the two scores
+are standardised and added. Measured against arxiv-sanity-lite's LinearSVC (positives
+against every other paper) with an ablation in benchmarks/TRIAGE_RANK.md: the LSA
+half adds ~1 point of recall@100. Tried there and left out, as no better on the
+held-out users (ACL 2020) or not worth their cost: feedback from the top 5, a
+LinearSVC with the explicit negatives, score fusion with arxiv-sanity's SVM,
+nearest-neighbour terms (closest positive, closest skip), author and character
+n-gram features, label propagation over a kNN graph and MiniLM title embeddings.
+A profile is a few mat-vecs on cached float32 rows (no solver run), so a re-rank
+after each triage decision stays well under 150 ms at 6,500 papers.
 """
 
 from __future__ import annotations
@@ -41,14 +38,7 @@ WEAK = 0.3
 #: Rocchio settings, chosen on ACL 2019 workshop users (benchmarks/TRIAGE_RANK.md).
 BETA = 0.2
 PRF = 0.5
-PRF_K = 5
-#: Weight of each nearest-neighbour term (closest positive, closest negative) beside
-#: the two standardised profile scores (weight 1 each).
-NEAREST = 0.5
-#: At most this many positive (and negative) LSA rows are kept for the neighbour terms
-#: (evenly spaced over the library's order), so a library with thousands of decisions
-#: still re-ranks in milliseconds.
-NEAREST_MAX = 256
+PRF_K = 10
 #: A feature matrix: sparse tf-idf rows or dense LSA rows.
 Features: TypeAlias = "sparse.csr_matrix | np.ndarray"
 
@@ -88,34 +78,22 @@ def _centroid(matrix: Features, rows: np.ndarray, weight: np.ndarray) -> np.ndar
 
 @dataclass(frozen=True)
 class Model:
-    """A fitted interest model: a Rocchio profile in each feature space, and neighbours.
+    """A fitted interest model: a Rocchio profile in each feature space.
 
     ``sparse`` weighs the tf-idf columns (it explains a score: :meth:`Ranker.why`);
-    ``dense`` the LSA dimensions (None when the index has none). ``near`` and ``far``
-    are the LSA rows of (at most :data:`NEAREST_MAX`) positives and full negatives
-    (skipped; a weak negative only enters the profile), or None.
-    A score is the sum of the two profile products, plus :data:`NEAREST` times the
-    cosine to the closest ``near`` row, minus :data:`NEAREST` times the cosine to the
-    closest ``far`` row, each term standardised over the library (mean 0, deviation 1)
-    so that none dominates by scale.
+    ``dense`` the LSA dimensions (None when the index has none). A score is the sum
+    of the two products, each standardised over the library (mean 0, deviation 1),
+    so neither space dominates by scale.
     """
 
     sparse: np.ndarray
     dense: np.ndarray | None
-    near: np.ndarray | None = None
-    far: np.ndarray | None = None
 
     def scores(self, matrix: Features, dense: np.ndarray | None) -> np.ndarray:
         """Return the score of every row of ``matrix`` (and its ``dense`` rows)."""
         total = _standard(np.asarray(matrix @ self.sparse, dtype=np.float32).ravel())
-        if dense is None:
-            return total
-        if self.dense is not None:
+        if self.dense is not None and dense is not None:
             total += _standard(np.asarray(dense @ self.dense, dtype=np.float32).ravel())
-        if self.near is not None:
-            total += NEAREST * _standard(_closest(dense, self.near))
-        if self.far is not None:
-            total -= NEAREST * _standard(_closest(dense, self.far))
         return total
 
     def plus(self, other: Model) -> Model:
@@ -123,13 +101,7 @@ class Model:
         dense = self.dense
         if dense is not None and other.dense is not None:
             dense = dense + other.dense
-        return Model(self.sparse + other.sparse, dense, self.near, self.far)
-
-
-def _closest(dense: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Return, for every row of ``dense``, its best cosine with one of ``rows``."""
-    best: np.ndarray = np.asarray(dense @ rows.T, dtype=np.float32).max(axis=1)
-    return best
+        return Model(self.sparse + other.sparse, dense)
 
 
 def _standard(values: np.ndarray) -> np.ndarray:
@@ -173,24 +145,8 @@ def fit(
     coef = profile(matrix, y, weight)
     if coef is None:
         return None
-    if dense is None or not dense.shape[1]:
-        return Model(coef, None)
-    return Model(
-        coef,
-        profile(dense, y, weight),
-        _sample(dense, np.flatnonzero(y > 0)),
-        _sample(dense, np.flatnonzero((y < 0) & (weight >= 1.0))),
-    )
-
-
-def _sample(dense: np.ndarray, rows: np.ndarray) -> np.ndarray | None:
-    """Return the LSA rows of ``rows`` (None for none), at most :data:`NEAREST_MAX` of
-    them evenly spaced."""
-    if len(rows) == 0:
-        return None
-    if len(rows) > NEAREST_MAX:
-        rows = rows[np.linspace(0, len(rows) - 1, NEAREST_MAX).astype(np.int64)]
-    return np.ascontiguousarray(dense[rows])
+    dense_coef = profile(dense, y, weight) if dense is not None and dense.shape[1] else None
+    return Model(coef, dense_coef)
 
 
 def _feedback(
