@@ -32,7 +32,7 @@ from readinglist.errors import NotFound, ReadingListError
 from readinglist.models import Paper
 from readinglist.records import PaperRecord
 from readinglist.render import PROVISIONAL_MARK
-from readinglist.text import latex_to_unicode
+from readinglist.text import counted, latex_to_unicode
 
 T = TypeVar("T")
 SessionFactory = Callable[[], AbstractContextManager[Session]]
@@ -130,7 +130,9 @@ class Summary:
         """Return the one-line summary for stderr."""
         count = sum(self.decided.values())
         parts = ", ".join(f"{n} {name}" for name, n in sorted(self.decided.items()))
-        text = f"triaged {count} of {self.total} papers" + (f" ({parts})" if parts else "")
+        text = f"triaged {count} of {counted(self.total, 'paper')}" + (
+            f" ({parts})" if parts else ""
+        )
         if self.still_new:
             text += f"; {self.still_new} still new: run `readinglist triage` again to go on"
         return text
@@ -201,7 +203,7 @@ def card(record: PaperRecord, *, progress: str, width: int, message: str = "") -
     if record.tags:
         state.append("tags " + ", ".join(record.tags))
     if record.notes:
-        state.append(f"{len(record.notes)} note" + ("s" if len(record.notes) > 1 else ""))
+        state.append(counted(len(record.notes), "note"))
     lines += _pack(state, " | ", width)
     lines.append("")
     if record.abstract:

@@ -137,7 +137,7 @@ def test_resolve_only_completes_what_the_query_selects(
     bib, _ = icml
     result = invoke("resolve", "normalization", "covariate", "--from", str(bib))
     assert result.exit_code == 0, result.output
-    assert "1 of 1 incomplete papers completed" in result.stderr
+    assert "1 of 1 incomplete paper completed" in result.stderr
     keys = [p["key"] for p in _state(invoke) if not p["title_provisional"]]
     assert keys == ["pmlr-v37-ioffe15"]
     assert len(_state(invoke)) == 270  # nothing added

@@ -169,6 +169,7 @@ def _read_sources(paths: tuple[str, ...], fmt: str) -> list[PaperRecord]:
 def _show(report: ResolveReport, dry_run: bool) -> None:
     """Each completion (stdout: key, source, evidence, what it fills), then a summary."""
     from readinglist import render
+    from readinglist.text import counted
 
     verb = "would fill" if dry_run else "filled"
     for c in report.completions:
@@ -177,7 +178,7 @@ def _show(report: ResolveReport, dry_run: bool) -> None:
         key = f"{c.key} -> {c.new_key}" if c.new_key else c.key
         render.echo(f"{key}: {c.source} ({c.evidence}); {verb} {', '.join(c.filled)}")
     summary = (
-        f"{report.completed} of {report.selected} incomplete papers "
+        f"{report.completed} of {counted(report.selected, 'incomplete paper')} "
         f"{'would be ' if dry_run else ''}completed, {len(report.unmatched)} not found"
     )
     if dry_run:
