@@ -36,6 +36,7 @@ from readinglist import library, triage_inbox
 from readinglist.errors import Conflict, NotFound, ReadingListError
 from readinglist.models import Paper
 from readinglist.records import PaperRecord
+from readinglist.text import counted
 from readinglist.triage_view import (
     KEY_HELP,
     LEGENDS,
@@ -134,7 +135,9 @@ class Summary:
         """Return the one-line summary for stderr."""
         count = sum(self.decided.values())
         parts = ", ".join(f"{n} {name}" for name, n in sorted(self.decided.items()))
-        text = f"triaged {count} of {self.total} papers" + (f" ({parts})" if parts else "")
+        text = f"triaged {count} of {counted(self.total, 'paper')}" + (
+            f" ({parts})" if parts else ""
+        )
         if self.still_new:
             text += f"; {self.still_new} still new: run `readinglist triage` again to go on"
         return text

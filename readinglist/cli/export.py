@@ -14,6 +14,7 @@ from readinglist.cli._app import AppContext, output_file_option, pass_app
 from readinglist.cli._progress import progress_bar
 from readinglist.cli._query import QUERY_HELP, QueryCommand, join_query, query_argument
 from readinglist.config import sqlite_path
+from readinglist.text import counted
 
 FORMATS = ("bibtex", "biblatex", "markdown", "ris", "csl-json")
 GROUPS = ("status", "tag", "venue", "year", "priority", "none")
@@ -122,4 +123,4 @@ def export_command(
     if audit.count:
         render.warn(f"{audit.summary()}; complete them with readinglist resolve")
     if output not in (None, "-"):
-        render.info(f"exported {count} papers to {output} ({fmt})")
+        render.info(f"exported {counted(count, 'paper')} to {output} ({fmt})")

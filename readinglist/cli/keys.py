@@ -7,6 +7,7 @@ import click
 from readinglist.cli._app import AppContext, pass_app
 from readinglist.cli._complete import complete_ref
 from readinglist.cli._query import QUERY_OPTION_HELP
+from readinglist.text import counted, plural
 
 
 @click.command("rekey", epilog=QUERY_OPTION_HELP)
@@ -45,7 +46,10 @@ def rekey_command(
             renamed = library.adopt_source_keys(session, papers)
         for old, new in renamed:
             render.info(f"renamed {old} to {new} ({old} remains as an alias)")
-        render.info(f"{len(renamed)} of {len(papers)} selected papers took a real key")
+        render.info(
+            f"{len(renamed)} of {counted(len(papers), 'selected paper')} "
+            f"{plural(len(papers), 'took a real key', 'took real keys')}"
+        )
         return
     if ref is None or new_key is None or query_text is not None:
         raise click.UsageError("give REF and NEW (or --source -q QUERY)")

@@ -74,7 +74,7 @@ from readinglist.records import (
     ParseResult,
     Person,
 )
-from readinglist.text import latex_to_unicode
+from readinglist.text import counted, latex_to_unicode
 
 __all__ = [
     "FORMAT_VERSION",
@@ -294,8 +294,7 @@ def _summary(records: Sequence[PaperRecord]) -> str:
     for record in records:
         by_status[_status_of(record)] += 1
     parts = [f"{n} {_STATUS_HEADINGS[s].lower()}" for s, n in by_status.items() if n]
-    noun = "paper" if count == 1 else "papers"
-    return f"{count} {noun}: {', '.join(parts)}."
+    return f"{counted(count, 'paper')}: {', '.join(parts)}."
 
 
 def write(

@@ -50,7 +50,13 @@ def match_records(
     provisional title or key), by the import's rules; one :class:`Match` per record, in
     order. Reads only; nothing is written.
     """
-    pool = load_pool(session, paper_ids)
+    return match_in_pool(load_pool(session, paper_ids), records)
+
+
+def match_in_pool(pool: Pool, records: Sequence[PaperRecord]) -> list[Match]:
+    """:func:`match_records` against the papers of ``pool`` (``matching.Pool``, filled
+    from the database or with candidates held in memory: ``resolve --online`` matches
+    what a service answers without a transaction open). No database access."""
     index = Index()
     for cand in pool.cands.values():
         values = cand.values
