@@ -14,7 +14,7 @@ from typing import Any
 
 from readinglist.records import PaperRecord
 from readinglist.render import PROVISIONAL_MARK
-from readinglist.text import latex_to_unicode
+from readinglist.text import counted, latex_to_unicode
 
 #: Every key with what it does, for the ``?`` screen and the README.
 KEY_HELP: tuple[tuple[str, str], ...] = (
@@ -137,7 +137,7 @@ def card(
     if record.tags:
         state.append("tags " + ", ".join(record.tags))
     if record.notes:
-        state.append(f"{len(record.notes)} note" + ("s" if len(record.notes) > 1 else ""))
+        state.append(counted(len(record.notes), "note"))
     found = links(record)
     head = [progress, "", *([where] if where else []), *_wrap(_title(record), width)]
     head += [*_wrap(people, width, "  "), *(f"  {link}" for link in found)]
