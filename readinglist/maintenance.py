@@ -428,6 +428,12 @@ def _database_file(engine: Engine, action: str) -> Path:
     return path
 
 
+#: Files SQLite keeps beside a database ``X.db``: a backup named ``X.db-wal`` would be
+#: taken as the journal of ``X.db`` (and replayed into it, or deleted) the next time
+#: ``X.db`` is opened, so no backup is ever written under such a name (issue 18).
+_SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")
+
+
 def backup(engine: Engine, target: Path | None = None, *, folder: bool = False) -> Path:
     """Copy the SQLite database of ``engine`` to ``target`` with the online backup API.
 
@@ -437,8 +443,9 @@ def backup(engine: Engine, target: Path | None = None, *, folder: bool = False) 
     when missing, never a file of that name (issue 18). Returns the backup's path.
 
     Raises:
-        UsageError: a PostgreSQL engine (the message shows the ``pg_dump`` command)
-            or ``target`` is the database itself (exit 2).
+        UsageError: a PostgreSQL engine (the message shows the ``pg_dump`` command),
+            ``target`` is the database itself, or its name ends in ``-wal``, ``-shm``
+            or ``-journal`` (exit 2).
         DatabaseError: there is no database file yet (exit 6).
         Conflict: ``target`` exists and is not a directory (exit 4; never overwritten).
         DatabaseError: the database file is damaged or not a database, or the
@@ -447,6 +454,11 @@ def backup(engine: Engine, target: Path | None = None, *, folder: bool = False) 
     path = _database_file(engine, "backup")
     if not path.exists():
         raise DatabaseError(f"no database file at {path}")
+    if target is not None and target.name.endswith(_SQLITE_COMPANIONS):
+        raise UsageError(
+            f"{target}: a name SQLite keeps for a database's journal "
+            f"({', '.join(_SQLITE_COMPANIONS)}); name another file"
+        )
     if target is None:
         target = db.backup_path(path)
     elif folder and not target.is_dir():
@@ -583,6 +595,12 @@ def _batch_info(batch: ImportBatch, papers: int) -> BatchInfo:
     )
 
 
+#: The ``format`` of an import batch that was undone whole: its row stays, so that its
+#: number is never given to a later batch (SQLite reuses the largest deleted rowid);
+#: listings and ``--undo`` treat it as gone.
+UNDONE = "undone"
+
+
 def list_batches(session: Session) -> list[BatchInfo]:
     """Return every import batch, oldest first, with the count of its papers still present."""
     rows = session.execute(
@@ -591,7 +609,11 @@ def list_batches(session: Session) -> list[BatchInfo]:
         .group_by(Paper.batch_id)
     ).tuples()
     counts = {batch_id: count for batch_id, count in rows}  # noqa: C416 (dict(result) reads Result.keys() as a mapping)
-    batches = session.scalars(select(ImportBatch).order_by(ImportBatch.started_at, ImportBatch.id))
+    batches = session.scalars(
+        select(ImportBatch)
+        .where(ImportBatch.format != UNDONE)
+        .order_by(ImportBatch.started_at, ImportBatch.id)
+    )
     return [_batch_info(b, int(counts.get(b.id, 0))) for b in batches]
 
 
@@ -638,12 +660,16 @@ def undo_batch(session: Session, batch_id: int) -> UndoReport:
 
     Papers kept are listed with their reasons (:func:`reasons_to_keep`). Merges of
     the batch into papers that existed before are not reverted. People left
-    without any paper are removed; tags stay. The batch record is deleted when
-    none of its papers remains. Raises NotFound (exit 3) for an unknown batch.
+    without any paper are removed; tags stay. When none of its papers remains the
+    batch is marked :data:`UNDONE` (its row stays, so its number is never reused).
+    Raises NotFound (exit 3) for an unknown or already undone batch.
     """
     batch = session.get(ImportBatch, batch_id)
-    if batch is None:
-        raise NotFound(f"no import batch {batch_id} (see `readinglist import --list-batches`)")
+    if batch is None or batch.format == UNDONE:
+        undone = " (it was undone)" if batch is not None else ""
+        raise NotFound(
+            f"no import batch {batch_id}{undone} (see `readinglist import --list-batches`)"
+        )
     ids = list(
         session.scalars(select(Paper.id).where(Paper.batch_id == batch_id).order_by(Paper.id))
     )
@@ -666,6 +692,12 @@ def undo_batch(session: Session, batch_id: int) -> UndoReport:
             )
         )
     if not report.kept:
-        session.execute(delete(ImportBatch).where(ImportBatch.id == batch_id))
+        # Kept as a tombstone, not deleted: SQLite hands the largest id + 1 to the next
+        # import, so deleting the last batch would give its number to another (issue 18).
+        session.execute(
+            update(ImportBatch)
+            .where(ImportBatch.id == batch_id)
+            .values(format=UNDONE, bibtex_strings=None, bibtex_preamble=None)
+        )
         report.batch_deleted = True
     return report
