@@ -217,6 +217,8 @@ class _EntryFields:
         self.record = record
         self.dialect: Dialect = dialect
         self.trusted = trusted
+        #: False: the fields are plain text, not LaTeX (``PaperRecord.latex_fields``).
+        self.latex = record.latex_fields
         self.fields = dict(record.fields)
         # A title written without LaTeX has no raw form in ``fields``: re-emit it as it
         # was in the file (no added case protection) while the title column equals it.
@@ -246,9 +248,26 @@ class _EntryFields:
         if value is not None:
             self.out[name] = "{" + value + "}"
 
+    def text(self, value: str) -> str:
+        """A value of the record's fields: LaTeX from a BibTeX source made safe
+        (:func:`~.encode.escape_raw`), anything else escaped as text
+        (:func:`~.encode.escape_literal`: ``\\input`` is printed, never run; issue 18)."""
+        if self.latex:
+            return escape_raw(value, self.dialect)
+        text = escape_literal(value, "biblatex")
+        return ascii_latex(text) if self.dialect == "bibtex" else text
+
+    def verbatim(self, name: str, value: str) -> str:
+        """A verbatim value (DOI, URL, eprint ...), made safe by provenance
+        (:func:`~.encode.safe_verbatim`)."""
+        return safe_verbatim(name, value, text=not self.latex)
+
     def raw_as_is(self, raw: str) -> str:
         """A raw LaTeX value as written, with what is not valid LaTeX escaped
-        (:func:`~.encode.escape_raw`), made ASCII for the bibtex dialect."""
+        (:func:`~.encode.escape_raw`), made ASCII for the bibtex dialect; a plain-text
+        value (not from a BibTeX source) escaped as text."""
+        if not self.latex:
+            return self.text(raw)
         raw = escape_raw(raw, "biblatex")
         return ascii_latex(raw, exact=True) if self.dialect == "bibtex" else raw
 
@@ -298,14 +317,14 @@ class _EntryFields:
         date_parts = decode_date(date_raw) if date_raw is not None else None
         if self.dialect == "biblatex" and record.year is not None:
             if date_raw is not None and date_parts == (record.year, record.month):
-                self.put("date", date_raw)
+                self.put("date", self.text(date_raw))
             else:
                 suffix = f"-{record.month:02d}" if record.month else ""
                 self.put("date", f"{record.year:04d}{suffix}")
             # Raw year/month forms that still decode to the columns are replaced by the
             # date; a month the columns could not take ("Summer") is kept as it is.
             if record.month is None and month_raw is not None and decode_month(month_raw) is None:
-                self.put("month", month_raw)
+                self.put("month", self.text(month_raw))
             return
         year = self.value(year_raw, record.year, decode_year, lambda: str(record.year))
         self.put("year", year)
@@ -323,16 +342,17 @@ class _EntryFields:
             (record.year, record.month),
             (record.year, None),
         }:
-            self.put("date", date_raw)
+            self.put("date", self.text(date_raw))
 
     def identifiers(self) -> None:
         """DOI, arXiv id and URL (the DOI always normalized: a resolver prefix in
         ``doi`` breaks biblatex's links)."""
         record, fields = self.record, self.fields
         doi_raw = fields.pop("doi", None)
-        self.put("doi", self.value(None, record.doi, normalize_doi, lambda: record.doi or "", str))
+        doi = self.value(None, record.doi, normalize_doi, lambda: record.doi or "", str)
+        self.put("doi", None if doi is None else self.verbatim("doi", doi))
         if record.doi is None and doi_raw is not None and normalize_doi(doi_raw) is None:
-            self.put("doi", doi_raw)
+            self.put("doi", self.verbatim("doi", doi_raw))
         arxiv_field = arxiv_source(fields)
         arxiv_raw = fields.pop(arxiv_field, None) if arxiv_field else None
         arxiv = self.value(
@@ -352,7 +372,7 @@ class _EntryFields:
                     self.out["archiveprefix"] = "{arXiv}"
         url_raw = fields.pop("url", None)
         url = self.value(url_raw, record.url, decode_url, lambda: record.url or "", str)
-        self.put("url", None if url is None else safe_verbatim("url", url))
+        self.put("url", None if url is None else self.verbatim("url", url))
 
     def keywords_and_texts(self, keywords: bool, annote: bool) -> None:
         """Keywords (with the tags when ``keywords``), the abstract, and the annote
@@ -363,13 +383,13 @@ class _EntryFields:
         encode = partial(_encode_keywords, values, dialect)
         self.put("keywords", self.value(raw, values, decode_keywords, encode))
         if record.abstract is not None:
-            self.put("abstract", escape_raw(record.abstract, dialect))
+            self.put("abstract", self.text(record.abstract))
         self.fields.pop("abstract", None)
         if annote:
             annote_value = _merged_annote(record)
             self.fields.pop("annote", None)
             if annote_value is not None:
-                self.put("annote", escape_raw(annote_value, dialect))
+                self.put("annote", self.text(annote_value))
 
     def other_fields(self) -> None:
         """Every raw field not written yet: verbatim, pages normalized, or escaped."""
@@ -377,11 +397,11 @@ class _EntryFields:
             if name in self.out:
                 continue
             if is_verbatim(name, value):
-                self.put(name, safe_verbatim(name, value))
+                self.put(name, self.verbatim(name, value))
             elif name == "pages":
-                self.put(name, escape_raw(normalize_pages(value), self.dialect))
+                self.put(name, self.text(normalize_pages(value)))
             else:
-                self.put(name, escape_raw(value, self.dialect))
+                self.put(name, self.text(value))
 
 
 def _decode_venue(raw: str) -> str | None:
