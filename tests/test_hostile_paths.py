@@ -169,3 +169,39 @@ def test_an_unclosed_comment_is_still_reported(invoke, tmp_path: Path) -> None:
         "skipped: rejected"
     )
     assert invoke("list", "-k").stdout == "kept\n"
+
+
+def test_a_generated_key_takes_at_most_60_characters_of_a_name() -> None:
+    from readinglist.citekeys import base_key
+    from readinglist.records import PaperRecord, Person
+
+    record = PaperRecord(
+        authors=(Person(family="x" * 3000, given="J"),), year=2020, title="Hostile words"
+    )
+    assert base_key(record) == "x" * 60 + "2020hostile"
+    assert base_key(PaperRecord(title="y" * 3000, year=2020)) == "y" * 60 + "2020"
+
+
+def test_a_key_with_a_control_character_is_replaced(invoke, tmp_path: Path) -> None:
+    ris = tmp_path / "k.ris"
+    ris.write_text(
+        "TY  - JOUR\nID  - k\x1b\nTI  - A title about keys\nAU  - Doe, Jane\nPY  - 2020\nER  - \n"
+    )
+    result = invoke("import", str(ris))
+    assert (result.exit_code, result.stderr.splitlines()[0]) == (
+        0,
+        f"warning: {ris}:1: citation key 'k\\x1b' is not usable in BibTeX; imported as "
+        "'doe2020title'",
+    )
+    assert invoke("list", "-k").stdout == "doe2020title\n"
+
+
+def test_a_paragraph_without_a_full_stop_is_read_at_once() -> None:
+    """The sentence test of the abstracts reader: a paragraph of 200 kB without a full stop
+    is not a paper (and was quadratic: 20 kB took 23 s); a sentence at its end makes it one."""
+    from readinglist.formats import abstracts
+
+    words = "lorem ipsum dolor sit amet " * 8000
+    assert abstracts.read(f"A long line\n\n{words}\n", "long").records == []
+    found = abstracts.read(f"A long line\n\n{words}and this ends here.\n", "long")
+    assert [r.title for r in found.records] == ["A long line"]
