@@ -18,6 +18,22 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+def _compile(folder: Path) -> None:
+    """bibtex, then pdflatex -shell-escape twice (the most a user's build would allow), on
+    ``folder/refs.bib`` cited whole in the ``plain`` style."""
+    (folder / "doc.tex").write_text(
+        "\\documentclass{article}\\begin{document}\\nocite{*}"
+        "\\bibliographystyle{plain}\\bibliography{refs}\\end{document}\n"
+    )
+    run = {"cwd": folder, "capture_output": True, "timeout": 120, "check": False}
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "doc.tex"], **run)  # type: ignore[call-overload]
+    assert subprocess.run(["bibtex", "doc"], **run).returncode == 0  # type: ignore[call-overload]
+    for _ in range(2):
+        subprocess.run(  # type: ignore[call-overload]
+            ["pdflatex", "-shell-escape", "-interaction=nonstopmode", "doc.tex"], **run
+        )
+
+
 def test_hostile_values_are_inert_under_shell_escape(tmp_path: Path) -> None:
     marker = tmp_path / "PWNED"
     secret = tmp_path / "secret.txt"
@@ -36,18 +52,7 @@ def test_hostile_values_are_inert_under_shell_escape(tmp_path: Path) -> None:
     bib = bibtex.write([record])
     assert "\\immediate\\write18" not in bib
     (tmp_path / "refs.bib").write_text(bib)
-    (tmp_path / "doc.tex").write_text(
-        "\\documentclass{article}\\begin{document}\\nocite{*}"
-        "\\bibliographystyle{plain}\\bibliography{refs}\\end{document}\n"
-    )
-    run = {"cwd": tmp_path, "capture_output": True, "timeout": 120, "check": False}
-    subprocess.run(["pdflatex", "-interaction=nonstopmode", "doc.tex"], **run)  # type: ignore[call-overload]
-    out = subprocess.run(["bibtex", "doc"], **run)  # type: ignore[call-overload]
-    assert out.returncode == 0
-    for _ in range(2):
-        subprocess.run(  # type: ignore[call-overload]
-            ["pdflatex", "-shell-escape", "-interaction=nonstopmode", "doc.tex"], **run
-        )
+    _compile(tmp_path)
     assert not marker.exists()
     for name in ("doc.bbl", "doc.log"):
         assert "TOPSECRET4711" not in (tmp_path / name).read_text(errors="replace")
@@ -79,32 +84,8 @@ def test_urls_and_expl3_are_inert_under_shell_escape(tmp_path: Path) -> None:
     assert "note = {http://a/%7B%5Cimmediate%5Cwrite18%7Btouch$%7BIFS%7D" in bib
     assert "\\ExplSyntaxOn" not in bib
     (tmp_path / "refs.bib").write_text(bib)
-    (tmp_path / "doc.tex").write_text(
-        "\\documentclass{article}\\begin{document}\\nocite{*}"
-        "\\bibliographystyle{plain}\\bibliography{refs}\\end{document}\n"
-    )
-    run = {"cwd": tmp_path, "capture_output": True, "timeout": 120, "check": False}
-    subprocess.run(["pdflatex", "-interaction=nonstopmode", "doc.tex"], **run)  # type: ignore[call-overload]
-    assert subprocess.run(["bibtex", "doc"], **run).returncode == 0  # type: ignore[call-overload]
-    for _ in range(2):
-        subprocess.run(  # type: ignore[call-overload]
-            ["pdflatex", "-shell-escape", "-interaction=nonstopmode", "doc.tex"], **run
-        )
+    _compile(tmp_path)
     assert [m.name for m in markers if m.exists()] == []
-
-
-def _compile(folder: Path) -> None:
-    """bibtex and pdflatex -shell-escape (the most a user's build would allow) on refs.bib."""
-    (folder / "doc.tex").write_text(
-        "\\documentclass{article}\\begin{document}\\nocite{*}"
-        "\\bibliographystyle{plain}\\bibliography{refs}\\end{document}\n"
-    )
-    run = {"cwd": folder, "capture_output": True, "timeout": 120, "check": False}
-    subprocess.run(["pdflatex", "-interaction=nonstopmode", "doc.tex"], **run)  # type: ignore[call-overload]
-    assert subprocess.run(["bibtex", "doc"], **run).returncode == 0  # type: ignore[call-overload]
-    subprocess.run(  # type: ignore[call-overload]
-        ["pdflatex", "-shell-escape", "-interaction=nonstopmode", "doc.tex"], **run
-    )
 
 
 def test_values_from_ris_are_escaped_as_text_in_the_export(invoke, tmp_path: Path) -> None:
