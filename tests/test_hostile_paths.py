@@ -205,3 +205,20 @@ def test_a_paragraph_without_a_full_stop_is_read_at_once() -> None:
     assert abstracts.read(f"A long line\n\n{words}\n", "long").records == []
     found = abstracts.read(f"A long line\n\n{words}and this ends here.\n", "long")
     assert [r.title for r in found.records] == ["A long line"]
+
+
+def test_titles_that_fold_to_nothing_are_never_merged(invoke, tmp_path: Path) -> None:
+    """A title of punctuation alone folds to an empty duplicate key: never a match."""
+    bib = tmp_path / "e.bib"
+    bib.write_text(
+        "@misc{e1, title={!!!}, year={2020}}\n@misc{e2, title={???}, year={2020}}\n"
+        "@misc{e3, title={---}}\n@misc{e4, title={...}}\n"
+    )
+    ris = tmp_path / "e.ris"
+    ris.write_text("TY  - JOUR\nTI  - ...\nER  - \nTY  - JOUR\nTI  - ---\nER  - \n")
+    first, second = invoke("import", str(bib)), invoke("import", str(ris))
+    assert first.stderr == f"{bib} (bibtex): 4 added, 0 merged, 0 already present, 0 rejected\n"
+    assert second.stderr.endswith(
+        f"{ris} (ris): 2 added, 0 merged, 0 already present, 0 rejected\n"
+    )
+    assert len(invoke("list", "-k").stdout.split()) == 6
