@@ -222,3 +222,15 @@ def test_titles_that_fold_to_nothing_are_never_merged(invoke, tmp_path: Path) ->
         f"{ris} (ris): 2 added, 0 merged, 0 already present, 0 rejected\n"
     )
     assert len(invoke("list", "-k").stdout.split()) == 6
+
+
+@pytest.mark.skipif(not os.path.isdir("/sys/kernel"), reason="needs a read-only /sys")
+def test_backup_to_a_read_only_place_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:
+    db = _library(tmp_path)
+    before = set(os.listdir("/sys"))
+    assert _run("--db", str(db), "db", "backup", "/sys/lib.bak") == (
+        6,
+        "",
+        "Error: cannot write the backup /sys/lib.bak: unable to open database file\n",
+    )
+    assert set(os.listdir("/sys")) == before
