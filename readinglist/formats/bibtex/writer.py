@@ -200,6 +200,10 @@ def _column_value(
     return None
 
 
+#: ``@`` at the start of a line inside a value (after a line break and blanks).
+_AT_LINE_START = re.compile(r"(\n[^\S\n]*)@")
+
+
 class _EntryFields:
     """The fields of one generated entry, built column by column by :meth:`build`:
     ``out`` maps a field name to its delimited value text (``{...}`` or a bare macro);
@@ -244,8 +248,12 @@ class _EntryFields:
         return self.out
 
     def put(self, name: str, value: str | None) -> None:
-        """Write ``{value}`` as field ``name``; nothing for None."""
+        """Write ``{value}`` as field ``name``; nothing for None. A line of the value that
+        starts with ``@`` gets it braced (``{@}``): readers (bibtexparser, ours) start a new
+        entry at such a line, and the rest of the entry was lost (issue 18's fuzz test)."""
         if value is not None:
+            if "@" in value and "\n" in value:
+                value = _AT_LINE_START.sub(r"\1{@}", value)
             self.out[name] = "{" + value + "}"
 
     def text(self, value: str) -> str:
