@@ -428,9 +428,8 @@ def _database_file(engine: Engine, action: str) -> Path:
     return path
 
 
-#: Files SQLite keeps beside a database ``X.db``: a backup named ``X.db-wal`` would be
-#: taken as the journal of ``X.db`` (and replayed into it, or deleted) the next time
-#: ``X.db`` is opened, so no backup is ever written under such a name (issue 18).
+#: Files SQLite keeps beside ``X.db``: a backup named ``X.db-wal`` would be taken as the
+#: journal of ``X.db`` when it is next opened, so no backup gets such a name (issue 18).
 _SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")
 
 
@@ -595,9 +594,8 @@ def _batch_info(batch: ImportBatch, papers: int) -> BatchInfo:
     )
 
 
-#: The ``format`` of an import batch that was undone whole: its row stays, so that its
-#: number is never given to a later batch (SQLite reuses the largest deleted rowid);
-#: listings and ``--undo`` treat it as gone.
+#: The ``format`` of a batch undone whole: its row stays so that SQLite (which reuses the
+#: largest deleted rowid) never gives its number to a later batch; listings skip it.
 UNDONE = "undone"
 
 
@@ -692,9 +690,7 @@ def undo_batch(session: Session, batch_id: int) -> UndoReport:
             )
         )
     if not report.kept:
-        # Kept as a tombstone, not deleted: SQLite hands the largest id + 1 to the next
-        # import, so deleting the last batch would give its number to another (issue 18).
-        session.execute(
+        session.execute(  # a tombstone, not deleted: see UNDONE
             update(ImportBatch)
             .where(ImportBatch.id == batch_id)
             .values(format=UNDONE, bibtex_strings=None, bibtex_preamble=None)
