@@ -1,4 +1,4 @@
-"""Keeping the library sound: integrity checks and repair, backups and restores, import undo.
+"""Keeping the library sound: integrity checks and repair, backups and restores.
 
 * :func:`check` verifies a database at the newest revision: the schema revision,
   foreign keys (SQLite ``PRAGMA foreign_key_check``; PostgreSQL: one orphan query
@@ -10,7 +10,8 @@
 * :func:`backup` and :func:`restore` copy whole SQLite files with SQLite's online
   backup API (https://sqlite.org/backup.html) so that other processes may keep
   working; a PostgreSQL server is backed up with ``pg_dump`` instead (a hint).
-* :func:`list_batches` and :func:`undo_batch` show and take back imports.
+* Showing and taking back imports (``import --list-batches``/``--undo``) lives in
+  :mod:`readinglist.batches`.
 
 Functions take a Session (inside the caller's transaction; they never commit) or,
 for whole-file operations, an Engine. They raise ReadingListError subclasses and
@@ -23,11 +24,10 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, exists, func, select, text, update
+from sqlalchemy import exists, func, select, text, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
@@ -37,17 +37,12 @@ from readinglist.errors import (
     Conflict,
     DatabaseError,
     InvalidInput,
-    NotFound,
     UsageError,
     input_error,
 )
 from readinglist.models import (
-    PRIORITY_NAMES,
     Base,
-    ImportBatch,
     Paper,
-    PaperPerson,
-    Person,
 )
 
 #: Papers loaded at once while recomputing search text (bounds memory on big libraries).
@@ -559,141 +554,3 @@ def restore(engine: Engine, source: Path) -> RestoreReport:
     finally:
         src.close()
     return RestoreReport(source, path, revision, previous)
-
-
-# --- import batches -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class BatchInfo:
-    """One import batch: ``papers`` is how many papers it added are still in the library.
-
-    The fields, in this order, are the keys of ``import --list-batches --json``.
-    """
-
-    id: int
-    source: str
-    format: str
-    started: datetime
-    added: int
-    merged: int
-    rejected: int
-    papers: int
-
-
-def _batch_info(batch: ImportBatch, papers: int) -> BatchInfo:
-    return BatchInfo(
-        batch.id,
-        batch.source,
-        batch.format,
-        batch.started_at,
-        batch.added,
-        batch.merged,
-        batch.rejected,
-        papers,
-    )
-
-
-#: The ``format`` of a batch undone whole: its row stays so that SQLite (which reuses the
-#: largest deleted rowid) never gives its number to a later batch; listings skip it.
-UNDONE = "undone"
-
-
-def list_batches(session: Session) -> list[BatchInfo]:
-    """Return every import batch, oldest first, with the count of its papers still present."""
-    rows = session.execute(
-        select(Paper.batch_id, func.count(Paper.id))
-        .where(Paper.batch_id.is_not(None))
-        .group_by(Paper.batch_id)
-    ).tuples()
-    counts = {batch_id: count for batch_id, count in rows}  # noqa: C416 (dict(result) reads Result.keys() as a mapping)
-    batches = session.scalars(
-        select(ImportBatch)
-        .where(ImportBatch.format != UNDONE)
-        .order_by(ImportBatch.started_at, ImportBatch.id)
-    )
-    return [_batch_info(b, int(counts.get(b.id, 0))) for b in batches]
-
-
-@dataclass
-class UndoReport:
-    """What :func:`undo_batch` did: ``removed`` keys, ``kept`` (key, reasons) pairs,
-    and whether the batch record itself was deleted (nothing of it remains)."""
-
-    batch: BatchInfo
-    removed: list[str] = field(default_factory=list)
-    kept: list[tuple[str, list[str]]] = field(default_factory=list)
-    batch_deleted: bool = False
-
-
-def reasons_to_keep(paper: Paper) -> list[str]:
-    """Return why an undo must keep ``paper``, loaded with its tags and notes (empty: it may go).
-
-    A paper is kept when the user has worked on it since the import: triaged
-    (status other than ``new``, or a priority), annotated (notes), or changed in
-    any other way (``updated_at`` after ``added_at``: tags added or removed after
-    the import, an edit, a rekey, a merge or a later import filling it). Tags
-    given at import (``--tag`` or in the file) leave ``updated_at`` equal to
-    ``added_at`` and so do not keep a paper.
-    """
-    reasons: list[str] = []
-    if paper.status != "new":
-        reasons.append(f"status {paper.status}")
-    if paper.priority is not None:
-        reasons.append(f"priority {PRIORITY_NAMES.get(paper.priority, paper.priority)}")
-    if paper.notes:
-        count = len(paper.notes)
-        reasons.append("1 note" if count == 1 else f"{count} notes")
-    if paper.updated_at != paper.added_at and not reasons:
-        if paper.tags:
-            names = sorted((t.name for t in paper.tags), key=str.casefold)
-            reasons.append(f"tagged or edited since import (tags: {', '.join(names)})")
-        else:
-            reasons.append("edited since import")
-    return reasons
-
-
-def undo_batch(session: Session, batch_id: int) -> UndoReport:
-    """Remove the papers import batch ``batch_id`` added, except those worked on since.
-
-    Papers kept are listed with their reasons (:func:`reasons_to_keep`). Merges of
-    the batch into papers that existed before are not reverted. People left
-    without any paper are removed; tags stay. When none of its papers remains the
-    batch is marked :data:`UNDONE` (its row stays, so its number is never reused).
-    Raises NotFound (exit 3) for an unknown or already undone batch.
-    """
-    batch = session.get(ImportBatch, batch_id)
-    if batch is None or batch.format == UNDONE:
-        undone = " (it was undone)" if batch is not None else ""
-        raise NotFound(
-            f"no import batch {batch_id}{undone} (see `readinglist import --list-batches`)"
-        )
-    ids = list(
-        session.scalars(select(Paper.id).where(Paper.batch_id == batch_id).order_by(Paper.id))
-    )
-    report = UndoReport(_batch_info(batch, len(ids)))
-    doomed: list[Paper] = []
-    for paper in library.load_papers(session, ids):
-        reasons = reasons_to_keep(paper)
-        if reasons:
-            report.kept.append((paper.citekey, reasons))
-        else:
-            doomed.append(paper)
-    people = sorted({pp.person_id for paper in doomed for pp in paper.people})
-    report.removed = library.delete_papers(session, doomed)
-    for start in range(0, len(people), library.CHUNK):
-        chunk = people[start : start + library.CHUNK]
-        session.execute(
-            delete(Person).where(
-                Person.id.in_(chunk),
-                ~exists().where(PaperPerson.person_id == Person.id),
-            )
-        )
-    if not report.kept:
-        session.execute(  # a tombstone, not deleted: see UNDONE
-            update(ImportBatch)
-            .where(ImportBatch.id == batch_id)
-            .values(format=UNDONE, bibtex_strings=None, bibtex_preamble=None)
-        )
-        report.batch_deleted = True
-    return report

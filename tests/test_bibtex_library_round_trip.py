@@ -41,7 +41,7 @@ def two_dbs(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[st
 def rl(url: str, *args: str) -> str:
     result = CliRunner().invoke(cli, ["--db", url, *args])
     assert result.exit_code == 0, result.output
-    return result.output
+    return result.stdout
 
 
 def round_trip(source: Path, first: str, second: str, tmp_path: Path) -> tuple[str, str]:
@@ -135,7 +135,7 @@ def test_papers_from_a_file_without_macros_get_no_header(invoke, tmp_path: Path)
     assert invoke("import", str(with_macros)).exit_code == 0
     assert invoke("import", str(plain)).exit_code == 0
     result = invoke("export", "bibtex", "key:c3")
-    assert result.output == "@misc{c3,\n  title = {Third},\n}\n"
+    assert result.stdout == "@misc{c3,\n  title = {Third},\n}\n"
 
 
 def test_a_macro_two_imports_define_differently(invoke, tmp_path: Path) -> None:
@@ -153,7 +153,7 @@ def test_a_macro_two_imports_define_differently(invoke, tmp_path: Path) -> None:
     assert invoke("import", str(old)).exit_code == 0
     assert invoke("import", str(new)).exit_code == 0
     result = invoke("export", "bibtex")
-    assert result.output == (
+    assert result.stdout == (
         '@string{jt = "New Journal"}\n\n'
         "@article{x1,\n  title = {One},\n  journal = {Old Journal}\n}\n\n"
         "@article{y2,\n  title = {Two},\n  journal = jt,\n}\n"
@@ -168,7 +168,7 @@ def test_undone_import_takes_its_macros_along(invoke, tmp_path: Path) -> None:
     plain.write_text("@misc{c3,\n  title = {Third},\n}\n", encoding="utf-8")
     assert invoke("import", str(plain)).exit_code == 0
     assert invoke("import", "--undo", "1").exit_code == 0
-    assert invoke("export", "bibtex").output == "@misc{c3,\n  title = {Third},\n}\n"
+    assert invoke("export", "bibtex").stdout == "@misc{c3,\n  title = {Third},\n}\n"
 
 
 REAL = [
@@ -294,7 +294,7 @@ def _import_and_export(invoke, tmp_path: Path, files: dict[str, str]) -> str:
         assert invoke("import", str(path)).exit_code == 0
     result = invoke("export", "bibtex")
     assert result.exit_code == 0, result.output
-    return result.output
+    return result.stdout
 
 
 def test_a_macro_whose_dependency_a_later_import_redefines(invoke, tmp_path: Path) -> None:

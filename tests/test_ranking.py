@@ -139,6 +139,9 @@ class Keys:
     def width(self) -> int:
         return 100
 
+    def height(self) -> int:
+        return 50
+
     def show(self, text: str) -> None:
         self.screens.append(text)
 

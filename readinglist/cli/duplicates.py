@@ -54,7 +54,8 @@ def duplicates_command(app: AppContext, query: tuple[str, ...], as_json: bool) -
 def not_duplicate_command(app: AppContext, first: str, second: str) -> None:
     """Remember that papers A and B are different papers.
 
-    The pair is never listed by duplicates again. Both REFs must exist (exit 3).
+    The pair is never listed by duplicates again, and merge A B refuses it (exit 4)
+    unless --force. Both REFs must exist (exit 3).
 
     \b
     Examples:

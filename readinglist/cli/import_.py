@@ -202,11 +202,11 @@ def _batches(
     """Run ``import --list-batches [--json]`` or ``import --undo BATCH``."""
     if paths or (list_batches and undo is not None) or (as_json and not list_batches):
         raise click.UsageError("use --list-batches [--json] or --undo BATCH alone, without PATHs")
-    from readinglist import maintenance
+    from readinglist import batches as import_batches
 
     if list_batches:
         with app.session(write=False) as session:
-            batches = maintenance.list_batches(session)
+            batches = import_batches.list_batches(session)
         if as_json:
             render.echo_json([{**asdict(b), "started": render.iso(b.started)} for b in batches])
             return
@@ -225,15 +225,20 @@ def _batches(
         return
     assert undo is not None
     with app.session() as session:
-        report = maintenance.undo_batch(session, undo)
+        report = import_batches.undo_batch(session, undo)
     for key, reasons in report.kept:
         render.info(f"kept {key}: {', '.join(reasons)}")
     batch = report.batch
     summary = (
         f"undid import {batch.id} ({batch.source}): removed {papers_phrase(len(report.removed))}"
     )
+    if batch.format == "resolve":  # completions of papers you had, put back as they were
+        for change in report.removed:
+            render.info(f"restored {change}")
+        count = len(report.removed)
+        summary = f"undid resolve {batch.id} ({batch.source}): restored {papers_phrase(count)}"
     if report.kept:
         summary += f", kept {len(report.kept)} you have worked on since"
-    if batch.merged:
+    if batch.merged and batch.format != "resolve":
         summary += f"; not undone: {batch.merged} merged into papers you had before"
     render.info(summary)

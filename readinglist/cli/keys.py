@@ -66,9 +66,15 @@ def rekey_command(
     help="Take the other value of FIELD that a merge kept in KEEP's history (repeatable).",
 )
 @click.option("--history", is_flag=True, help="List the other values kept in KEEP's merge history.")
+@click.option("--force", is_flag=True, help="Merge even a pair marked with not-duplicate.")
 @pass_app
 def merge_command(
-    app: AppContext, keep: str, others: tuple[str, ...], take: tuple[str, ...], history: bool
+    app: AppContext,
+    keep: str,
+    others: tuple[str, ...],
+    take: tuple[str, ...],
+    history: bool,
+    force: bool,
 ) -> None:
     """Merge duplicate papers OTHER... into KEEP; their keys become aliases of KEEP.
 
@@ -77,6 +83,7 @@ def merge_command(
     key is replaced; values both have stay KEEP's, and the others' are kept in
     KEEP's merge history (--history lists them, --take FIELD takes one); tags,
     notes and status history are united; KEEP's status, priority and notes stay.
+    A pair marked with not-duplicate is refused (exit 4) unless --force.
 
     \b
     Examples:
@@ -93,7 +100,7 @@ def merge_command(
         if others:
             merged = library.resolve_many(session, others)
             keys = [p.citekey for p in merged]
-            filled = library.merge_papers(session, target, merged)
+            filled = library.merge_papers(session, target, merged, force=force)
             extra = f" (filled: {', '.join(filled)})" if filled else ""
             render.info(f"merged {', '.join(keys)} into {target.citekey}{extra}")
         for name in take:

@@ -170,12 +170,3 @@ def not_duplicate(session: Session, a: Paper, b: Paper) -> bool:
     session.add(NotDuplicate(low_id=low, high_id=high))
     session.flush()
     return True
-
-
-def are_not_duplicates(session: Session, a: int, b: int) -> bool:
-    """True when the user said papers ``a`` and ``b`` (ids) are different."""
-    low, high = sorted((a, b))
-    stmt = select(NotDuplicate.low_id).where(
-        NotDuplicate.low_id == low, NotDuplicate.high_id == high
-    )
-    return session.scalar(stmt) is not None

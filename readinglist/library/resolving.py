@@ -120,7 +120,9 @@ def resolve_records(
         paper = session.get(Paper, paper_id)
         assert paper is not None
         where = f"{source}:{record.line}" if record.line else source
-        report.completions.append(_complete(session, paper, record, where, evidence))
+        report.completions.append(
+            _complete(session, paper, record, where, evidence, report.batch_id)
+        )
     report.unmatched = [p.citekey for p in papers if p.id not in done]
     _close_batch(session, report)
     return report
@@ -152,7 +154,9 @@ def resolve_online(
                     _, record, evidence = matches[0]
                     label = next(lab for lab, rec in found if rec is record)
                     where = f"{service} {label}"
-                    report.completions.append(_complete(session, paper, record, where, evidence))
+                    report.completions.append(
+                        _complete(session, paper, record, where, evidence, report.batch_id)
+                    )
                     used.add(service)
             if not (provisional and not paper.title_provisional):
                 break
@@ -163,10 +167,17 @@ def resolve_online(
 
 
 def _complete(
-    session: Session, paper: Paper, record: PaperRecord, where: str, evidence: str
+    session: Session,
+    paper: Paper,
+    record: PaperRecord,
+    where: str,
+    evidence: str,
+    batch_id: int | None,
 ) -> Completion:
+    """Complete ``paper`` from ``record`` (found at ``where``), keeping the paper as it
+    was under import batch ``batch_id`` for ``import --undo``."""
     key = paper.citekey
-    filled = _complete_paper(session, paper, record, source=where)
+    filled = _complete_paper(session, paper, record, source=where, undo_batch=batch_id)
     new_key = paper.citekey if paper.citekey != key else None
     return Completion(key, where, evidence, filled, new_key)
 
@@ -187,7 +198,7 @@ def _match(
 
 
 def _complete_paper(
-    session: Session, paper: Paper, record: PaperRecord, *, source: str
+    session: Session, paper: Paper, record: PaperRecord, *, source: str, undo_batch: int | None
 ) -> list[str]:
     """Complete ``paper`` by the import's merge rule (:func:`complete_paper`)."""
-    return complete_paper(session, paper, record, source=source)
+    return complete_paper(session, paper, record, source=source, undo_batch=undo_batch)
