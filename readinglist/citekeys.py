@@ -178,7 +178,7 @@ FILLER_WORDS = frozenset(
 )
 _NON_KEY = re.compile(r"[^a-z0-9]+")
 #: Characters BibTeX and biber accept in a key (no spaces, commas, braces, quotes, %, #, ~, \).
-_BAD_KEY_CHARS = re.compile(r'[\s,{}()"#%~\\\'=]')
+_BAD_KEY_CHARS = re.compile(r'[\s,{}()"#%~\\\'=\x00-\x1f\x7f]')  # control chars: issue 18
 
 
 def ascii_word(value: str) -> str:
@@ -196,8 +196,15 @@ def first_significant_word(title: str, skip: frozenset[str] = frozenset()) -> st
     return ""
 
 
+#: The longest name or word a generated key takes from a record: a family name or title
+#: word of thousands of letters would otherwise make a key past the 255-character limit,
+#: which the next import of an export rejects (issue 18's fuzz test).
+KEY_PART = 60
+
+
 def base_key(record: PaperRecord) -> str:
-    """Return the key ``record`` would get before disambiguation (never empty).
+    """Return the key ``record`` would get before disambiguation (never empty, each part
+    at most :data:`KEY_PART` characters).
 
     Authors known: ``family + year + word``; else ``short name + year``; else
     ``word + year``, where the word is never one of :data:`FILLER_WORDS` ("this",
@@ -205,7 +212,7 @@ def base_key(record: PaperRecord) -> str:
     ``paper`` when nothing usable is left.
     """
     year = str(record.year) if record.year else ""
-    word = first_significant_word(record.title or "")
+    word = first_significant_word(record.title or "")[:KEY_PART]
     people = [p for p in (record.authors or record.editors) if not p.is_others]
     if people:
         first = people[0]
@@ -213,12 +220,12 @@ def base_key(record: PaperRecord) -> str:
         if first.literal and not first.family:
             name = ascii_word(first.literal.split()[0]) if first.literal.split() else ""
         if name:
-            return f"{name}{year}{word}"
+            return f"{name[:KEY_PART]}{year}{word}"
     if record.short_name:
         name = ascii_word(record.short_name)
         if name:
-            return f"{name}{year}"
-    word = first_significant_word(record.title or "", FILLER_WORDS) or word
+            return f"{name[:KEY_PART]}{year}"
+    word = first_significant_word(record.title or "", FILLER_WORDS)[:KEY_PART] or word
     if word:
         return f"{word}{year}"
     return f"paper{year}"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -69,6 +70,9 @@ def locked_message(timeout_ms: int | None = None) -> str:
     )
 
 
+_FILE_URI = "{}: SQLite 'file:' URIs are not read; give the library's path (or sqlite:///PATH)"
+
+
 def make_engine(url: str) -> Engine:
     """Create an engine for ``url`` (``sqlite:///path`` or ``postgresql+psycopg://...``).
 
@@ -77,6 +81,8 @@ def make_engine(url: str) -> Engine:
     with ``BEGIN`` or, on an engine from :func:`writer`, ``BEGIN IMMEDIATE``.
     Raises DatabaseError for a URL SQLAlchemy cannot use.
     """
+    if url.lower().startswith("file:"):
+        raise DatabaseError(_FILE_URI.format(url))
     try:
         parsed = make_url(url)
     except Exception as exc:
@@ -87,6 +93,7 @@ def make_engine(url: str) -> Engine:
         except Exception as exc:
             raise DatabaseError(f"cannot use database {parsed!r}: {exc}") from exc
     if parsed.database and parsed.database != ":memory:":
+        _check_sqlite_path(Path(parsed.database))
         folder = Path(parsed.database).parent
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -118,6 +125,28 @@ def make_engine(url: str) -> Engine:
         conn.exec_driver_sql(f"BEGIN {mode}".strip())
 
     return engine
+
+
+def _check_sqlite_path(path: Path) -> None:
+    """Refuse an SQLite path that cannot be a library file, before SQLite touches it.
+
+    ``--db /dev/null`` (or any device, FIFO or socket) would make SQLite write
+    ``/dev/null-journal`` beside it and then fail with "disk I/O error"; a ``file:``
+    URI (``file:/tmp/x.db``, SQLite's URI form, which readinglist does not read) would be
+    taken as a relative path and create folders named ``file:``. Both exit 6 with one
+    line (issue 18). Raises DatabaseError.
+    """
+    uri = next((i for i, part in enumerate(path.parts) if part.lower().startswith("file:")), None)
+    if uri is not None:
+        raise DatabaseError(_FILE_URI.format("/".join(path.parts[uri:])))
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return  # missing (created below) or unreachable (the folder check says why)
+    if stat.S_ISDIR(mode):
+        raise DatabaseError(f"{path}: a folder, not a database file")
+    if not stat.S_ISREG(mode):
+        raise DatabaseError(f"{path}: not a regular file (a device, pipe or socket)")
 
 
 def writer(engine: Engine) -> Engine:

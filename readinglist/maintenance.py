@@ -1,4 +1,4 @@
-"""Keeping the library sound: integrity checks and repair, backups and restores, import undo.
+"""Keeping the library sound: integrity checks and repair, backups and restores.
 
 * :func:`check` verifies a database at the newest revision: the schema revision,
   foreign keys (SQLite ``PRAGMA foreign_key_check``; PostgreSQL: one orphan query
@@ -10,7 +10,8 @@
 * :func:`backup` and :func:`restore` copy whole SQLite files with SQLite's online
   backup API (https://sqlite.org/backup.html) so that other processes may keep
   working; a PostgreSQL server is backed up with ``pg_dump`` instead (a hint).
-* :func:`list_batches` and :func:`undo_batch` show and take back imports.
+* Showing and taking back imports (``import --list-batches``/``--undo``) lives in
+  :mod:`readinglist.batches`.
 
 Functions take a Session (inside the caller's transaction; they never commit) or,
 for whole-file operations, an Engine. They raise ReadingListError subclasses and
@@ -23,11 +24,10 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, exists, func, select, text, update
+from sqlalchemy import exists, func, select, text, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
@@ -37,17 +37,12 @@ from readinglist.errors import (
     Conflict,
     DatabaseError,
     InvalidInput,
-    NotFound,
     UsageError,
     input_error,
 )
 from readinglist.models import (
-    PRIORITY_NAMES,
     Base,
-    ImportBatch,
     Paper,
-    PaperPerson,
-    Person,
 )
 from readinglist.text import counted, plural
 
@@ -441,6 +436,11 @@ def _database_file(engine: Engine, action: str) -> Path:
     return path
 
 
+#: Files SQLite keeps beside ``X.db``: a backup named ``X.db-wal`` would be taken as the
+#: journal of ``X.db`` when it is next opened, so no backup gets such a name (issue 18).
+_SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")
+
+
 def backup(engine: Engine, target: Path | None = None, *, folder: bool = False) -> Path:
     """Copy the SQLite database of ``engine`` to ``target`` with the online backup API.
 
@@ -450,8 +450,9 @@ def backup(engine: Engine, target: Path | None = None, *, folder: bool = False) 
     when missing, never a file of that name (issue 18). Returns the backup's path.
 
     Raises:
-        UsageError: a PostgreSQL engine (the message shows the ``pg_dump`` command)
-            or ``target`` is the database itself (exit 2).
+        UsageError: a PostgreSQL engine (the message shows the ``pg_dump`` command),
+            ``target`` is the database itself, or its name ends in ``-wal``, ``-shm``
+            or ``-journal`` (exit 2).
         DatabaseError: there is no database file yet (exit 6).
         Conflict: ``target`` exists and is not a directory (exit 4; never overwritten).
         DatabaseError: the database file is damaged or not a database, or the
@@ -460,6 +461,11 @@ def backup(engine: Engine, target: Path | None = None, *, folder: bool = False) 
     path = _database_file(engine, "backup")
     if not path.exists():
         raise DatabaseError(f"no database file at {path}")
+    if target is not None and target.name.endswith(_SQLITE_COMPANIONS):
+        raise UsageError(
+            f"{target}: a name SQLite keeps for a database's journal "
+            f"({', '.join(_SQLITE_COMPANIONS)}); name another file"
+        )
     if target is None:
         target = db.backup_path(path)
     elif folder and not target.is_dir():
@@ -561,140 +567,3 @@ def restore(engine: Engine, source: Path) -> RestoreReport:
     finally:
         src.close()
     return RestoreReport(source, path, revision, previous)
-
-
-# --- import batches -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class BatchInfo:
-    """One import batch: ``papers`` is how many papers it added are still in the library.
-
-    The fields, in this order, are the keys of ``import --list-batches --json``.
-    """
-
-    id: int
-    source: str
-    format: str
-    started: datetime
-    added: int
-    merged: int
-    rejected: int
-    papers: int
-
-
-def _batch_info(batch: ImportBatch, papers: int) -> BatchInfo:
-    return BatchInfo(
-        batch.id,
-        batch.source,
-        batch.format,
-        batch.started_at,
-        batch.added,
-        batch.merged,
-        batch.rejected,
-        papers,
-    )
-
-
-def list_batches(session: Session) -> list[BatchInfo]:
-    """Return every import batch, oldest first, with the count of its papers still present."""
-    rows = session.execute(
-        select(Paper.batch_id, func.count(Paper.id))
-        .where(Paper.batch_id.is_not(None))
-        .group_by(Paper.batch_id)
-    ).tuples()
-    counts = {batch_id: count for batch_id, count in rows}  # noqa: C416 (dict(result) reads Result.keys() as a mapping)
-    batches = session.scalars(select(ImportBatch).order_by(ImportBatch.started_at, ImportBatch.id))
-    return [_batch_info(b, int(counts.get(b.id, 0))) for b in batches]
-
-
-@dataclass
-class UndoReport:
-    """What :func:`undo_batch` did: ``removed`` keys, ``kept`` (key, reasons) pairs,
-    and whether the batch record itself was deleted (nothing of it remains)."""
-
-    batch: BatchInfo
-    removed: list[str] = field(default_factory=list)
-    kept: list[tuple[str, list[str]]] = field(default_factory=list)
-    batch_deleted: bool = False
-
-
-def reasons_to_keep(paper: Paper) -> list[str]:
-    """Return why an undo must keep ``paper``, loaded with its tags and notes (empty: it may go).
-
-    A paper is kept when the user has worked on it since the import: triaged
-    (status other than ``new``, or a priority), annotated (notes), or changed in
-    any other way (``updated_at`` after ``added_at``: tags added or removed after
-    the import, an edit, a rekey, a merge or a later import filling it). Tags
-    given at import (``--tag`` or in the file) leave ``updated_at`` equal to
-    ``added_at`` and so do not keep a paper.
-    """
-    reasons: list[str] = []
-    if paper.status != "new":
-        reasons.append(f"status {paper.status}")
-    if paper.priority is not None:
-        reasons.append(f"priority {PRIORITY_NAMES.get(paper.priority, paper.priority)}")
-    if paper.notes:
-        reasons.append(counted(len(paper.notes), "note"))
-    if paper.updated_at != paper.added_at and not reasons:
-        if paper.tags:
-            names = sorted((t.name for t in paper.tags), key=str.casefold)
-            reasons.append(f"tagged or edited since import (tags: {', '.join(names)})")
-        else:
-            reasons.append("edited since import")
-    return reasons
-
-
-def undo_batch(session: Session, batch_id: int) -> UndoReport:
-    """Remove the papers import batch ``batch_id`` added, except those worked on since.
-
-    Papers kept are listed with their reasons (:func:`reasons_to_keep`). Merges of
-    the batch into papers that existed before are not reverted. A ``resolve`` batch
-    adds no paper: its completions are reverted instead (:func:`_undo_resolve`). People left
-    without any paper are removed; tags stay. The batch record is deleted when
-    none of its papers remains. Raises NotFound (exit 3) for an unknown batch.
-    """
-    batch = session.get(ImportBatch, batch_id)
-    if batch is None:
-        raise NotFound(f"no import batch {batch_id} (see `readinglist import --list-batches`)")
-    if batch.format == "resolve":
-        return _undo_resolve(session, batch)
-    ids = list(
-        session.scalars(select(Paper.id).where(Paper.batch_id == batch_id).order_by(Paper.id))
-    )
-    report = UndoReport(_batch_info(batch, len(ids)))
-    doomed: list[Paper] = []
-    for paper in library.load_papers(session, ids):
-        reasons = reasons_to_keep(paper)
-        if reasons:
-            report.kept.append((paper.citekey, reasons))
-        else:
-            doomed.append(paper)
-    people = sorted({pp.person_id for paper in doomed for pp in paper.people})
-    report.removed = library.delete_papers(session, doomed)
-    for start in range(0, len(people), library.CHUNK):
-        chunk = people[start : start + library.CHUNK]
-        session.execute(
-            delete(Person).where(
-                Person.id.in_(chunk),
-                ~exists().where(PaperPerson.person_id == Person.id),
-            )
-        )
-    if not report.kept:
-        session.execute(delete(ImportBatch).where(ImportBatch.id == batch_id))
-        report.batch_deleted = True
-    return report
-
-
-def _undo_resolve(session: Session, batch: ImportBatch) -> UndoReport:
-    """Revert the completions of ``resolve``'s import ``batch``
-    (:func:`readinglist.library.merging.undo_completions`): ``removed`` names the papers
-    put back as they were (``new -> old`` when the key changes back), ``kept`` those
-    changed since; the batch record goes when nothing of it remains."""
-    restored, kept = library.undo_completions(session, batch.id)
-    report = UndoReport(_batch_info(batch, 0), removed=restored)
-    report.kept = [(key, [reason]) for key, reason in kept]
-    if not kept:
-        session.execute(delete(ImportBatch).where(ImportBatch.id == batch.id))
-        report.batch_deleted = True
-    return report

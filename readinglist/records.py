@@ -179,6 +179,10 @@ class PaperRecord:
     notes, added (UTC), read_at (UTC).
 
     Provenance: ``line`` is the 1-based line of the entry in its source.
+    ``latex_fields`` says whether ``fields`` and ``abstract`` are LaTeX as a BibTeX
+    source wrote them (True, the default) or plain text (a paper that came from RIS,
+    CSL-JSON, Markdown, a list of abstracts or the command line): the BibTeX writer
+    escapes plain text as text, so no value from such a source runs as LaTeX (issue 18).
     """
 
     citekey: str | None = None
@@ -209,6 +213,7 @@ class PaperRecord:
     added: datetime | None = None
     read_at: datetime | None = None
     line: int | None = None
+    latex_fields: bool = field(default=True, compare=False)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,6 +16,22 @@ pytestmark = pytest.mark.skipif(
     shutil.which("bibtex") is None or shutil.which("pdflatex") is None,
     reason="needs bibtex and pdflatex",
 )
+
+
+def _compile(folder: Path) -> None:
+    """bibtex, then pdflatex -shell-escape twice (the most a user's build would allow), on
+    ``folder/refs.bib`` cited whole in the ``plain`` style."""
+    (folder / "doc.tex").write_text(
+        "\\documentclass{article}\\begin{document}\\nocite{*}"
+        "\\bibliographystyle{plain}\\bibliography{refs}\\end{document}\n"
+    )
+    run = {"cwd": folder, "capture_output": True, "timeout": 120, "check": False}
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "doc.tex"], **run)  # type: ignore[call-overload]
+    assert subprocess.run(["bibtex", "doc"], **run).returncode == 0  # type: ignore[call-overload]
+    for _ in range(2):
+        subprocess.run(  # type: ignore[call-overload]
+            ["pdflatex", "-shell-escape", "-interaction=nonstopmode", "doc.tex"], **run
+        )
 
 
 def test_hostile_values_are_inert_under_shell_escape(tmp_path: Path) -> None:
@@ -35,18 +52,7 @@ def test_hostile_values_are_inert_under_shell_escape(tmp_path: Path) -> None:
     bib = bibtex.write([record])
     assert "\\immediate\\write18" not in bib
     (tmp_path / "refs.bib").write_text(bib)
-    (tmp_path / "doc.tex").write_text(
-        "\\documentclass{article}\\begin{document}\\nocite{*}"
-        "\\bibliographystyle{plain}\\bibliography{refs}\\end{document}\n"
-    )
-    run = {"cwd": tmp_path, "capture_output": True, "timeout": 120, "check": False}
-    subprocess.run(["pdflatex", "-interaction=nonstopmode", "doc.tex"], **run)  # type: ignore[call-overload]
-    out = subprocess.run(["bibtex", "doc"], **run)  # type: ignore[call-overload]
-    assert out.returncode == 0
-    for _ in range(2):
-        subprocess.run(  # type: ignore[call-overload]
-            ["pdflatex", "-shell-escape", "-interaction=nonstopmode", "doc.tex"], **run
-        )
+    _compile(tmp_path)
     assert not marker.exists()
     for name in ("doc.bbl", "doc.log"):
         assert "TOPSECRET4711" not in (tmp_path / name).read_text(errors="replace")
@@ -78,15 +84,60 @@ def test_urls_and_expl3_are_inert_under_shell_escape(tmp_path: Path) -> None:
     assert "note = {http://a/%7B%5Cimmediate%5Cwrite18%7Btouch$%7BIFS%7D" in bib
     assert "\\ExplSyntaxOn" not in bib
     (tmp_path / "refs.bib").write_text(bib)
-    (tmp_path / "doc.tex").write_text(
-        "\\documentclass{article}\\begin{document}\\nocite{*}"
-        "\\bibliographystyle{plain}\\bibliography{refs}\\end{document}\n"
-    )
-    run = {"cwd": tmp_path, "capture_output": True, "timeout": 120, "check": False}
-    subprocess.run(["pdflatex", "-interaction=nonstopmode", "doc.tex"], **run)  # type: ignore[call-overload]
-    assert subprocess.run(["bibtex", "doc"], **run).returncode == 0  # type: ignore[call-overload]
-    for _ in range(2):
-        subprocess.run(  # type: ignore[call-overload]
-            ["pdflatex", "-shell-escape", "-interaction=nonstopmode", "doc.tex"], **run
-        )
+    _compile(tmp_path)
     assert [m.name for m in markers if m.exists()] == []
+
+
+def test_values_from_ris_are_escaped_as_text_in_the_export(invoke, tmp_path: Path) -> None:
+    """Escaping by provenance: every RIS value is text, so commands the blacklist of
+    ``encode.DANGEROUS`` never knew (``\\pdfmdfivesum file`` reads a file; ``\\x`` after
+    ``\\def``) are printed, not run, on both databases, through import and export."""
+    out = tmp_path / "tex"
+    out.mkdir()
+    secret = out / "secret.txt"
+    secret.write_text("TOPSECRET4711\n")
+    digest = hashlib.md5(secret.read_bytes()).hexdigest().upper()  # what pdfTeX prints
+    marker = tmp_path / "PWNED"
+    read = "\\message{MD5:\\pdfmdfivesum file{secret.txt}}"  # relative: no _ to escape
+    run = f"\\immediate\\write18{{touch {marker}}}"
+    ris = tmp_path / "evil.ris"
+    ris.write_text(
+        "TY  - BOOK\nTI  - Evil\nAU  - Doe, J\nPY  - 2020\n"
+        f"PB  - {read}\nCY  - $\\input{{{secret}}}$ # % & ~ ^ _\nVL  - \\def\\x{{1}}\\x\n"
+        f"IS  - {run}\nSP  - 1}}{read}{{\nSN  - \\csname input\\endcsname{{{secret}}}\n"
+        f"AB  - An abstract with {read} and }} unbalanced {{\nN1  - {run}\n"
+        "DO  - 10.1000/\\x{y}\nER  - \n"
+    )
+    assert invoke("import", str(ris)).exit_code == 0
+    result = invoke("export", "bibtex", "-o", str(out / "refs.bib"))
+    assert result.exit_code == 0, result.stderr
+    bib = (out / "refs.bib").read_text()
+    assert "publisher = {\\textbackslash{}message\\{MD5:\\textbackslash{}pdfmdfivesum" in bib
+    assert "volume = {\\textbackslash{}def\\textbackslash{}x\\{1\\}\\textbackslash{}x}" in bib
+    assert "doi = {10.1000/%5Cxy}" in bib
+    _compile(out)
+    assert not marker.exists()
+    log = (out / "doc.log").read_text(errors="replace")
+    assert digest not in log
+    assert "TOPSECRET4711" not in log
+    assert "TOPSECRET4711" not in (out / "doc.bbl").read_text(errors="replace")
+
+
+def test_a_file_read_through_pdftex_primitives_is_inert_in_bibtex_values(tmp_path: Path) -> None:
+    """A BibTeX source is LaTeX and stays LaTeX, but pdfTeX's file primitives
+    (``\\pdfmdfivesum file``, ``\\pdfobj file``) are made text like ``\\input``."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOPSECRET4711\n")
+    digest = hashlib.md5(secret.read_bytes()).hexdigest().upper()
+    read = "\\message{MD5:\\pdfmdfivesum file{secret.txt}}\\pdfobj file{secret.txt}"
+    record = PaperRecord(  # as read from a .bib: latex_fields True
+        citekey="evil",
+        entry_type="book",
+        title="Evil",
+        authors=(Person(family="Doe", given="J"),),
+        year=2020,
+        fields={"publisher": read},
+    )
+    (tmp_path / "refs.bib").write_text(bibtex.write([record]))
+    _compile(tmp_path)
+    assert digest not in (tmp_path / "doc.log").read_text(errors="replace")

@@ -201,11 +201,11 @@ def _batches(
     """Run ``import --list-batches [--json]`` or ``import --undo BATCH``."""
     if paths or (list_batches and undo is not None) or (as_json and not list_batches):
         raise click.UsageError("use --list-batches [--json] or --undo BATCH alone, without PATHs")
-    from readinglist import maintenance
+    from readinglist import batches as import_batches
 
     if list_batches:
         with app.session(write=False) as session:
-            batches = maintenance.list_batches(session)
+            batches = import_batches.list_batches(session)
         if as_json:
             render.echo_json([{**asdict(b), "started": render.iso(b.started)} for b in batches])
             return
@@ -224,7 +224,7 @@ def _batches(
         return
     assert undo is not None
     with app.session() as session:
-        report = maintenance.undo_batch(session, undo)
+        report = import_batches.undo_batch(session, undo)
     for key, reasons in report.kept:
         render.info(f"kept {key}: {', '.join(reasons)}")
     batch = report.batch

@@ -157,6 +157,7 @@ def record_of(
     notes: tuple[NoteRecord, ...],
     *,
     with_source: bool = True,
+    latex_fields: bool = True,
 ) -> PaperRecord:
     """The PaperRecord of a paper ``row`` (a :class:`Paper` or a Core row of ``papers``)
     and its people, tags and notes; ``source_text`` (and its ``source_check``) only
@@ -188,6 +189,7 @@ def record_of(
         notes=notes,
         added=row.added_at,
         read_at=row.read_at,
+        latex_fields=latex_fields,
     )
     if with_source and row.source_text and row.source_digest == bibliographic_digest(record):
         record = replace(record, source_text=row.source_text, source_check=row.source_check)
@@ -263,6 +265,14 @@ def tags_by_paper(session: Session, ids: Sequence[int]) -> dict[int, list[str]]:
     return tags
 
 
+def bibtex_batch_ids(session: Session) -> frozenset[int]:
+    """The ids of the import batches that read BibTeX: a paper one of them added (or one
+    with a BibTeX ``source_text``) holds LaTeX in its fields, any other plain text
+    (``PaperRecord.latex_fields``)."""
+    query = select(ImportBatch.id).where(ImportBatch.format == "bibtex")
+    return frozenset(session.scalars(query))
+
+
 def iter_records(
     session: Session,
     ids: Sequence[int],
@@ -283,6 +293,7 @@ def iter_records(
     """
     papers = cast(Table, Paper.__table__)
     columns = [c for c in papers.c if with_source or c.name not in SOURCE_COLUMNS]
+    bibtex_batches = bibtex_batch_ids(session) if with_source else frozenset()
     for start in range(0, len(ids), chunk):
         part = list(ids[start : start + chunk])
         rows = {
@@ -330,6 +341,9 @@ def iter_records(
                 tuple(tags.get(pid, ())),
                 tuple(notes.get(pid, ())),
                 with_source=with_source,
+                latex_fields=not with_source
+                or bool(row.source_text)
+                or row.batch_id in bibtex_batches,
             )
             if pid in aliases:
                 record = replace(record, aliases=aliases[pid])

@@ -18,11 +18,13 @@ from readinglist.errors import InvalidQuery
 from readinglist.query.tree import Query, Text
 from readinglist.query.values import field_term
 from readinglist.query.vocabulary import FIELDS, MAX_DEPTH, MAX_TERMS
-from readinglist.text import search_tokens
+from readinglist.text import MAX_WORD, fold, search_tokens
 
 KEYWORDS = frozenset({"OR", "AND", "NOT"})
 FIELD_PREFIX = re.compile(r"([A-Za-z][A-Za-z_]*):")
 #: Typographic double quotes accepted as query quotes (they fold to ASCII ``"``).
+#: A run of letters and digits longer than any indexed word (:data:`~readinglist.text.MAX_WORD`).
+LONG_WORD = re.compile(rf"[0-9a-z]{{{MAX_WORD + 1},}}")
 QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "‟": '"', "«": '"', "»": '"'})
 
 
@@ -58,6 +60,7 @@ class Lexer:
         """Return the tokens of the whole text; raises InvalidQuery for malformed text."""
         out: list[Token] = []
         text, n = self.text, len(self.text)
+        self.check_word_lengths()
         while self.pos < n:
             char = text[self.pos]
             if char.isspace():
@@ -95,6 +98,20 @@ class Lexer:
         if not out and self.dropped:
             raise self.fail(f"{self.dropped[0]!r} has no letters or digits to search for")
         return out
+
+    def check_word_lengths(self) -> None:
+        """Refuse a word no paper can hold: the index keeps words of at most
+        :data:`~readinglist.text.MAX_WORD` letters and digits (PostgreSQL's limit), so a
+        longer one would match nothing; say so instead of a misleading reason."""
+        if len(self.text) <= MAX_WORD:
+            return
+        match = LONG_WORD.search(fold(self.text))
+        if match is not None:
+            word = match.group()
+            raise self.fail(
+                f"a word of {len(word):,} letters and digits ({word[:16]}…); the longest word "
+                f"readinglist searches for has {MAX_WORD:,}"
+            )
 
     def add_text(self, out: list[Token], words: str, prefix: bool, *, quoted: bool = False) -> None:
         """Append a free-text term; one without letters or digits (``—``, ``&``) is left

@@ -171,7 +171,8 @@ DANGEROUS = re.compile(
     r"|endinput|InputIfFileExists|IfFileExists|verbatiminput|lstinputlisting|includegraphics"
     r"|pdffiledump|pdfshellescape|pdfprimitive|primitive|makeatletter|expandafter|newcommand"
     r"|renewcommand|providecommand|DeclareRobustCommand|everypar|everyeof|output|jobname"
-    r"|ExplSyntaxOn|ExplSyntaxOff)"
+    r"|ExplSyntaxOn|ExplSyntaxOff|pdfmdfivesum|mdfivesum|pdffilesize|filesize|pdffilemoddate"
+    r"|filemoddate|pdfobj|pdfximage|message)"
     r"(?![A-Za-z]))|\^\^"
 )
 
@@ -304,8 +305,12 @@ def _find_unescaped(value: str, needle: str, start: int) -> int:
 _URL_TEX = str.maketrans({"\\": "%5C", "{": "%7B", "}": "%7D"})
 
 
-def safe_verbatim(name: str, value: str) -> str:
+def safe_verbatim(name: str, value: str, *, text: bool = False) -> str:
     """Return a verbatim value (:func:`is_verbatim`) that LaTeX can only print.
+
+    ``text``: the value did not come from a BibTeX source, so it holds no LaTeX: its
+    ``\\ { }`` are percent-encoded whatever the field (a DOI, eprint or file name from
+    RIS or CSL-JSON), as for a URL below.
 
     A URL (a field whose name ends in ``url``, or a value that is one bare URL) gets its
     ``\\ { }`` percent-encoded (RFC 3986: they are not URL characters, and a style
@@ -314,7 +319,7 @@ def safe_verbatim(name: str, value: str) -> str:
     ``eprint``, ``file`` ...) get :func:`neutralize`. Source of the rule: issue 18's
     hostile-input run, which ran a command through a CSL-JSON ``URL`` and ``note``.
     """
-    if name.endswith("url") or _BARE_URL.match(value) is not None:
+    if text or name.endswith("url") or _BARE_URL.match(value) is not None:
         return value.translate(_URL_TEX)
     return neutralize(value)
 

@@ -56,7 +56,7 @@ from readinglist.formats.bibtex.fields import (
     record_from_fields,
 )
 from readinglist.formats.bibtex.inherit import PARENT_TYPES, add_xdata, inherit, parent_keys
-from readinglist.formats.bibtex.salvage import VALID_NAME, Salvaged, salvage
+from readinglist.formats.bibtex.salvage import VALID_NAME, Salvaged, blank_comments, salvage
 from readinglist.formats.bibtex.values import MONTH_MACROS, ValueSyntaxError, evaluate
 from readinglist.records import PaperRecord, ParseProblem, ParseResult
 
@@ -120,6 +120,7 @@ class Reader:
         ``final`` is False when more text follows (a block cut off at the end of
         ``text`` was cut by the next block start)."""
         self._hidden = False
+        text = blank_comments(text)
         if "\\\\" in text and _HIDDEN not in text and _ESCAPED_BACKSLASHES.search(text):
             text = _ESCAPED_BACKSLASHES.sub(_hide_backslashes, text)
             self._hidden = True

@@ -142,3 +142,43 @@ def _value_end(text: str, pos: int, closer: str) -> int:
             pos = _skip(text, nxt + 1)
             continue
         return pos
+
+
+#: ``@comment{`` at the start of a line (where bibtexparser's splitter starts blocks).
+_COMMENT_START = re.compile(r"(?im)^[^\S\n]*@[^\S\n]*comment[^\S\n]*\{")
+#: A line inside a comment that bibtexparser's splitter would take as a new block.
+_INNER_BLOCK = re.compile(r"\n[^\S\n]*@")
+
+
+def blank_comments(text: str) -> str:
+    """Return ``text`` with the inside of each balanced ``@comment{...}`` block that holds a
+    line starting with ``@`` made blank (newlines kept, so line numbers stay).
+
+    Such a block is a comment to biber and bibtexparser's model (JabRef and commented-out
+    entries write them), but the splitter ends a block at any line starting with ``@``
+    and reported the comment as malformed (issue 18). An unbalanced ``@comment{`` is left
+    as it is (reported as before). One pass over the text: each block is scanned once,
+    and an unbalanced one ends the scan.
+    """
+    if "comment" not in text.lower():
+        return text
+    pieces: list[str] = []
+    pos = 0
+    for match in _COMMENT_START.finditer(text):
+        if match.start() < pos:
+            continue  # inside a comment already blanked
+        opening = match.end() - 1
+        try:
+            closing = matching_brace(text, opening)
+        except ValueSyntaxError:
+            break
+        body = text[opening + 1 : closing]
+        if _INNER_BLOCK.search(body) is None:
+            continue
+        pieces.append(text[pos : opening + 1])
+        pieces.append(re.sub(r"[^\n]", " ", body))
+        pos = closing
+    if not pieces:
+        return text
+    pieces.append(text[pos:])
+    return "".join(pieces)

@@ -205,6 +205,10 @@ def _column_value(
     return None
 
 
+#: ``@`` at the start of a line inside a value (after a line break and blanks).
+_AT_LINE_START = re.compile(r"(\n[^\S\n]*)@")
+
+
 class _EntryFields:
     """The fields of one generated entry, built column by column by :meth:`build`:
     ``out`` maps a field name to its delimited value text (``{...}`` or a bare macro);
@@ -222,6 +226,8 @@ class _EntryFields:
         self.record = record
         self.dialect: Dialect = dialect
         self.trusted = trusted
+        #: False: the fields are plain text, not LaTeX (``PaperRecord.latex_fields``).
+        self.latex = record.latex_fields
         self.fields = dict(record.fields)
         # A title written without LaTeX has no raw form in ``fields``: re-emit it as it
         # was in the file (no added case protection) while the title column equals it.
@@ -248,13 +254,34 @@ class _EntryFields:
         return self.out
 
     def put(self, name: str, value: str | None) -> None:
-        """Write ``{value}`` as field ``name``; nothing for None."""
+        """Write ``{value}`` as field ``name``; nothing for None. A line of the value that
+        starts with ``@`` gets it braced (``{@}``): readers (bibtexparser, ours) start a new
+        entry at such a line, and the rest of the entry was lost (issue 18's fuzz test)."""
         if value is not None:
+            if "@" in value and "\n" in value:
+                value = _AT_LINE_START.sub(r"\1{@}", value)
             self.out[name] = "{" + value + "}"
+
+    def text(self, value: str) -> str:
+        """A value of the record's fields: LaTeX from a BibTeX source made safe
+        (:func:`~.encode.escape_raw`), anything else escaped as text
+        (:func:`~.encode.escape_literal`: ``\\input`` is printed, never run; issue 18)."""
+        if self.latex:
+            return escape_raw(value, self.dialect)
+        text = escape_literal(value, "biblatex")
+        return ascii_latex(text) if self.dialect == "bibtex" else text
+
+    def verbatim(self, name: str, value: str) -> str:
+        """A verbatim value (DOI, URL, eprint ...), made safe by provenance
+        (:func:`~.encode.safe_verbatim`)."""
+        return safe_verbatim(name, value, text=not self.latex)
 
     def raw_as_is(self, raw: str) -> str:
         """A raw LaTeX value as written, with what is not valid LaTeX escaped
-        (:func:`~.encode.escape_raw`), made ASCII for the bibtex dialect."""
+        (:func:`~.encode.escape_raw`), made ASCII for the bibtex dialect; a plain-text
+        value (not from a BibTeX source) escaped as text."""
+        if not self.latex:
+            return self.text(raw)
         raw = escape_raw(raw, "biblatex")
         return ascii_latex(raw, exact=True) if self.dialect == "bibtex" else raw
 
@@ -304,14 +331,14 @@ class _EntryFields:
         date_parts = decode_date(date_raw) if date_raw is not None else None
         if self.dialect == "biblatex" and record.year is not None:
             if date_raw is not None and date_parts == (record.year, record.month):
-                self.put("date", date_raw)
+                self.put("date", self.text(date_raw))
             else:
                 suffix = f"-{record.month:02d}" if record.month else ""
                 self.put("date", f"{record.year:04d}{suffix}")
             # Raw year/month forms that still decode to the columns are replaced by the
             # date; a month the columns could not take ("Summer") is kept as it is.
             if record.month is None and month_raw is not None and decode_month(month_raw) is None:
-                self.put("month", month_raw)
+                self.put("month", self.text(month_raw))
             return
         year = self.value(year_raw, record.year, decode_year, lambda: str(record.year))
         self.put("year", year)
@@ -329,16 +356,17 @@ class _EntryFields:
             (record.year, record.month),
             (record.year, None),
         }:
-            self.put("date", date_raw)
+            self.put("date", self.text(date_raw))
 
     def identifiers(self) -> None:
         """DOI, arXiv id and URL (the DOI always normalized: a resolver prefix in
         ``doi`` breaks biblatex's links)."""
         record, fields = self.record, self.fields
         doi_raw = fields.pop("doi", None)
-        self.put("doi", self.value(None, record.doi, normalize_doi, lambda: record.doi or "", str))
+        doi = self.value(None, record.doi, normalize_doi, lambda: record.doi or "", str)
+        self.put("doi", None if doi is None else self.verbatim("doi", doi))
         if record.doi is None and doi_raw is not None and normalize_doi(doi_raw) is None:
-            self.put("doi", doi_raw)
+            self.put("doi", self.verbatim("doi", doi_raw))
         arxiv_field = arxiv_source(fields)
         arxiv_raw = fields.pop(arxiv_field, None) if arxiv_field else None
         arxiv = self.value(
@@ -358,7 +386,7 @@ class _EntryFields:
                     self.out["archiveprefix"] = "{arXiv}"
         url_raw = fields.pop("url", None)
         url = self.value(url_raw, record.url, decode_url, lambda: record.url or "", str)
-        self.put("url", None if url is None else safe_verbatim("url", url))
+        self.put("url", None if url is None else self.verbatim("url", url))
 
     def keywords_and_texts(self, keywords: bool, annote: bool) -> None:
         """Keywords (with the tags when ``keywords``), the abstract, and the annote
@@ -369,13 +397,13 @@ class _EntryFields:
         encode = partial(_encode_keywords, values, dialect)
         self.put("keywords", self.value(raw, values, decode_keywords, encode))
         if record.abstract is not None:
-            self.put("abstract", escape_raw(record.abstract, dialect))
+            self.put("abstract", self.text(record.abstract))
         self.fields.pop("abstract", None)
         if annote:
             annote_value = _merged_annote(record)
             self.fields.pop("annote", None)
             if annote_value is not None:
-                self.put("annote", escape_raw(annote_value, dialect))
+                self.put("annote", self.text(annote_value))
 
     def marks_and_ids(self) -> None:
         """The provisional marks (:func:`~readinglist.records.provisional_marks`, as
@@ -396,11 +424,11 @@ class _EntryFields:
             if name in self.out:
                 continue
             if is_verbatim(name, value):
-                self.put(name, safe_verbatim(name, value))
+                self.put(name, self.verbatim(name, value))
             elif name == "pages":
-                self.put(name, escape_raw(normalize_pages(value), self.dialect))
+                self.put(name, self.text(normalize_pages(value)))
             else:
-                self.put(name, escape_raw(value, self.dialect))
+                self.put(name, self.text(value))
 
 
 def _decode_venue(raw: str) -> str | None:
