@@ -210,8 +210,57 @@ def typed_commands(bench: SimpleNamespace, library: Path) -> None:
                 f"cpu {bench.ms(imports.cpu)}, click + sqlalchemy (Core) {bench.ms(core.cpu)}",
             )
         )
+    phase_table(bench, scratch, keys)
     bench.fresh_db("scratch17-100k.db")
     completion(bench, library, keys[0][:2], "sqlite", COMPLETE_SQLITE_MS)
+
+
+def phase_table(bench: SimpleNamespace, scratch: Path, keys: list[str]) -> None:
+    """Where the CPU of ``show`` and ``mark`` goes (:mod:`phases`), as a RESULTS.md section."""
+    import phases  # type: ignore[import-not-found]
+
+    db = ["--db", str(scratch)]
+    cases = {
+        "show REF": [*db, "show", keys[0]],
+        "mark read REF": [*db, "mark", "read", keys[14]],
+        "tag add TAG REF": [*db, "tag", "add", "phase", keys[15]],
+        "list --limit 50 salmon": [*db, "list", "--limit", "50", "salmon"],
+    }
+    profiles = {
+        name: phases.profile(bench.PYTHON, args, bench.WORK) for name, args in cases.items()
+    }
+    head = "| phase | " + " | ".join(f"`{name}`" for name in profiles) + " |"
+    lines = [
+        "CPU per phase (`benchmarks/phases.py`: the modules a plain run imports are "
+        "imported first and timed, then the command runs with `AppContext.engine` and "
+        "`Session.execute`/`flush`/`commit` timed; the rest is Click, our logic and the "
+        "output). Import self-times by package come from `python -X importtime` of a "
+        "plain run (wall clock, so inflated on a shared machine; the CPU phase is exact).",
+        "",
+        head,
+        "|---|" + "---|" * len(profiles),
+    ]
+    rows = [
+        ("interpreter start (`python -c pass`)", lambda p: p["start"]),
+        ("imports (CPU)", lambda p: p["phases"]["imports"]),
+        ("engine + schema check", lambda p: p["phases"]["engine"]),
+        ("SQL: compile, execute, load", lambda p: p["phases"]["sql"]),
+        ("Click, our logic, output", lambda p: p["phases"]["rest"]),
+    ]
+    for label, get in rows:
+        lines.append(
+            f"| {label} | " + " | ".join(bench.ms(get(p)) for p in profiles.values()) + " |"
+        )
+    lines.append(
+        "| modules imported | " + " | ".join(str(p["modules"]) for p in profiles.values()) + " |"
+    )
+    for package in ("sqlalchemy", "readinglist", "click", "other"):
+        lines.append(
+            f"| importtime self, `{package}` | "
+            + " | ".join(bench.ms(p["imports"].get(package, 0.0)) for p in profiles.values())
+            + " |"
+        )
+    bench.results.sections.append(("Where the time of a typed command goes (issue 17)", lines))
 
 
 def completion(

@@ -230,6 +230,8 @@ class Results:
 
     rows: list[Row] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: Further sections of RESULTS.md: (heading, lines of Markdown).
+    sections: list[tuple[str, list[str]]] = field(default_factory=list)
 
     def add(self, row: Row) -> None:
         self.rows.append(row)
@@ -526,6 +528,8 @@ def write_results(
         lines.append(
             f"| {row.what} | {row.ours} | {row.floor} | {row.target} | {mark} | {row.note} |"
         )
+    for heading, body in results.sections:
+        lines += ["", f"## {heading}", "", *body]
     lines += ["", "## Notes", ""]
     lines += [f"- {note}" for note in results.notes]
     lines += ["", "## Machine", ""]
