@@ -79,8 +79,8 @@ def streaming(bench: SimpleNamespace, library: Path) -> None:
                 f"stdlib sqlite3 cpu {bench.secs(floor.cpu)}, {floor.rss_mib:.0f} MiB",
                 f"<= {STREAM_RATIO:.0f}x, <= {STREAM_RSS_MIB:.0f} MiB",
                 met,
-                f"{ratio:.1f}x; {len(ours.stdout) / 1e6:.1f} MB written (floor "
-                f"{len(floor.stdout) / 1e6:.1f} MB)",
+                f"{ratio:.1f}x; {ours.stdout_bytes / 1e6:.1f} MB written (floor "
+                f"{floor.stdout_bytes / 1e6:.1f} MB)",
             )
         )
 

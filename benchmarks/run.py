@@ -97,6 +97,14 @@ class Run:
     rss_mib: float
     stdout: str = ""
     stderr: str = ""
+    #: Bytes written to stdout (``stdout`` holds the text only up to :data:`KEEP_STDOUT`).
+    stdout_bytes: int = 0
+
+
+#: Output kept in memory per run: more would grow this process, and a child forked from
+#: a large parent reports the parent's resident size as its own ``ru_maxrss`` (Linux
+#: keeps the high-water mark across exec), which spoiled the peak RSS of exports.
+KEEP_STDOUT = 1 << 20
 
 
 def run(cmd: list[str], *, cwd: Path = ROOT, env: dict[str, str] | None = None) -> Run:
@@ -131,12 +139,15 @@ def run(cmd: list[str], *, cwd: Path = ROOT, env: dict[str, str] | None = None) 
         done.set()
         sampler.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
-    stdout = out_path.read_text(errors="replace")
+    stdout_bytes = out_path.stat().st_size
+    with out_path.open("rb") as handle:
+        stdout = handle.read(KEEP_STDOUT).decode("utf-8", errors="replace")
+    out_path.unlink()
     stderr = err_path.read_text(errors="replace")
     if proc.returncode != 0:
         raise subprocess.CalledProcessError(proc.returncode, cmd, stdout, stderr)
     rss_kib = max(usage.ru_maxrss, peak[0])
-    return Run(wall, usage.ru_utime + usage.ru_stime, rss_kib / 1024, stdout, stderr)
+    return Run(wall, usage.ru_utime + usage.ru_stime, rss_kib / 1024, stdout, stderr, stdout_bytes)
 
 
 def _tree_rss_kib(pid: int) -> int:
