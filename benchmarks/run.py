@@ -527,9 +527,11 @@ def write_results(
         + f"` on {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}; the whole run took "
         f"{(time.perf_counter() - started) / 60:.1f} min. Do not edit by hand.",
         "",
-        "Times are wall clock of the whole process, with its CPU time (user + system) "
-        "in brackets; short ones are the best of 3 runs (5 for start-up), long ones "
-        "a single run. Each floor was measured in the same run.",
+        "Issue 9's rows: wall clock of the whole process, with its CPU time (user + system) "
+        "in brackets. Issue 17's rows (`issue17.py`): CPU time (user + system, `os.wait4`) "
+        "and peak RSS of the whole process, the machine being shared. Short ones are the "
+        "best of 3 runs (5 for start-up), long ones a single run. Each floor was measured "
+        "in the same run.",
         "",
         "| what | readinglist | floor | target | met | notes |",
         "|---|---|---|---|---|---|",
