@@ -79,7 +79,9 @@ def streaming(bench: SimpleNamespace, library: Path) -> None:
                 f"stdlib sqlite3 cpu {bench.secs(floor.cpu)}, {floor.rss_mib:.0f} MiB",
                 f"<= {STREAM_RATIO:.0f}x, <= {STREAM_RSS_MIB:.0f} MiB",
                 met,
-                f"{ratio:.1f}x; {ours.stdout_bytes / 1e6:.1f} MB written (floor "
+                f"{ratio:.1f}x the floor's CPU; RSS "
+                f"{'within' if ours.rss_mib <= STREAM_RSS_MIB else 'over'} "
+                f"{STREAM_RSS_MIB:.0f} MiB; {ours.stdout_bytes / 1e6:.1f} MB written (floor "
                 f"{floor.stdout_bytes / 1e6:.1f} MB)",
             )
         )

@@ -123,15 +123,9 @@ def start_cpu(python: str) -> float:
     """CPU seconds of ``python -c pass`` (the smallest of three)."""
     cpus = []
     for _ in range(3):
-        before = os.times()
-        subprocess.run([python, "-c", "pass"], check=True)
-        after = os.times()
-        cpus.append(
-            after.children_user
-            - before.children_user
-            + after.children_system
-            - before.children_system
-        )
+        child = subprocess.Popen([python, "-c", "pass"])
+        _, _, usage = os.wait4(child.pid, 0)  # microseconds, not clock ticks
+        cpus.append(usage.ru_utime + usage.ru_stime)
     return min(cpus)
 
 
