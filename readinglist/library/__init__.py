@@ -3,7 +3,9 @@
 The caller (a CLI command) owns the transaction (``db.session_scope``), so an
 import, a merge or a batch of marks is all-or-nothing. The library never parses
 text (``formats`` do) and never prints (``render`` does). This package re-exports
-its public names, so callers write ``library.resolve(...)``.
+its public names, so callers write ``library.resolve(...)``; each module is imported
+when one of its names is first used (only ``search``, whose flush hooks keep the search
+text current, comes with the package).
 
 Layout: one module per domain noun, in floors; a module imports only modules on
 floors below its own (``tests/test_architecture.py`` holds the table)::
@@ -36,87 +38,215 @@ field/priority vocabularies), ``prepare``, ``dedupe``, ``citekeys``, ``query``,
 
 from __future__ import annotations
 
-from readinglist.library._sql import CHUNK, IMPORT_LOCK, insert_or_ignore
-from readinglist.library.duplicates import (
-    Match,
-    Pair,
-    duplicate_pairs,
-    match_records,
-    not_duplicate,
-)
-from readinglist.library.importing import Importer, ImportReport, import_records, sync_markdown
-from readinglist.library.listing import (
-    all_papers,
-    count_papers,
-    history,
-    list_papers,
-    paper_stats,
-    select_keys,
-    triage_queue,
-)
-from readinglist.library.merging import (
-    adopt_source_keys,
-    are_not_duplicates,
-    complete_paper,
-    conflicts_of,
-    take_conflict,
-    undo_completions,
-)
-from readinglist.library.notes import (
-    add_note,
-    delete_notes,
-    get_note,
-    get_notes,
-    notes_of,
-    update_note,
-)
-from readinglist.library.papers import (
-    delete_papers,
-    merge_papers,
-    rekey,
-    restore_status,
-    set_priority,
-    set_status,
-    set_title,
-    touch,
-    update_paper,
-)
-from readinglist.library.refs import (
-    find_paper,
-    key_taken,
-    papers_for_keys,
-    resolve,
-    resolve_many,
-    resolve_targets,
-    select_ids_and_keys,
-    select_papers,
-)
-from readinglist.library.rows import (
-    PERSON_CACHE,
-    RECORD_CHUNK,
-    bibliographic_digest,
-    bibtex_context,
-    iter_records,
-    load_papers,
-    load_papers_for_listing,
-    person_key,
-    to_record,
-)
-from readinglist.library.search import paper_search_text, refresh_search_text, search_text_for
-from readinglist.library.tags import (
-    add_tags,
-    check_tag_name,
-    delete_unused_tags,
-    ensure_tags,
-    find_tag,
-    merge_tags,
-    remove_tags,
-    rename_tag,
-    tag_counts,
-    tags_named,
-)
-from readinglist.prepare import Prepared, normalize_record, prepare_record
-from readinglist.records import EDITABLE, FILLABLE, PRIORITY_LEVELS
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# The search text's flush hooks (library.search) must be registered before any
+# Session of ours flushes: imported with the package, whatever the caller uses.
+from readinglist.library import search as _search  # noqa: F401
+
+if TYPE_CHECKING:
+    from readinglist.library._sql import (
+        CHUNK,
+        IMPORT_LOCK,
+        insert_or_ignore,
+    )
+    from readinglist.library.duplicates import (
+        Match,
+        Pair,
+        duplicate_pairs,
+        match_records,
+        not_duplicate,
+    )
+    from readinglist.library.importing import (
+        Importer,
+        ImportReport,
+        import_records,
+        sync_markdown,
+    )
+    from readinglist.library.listing import (
+        all_papers,
+        count_papers,
+        history,
+        list_papers,
+        paper_stats,
+        select_keys,
+        triage_queue,
+    )
+    from readinglist.library.merging import (
+        adopt_source_keys,
+        are_not_duplicates,
+        complete_paper,
+        conflicts_of,
+        take_conflict,
+        undo_completions,
+    )
+    from readinglist.library.notes import (
+        add_note,
+        delete_notes,
+        get_note,
+        get_notes,
+        notes_of,
+        update_note,
+    )
+    from readinglist.library.papers import (
+        delete_papers,
+        merge_papers,
+        rekey,
+        restore_status,
+        set_priority,
+        set_status,
+        set_title,
+        touch,
+        update_paper,
+    )
+    from readinglist.library.refs import (
+        find_paper,
+        key_taken,
+        papers_for_keys,
+        resolve,
+        resolve_many,
+        resolve_targets,
+        select_ids_and_keys,
+        select_papers,
+    )
+    from readinglist.library.rows import (
+        PERSON_CACHE,
+        RECORD_CHUNK,
+        bibliographic_digest,
+        bibtex_context,
+        iter_records,
+        load_papers,
+        load_papers_for_listing,
+        person_key,
+        to_record,
+    )
+    from readinglist.library.search import (
+        paper_search_text,
+        refresh_search_text,
+        search_text_for,
+    )
+    from readinglist.library.tags import (
+        add_tags,
+        check_tag_name,
+        delete_unused_tags,
+        ensure_tags,
+        find_tag,
+        merge_tags,
+        remove_tags,
+        rename_tag,
+        tag_counts,
+        tags_named,
+    )
+    from readinglist.prepare import (
+        Prepared,
+        normalize_record,
+        prepare_record,
+    )
+    from readinglist.records import (
+        EDITABLE,
+        FILLABLE,
+        PRIORITY_LEVELS,
+    )
+
+#: Where each public name lives; imported on first use (PEP 562), so a command loads
+#: only the modules it calls (issue 17: `show` needs no importer, matcher or rapidfuzz).
+_HOMES: dict[str, str] = {
+    "CHUNK": "readinglist.library._sql",
+    "EDITABLE": "readinglist.records",
+    "FILLABLE": "readinglist.records",
+    "IMPORT_LOCK": "readinglist.library._sql",
+    "ImportReport": "readinglist.library.importing",
+    "Importer": "readinglist.library.importing",
+    "Match": "readinglist.library.duplicates",
+    "PERSON_CACHE": "readinglist.library.rows",
+    "PRIORITY_LEVELS": "readinglist.records",
+    "Pair": "readinglist.library.duplicates",
+    "Prepared": "readinglist.prepare",
+    "RECORD_CHUNK": "readinglist.library.rows",
+    "add_note": "readinglist.library.notes",
+    "add_tags": "readinglist.library.tags",
+    "adopt_source_keys": "readinglist.library.merging",
+    "all_papers": "readinglist.library.listing",
+    "are_not_duplicates": "readinglist.library.merging",
+    "bibliographic_digest": "readinglist.library.rows",
+    "bibtex_context": "readinglist.library.rows",
+    "check_tag_name": "readinglist.library.tags",
+    "complete_paper": "readinglist.library.merging",
+    "conflicts_of": "readinglist.library.merging",
+    "count_papers": "readinglist.library.listing",
+    "delete_notes": "readinglist.library.notes",
+    "delete_papers": "readinglist.library.papers",
+    "delete_unused_tags": "readinglist.library.tags",
+    "duplicate_pairs": "readinglist.library.duplicates",
+    "ensure_tags": "readinglist.library.tags",
+    "find_paper": "readinglist.library.refs",
+    "find_tag": "readinglist.library.tags",
+    "get_note": "readinglist.library.notes",
+    "get_notes": "readinglist.library.notes",
+    "history": "readinglist.library.listing",
+    "import_records": "readinglist.library.importing",
+    "insert_or_ignore": "readinglist.library._sql",
+    "iter_records": "readinglist.library.rows",
+    "key_taken": "readinglist.library.refs",
+    "list_papers": "readinglist.library.listing",
+    "load_papers": "readinglist.library.rows",
+    "load_papers_for_listing": "readinglist.library.rows",
+    "match_records": "readinglist.library.duplicates",
+    "merge_papers": "readinglist.library.papers",
+    "merge_tags": "readinglist.library.tags",
+    "normalize_record": "readinglist.prepare",
+    "not_duplicate": "readinglist.library.duplicates",
+    "notes_of": "readinglist.library.notes",
+    "paper_search_text": "readinglist.library.search",
+    "paper_stats": "readinglist.library.listing",
+    "papers_for_keys": "readinglist.library.refs",
+    "person_key": "readinglist.library.rows",
+    "prepare_record": "readinglist.prepare",
+    "refresh_search_text": "readinglist.library.search",
+    "rekey": "readinglist.library.papers",
+    "remove_tags": "readinglist.library.tags",
+    "rename_tag": "readinglist.library.tags",
+    "resolve": "readinglist.library.refs",
+    "resolve_many": "readinglist.library.refs",
+    "resolve_targets": "readinglist.library.refs",
+    "restore_status": "readinglist.library.papers",
+    "search_text_for": "readinglist.library.search",
+    "select_ids_and_keys": "readinglist.library.refs",
+    "select_keys": "readinglist.library.listing",
+    "select_papers": "readinglist.library.refs",
+    "set_priority": "readinglist.library.papers",
+    "set_status": "readinglist.library.papers",
+    "set_title": "readinglist.library.papers",
+    "sync_markdown": "readinglist.library.importing",
+    "tag_counts": "readinglist.library.tags",
+    "tags_named": "readinglist.library.tags",
+    "take_conflict": "readinglist.library.merging",
+    "to_record": "readinglist.library.rows",
+    "touch": "readinglist.library.papers",
+    "triage_queue": "readinglist.library.listing",
+    "undo_completions": "readinglist.library.merging",
+    "update_note": "readinglist.library.notes",
+    "update_paper": "readinglist.library.papers",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module that holds ``name`` (see :data:`_HOMES`) and return it from there.
+
+    Raises AttributeError for a name this package does not export.
+    """
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})
+
 
 __all__ = [
     "CHUNK",

@@ -14,7 +14,6 @@ from typing import Any, cast
 
 from sqlalchemy import Table, func, insert, select
 from sqlalchemy import text as sql_text
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from readinglist.models import (
@@ -50,8 +49,14 @@ def insert_or_ignore(session: Session, model: type[Any]) -> Any:
     paper, at once; the second would fail on the unique constraint. Both dialects
     support the clause (SQLAlchemy's ``postgresql.insert``/``sqlite.insert``).
     """
+    # The dialect modules load here, not at import: PostgreSQL's pulls in its async
+    # drivers' modules, ~20 ms that `mark` on SQLite never needs (issue 17).
     if session.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
         return postgresql.insert(model).on_conflict_do_nothing()
+    from sqlalchemy.dialects import sqlite
+
     return sqlite.insert(model).on_conflict_do_nothing()
 
 

@@ -10,7 +10,6 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from readinglist import query
 from readinglist.library._sql import CHUNK
 from readinglist.library.rows import (
     iter_listing_records,
@@ -60,6 +59,8 @@ def select_keys(
     Same selection and order as :func:`select_papers` without loading any paper
     (``list -k`` on a large library). Raises InvalidQuery or UsageError.
     """
+    from readinglist import query  # not at import: `show` needs no parser
+
     return query.paper_keys(session, query_text, sort=sort, limit=limit, reverse=reverse)
 
 
@@ -76,6 +77,8 @@ def list_papers(
     :func:`select_papers` for listings (``list`` tables and JSON), which never show
     notes. Raises InvalidQuery or UsageError.
     """
+    from readinglist import query
+
     ids = query.paper_ids(session, query_text, sort=sort, limit=limit, reverse=reverse)
     return load_papers_for_listing(session, ids)
 
@@ -91,6 +94,8 @@ def listing_ids(
     """Return the ids of the papers ``query_text`` selects, sorted: the selection and
     order of :func:`list_papers`, for :func:`iter_listing`. Raises InvalidQuery or
     UsageError."""
+    from readinglist import query
+
     return query.paper_ids(session, query_text, sort=sort, limit=limit, reverse=reverse)
 
 
@@ -156,6 +161,8 @@ def triage_queue(session: Session, query_text: str = "", *, only_new: bool = Tru
     if not query_text.strip():
         rows = session.execute(stmt).all()
     else:
+        from readinglist import query
+
         ids = query.paper_ids(session, query_text)
         rows = []
         for start in range(0, len(ids), CHUNK):
@@ -175,6 +182,8 @@ def paper_stats(session: Session, query_text: str = "") -> dict[str, Any]:
     """
     ids: list[int] | None = None
     if query_text.strip():
+        from readinglist import query
+
         ids = query.paper_ids(session, query_text)
 
     def chunks(stmt: Any, column: Any) -> Iterable[Any]:

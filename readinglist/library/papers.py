@@ -1,7 +1,9 @@
 """Papers: read status, priority, title, hand edits, new keys, merging and deleting.
 
 Each takes a Session, flushes and leaves the commit to the caller (issue 5: ``mark``
-commits once per command, ``triage`` once per decision).
+commits once per command, ``triage`` once per decision). What only edits, rekeys and
+merges use (the merge rule, rapidfuzz through ``dedupe``) is imported inside them, so
+``mark`` and ``priority`` load neither (issue 17).
 """
 
 from __future__ import annotations
@@ -15,14 +17,11 @@ from sqlalchemy import Table, delete, insert, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
-from readinglist import citekeys, dedupe
 from readinglist.errors import Conflict, UsageError
 from readinglist.library._sql import CHUNK
-from readinglist.library.merging import are_not_duplicates, complete_paper
 from readinglist.library.refs import find_paper, key_taken
 from readinglist.library.rows import insert_people, keywords_text, to_record
 from readinglist.library.search import refresh_search_text
-from readinglist.library.tags import add_tags
 from readinglist.models import (
     PRIORITY_CODES,
     Alias,
@@ -32,7 +31,6 @@ from readinglist.models import (
     StatusEvent,
     utcnow,
 )
-from readinglist.prepare import normalize_record
 from readinglist.records import (
     EDITABLE,
     PRIORITY_LEVELS,
@@ -162,6 +160,9 @@ def update_paper(
     ``abstract_key``, ``updated_at`` and the search text follow. The citation key is
     not touched (see :func:`rekey`), nor is read status, priority, tags or notes.
     """
+    from readinglist import dedupe
+    from readinglist.prepare import normalize_record
+
     before, after = normalize_record(before), normalize_record(after)
     changed = [name for name in EDITABLE if _edit_value(before, name) != _edit_value(after, name)]
     if not changed:
@@ -226,6 +227,8 @@ def rekey(session: Session, paper: Paper, new_key: str) -> str:
     (exit 4) when ``new_key`` is another paper's key or alias. Renaming to the same
     key in another case only changes the spelling.
     """
+    from readinglist import citekeys
+
     new_key = new_key.strip()
     if not citekeys.is_valid_key(new_key):
         raise UsageError(f"{new_key!r} is not a usable citation key (no spaces, commas, braces)")
@@ -260,6 +263,9 @@ def merge_papers(
     Raises UsageError when ``keep`` is among ``others``, and Conflict (exit 4), before
     any change, for a pair the user marked ``not-duplicate`` unless ``force``.
     """
+    from readinglist.library.merging import are_not_duplicates, complete_paper
+    from readinglist.library.tags import add_tags
+
     if any(o.id == keep.id for o in others):
         raise UsageError(f"cannot merge {keep.citekey!r} into itself")
     for other in others:

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from readinglist import query
 from readinglist.errors import NotFound, UsageError
 from readinglist.library.rows import load_papers
 from readinglist.models import (
@@ -90,6 +89,8 @@ def select_papers(
 
     See ``readinglist.query`` for the language and the sort keys. Raises InvalidQuery.
     """
+    from readinglist import query  # here: `show` and `mark REF` never parse a query
+
     ids = query.paper_ids(session, query_text, sort=sort, limit=limit, reverse=reverse)
     return load_papers(session, ids)
 
@@ -100,6 +101,8 @@ def select_ids_and_keys(session: Session, query_text: str = "") -> list[tuple[in
 
     Raises InvalidQuery.
     """
+    from readinglist import query
+
     stmt = query.statement(session, query_text, (Paper.id, Paper.citekey))
     return [(int(paper_id), str(key)) for paper_id, key in session.execute(stmt)]
 

@@ -17,7 +17,7 @@ computes the text of new papers in bulk (:func:`search_text_prepared`).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import Table, bindparam, event, inspect, select, update
 from sqlalchemy.orm import Session
@@ -25,9 +25,11 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from readinglist.library.rows import load_papers, to_record
 from readinglist.models import Note, Paper, PaperPerson, PaperTag, Tag, utcnow
-from readinglist.prepare import Prepared
 from readinglist.records import PaperRecord
 from readinglist.text import fold, search_document, search_tokens
+
+if TYPE_CHECKING:  # only a type here: `mark` and `show` need no rapidfuzz (issue 17)
+    from readinglist.prepare import Prepared
 
 #: Paper attributes the search text is made of.
 INDEXED_COLUMNS = (

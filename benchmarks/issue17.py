@@ -1,0 +1,411 @@
+"""The rows of issue 17's table, each with its floor measured in the same run.
+
+Called by ``benchmarks/run.py`` (``--only issue17`` runs these alone); each function
+adds rows to run.py's ``Results`` through the measuring helpers run.py hands it
+(``bench``: the ``run``/``best``/``Row``/``timing`` of that module, so both share one
+work folder). Figures are CPU time (user + system) of the child process, read with
+``os.wait4``, and its peak RSS; short ones are the smallest of 3 runs.
+
+* **streaming** (item 1): ``list``, ``list --json``, ``export markdown``/``csl-json``/
+  ``ris`` and ``stats`` of the 100k library against ``floor_commands.py`` (stdlib
+  ``sqlite3``, the same columns, the same shape of output): <= 3x the floor's CPU and
+  <= 250 MiB peak RSS.
+* **BibTeX export** (item 2): ``export bibtex`` of the 100k library against
+  bibtexparser's in-place writer stack (``floor_export.py``) and a byte copy of the
+  stored entries: <= 5 s.
+* **import scaling** (item 3): ``import_scaling.measure_import_scaling`` when that
+  module exists (rows as it returns them), else one row saying it was not measured.
+* **typed commands** (item 4): ``show``, ``mark``, ``tag add``, ``priority``, ``note
+  add -m``, ``list --limit 50 QUERY`` (<= 250 ms CPU) against the same SQL in
+  ``floor_commands.py``, and completion of keys and tags (<= 60 ms on SQLite, <= 300 ms
+  on PostgreSQL) against a stdlib look-up; the import floor ``python -c "import click,
+  sqlalchemy.orm"`` is in the notes.
+* **papis 0.16** ``papis list QUERY`` on 1,000 papers, when ``WORK/papis-venv`` exists.
+* **ACL 10k import** (item 5): the first 10,000 ACL entries, one process, against
+  ``floor_import.py``: <= 1.3x.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sqlite3
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+STREAM_RATIO = 3.0
+STREAM_RSS_MIB = 250.0
+COMMAND_CPU_MS = 250.0
+COMPLETE_SQLITE_MS = 60.0
+COMPLETE_PG_MS = 300.0
+BIBTEX_EXPORT_S = 5.0
+ACL_IMPORT_RATIO = 1.3
+
+#: (label, readinglist arguments, floor_commands.py arguments)
+STREAMS = [
+    ("`list` (whole library, table)", ["list"], ["list"]),
+    ("`list --json` (whole library)", ["list", "--json"], ["json"]),
+    ("`export markdown` 100k", ["export", "markdown"], ["markdown"]),
+    ("`export csl-json` 100k", ["export", "csl-json"], ["csl-json"]),
+    ("`export ris` 100k", ["export", "ris"], ["ris"]),
+    ("`stats` 100k", ["stats"], ["stats"]),
+]
+
+
+def streaming(bench: SimpleNamespace, library: Path) -> None:
+    """Whole-library reads against the stdlib floor: CPU ratio and peak RSS."""
+    print("issue 17: whole-library reads", flush=True)
+    db = ["--db", str(library)]
+    # The interest scores of `list --json` come from the ranking index, cached per
+    # library: built once here (not timed), as it is after a library's first listing.
+    warm = bench.run([*bench.READINGLIST, *db, "list", "--json", "--limit", "1"])
+    bench.results.notes.append(
+        f"`list --json` warm-up (builds the ranking index cache of the 100k library when "
+        f"missing): cpu {warm.cpu:.1f} s, peak RSS {warm.rss_mib:.0f} MiB."
+    )
+    floor_script = str(bench.HERE / "floor_commands.py")
+    for label, args, floor_args in STREAMS:
+        floor = bench.run([bench.PYTHON, floor_script, str(library), *floor_args])
+        ours = bench.run([*bench.READINGLIST, *db, *args])
+        ratio = ours.cpu / floor.cpu
+        met = ratio <= STREAM_RATIO and ours.rss_mib <= STREAM_RSS_MIB
+        bench.results.add(
+            bench.Row(
+                label,
+                f"cpu {bench.secs(ours.cpu)}, {ours.rss_mib:.0f} MiB",
+                f"stdlib sqlite3 cpu {bench.secs(floor.cpu)}, {floor.rss_mib:.0f} MiB",
+                f"<= {STREAM_RATIO:.0f}x, <= {STREAM_RSS_MIB:.0f} MiB",
+                met,
+                f"{ratio:.1f}x the floor's CPU; RSS "
+                f"{'within' if ours.rss_mib <= STREAM_RSS_MIB else 'over'} "
+                f"{STREAM_RSS_MIB:.0f} MiB; {ours.stdout_bytes / 1e6:.1f} MB written (floor "
+                f"{floor.stdout_bytes / 1e6:.1f} MB)",
+            )
+        )
+
+
+def bibtex_export(bench: SimpleNamespace, library: Path, source: Path) -> None:
+    """``export bibtex`` of the 100k library against the in-place writer and a byte copy."""
+    print("issue 17: BibTeX export", flush=True)
+    start = bench.best([bench.PYTHON, "-c", "import bibtexparser"])
+    floor = bench.run([bench.PYTHON, str(bench.HERE / "floor_export.py"), str(source)])
+    default_s, entries, _chars, inplace_s = floor.stdout.split()
+    copy = bench.run(
+        [
+            bench.PYTHON,
+            "-c",
+            "import sqlite3, sys\n"
+            "c = sqlite3.connect(sys.argv[1])\n"
+            "with open(sys.argv[2], 'w', encoding='utf-8') as out:\n"
+            "    for (t,) in c.execute('SELECT source_text FROM papers ORDER BY id'):\n"
+            "        out.write((t or '') + '\\n')\n",
+            str(library),
+            str(bench.WORK / "copy-100k.bib"),
+        ]
+    )
+    out = bench.WORK / "export-100k.bib"
+    ours = bench.run([*bench.READINGLIST, "--db", str(library), "export", "bibtex", "-o", str(out)])
+    size = out.stat().st_size
+    for path in (out, bench.WORK / "copy-100k.bib"):
+        path.unlink(missing_ok=True)
+    inplace = float(inplace_s) + start.cpu
+    bench.results.add(
+        bench.Row(
+            "`export bibtex` 100k",
+            f"cpu {bench.secs(ours.cpu)}, {ours.rss_mib:.0f} MiB",
+            f"in-place writer {float(inplace_s):.1f} s + start-up {bench.ms(start.cpu)}; "
+            f"byte copy cpu {bench.secs(copy.cpu)}",
+            f"<= {BIBTEX_EXPORT_S:.0f} s",
+            ours.cpu <= BIBTEX_EXPORT_S,
+            f"{ours.cpu / inplace:.1f}x the in-place writer; deep-copying default writer "
+            f"{float(default_s):.1f} s; {size / 1e6:.0f} MB written; floor wrote "
+            f"{int(entries):,} entries",
+        )
+    )
+
+
+def import_scaling(bench: SimpleNamespace, measure: bool) -> None:
+    """PostgreSQL against SQLite import, from h6's ``import_scaling`` when present."""
+    if (bench.HERE / "import_scaling.py").exists() and measure:
+        print("issue 17: import scaling (import_scaling.measure_import_scaling)", flush=True)
+        sys.path.insert(0, str(bench.HERE))
+        import import_scaling  # type: ignore[import-not-found]
+
+        for row in import_scaling.measure_import_scaling():
+            bench.results.add(
+                bench.Row(row.what, row.ours, row.floor, row.target, row.met, row.note)
+            )
+        return
+    why = (
+        "benchmarks/import_scaling.py is not in this checkout"
+        if not (bench.HERE / "import_scaling.py").exists()
+        else "skipped: pass --import-scaling (100k and 500k on both databases, ~1 h)"
+    )
+    bench.results.add(
+        bench.Row(
+            "PostgreSQL vs SQLite import, 500k entries",
+            "not measured",
+            "SQLite in the same run",
+            "<= 1.5x; CPU/entry 500k <= 1.15x 100k",
+            None,
+            why,
+        )
+    )
+
+
+def typed_commands(bench: SimpleNamespace, library: Path) -> None:
+    """One-paper commands against the same SQL with stdlib sqlite3 (<= 250 ms CPU)."""
+    print("issue 17: commands a person types", flush=True)
+    scratch = bench.fresh_db("scratch17-100k.db")
+    shutil.copyfile(library, scratch)
+    with sqlite3.connect(scratch) as conn:
+        keys = [k for (k,) in conn.execute("SELECT citekey FROM papers ORDER BY id LIMIT 40")]
+    floor_script = str(bench.HERE / "floor_commands.py")
+    imports = bench.best([bench.PYTHON, "-c", "import click, sqlalchemy.orm"])
+    core = bench.best([bench.PYTHON, "-c", "import click, sqlalchemy"])
+    cases: list[tuple[str, list[list[str]], list[list[str]]]] = [
+        ("`show REF`", [["show", keys[0]]] * 3, [["show", keys[0]]] * 3),
+        (
+            "`mark to-read REF`",
+            [["mark", "to-read", k] for k in keys[1:4]],
+            [["mark", "to-read", k] for k in keys[21:24]],
+        ),
+        (
+            "`tag add bench REF`",
+            [["tag", "add", "bench", k] for k in keys[4:7]],
+            [["tag", "bench", k] for k in keys[24:27]],
+        ),
+        (
+            "`priority high REF`",
+            [["priority", "high", k] for k in keys[7:10]],
+            [["priority", "high", k] for k in keys[27:30]],
+        ),
+        (
+            "`note add -m TEXT REF`",
+            [["note", "add", "-m", "check the methods", k] for k in keys[10:13]],
+            [["note", "check the methods", k] for k in keys[30:33]],
+        ),
+        (
+            "`list --limit 50 salmon`",
+            [["list", "--limit", "50", "salmon"]] * 3,
+            [["search", "salmon"]] * 3,
+        ),
+    ]
+    for label, ours_args, floor_args in cases:
+        ours = _least(
+            [bench.run([*bench.READINGLIST, "--db", str(scratch), *a]) for a in ours_args]
+        )
+        floor = _least(
+            [bench.run([bench.PYTHON, floor_script, str(scratch), *a]) for a in floor_args]
+        )
+        bench.results.add(
+            bench.Row(
+                label,
+                f"cpu {bench.ms(ours.cpu)}",
+                f"stdlib sqlite3 cpu {bench.ms(floor.cpu)}",
+                f"<= {COMMAND_CPU_MS:.0f} ms cpu",
+                ours.cpu * 1000 <= COMMAND_CPU_MS,
+                f"{ours.cpu / floor.cpu:.0f}x the floor; imports alone: click + sqlalchemy.orm "
+                f"cpu {bench.ms(imports.cpu)}, click + sqlalchemy (Core) {bench.ms(core.cpu)}",
+            )
+        )
+    phase_table(bench, scratch, keys)
+    bench.fresh_db("scratch17-100k.db")
+    completion(bench, library, keys[0][:2], "sqlite", COMPLETE_SQLITE_MS)
+
+
+def phase_table(bench: SimpleNamespace, scratch: Path, keys: list[str]) -> None:
+    """Where the CPU of ``show`` and ``mark`` goes (:mod:`phases`), as a RESULTS.md section."""
+    import phases  # type: ignore[import-not-found]
+
+    db = ["--db", str(scratch)]
+    cases = {
+        "show REF": [*db, "show", keys[0]],
+        "mark read REF": [*db, "mark", "read", keys[14]],
+        "tag add TAG REF": [*db, "tag", "add", "phase", keys[15]],
+        "list --limit 50 salmon": [*db, "list", "--limit", "50", "salmon"],
+    }
+    profiles = {
+        name: phases.profile(bench.PYTHON, args, bench.WORK) for name, args in cases.items()
+    }
+    head = "| phase | " + " | ".join(f"`{name}`" for name in profiles) + " |"
+    lines = [
+        "CPU per phase (`benchmarks/phases.py`: the modules a plain run imports are "
+        "imported first and timed, then the command runs with `AppContext.engine` and "
+        "`Session.execute`/`flush`/`commit` timed; the rest is Click, our logic and the "
+        "output). Import self-times by package come from `python -X importtime` of a "
+        "plain run (wall clock, so inflated on a shared machine; the CPU phase is exact).",
+        "",
+        head,
+        "|---|" + "---|" * len(profiles),
+    ]
+    rows = [
+        ("interpreter start (`python -c pass`)", lambda p: p["start"]),
+        ("imports (CPU)", lambda p: p["phases"]["imports"]),
+        ("engine + schema check", lambda p: p["phases"]["engine"]),
+        ("SQL: compile, execute, load", lambda p: p["phases"]["sql"]),
+        ("Click, our logic, output", lambda p: p["phases"]["rest"]),
+    ]
+    for label, get in rows:
+        lines.append(
+            f"| {label} | " + " | ".join(bench.ms(get(p)) for p in profiles.values()) + " |"
+        )
+    lines.append(
+        "| modules imported | " + " | ".join(str(p["modules"]) for p in profiles.values()) + " |"
+    )
+    for package in ("sqlalchemy", "readinglist", "click", "other"):
+        lines.append(
+            f"| importtime self, `{package}` | "
+            + " | ".join(bench.ms(p["imports"].get(package, 0.0)) for p in profiles.values())
+            + " |"
+        )
+    bench.results.sections.append(("Where the time of a typed command goes (issue 17)", lines))
+
+
+def completion(
+    bench: SimpleNamespace, library: Path | str, prefix: str, backend: str, target_ms: float
+) -> None:
+    """TAB completion of a key (``show PREFIX``) and of a tag (``tag add f``)."""
+    url = str(library)
+    floor_code = (
+        "import sqlite3, sys\n"
+        "c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)\n"
+        "p = sys.argv[2].lower()\n"
+        "print(*[k for (k,) in c.execute('SELECT citekey FROM papers WHERE citekey_folded "
+        ">= ? AND citekey_folded < ? ORDER BY citekey_folded LIMIT 200', (p, p + '\\U0010ffff'))])\n"
+    )
+    for what, words, cword in (
+        ("key", f"readinglist show {prefix}", 2),
+        ("tag", "readinglist tag add f", 3),
+    ):
+        env = {
+            **os.environ,
+            "_READINGLIST_COMPLETE": "bash_complete",
+            "COMP_WORDS": words,
+            "COMP_CWORD": str(cword),
+            "READINGLIST_DB": url,
+        }
+        ours = bench.best([str(Path(bench.PYTHON).parent / "readinglist")], env=env)
+        found = len(ours.stdout.splitlines())
+        floor_note = ""
+        floor_text = ""
+        if backend == "sqlite":
+            floor = bench.best([bench.PYTHON, "-c", floor_code, url, prefix])
+            floor_text = f"stdlib sqlite3 cpu {bench.ms(floor.cpu)}"
+            floor_note = f"{ours.cpu / floor.cpu:.1f}x the floor; "
+        bench.results.add(
+            bench.Row(
+                f"completion of a {what} on {backend}",
+                f"cpu {bench.ms(ours.cpu)}",
+                floor_text,
+                f"<= {target_ms:.0f} ms cpu",
+                ours.cpu * 1000 <= target_ms,
+                f"{floor_note}{found} candidates for `{words.split(' ', 1)[1]}`",
+            )
+        )
+
+
+def completion_postgresql(bench: SimpleNamespace, files: dict[str, Path], pg_url: str) -> None:
+    """Completion on a PostgreSQL library (the 10k slice imported once into ``pg_url``)."""
+    print("issue 17: completion on PostgreSQL", flush=True)
+    marker = bench.WORK / "pg-10k.done"
+    try:
+        if not marker.exists():
+            bench.run([*bench.READINGLIST, "--db", pg_url, "import", str(files["beebe-10k"])])
+            bench.run([*bench.READINGLIST, "--db", pg_url, "tag", "add", "fish", "-q", "salmon"])
+            marker.write_text(pg_url)
+    except Exception as exc:  # no server: say so in the table
+        bench.results.add(
+            bench.Row("completion on postgresql", "not measured", "", "", None, str(exc)[:200])
+        )
+        return
+    completion(bench, pg_url, "Be", "postgresql (10k library)", COMPLETE_PG_MS)
+
+
+def papis(bench: SimpleNamespace, files: dict[str, Path]) -> None:
+    """papis 0.16 ``list`` with a query on 1,000 papers (its own venv, never ours)."""
+    venv = bench.WORK / "papis-venv"
+    exe = venv / "bin" / "papis"
+    if not exe.exists():
+        bench.results.add(
+            bench.Row(
+                "papis 0.16: `papis list salmon` (1,000 papers)",
+                "not measured",
+                "",
+                "",
+                None,
+                f"no papis in {venv}: `python3 -m venv {venv} && {venv}/bin/pip install papis`",
+            )
+        )
+        return
+    print("papis (1k)", flush=True)
+    home = bench.WORK / "papis-home"
+    lib = bench.WORK / "papis-lib"
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+    }
+    if not (lib / ".imported").exists():
+        shutil.rmtree(lib, ignore_errors=True)
+        lib.mkdir(parents=True)
+        one_k = _slice(files["beebe-10k"], bench.WORK / "beebe-1k.bib", 1000)
+        bench.run(
+            [str(exe), "-l", str(lib), "bibtex", "read", str(one_k), "import", "--all"], env=env
+        )
+        (lib / ".imported").write_text("")
+    cmd = [str(exe), "-l", str(lib), "list", "--all", "salmon"]
+    bench.run(cmd, env=env)  # the cache of the library is built on first use
+    listed = bench.best(cmd, env=env)
+    count = sum(1 for p in lib.iterdir() if p.is_dir())
+    bench.results.add(
+        bench.Row(
+            f"papis 0.16: `papis list --all salmon` ({count:,} papers)",
+            f"cpu {bench.ms(listed.cpu)}",
+            "",
+            "beaten by `list --limit 50 salmon` on 100k",
+            None,
+            f"{len(listed.stdout.splitlines())} lines printed",
+        )
+    )
+
+
+def acl_import(bench: SimpleNamespace, files: dict[str, Path]) -> None:
+    """The first 10,000 ACL entries imported in one process against the import floor."""
+    print("issue 17: import of the ACL 10k slice", flush=True)
+    path = _slice(files["acl"], bench.WORK / "acl-10k.bib", 10_000)
+    floor = bench.run([bench.PYTHON, str(bench.HERE / "floor_import.py"), str(path)])
+    db = bench.fresh_db("import-acl-10k.db")
+    env = {**os.environ, "READINGLIST_READER_PROCESS": "0"}
+    ours = bench.run([*bench.READINGLIST, "--db", str(db), "import", str(path)], env=env)
+    bench.fresh_db("import-acl-10k.db")
+    ratio = ours.cpu / floor.cpu
+    bench.results.add(
+        bench.Row(
+            "import of the ACL 10k slice (one process)",
+            f"cpu {bench.secs(ours.cpu)}",
+            f"cpu {bench.secs(floor.cpu)}",
+            f"<= {ACL_IMPORT_RATIO}x",
+            ratio <= ACL_IMPORT_RATIO,
+            f"{ratio:.2f}x; floor: {floor.stderr.strip()} (floor_import.py keeps "
+            "strict_latex_spaces=True; issue 17 item 5 asks for pylatexenc's defaults)",
+        )
+    )
+
+
+def _slice(source: Path, target: Path, count: int) -> Path:
+    """The text of ``source`` before its ``count + 1``-th entry, written once."""
+    if not target.exists():
+        text = source.read_text(encoding="utf-8")
+        starts = [m.start() for m in re.finditer(r"^@\w+\{", text, re.MULTILINE)]
+        target.write_text(text[: starts[count]] if len(starts) > count else text, encoding="utf-8")
+    return target
+
+
+def _least(runs: list[Any]) -> Any:
+    """The run with the least CPU of ``runs``."""
+    return min(runs, key=lambda r: r.cpu)

@@ -1,0 +1,112 @@
+"""Issue 17, item 4: the commands a person types load only what they use.
+
+``show``, ``mark``, ``priority``, ``tag add`` and ``note add`` on one paper import no
+query parser, no importer or matcher, no rapidfuzz and no PostgreSQL dialect (the
+``readinglist.library`` package imports its modules on first use); ``list QUERY``
+imports the parser but still no importer. The package still exports every name.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+#: Runs ``readinglist ARGS`` in this process, then prints the modules it imported.
+MODULES = """
+import json, sys
+sys.argv = ["readinglist", *sys.argv[1:]]
+from readinglist.cli import main
+try:
+    main()
+except SystemExit as exit:
+    code = exit.code
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+
+#: What none of the one-paper commands needs.
+NOT_NEEDED = {
+    "rapidfuzz",
+    "readinglist.query",
+    "readinglist.dedupe",
+    "readinglist.library.importing",
+    "readinglist.library.matching",
+    "readinglist.library.merging",
+    "readinglist.library.duplicates",
+    "bibtexparser",
+    "alembic",
+    "sklearn",
+}
+
+
+def imported(db_url: str, *args: str) -> set[str]:
+    """Return the modules ``readinglist --db db_url ARGS`` imported (it must succeed)."""
+    done = subprocess.run(
+        [sys.executable, "-c", MODULES, "--db", db_url, *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    assert report["code"] in (0, None), done.stderr
+    return set(report["modules"])
+
+
+@pytest.fixture
+def one_paper(invoke: Callable[..., Any], tmp_path: Path) -> None:
+    bib = tmp_path / "one.bib"
+    bib.write_text(
+        "@article{smith2020, title = {Salmon runs}, author = {Smith, Ann}, year = 2020}\n"
+    )
+    assert invoke("import", str(bib)).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("show", "smith2020"),
+        ("mark", "read", "smith2020"),
+        ("priority", "high", "smith2020"),
+        ("tag", "add", "fish", "smith2020"),
+        ("note", "add", "-m", "read the methods", "smith2020"),
+    ],
+    ids=lambda args: " ".join(args[:2]),
+)
+def test_one_paper_commands_import_only_what_they_use(
+    one_paper: None, db_url: str, args: tuple[str, ...]
+) -> None:
+    modules = imported(db_url, *args)
+    assert "readinglist.library" in modules
+    assert "readinglist.library.search" in modules  # its flush hooks keep search text current
+    assert not {m for m in modules if m in NOT_NEEDED or m.split(".")[0] in NOT_NEEDED}
+    if db_url.startswith("sqlite"):  # PostgreSQL's dialect (and its async drivers) stay out
+        assert "sqlalchemy.dialects.postgresql" not in modules
+
+
+def test_list_with_a_query_imports_the_parser_but_no_importer(one_paper: None, db_url: str) -> None:
+    modules = imported(db_url, "list", "--limit", "50", "salmon")
+    assert "readinglist.query" in modules
+    assert not {"rapidfuzz", "readinglist.library.importing"} & modules
+
+
+def test_a_note_added_by_a_light_command_is_searchable(
+    invoke: Callable[..., Any], one_paper: None
+) -> None:
+    """The search text follows a note although `note add` loads few modules."""
+    assert invoke("note", "add", "-m", "lamprey ladders", "smith2020").exit_code == 0
+    assert invoke("list", "-k", "lamprey").output == "smith2020\n"
+
+
+def test_the_library_package_still_exports_every_name() -> None:
+    from readinglist import library
+
+    for name in library.__all__:
+        assert getattr(library, name) is not None, name
+    assert set(library.__all__) <= set(dir(library))
+    with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
+        _ = library.nothing_here
