@@ -388,7 +388,9 @@ def _header_by_shape(part: Part, rest: list[Part]) -> bool:
         return False
     following = next((p for p in rest if not p.separator), None)
     if following is not None and following.title and not following.heading_level:
-        return True  # another title follows before any abstract
+        # Another title follows before any abstract, unless that "title" is the author
+        # line of this paragraph's paper (title, authors, abstract: README's first shape).
+        return not looks_like_author_list(following.title)
     titled = untitled = 0
     previous: Part | None = None
     for p in rest:
