@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -213,11 +215,28 @@ def test_a_merged_duplicate_keeps_its_key_as_an_alias(invoke, tmp_path: Path) ->
     aux.write_text("\\citation{hutchins-1997-introduction}\n", encoding="utf-8")
     result = invoke("export", "bibtex", "--aux", str(aux))
     assert result.stdout.startswith("@inproceedings{hutchins-1996-introduction,\n")
+    # BibTeX has no aliases: the entry is written under the cited old key too, so the
+    # document compiles with its old \cite (fresh-user find: "Citation undefined").
+    assert "\n\n@inproceedings{hutchins-1997-introduction,\n" in result.stdout
     assert result.stderr == (
         f"warning: {aux}: cited key 'hutchins-1997-introduction' is an old key of "
-        "'hutchins-1996-introduction'; the export names it 'hutchins-1996-introduction' "
-        "(cite that key)\n"
+        "'hutchins-1996-introduction'; a BibTeX export writes the entry under both keys "
+        "(cite 'hutchins-1996-introduction' from now on)\n"
     )
+    biblatex = invoke("export", "biblatex", "--aux", str(aux))
+    assert "@inproceedings{hutchins-1997-introduction," not in biblatex.stdout
+    assert "ids = {hutchins-1997-introduction}" in biblatex.stdout
+    if shutil.which("bibtex"):
+        (tmp_path / "refs.bib").write_text(result.stdout, encoding="utf-8")
+        aux.write_text(
+            "\\relax\n\\citation{hutchins-1997-introduction}\n\\bibstyle{plain}\n\\bibdata{refs}\n",
+            encoding="utf-8",
+        )
+        run = subprocess.run(
+            ["bibtex", "paper"], cwd=tmp_path, capture_output=True, text=True, check=False
+        )
+        assert "I didn't find a database entry" not in run.stdout, run.stdout
+        assert "\\bibitem{hutchins-1997-introduction}" in (tmp_path / "paper.bbl").read_text()
 
 
 def test_aux_nocite_star_exports_every_entry(invoke, tmp_path: Path) -> None:

@@ -119,6 +119,7 @@ def export_command(
                 database=sqlite_path(app.settings.database_url),
                 strict=strict,
                 advance=advance,
+                cited_aliases=selection.cited_aliases,
             )
     if audit.count:
         render.warn(f"{audit.summary()}; complete them with readinglist resolve")

@@ -16,7 +16,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, TextIO, cast
@@ -86,6 +86,10 @@ class Selection:
 
     papers: list[tuple[int, str]]
     warnings: list[str] = field(default_factory=list)
+    #: Old keys (aliases) the ``.aux`` file cites, by the paper's current key: the
+    #: classic BibTeX export writes the entry under each of them too (BibTeX has no
+    #: aliases; biblatex has ``ids``), so the document compiles with its old citations.
+    cited_aliases: dict[str, list[str]] = field(default_factory=dict)
 
 
 def cited_keys(path: Path) -> list[str]:
@@ -122,16 +126,18 @@ def select_papers(session: Session, query_text: str, aux: str | None = None) -> 
     warnings = [
         f"{aux}: cited key {key!r} is not in the library" for key in [*missing, *impossible]
     ]
+    aliases: dict[str, list[str]] = {}
     for key in cited:
         paper = library.find_paper(session, key)
         if paper is not None and key.casefold() != paper.citekey.casefold():
+            aliases.setdefault(paper.citekey, []).append(key)
             warnings.append(
-                f"{aux}: cited key {key!r} is an old key of {paper.citekey!r}; "
-                f"the export names it {paper.citekey!r} (cite that key)"
+                f"{aux}: cited key {key!r} is an old key of {paper.citekey!r}; a BibTeX "
+                f"export writes the entry under both keys (cite {paper.citekey!r} from now on)"
             )
     if not selected:
         selected = [(p.id, p.citekey) for p in papers]
-    return Selection(selected, warnings)
+    return Selection(selected, warnings, aliases)
 
 
 #: How many keys of papers that are not real references an export names.
@@ -200,6 +206,7 @@ def export_to(
     database: Path | None = None,
     strict: bool = False,
     advance: Callable[[int], None] | None = None,
+    cited_aliases: dict[str, list[str]] | None = None,
 ) -> Audit:
     """Write ``papers`` in ``fmt`` to ``output`` (:func:`open_output`) and return the
     :class:`Audit` of what was written.
@@ -207,10 +214,13 @@ def export_to(
     With ``strict`` the text is first written to a temporary spool (in memory up to
     32 MB) and reaches ``output`` only when no entry has a provisional title or lacks
     an author; otherwise InvalidInput (exit 5) is raised naming them, and no output
-    file is created or replaced (nothing reaches standard output). Raises as
-    :func:`open_output` and :func:`write_papers` do.
+    file is created or replaced (nothing reaches standard output). ``cited_aliases``
+    (:attr:`Selection.cited_aliases`) names old keys a classic BibTeX export also writes
+    each entry under. Raises as :func:`open_output` and :func:`write_papers` do.
     """
     audit = Audit()
+    if fmt == "bibtex" and cited_aliases:
+        options = {**options, "cited_aliases": cited_aliases}
     if not strict:
         with open_output(output, stdout, database=database) as out:
             write_papers(session, out, fmt, papers, options, advance, audit)
@@ -283,7 +293,9 @@ def write_papers(
     """
     watch = (audit or Audit()).watch
     if fmt in BIBTEX_FORMATS:
-        _write_bibtex_in_chunks(session, out, options, papers, advance or _ignore, watch)
+        options = dict(options)
+        aliases = options.pop("cited_aliases", None) or {}
+        _write_bibtex_in_chunks(session, out, options, papers, advance or _ignore, watch, aliases)
         return
     ids = [paper_id for paper_id, _ in papers]
     write_chunks = formats.module(fmt).write_chunks
@@ -309,6 +321,16 @@ def write_papers(
         out.write(piece)
 
 
+def _with_alias_copies(record: PaperRecord, old_keys: list[str] | None) -> list[PaperRecord]:
+    """``record``, then a copy of it under each of ``old_keys`` (no source text to copy,
+    no aliases of its own)."""
+    copies = [
+        replace(record, citekey=key, aliases=(), source_text=None, source_check=None)
+        for key in old_keys or ()
+    ]
+    return [record, *copies]
+
+
 def _ignore(done: int) -> None:
     """No progress to report."""
 
@@ -320,8 +342,12 @@ def _write_bibtex_in_chunks(
     selected: list[tuple[int, str]],
     advance: Callable[[int], None],
     watch: Callable[[Iterable[PaperRecord]], Iterator[PaperRecord]],
+    aliases: dict[str, list[str]] | None = None,
 ) -> None:
     """Write ``selected`` papers ``(id, key)`` as BibTeX, a chunk of records at a time.
+
+    A paper whose current key has ``aliases`` (old keys a document cites) is followed by
+    a copy of its entry under each old key, regenerated (not copied from its source).
 
     The BibTeX writer orders entries by :func:`readinglist.formats.bibtex.entry_order`
     and joins them with one blank line. Sorting the papers that way first and writing
@@ -344,6 +370,12 @@ def _write_bibtex_in_chunks(
         chunk = library.RECORD_CHUNK
         for start in range(0, len(ids), chunk):
             records = list(watch(library.iter_records(session, ids[start : start + chunk])))
+            if aliases:
+                records = [
+                    copy
+                    for record in records
+                    for copy in _with_alias_copies(record, aliases.get(record.citekey or ""))
+                ]
             text = writer.entries(records)
             if text:
                 body.write("\n\n" + text if written else text)
