@@ -123,6 +123,24 @@ GENERIC_TITLES = frozenset(
         "keynote",
         "invited talk",
         "panel",
+        "books received",
+        "publications received",
+        "briefly noted",
+        "book notices",
+        "issue information",
+        "call for papers",
+        "acknowledgments",
+        "acknowledgements",
+        "reviewers",
+        "list of reviewers",
+        "author index",
+        "subject index",
+        "masthead",
+        "correction",
+        "retraction",
+        "addendum",
+        "calendar",
+        "forthcoming papers",
     ]
 )
 
@@ -165,6 +183,26 @@ def coordinates_conflict(a: Mapping[str, str], b: Mapping[str, str]) -> str | No
         if va and vb and _coord(va) != _coord(vb):
             return name
     return None
+
+
+def pages_conflict(a: str | None, b: str | None) -> bool:
+    """True when both page fields are given and start on different pages
+    (``233--258`` vs ``165--195``); ``1--10`` and ``1`` (a first page alone) agree.
+
+    Two records of one title on different pages are two publications (a workshop and
+    its journal version, two issues' "Books Received"): never one paper (issue 13)."""
+    first_a, first_b = _first_page(a), _first_page(b)
+    return bool(first_a and first_b and first_a != first_b)
+
+
+def _first_page(value: str | None) -> str | None:
+    if not value:
+        return None
+    match = _FIRST_PAGE.match(_coord(value))
+    return match.group(0) if match else None
+
+
+_FIRST_PAGE = re.compile(r"[a-z]*[0-9ivxlcdm]+")
 
 
 def _coord(value: str) -> str:

@@ -31,7 +31,7 @@ from readinglist.records import (
     ParseProblem,
     Person,
 )
-from readinglist.text import search_tokens, title_key
+from readinglist.text import fold, search_tokens, title_key
 
 
 @dataclass
@@ -60,8 +60,9 @@ def veto(cand: Candidate, record: PaperRecord, family: str) -> str | None:
     """Why ``record`` cannot be the paper ``cand`` whatever else they share, or None.
 
     Different DOIs, different arXiv ids, years more than one apart, different first
-    authors, clearly different real titles, and for a generic title ("Editorial",
-    ``dedupe.GENERIC_TITLES``) different volume, number, issue or pages (issue 13).
+    authors, clearly different real titles, different first pages
+    (``dedupe.pages_conflict``), and for a generic title ("Editorial", "Books Received",
+    ``dedupe.GENERIC_TITLES``) different volume, number, issue, venue or URL (issue 13).
     """
     values = cand.values
     for name, label in (("doi", "DOIs"), ("arxiv", "arXiv ids")):
@@ -78,8 +79,15 @@ def veto(cand: Candidate, record: PaperRecord, family: str) -> str | None:
         and dedupe.titles_conflict(record.title, cand.title)
     ):
         return "different titles"
+    fields = values.get("fields") or {}
+    if dedupe.pages_conflict(fields.get("pages"), record.fields.get("pages")):
+        return "different pages"
     if dedupe.is_generic_title(record.title) or dedupe.is_generic_title(cand.title):
-        clash = dedupe.coordinates_conflict(values.get("fields") or {}, record.fields)
+        clash = dedupe.coordinates_conflict(fields, record.fields)
+        if clash is None and record.venue and values.get("venue"):
+            clash = "venue" if fold(record.venue) != fold(values["venue"]) else None
+        if clash is None and record.url and values.get("url") and record.url != values["url"]:
+            clash = "URL"
         if clash is not None:
             return f"same generic title, different {clash}"
     return None

@@ -1,0 +1,67 @@
+"""Two publications of one title are never merged into one paper (fresh-user finds on real
+files): the ACL Anthology's four "Books Received" of Computational Linguistics 21(1)-(4) in
+one file, and a workshop paper with its journal version (bbt-873's Ginsberg & Smith, pages
+233-258 and 165-195; the workshop entry's year would come from a crossref parent the file
+lacks, so no year tells them apart). A first page alone still agrees with the full range."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from readinglist import dedupe
+
+BOOKS_RECEIVED = "\n".join(
+    f"@inproceedings{{anonymous-1995-books-{n},\n    title = {{Books Received}},\n"
+    f"    booktitle = {{Computational Linguistics, Volume 21, Number {n}, 1995}},\n"
+    f"    year = {{1995}},\n    url = {{https://aclanthology.org/J95-{n}01{n}}},\n}}\n"
+    for n in range(1, 5)
+)
+
+TWO_VERSIONS = """
+@inproceedings{ginsberg-87,
+  author = {Matthew L. Ginsberg and David E. Smith},
+  title = {Reasoning about Action {I}: A Possible Worlds Approach},
+  crossref = {brown-fpw},
+  pages = {233--258}
+}
+@article{ginsberg-88,
+  author = {Matthew L. Ginsberg and David E. Smith},
+  title = {Reasoning about Action {I}: A Possible Worlds Approach},
+  journal = {Artificial Intelligence},
+  year = {1988},
+  volume = {35},
+  pages = {165--195}
+}
+"""
+
+
+def _import(invoke, tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    result = invoke("import", str(path))
+    assert result.exit_code == 0, result.output
+    return str(result.stderr.splitlines()[-1])
+
+
+def test_four_books_received_of_four_issues_stay_four(invoke, tmp_path: Path) -> None:
+    summary = _import(invoke, tmp_path, "books.bib", BOOKS_RECEIVED)
+    assert summary.endswith("4 added, 0 merged, 0 already present, 0 rejected")
+    assert len(invoke("list", "-k").stdout.split()) == 4
+
+
+def test_a_workshop_paper_and_its_journal_version_stay_two(invoke, tmp_path: Path) -> None:
+    summary = _import(invoke, tmp_path, "two.bib", TWO_VERSIONS)
+    assert summary.endswith("2 added, 0 merged, 0 already present, 0 rejected")
+    journal = TWO_VERSIONS.strip().split("\n@")[1]
+    _import(invoke, tmp_path, "again.bib", "@" + journal.replace("ginsberg-88", "gs88"))
+    keys = ["ginsberg-87", "ginsberg-88"]
+    assert sorted(invoke("list", "-k").stdout.split()) == keys
+
+
+def test_pages_conflict_compares_first_pages() -> None:
+    assert dedupe.pages_conflict("233--258", "165--195")
+    assert not dedupe.pages_conflict("1--10", "1")
+    assert not dedupe.pages_conflict("{1}-{10}", "1 -- 10")
+    assert not dedupe.pages_conflict(None, "5")
+    assert dedupe.pages_conflict("e1234", "e1240")
+    assert not dedupe.pages_conflict("xi--xv", "xi")
