@@ -86,12 +86,15 @@ def paper_json(record: PaperRecord, interest: float | None = None) -> dict[str, 
 
 
 def paper_detail_json(
-    record: PaperRecord, history: Sequence[Mapping[str, Any]], aliases: Sequence[str] = ()
+    record: PaperRecord,
+    history: Sequence[Mapping[str, Any]],
+    aliases: Sequence[str] = (),
+    interest: float | None = None,
 ) -> dict[str, Any]:
-    """Return the ``show --json`` object: :func:`paper_json` plus editors, month,
-    keywords, fields, aliases, notes (``text``, ``created``, ``updated``) and the
-    status history (``from``, ``to``, ``at``)."""
-    data = paper_json(record)
+    """Return the ``show --json`` object: :func:`paper_json` (with ``interest``) plus
+    editors, month, keywords, fields, aliases, notes (``text``, ``created``,
+    ``updated``) and the status history (``from``, ``to``, ``at``)."""
+    data = paper_json(record, interest)
     data.update(
         {
             "editors": [p.display() for p in record.editors],

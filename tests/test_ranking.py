@@ -64,6 +64,7 @@ def test_without_decisions_interest_is_null_and_order_is_added(filled) -> None:
     result = filled("list", "--json")
     assert result.exit_code == 0, result.stderr
     assert {p["interest"] for p in json.loads(result.stdout)} == {None}
+    assert json.loads(filled("show", "rl1", "--json").stdout)["interest"] is None
     added = keys(filled("list", "-k"))
     assert keys(filled("list", "-k", "--sort", "interest")) == added
 
@@ -84,6 +85,8 @@ def test_the_order_follows_the_decisions(filled) -> None:
     assert min(v for k, v in scores.items() if k.startswith("rl")) > max(
         v for k, v in scores.items() if k.startswith("bio")
     )
+    # show --json gives the same number (a fresh user saw null there).
+    assert json.loads(filled("show", "rl3", "--json").stdout)["interest"] == scores["rl3"]
 
 
 def test_why_names_the_terms(filled) -> None:

@@ -113,12 +113,17 @@ def show_command(app: AppContext, ref: str, as_json: bool, why: bool) -> None:
         show_why(app, ref, as_json)
         return
 
+    interest = None
     with app.session(write=False) as session:
         paper = library.resolve(session, ref)
         record = library.to_record(paper)
         history = library.history(session, paper)
         aliases = [a.alias for a in paper.aliases]
+        if as_json:  # the same number as `list --json` (scikit-learn loads only here)
+            from readinglist.cli._rank import interest_of
+
+            interest = interest_of(app, session, [paper]).get(paper.citekey)
     if as_json:
-        render.echo_json(render.paper_detail_json(record, history, aliases))
+        render.echo_json(render.paper_detail_json(record, history, aliases, interest))
     else:
         render.paper_detail(record, history, aliases)
