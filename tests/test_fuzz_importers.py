@@ -567,6 +567,34 @@ def test_wrong_format_names_file_and_line_and_writes_nothing(
     lines = result.stderr.splitlines()
     assert lines[0] == f"{path}:1: invalid JSON: Expecting value (column 1): rejected"
     assert lines[-1] == "Error: 1 entry rejected; nothing imported (--strict)"
+    assert lines[-2] == (
+        f"{path} (csl-json), not written: 0 added, 0 merged, 0 already present, 1 rejected"
+    )
+    assert count_papers(db_url) == 0
+
+
+def test_strict_and_dry_run_summaries_say_nothing_was_written(
+    invoke: Any, db_url: str, tmp_path: Path
+) -> None:
+    """A fresh user read "2 added ... 1 rejected" then "nothing imported (--strict)"; and
+    `--dry-run` named no paper it would add."""
+    path = tmp_path / "refs.bib"
+    path.write_text(
+        "@article{good1,\n  title = {One},\n  author = {A, B},\n  year = 2020,\n}\n\n"
+        "@article{good2,\n  title = {Two},\n  author = {C, D},\n  year = 2021,\n}\n\n"
+        "@article{,\n  title = {Broken\n",
+        encoding="utf-8",
+    )
+    strict = invoke("import", str(path), "--strict")
+    assert strict.exit_code == 5
+    summary = [line for line in strict.stderr.splitlines() if line.startswith(str(path) + " ")]
+    assert summary == [
+        f"{path} (bibtex), not written: 2 added, 0 merged, 0 already present, 1 rejected"
+    ]
+    dry = invoke("import", "--dry-run", str(path))
+    lines = dry.stderr.splitlines()
+    assert "would add good1" in lines and "would add good2" in lines
+    assert lines[-1] == "dry run: nothing written"
     assert count_papers(db_url) == 0
 
 

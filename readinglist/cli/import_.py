@@ -120,7 +120,7 @@ def import_command(
             if dry_run:
                 raise _DryRun(run)
     except _DryRun as done:  # the transaction is rolled back: nothing is written
-        _summarize(done.run)
+        _summarize(done.run, written=False, list_added=True)
         render.info("dry run: nothing written")
         return
     # Summaries only after the commit: a reader that goes away (`| head`) must not
@@ -139,12 +139,12 @@ def _refuse_under_strict(run: ImportRun, strict: bool) -> None:
     if not strict:
         return
     if run.rejected:
-        _summarize(run)
+        _summarize(run, written=False)
         raise InvalidInput(
             f"{counted(run.rejected, 'entry', 'entries')} rejected; nothing imported (--strict)"
         )
     if run.replaced:
-        _summarize(run)
+        _summarize(run, written=False)
         lines = counted(run.replaced, "line")
         raise InvalidInput(f"{lines} not valid UTF-8; nothing imported (--strict)")
 
@@ -157,13 +157,17 @@ class _DryRun(Exception):
         self.run = run
 
 
-def _summarize(run: ImportRun) -> None:
-    """Write each input's problems, merges and one-line summary to stderr."""
+def _summarize(run: ImportRun, *, written: bool = True, list_added: bool = False) -> None:
+    """Write each input's problems, merges and one-line summary to stderr; with
+    ``written`` False (a dry run, a refusal under ``--strict``) the summary says that
+    nothing was written, and ``list_added`` names each paper it would add."""
     for item, report in run.reports:
-        _summarize_one(item.source, item.fmt, report)
+        _summarize_one(item.source, item.fmt, report, written, list_added)
 
 
-def _summarize_one(source: str, fmt: str, report: ImportReport) -> None:
+def _summarize_one(
+    source: str, fmt: str, report: ImportReport, written: bool = True, list_added: bool = False
+) -> None:
     """Write the problems, merges and the one-line summary of one input to stderr."""
     for problem in report.problems:
         if problem.severity == "error":
@@ -186,8 +190,12 @@ def _summarize_one(source: str, fmt: str, report: ImportReport) -> None:
         render.info(f"{where}: looks like {key} but not merged: {why}")
     for where, key in report.skipped:
         render.info(f"{where}: duplicate of {key}, not imported (--no-merge)")
+    if list_added:
+        for key in report.added:
+            render.info(f"would add {key}")
+    state = "" if written else ", not written"
     render.info(
-        f"{source} ({fmt}): {len(report.added)} added, {len(report.merged)} merged, "
+        f"{source} ({fmt}){state}: {len(report.added)} added, {len(report.merged)} merged, "
         f"{len(report.present) + len(report.skipped)} already present, {report.rejected} rejected"
     )
 
