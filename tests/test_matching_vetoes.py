@@ -6,6 +6,7 @@ lacks, so no year tells them apart). A first page alone still agrees with the fu
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from readinglist import dedupe
@@ -65,3 +66,31 @@ def test_pages_conflict_compares_first_pages() -> None:
     assert not dedupe.pages_conflict(None, "5")
     assert dedupe.pages_conflict("e1234", "e1240")
     assert not dedupe.pages_conflict("xi--xv", "xi")
+
+
+ABSTRACT = (
+    "We study how transformers route tokens between experts and show that a sparse "
+    "router with a learned temperature matches dense models at a fraction of the cost "
+    "on long-document benchmarks, while keeping training stable across scales."
+)
+
+
+def test_duplicates_lists_a_look_alike_the_import_did_not_merge(invoke, tmp_path: Path) -> None:
+    """The import says "looks like X but not merged: different titles" (the same abstract
+    under another title); `duplicates` must offer that pair too (a fresh user found `[]`)."""
+    first = tmp_path / "a.txt"  # a pasted list: a real title, no authors (incomplete)
+    first.write_text("Sparse Routing for Long Documents\n\n" + ABSTRACT + "\n", encoding="utf-8")
+    second = tmp_path / "b.bib"
+    second.write_text(
+        "@article{two2020,\n  title = {Temperature Matters in Mixture of Experts},\n"
+        "  author = {Doe, Jane},\n  year = 2020,\n  abstract = {" + ABSTRACT + "}\n}\n",
+        encoding="utf-8",
+    )
+    assert invoke("import", str(first)).exit_code == 0
+    result = invoke("import", str(second))
+    [one] = [k for k in invoke("list", "-k").stdout.split() if k != "two2020"]
+    assert f"looks like {one} but not merged: different titles" in result.stderr
+    pairs = json.loads(invoke("duplicates", "--json").stdout)
+    assert [(p["a"], p["b"], p["kind"]) for p in pairs] == [(one, "two2020", "candidate")]
+    assert invoke("not-duplicate", one, "two2020").exit_code == 0
+    assert json.loads(invoke("duplicates", "--json").stdout) == []

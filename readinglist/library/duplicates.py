@@ -108,10 +108,16 @@ class Pair:
     evidence: str
 
 
+#: The :func:`~readinglist.library.matching.veto` reason `duplicates` still offers.
+SOFT_VETO = "different titles"
+
+
 def duplicate_pairs(session: Session, query_text: str = "") -> list[Pair]:
     """Return candidate duplicate pairs among the papers ``query_text`` selects (all when
-    empty): the same DOI or arXiv id, near-identical abstracts or titles; vetoed pairs
-    and pairs marked with :func:`not_duplicate` are left out. Strongest first.
+    empty): the same DOI or arXiv id, near-identical abstracts or titles. Vetoed pairs
+    are left out, except look-alikes whose only fault is different titles
+    (:data:`SOFT_VETO`, a candidate of score 50, as the import reports them); pairs
+    marked with :func:`not_duplicate` are left out. Strongest first.
     Raises InvalidQuery for a bad query.
     """
     ids = query.paper_ids(session, query_text)
@@ -151,6 +157,11 @@ def duplicate_pairs(session: Session, query_text: str = "") -> list[Pair]:
         for cand, evidence in result.candidates:
             if cand.paper_id is not None:
                 offer(paper.id, cand.paper_id, "candidate", evidence.score, evidence.text)
+        for cand, reason in result.vetoed:
+            # Titles that differ are the one veto a person may overrule (a retitled
+            # camera-ready version): the import reported the pair, so list it here too.
+            if reason == SOFT_VETO and cand.paper_id is not None:
+                offer(paper.id, cand.paper_id, "candidate", 50.0, f"looks alike, {reason}")
     return sorted(found.values(), key=lambda p: (p.kind != "merge", -p.score, p.a, p.b))
 
 
