@@ -206,11 +206,6 @@ def pg_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     yield from make_database("postgresql", request, tmp_path)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 17 open: the DOI look-up plans a Seq Scan on papers (never-analysed table); "
-    "fix: ANALYZE papers between chunks of a large import (library/_sql.py, from the pipeline)",
-)
 def test_postgresql_dedupe_look_ups_keep_an_index_plan_after_20000_rows(pg_url: str) -> None:
     """Issue 17: 20,000 papers imported in one transaction (never analysed, as in a
     long import), then EXPLAIN of the look-ups the importer issues per chunk (citekey,
@@ -260,3 +255,29 @@ def test_postgresql_dedupe_look_ups_keep_an_index_plan_after_20000_rows(pg_url: 
             assert not seq, sorted(seq)
     finally:
         engine.dispose()
+
+
+def test_postgresql_statistics_are_refreshed_when_an_import_has_doubled(pg_url: str) -> None:
+    """A 100,000-paper import fed 1,000 at a time analyses ``papers`` 7 times (after
+    1k, 2k, 4k, 8k, 16k, 32k and 64k papers), not once per chunk; SQLite never."""
+    from readinglist import db
+    from readinglist.library._sql import Statistics
+
+    engine = db.make_engine(pg_url)
+    try:
+        with db.session_scope(engine) as session:
+            statistics = Statistics(session)
+            for _ in range(100):
+                statistics.grew(1000)
+            assert statistics.runs == 7
+            assert statistics.next == 128_000
+    finally:
+        engine.dispose()
+    lite = db.make_engine("sqlite://")
+    try:
+        with db.session_scope(lite) as session:
+            statistics = Statistics(session)
+            statistics.grew(50_000)
+            assert statistics.runs == 0
+    finally:
+        lite.dispose()
