@@ -281,3 +281,37 @@ def test_postgresql_statistics_are_refreshed_when_an_import_has_doubled(pg_url: 
             assert statistics.runs == 0
     finally:
         lite.dispose()
+
+
+@pytest.mark.slow  # 20,000 entries (~7 s of CPU): a WAL well past the 4 MiB kept
+def test_a_20000_entry_import_leaves_a_small_sqlite_wal(sqlite_url: str, tmp_path: Path) -> None:
+    """Issue 17: the write-ahead log a long import filled (~55 MB for 20,000 entries,
+    2 GB for 500,000) is checkpointed and truncated after the commit, even while
+    another connection keeps the library open (which keeps SQLite from deleting it
+    at close); main left it at its full size."""
+    import sqlite3
+
+    from click.testing import CliRunner
+
+    from readinglist.cli import cli
+
+    bib = tmp_path / "many.bib"
+    bib.write_text(
+        "".join(
+            f"@article{{p{i}, title = {{{title(i)} salmon}}, doi = {{10.5555/p{i}}}, "
+            f"author = {{Family{i}, Given}}, year = {{{1950 + i % 70}}}, "
+            f"abstract = {{{(title(i) + ' ') * 8}}}}}\n"
+            for i in range(20_000)
+        )
+    )
+    path = Path(sqlite_url.removeprefix("sqlite:///"))
+    reader = sqlite3.connect(path)  # another process's open connection, idle
+    try:
+        assert reader.execute("SELECT count(*) FROM papers").fetchone() == (0,)
+        result = CliRunner().invoke(cli, ["--db", sqlite_url, "import", str(bib)])
+        assert result.exit_code == 0, result.output
+        assert reader.execute("SELECT count(*) FROM papers").fetchone() == (20_000,)
+        wal = Path(f"{path}-wal")
+        assert wal.stat().st_size == 0, wal.stat().st_size  # main: 55 MB
+    finally:
+        reader.close()
