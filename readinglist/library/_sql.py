@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from operator import itemgetter
 from typing import Any, cast
 
 from sqlalchemy import Table, func, insert, select
@@ -172,14 +173,27 @@ def executemany(session: Session, table: Any, rows: list[dict[str, Any]]) -> Non
         f"INSERT INTO {quote(table.name)} ({', '.join(quote(n) for n in names)}) "
         f"VALUES ({', '.join('?' for _ in names)})"
     )
+    # The values in column order by one C-level itemgetter per row; only the columns
+    # whose type has a bind processor (JSON, timestamps, booleans) are passed through
+    # it (issue 17: 126,000 author and editor links of 10,000 ACL papers, four plain
+    # integers and strings each, cost 0.4 s through a per-value generator).
     processors = [
-        (name, column.type.bind_processor(dialect))
-        for name, column in zip(names, columns, strict=True)
+        (position, process)
+        for position, column in enumerate(columns)
+        if (process := column.type.bind_processor(dialect)) is not None
     ]
-    params = [
-        tuple(process(row[name]) if process else row[name] for name, process in processors)
-        for row in rows
-    ]
+    getter = itemgetter(*names)
+    if len(names) == 1:
+        params: list[Any] = [(getter(row),) for row in rows]
+    elif not processors:
+        params = [getter(row) for row in rows]
+    else:
+        params = []
+        for row in rows:
+            values = list(getter(row))
+            for position, process in processors:
+                values[position] = process(values[position])
+            params.append(tuple(values))
     session.connection().exec_driver_sql(sql, params)
 
 
