@@ -50,8 +50,10 @@ READINGLIST = [PYTHON, "-m", "readinglist"]
 PG_ADMIN = os.environ.get(
     "READINGLIST_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 )
-PG_DATABASE = "readinglist_import_scaling"
-APPLICATION = "readinglist-import-scaling"
+#: The database made afresh for each PostgreSQL import (two runs at once need two names).
+PG_DATABASE = os.environ.get("IMPORT_SCALING_PG_DATABASE", "readinglist_import_scaling")
+#: The ``application_name`` of the import's connections, whose server CPU is counted.
+APPLICATION = f"readinglist-{PG_DATABASE}"
 SLICE = 100_000
 #: The leading word of a copy's titles and abstracts (copy 1 to 4, and on).
 WORDS = ("Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel")
