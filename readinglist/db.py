@@ -39,6 +39,10 @@ HEAD = KNOWN_REVISIONS[-1]
 #: How long an SQLite writer waits for another one's lock, in milliseconds, unless
 #: ``READINGLIST_BUSY_TIMEOUT`` (seconds) says otherwise (:func:`busy_timeout_ms`).
 BUSY_TIMEOUT_MS = 60_000
+#: Bytes of write-ahead log an SQLite library keeps on disk after a write
+#: (``PRAGMA journal_size_limit``, and :func:`shrink_wal` after a larger commit): the
+#: size of SQLite's default auto-checkpoint, 1,000 pages of 4 KiB.
+WAL_KEEP_BYTES = 4 * 1024 * 1024
 #: Key of the PostgreSQL advisory lock that serialises schema creation and upgrades.
 _PG_SCHEMA_LOCK = 7_312_001
 
@@ -112,6 +116,7 @@ def make_engine(url: str) -> Engine:
             cursor.execute("PRAGMA journal_mode = WAL")
             cursor.execute("PRAGMA foreign_keys = ON")
             cursor.execute("PRAGMA synchronous = NORMAL")
+            cursor.execute(f"PRAGMA journal_size_limit = {WAL_KEEP_BYTES}")
         except sqlite3.DatabaseError as exc:
             # A text file or a truncated library: one line (exit 6) for every command,
             # including `db current/upgrade/check/backup`, not a traceback (issue 18).
@@ -172,6 +177,8 @@ def session_scope(engine: Engine, *, write: bool = True) -> Iterator[Session]:
     try:
         with Session(bind, expire_on_commit=False) as session, session.begin():
             yield session
+        if write:
+            shrink_wal(engine)
     except OperationalError as exc:
         if "database is locked" in str(exc.orig):
             raise DatabaseError(locked_message()) from exc
@@ -182,6 +189,45 @@ def session_scope(engine: Engine, *, write: bool = True) -> Iterator[Session]:
         raise DatabaseError(
             f"{_describe(exc)}: the database file is damaged; run `readinglist db check`"
         ) from exc
+
+
+def shrink_wal(engine: Engine) -> None:
+    """Checkpoint and truncate an SQLite library's write-ahead log larger than
+    :data:`WAL_KEEP_BYTES` (after a commit; nothing for PostgreSQL or ``:memory:``).
+
+    An import is one transaction, and the frames of an open transaction cannot be
+    checkpointed: while it runs the WAL holds every page it wrote (about the size the
+    file grows by; ``wal_checkpoint(PASSIVE)`` between chunks would copy nothing).
+    SQLite's auto-checkpoint at the commit copies them into the database but leaves
+    the file at that size until the last connection closes, or, under
+    ``journal_size_limit``, until the next write commits (issue 17: 2 GB after a
+    500,000-entry import). ``wal_checkpoint(TRUNCATE)`` empties it now; it runs
+    without waiting (``busy_timeout = 0``), so a reader still on an older snapshot
+    leaves the file for ``journal_size_limit`` to cut at the next write. Best effort:
+    an SQLite error here is ignored (the data is committed).
+    """
+    path = sqlite_path(engine)
+    if path is None:
+        return
+    try:
+        size = os.stat(f"{path}-wal").st_size
+    except OSError:
+        return
+    if size <= WAL_KEEP_BYTES:
+        return
+    raw = engine.raw_connection()
+    try:
+        cursor = raw.cursor()
+        try:
+            cursor.execute("PRAGMA busy_timeout = 0")
+            cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        except sqlite3.Error:
+            pass  # a reader on an older snapshot: journal_size_limit cuts it later
+        finally:
+            cursor.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
+            cursor.close()
+    finally:
+        raw.close()
 
 
 def _damaged(exc: SQLAlchemyDatabaseError) -> bool:

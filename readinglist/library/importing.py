@@ -15,7 +15,7 @@ from sqlalchemy import insert, update
 from sqlalchemy.orm import Session
 
 from readinglist import citekeys, dedupe
-from readinglist.library._sql import insert_papers, serialize_imports
+from readinglist.library._sql import Statistics, insert_papers, serialize_imports
 from readinglist.library.matching import (
     Candidate,
     Index,
@@ -193,6 +193,7 @@ class Importer:
         self.now = utcnow()
         self.pool: Pool | None = None  # incomplete papers, for tolerant matching
         self.list_pool = False  # complete papers added to the pool for a list
+        self.statistics = Statistics(session)  # PostgreSQL's planner, kept current
         serialize_imports(session)
         self.batch_id = session.scalar(
             insert(ImportBatch).values(source=source, format=fmt).returning(ImportBatch.id)
@@ -419,6 +420,7 @@ class Importer:
                 row["abstract_key"] = dedupe.abstract_key(row["abstract"])
                 row["search_text"] = search_text_for(filled_record, [*final.tags, *self.extra_tags])
         ids = insert_papers(session, chunk.new_rows)
+        self.statistics.grew(len(ids))
         for row, paper_id in zip(chunk.new_rows, ids, strict=True):
             row["id"] = paper_id
         insert_people(session, chunk.new_records, ids, self.person_ids)
