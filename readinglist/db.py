@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import stat
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -113,10 +114,14 @@ def make_engine(url: str) -> Engine:
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute(f"PRAGMA busy_timeout = {timeout_ms}")
-            cursor.execute("PRAGMA journal_mode = WAL")
+            _set_wal(cursor, timeout_ms)
             cursor.execute("PRAGMA foreign_keys = ON")
             cursor.execute("PRAGMA synchronous = NORMAL")
             cursor.execute(f"PRAGMA journal_size_limit = {WAL_KEEP_BYTES}")
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise DatabaseError(locked_message(timeout_ms)) from None
+            raise DatabaseError(not_a_database(parsed.database or "", exc)) from None
         except sqlite3.DatabaseError as exc:
             # A text file or a truncated library: one line (exit 6) for every command,
             # including `db current/upgrade/check/backup`, not a traceback (issue 18).
@@ -130,6 +135,26 @@ def make_engine(url: str) -> Engine:
         conn.exec_driver_sql(f"BEGIN {mode}".strip())
 
     return engine
+
+
+def _set_wal(cursor: Any, timeout_ms: int) -> None:
+    """Switch the connection's database to WAL, retrying while another connection holds
+    the lock: switching the journal mode of a new file can fail at once with "database
+    is locked" without waiting for the busy timeout (seen with 8 processes opening one new
+    library together), which is contention, not a damaged file. Gives up after
+    ``timeout_ms`` and raises the last ``sqlite3.OperationalError``."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    delay = 0.01
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            locked = "locked" in str(exc) or "busy" in str(exc)
+            if not locked or time.monotonic() + delay > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.2)
 
 
 def _check_sqlite_path(path: Path) -> None:
