@@ -175,8 +175,8 @@ def write_papers(
 
     BibTeX and biblatex are written a chunk at a time (:func:`_write_bibtex_in_chunks`),
     calling ``advance`` with the papers written so far. The other formats stream too
-    (issue 17): records a chunk at a time without ``source_text`` or digest (and notes
-    only for Markdown ``--notes``), text written as the writer's ``write_chunks``
+    (issue 17): records a chunk at a time without ``source_text`` or digest (with notes
+    for RIS and CSL-JSON, and for Markdown ``--notes``), text written as the writer's ``write_chunks``
     yields it; Markdown first reads a light outline of every paper
     (:func:`readinglist.library.listing.export_outline`) to count, group and order.
     """
@@ -199,7 +199,8 @@ def write_papers(
 
         pieces = write_chunks(outline, complete=complete, **options)
     else:
-        records = library.iter_records(session, ids, with_notes=False, with_source=False)
+        # RIS and CSL-JSON carry the user's notes (N1 / note), issue 15.
+        records = library.iter_records(session, ids, with_notes=True, with_source=False)
         pieces = write_chunks(records, **options)
     for piece in pieces:
         out.write(piece)

@@ -52,6 +52,7 @@ from readinglist.formats.bibtex.encode import (
     escape_literal,
     escape_raw,
     format_names,
+    is_foreign,
     is_verbatim,
     normalize_pages,
     safe_verbatim,
@@ -372,9 +373,10 @@ class _EntryFields:
                 self.put("annote", escape_raw(annote_value, dialect))
 
     def other_fields(self) -> None:
-        """Every raw field not written yet: verbatim, pages normalized, or escaped."""
+        """Every raw field not written yet: verbatim, pages normalized, or escaped; not
+        those kept only for RIS and CSL-JSON (:func:`~.encode.is_foreign`)."""
         for name, value in self.fields.items():
-            if name in self.out:
+            if name in self.out or is_foreign(name):
                 continue
             if is_verbatim(name, value):
                 self.put(name, safe_verbatim(name, value))
