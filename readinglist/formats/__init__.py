@@ -282,7 +282,7 @@ def sniff(chunks: Iterable[bytes], source: str) -> Sniffed:
     elif scan.bad_lines:
         sniffed.encoding, sniffed.warnings = scan.verdict()
     sniffed.warnings.extend(scan.nul_warnings())
-    sniffed.warnings.sort(key=lambda problem: problem.line or 0)  # in file order
+    sniffed.warnings.sort(key=lambda p: (p.line is None, p.line or 0))  # in file order
     sniffed.cleaned = scan.nul_count
     sniffed.size = scan.size
     sniffed.replaced = scan.bad_count if sniffed.encoding == UTF8_REPLACE else 0
