@@ -278,8 +278,8 @@ def test_a_png_is_still_binary() -> None:
 
 
 def test_utf8_with_one_bad_byte_stays_utf8() -> None:
-    text, _ = decode(b"caf\xc3\xa9\ncaf\xff\n", "t.txt")
-    assert text == "café\ncaf\ufffd\n"
+    text, _ = decode(b"M\xc3\xbcller\xe2\x80\x94ok\ncaf\xff\n", "t.txt")
+    assert text == "Müller—ok\ncaf\ufffd\n"
 
 
 # --- names BibTeX rejects -------------------------------------------------------------------

@@ -234,8 +234,7 @@ def sniff(chunks: Iterable[bytes], source: str) -> Sniffed:
     encoding, decided line by line (issue 18): UTF-8 when every line is UTF-8; when
     some are not, UTF-8 with their bad bytes replaced (:data:`UTF8_REPLACE`, one
     warning naming each such line) if valid multi-byte UTF-8 characters (their
-    continuation bytes) are at least as many (valid UTF-8 sequences are rare in
-    Latin-1 text),
+    continuation bytes) outnumber them,
     else the whole file is Latin-1 or Windows-1252 (one warning naming the first bad
     line). ``decode(data)`` and ``"".join(iter_decode(pieces, sniff(pieces).encoding))``
     give the same text for the same bytes.
@@ -399,7 +398,7 @@ class _Scan:
 
     def verdict(self) -> tuple[str, list[ParseProblem]]:
         """The encoding and its warnings for an input with lines that are not UTF-8."""
-        if self.good >= self.bad_count > 0 and self.good:
+        if self.good > self.bad_count:
             warnings = [
                 ParseProblem(
                     "not valid UTF-8: the bad bytes of this line were replaced by U+FFFD",
