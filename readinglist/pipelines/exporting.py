@@ -206,6 +206,19 @@ def write_papers(
         out.write(piece)
 
 
+def _crossref_parents(session: Session, ids: list[int]) -> frozenset[str]:
+    """The keys (case-folded) that papers ``ids`` name in ``crossref``: BibTeX needs those
+    entries after the entries that name them (issue 15, the real-tools test)."""
+    from sqlalchemy import select
+
+    from readinglist.models import Paper
+
+    crossref = Paper.fields["crossref"].as_string()
+    rows = session.execute(select(Paper.id, crossref).where(crossref.is_not(None)))
+    wanted = set(ids)
+    return bibtex.crossref_parents(value for paper_id, value in rows if paper_id in wanted)
+
+
 def _ignore(done: int) -> None:
     """No progress to report."""
 
@@ -229,10 +242,13 @@ def _write_bibtex_in_chunks(
     any (:func:`readinglist.library.bibtex_context`), the entries are spooled to a
     temporary file (in memory up to 32 MB) and copied after the header.
     """
-    order = sorted(range(len(selected)), key=lambda i: bibtex.entry_order(selected[i][1], i))
+    parents = _crossref_parents(session, [paper_id for paper_id, _ in selected])
+    order = sorted(
+        range(len(selected)), key=lambda i: bibtex.entry_order(selected[i][1], i, parents)
+    )
     ids = [selected[i][0] for i in order]
     strings, preamble = library.bibtex_context(session, ids)
-    writer = bibtex.Writer(strings=strings, preamble=preamble, **options)
+    writer = bibtex.Writer(strings=strings, preamble=preamble, parents=parents, **options)
     spooled = bool(strings or preamble)
     with tempfile.SpooledTemporaryFile(32 << 20, "w+", encoding="utf-8", newline="\n") as spool:
         body: IO[str] = spool if spooled else out
