@@ -314,3 +314,31 @@ def test_name_lists_bibtex_rejects_are_read_as_people() -> None:
         "commas, which BibTeX rejects; read as 'A. One and B. Two and C. Three'"
     ]
     assert "  editor = {A. One and B. Two and C. Three}," in bibtex.write(result.records)
+
+
+# --- crossref parents after their children --------------------------------------------------
+
+CROSSREF_BIB = """@proceedings{aaai96,
+  title = {Proceedings of AAAI-96},
+  year = {1996}
+}
+
+@inproceedings{zeta96,
+  title = {Planning for Goals},
+  author = {Bacchus, Fahiem},
+  crossref = {AAAI96}
+}
+"""
+
+
+def test_crossref_parents_are_written_after_their_children(invoke: Invoke, tmp_path: Path) -> None:
+    assert invoke("import", _write(tmp_path, "x.bib", CROSSREF_BIB)).exit_code == 0
+    keys = [
+        line.split("{", 1)[1].rstrip(",")
+        for line in invoke("export", "bibtex").stdout.splitlines()
+        if line.startswith("@")
+    ]
+    assert keys == ["zeta96", "aaai96"]  # BibTeX: "A bad cross reference" otherwise
+    records = bibtex.read(CROSSREF_BIB, "x.bib").records
+    written = bibtex.write(records)
+    assert written.index("@inproceedings{zeta96") < written.index("@proceedings{aaai96")
