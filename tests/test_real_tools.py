@@ -87,8 +87,25 @@ MISSING_DATA = re.compile(
 _ENTRY = re.compile(r"^@", re.MULTILINE)
 
 
+#: Known gaps, each a strict xfail with its reason (it fails the run once fixed).
+KNOWN = {
+    "neurips2023-poster-session1-abstracts.md": (
+        "the list's labels (presentation, oral_presentation) are kept as fields of those "
+        "names and written to BibTeX, where biber --validate-datamodel warns about each "
+        "(84 entries); they need a home biblatex knows (note/addendum) or to stay out of "
+        "BibTeX exports"
+    ),
+}
+
+
 def _params() -> list[Any]:
-    return [pytest.param(name, marks=() if name in FAST else (pytest.mark.slow,)) for name in FILES]
+    params = []
+    for name in FILES:
+        marks = [] if name in FAST else [pytest.mark.slow]
+        if name in KNOWN:
+            marks.append(pytest.mark.xfail(strict=True, reason=KNOWN[name]))
+        params.append(pytest.param(name, marks=marks))
+    return params
 
 
 def source_bytes(path: Path) -> bytes:
