@@ -16,6 +16,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 from rapidfuzz import fuzz
 
@@ -181,7 +182,7 @@ class Evidence:
 
 
 def _shingles(words: Sequence[str]) -> set[int]:
-    return {hash((words[i], words[i + 1], words[i + 2])) for i in range(len(words) - 2)}
+    return set(map(hash, zip(words, words[1:], words[2:], strict=False)))
 
 
 class AbstractIndex:
@@ -223,12 +224,8 @@ class AbstractIndex:
         grams = _shingles(words)
         if not grams:
             return []
-        counts: Counter[Hashable] = Counter()
-        postings = self.postings
-        for gram in grams:
-            posted = postings.get(gram)
-            if posted and len(posted) <= COMMON_GRAM:
-                counts.update(posted)
+        posted = [p for p in map(self.postings.get, grams) if p and len(p) <= COMMON_GRAM]
+        counts: Counter[Hashable] = Counter(chain.from_iterable(posted))
         text = " ".join(words)
         found: list[tuple[Hashable, Evidence]] = []
         for ident, shared in counts.most_common(limit * 2):

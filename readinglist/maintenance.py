@@ -49,6 +49,7 @@ from readinglist.models import (
     PaperPerson,
     Person,
 )
+from readinglist.text import counted, plural
 
 #: Papers loaded at once while recomputing search text (bounds memory on big libraries).
 CHECK_CHUNK = 2000
@@ -147,7 +148,10 @@ def check(session: Session) -> CheckReport:
         CheckResult(
             "search-text",
             "search text of every paper recomputed from its data, tags and notes",
-            (f"{len(stale)} papers have stale search text: {_keys(session, stale)}",)
+            (
+                f"{counted(len(stale), 'paper')} {plural(len(stale), 'has', 'have')} stale "
+                f"search text: {_keys(session, stale)}",
+            )
             if stale
             else (),
             repairable=True,
@@ -257,7 +261,10 @@ def _check_fts5(session: Session) -> CheckResult:
         )
     )
     if unindexed:
-        faults.append(f"{len(unindexed)} papers are not indexed: {_keys(session, unindexed)}")
+        faults.append(
+            f"{counted(len(unindexed), 'paper')} {plural(len(unindexed), 'is', 'are')} "
+            f"not indexed: {_keys(session, unindexed)}"
+        )
     extra = int(
         session.scalar(
             text(
@@ -268,7 +275,10 @@ def _check_fts5(session: Session) -> CheckResult:
         or 0
     )
     if extra:
-        faults.append(f"{extra} index entries belong to no paper")
+        faults.append(
+            f"{counted(extra, 'index entry', 'index entries')} "
+            f"{plural(extra, 'belongs', 'belong')} to no paper"
+        )
     # 'integrity-check' with rank 1 also compares the index with the external content
     # table (FTS5 docs, "The 'integrity-check' Command"); it fails with SQLITE_CORRUPT_VTAB.
     try:
@@ -316,7 +326,10 @@ def _check_tsvector(session: Session) -> CheckResult:
             or 0
         )
         if stale:
-            faults.append(f"{stale} papers have a search_vector that differs from search_text")
+            faults.append(
+                f"{counted(stale, 'paper')} {plural(stale, 'has', 'have')} a search_vector "
+                "that differs from search_text"
+            )
     if not index:
         faults.append("GIN index ix_papers_search_vector is missing")
     return CheckResult(
@@ -386,7 +399,7 @@ def repair(session: Session) -> list[str]:
                 .values(search_text=library.paper_search_text(paper), updated_at=Paper.updated_at)
             )
     if stale:
-        done.append(f"recomputed the search text of {len(stale)} papers")
+        done.append(f"recomputed the search text of {counted(len(stale), 'paper')}")
     if session.get_bind().dialect.name == "sqlite":
         session.execute(text("INSERT INTO paper_fts(paper_fts) VALUES ('rebuild')"))
         done.append("rebuilt the FTS5 index paper_fts")
@@ -622,8 +635,7 @@ def reasons_to_keep(paper: Paper) -> list[str]:
     if paper.priority is not None:
         reasons.append(f"priority {PRIORITY_NAMES.get(paper.priority, paper.priority)}")
     if paper.notes:
-        count = len(paper.notes)
-        reasons.append("1 note" if count == 1 else f"{count} notes")
+        reasons.append(counted(len(paper.notes), "note"))
     if paper.updated_at != paper.added_at and not reasons:
         if paper.tags:
             names = sorted((t.name for t in paper.tags), key=str.casefold)
@@ -637,13 +649,16 @@ def undo_batch(session: Session, batch_id: int) -> UndoReport:
     """Remove the papers import batch ``batch_id`` added, except those worked on since.
 
     Papers kept are listed with their reasons (:func:`reasons_to_keep`). Merges of
-    the batch into papers that existed before are not reverted. People left
+    the batch into papers that existed before are not reverted. A ``resolve`` batch
+    adds no paper: its completions are reverted instead (:func:`_undo_resolve`). People left
     without any paper are removed; tags stay. The batch record is deleted when
     none of its papers remains. Raises NotFound (exit 3) for an unknown batch.
     """
     batch = session.get(ImportBatch, batch_id)
     if batch is None:
         raise NotFound(f"no import batch {batch_id} (see `readinglist import --list-batches`)")
+    if batch.format == "resolve":
+        return _undo_resolve(session, batch)
     ids = list(
         session.scalars(select(Paper.id).where(Paper.batch_id == batch_id).order_by(Paper.id))
     )
@@ -667,5 +682,19 @@ def undo_batch(session: Session, batch_id: int) -> UndoReport:
         )
     if not report.kept:
         session.execute(delete(ImportBatch).where(ImportBatch.id == batch_id))
+        report.batch_deleted = True
+    return report
+
+
+def _undo_resolve(session: Session, batch: ImportBatch) -> UndoReport:
+    """Revert the completions of ``resolve``'s import ``batch``
+    (:func:`readinglist.library.merging.undo_completions`): ``removed`` names the papers
+    put back as they were (``new -> old`` when the key changes back), ``kept`` those
+    changed since; the batch record goes when nothing of it remains."""
+    restored, kept = library.undo_completions(session, batch.id)
+    report = UndoReport(_batch_info(batch, 0), removed=restored)
+    report.kept = [(key, [reason]) for key, reason in kept]
+    if not kept:
+        session.execute(delete(ImportBatch).where(ImportBatch.id == batch.id))
         report.batch_deleted = True
     return report

@@ -8,7 +8,7 @@ records. Nothing here touches files, the database or third-party packages.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Literal
 
@@ -150,6 +150,9 @@ class PaperRecord:
         title: Unicode title (LaTeX decoded) or None.
         title_provisional: True when the title was made up by an importer from the
             abstract rather than given by the source.
+        citekey_provisional: True when the citation key was generated while the
+            paper was provisional (a later source with real data brings a real key);
+            written and read back by every format (:func:`provisional_marks`).
         short_name: the named contribution (method, model, dataset ...) or None.
         authors, editors: ordered people.
         year: four-digit year or None. month: 1..12 or None.
@@ -159,6 +162,8 @@ class PaperRecord:
         arxiv: arXiv id without version (``2401.01234``, ``hep-th/9901001``) or None.
         url: main link; code_url: code repository link (GitHub, GitLab, Hugging Face).
         keywords: keywords from the source (not tags).
+        aliases: other citation keys of the paper (old keys kept after a merge or
+            ``rekey``; biblatex ``ids``).
         fields: every other field, verbatim as in the source, keyed by lower-case
             field name; for BibTeX also the raw LaTeX form of a field whose decoded
             value lives in a column above (e.g. ``title`` with braces), so that
@@ -180,6 +185,7 @@ class PaperRecord:
     entry_type: str = "misc"
     title: str | None = None
     title_provisional: bool = False
+    citekey_provisional: bool = False
     short_name: str | None = None
     authors: tuple[Person, ...] = ()
     editors: tuple[Person, ...] = ()
@@ -192,6 +198,7 @@ class PaperRecord:
     url: str | None = None
     code_url: str | None = None
     keywords: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
     fields: Mapping[str, str] = field(default_factory=dict)
     source_text: str | None = None
     source_check: str | None = None
@@ -235,3 +242,85 @@ class ParseResult:
     records: list[PaperRecord]
     problems: list[ParseProblem] = field(default_factory=list)
     meta: Mapping[str, str] = field(default_factory=dict)
+
+
+# --- provisional marks and citability (issue 13: exports that don't lie) -----------------------
+
+#: The name under which an export carries a record's provisional marks: the BibTeX /
+#: biblatex field (``readinglist-provisional = {title, key}``) and the prefix of the
+#: RIS ``C8`` line (``C8  - readinglist-provisional: title, key``). CSL-JSON carries
+#: them as ``custom.title_provisional`` / ``custom.citekey_provisional`` (true).
+PROVISIONAL_FIELD = "readinglist-provisional"
+#: The marks: the title was made up (``title``), the key was generated while the paper
+#: was provisional (``key``).
+PROVISIONAL_MARKS: tuple[str, ...] = ("title", "key")
+
+#: Entry types whose editors stand in for authors (BibTeX's ``plain.bst`` accepts an
+#: editor for a book, an inbook and proceedings; biblatex the same for collections).
+EDITED_TYPES: frozenset[str] = frozenset(
+    {
+        "book",
+        "inbook",
+        "proceedings",
+        "collection",
+        "mvbook",
+        "mvcollection",
+        "mvproceedings",
+        "periodical",
+        "reference",
+        "mvreference",
+    }
+)
+
+
+def provisional_marks(record: PaperRecord) -> tuple[str, ...]:
+    """The provisional marks of ``record`` (a subset of :data:`PROVISIONAL_MARKS`, in
+    that order): ``title`` for a made-up title, ``key`` for a provisional key."""
+    flags = (record.title_provisional, record.citekey_provisional)
+    return tuple(mark for mark, flag in zip(PROVISIONAL_MARKS, flags, strict=True) if flag)
+
+
+def format_marks(marks: tuple[str, ...]) -> str:
+    """The text of marks as exports write it (``"title, key"``)."""
+    return ", ".join(marks)
+
+
+def parse_marks(text: str) -> tuple[str, ...]:
+    """The marks a text written by :func:`format_marks` names (case and spaces aside;
+    unknown words are ignored, so a later version's marks do no harm)."""
+    words = {word.strip().casefold() for word in text.replace(";", ",").split(",")}
+    return tuple(mark for mark in PROVISIONAL_MARKS if mark in words)
+
+
+def with_marks(record: PaperRecord, marks: tuple[str, ...]) -> PaperRecord:
+    """``record`` with the provisional flags ``marks`` name set (others left as they are)."""
+    if not marks:
+        return record
+    return replace(
+        record,
+        title_provisional=record.title_provisional or "title" in marks,
+        citekey_provisional=record.citekey_provisional or "key" in marks,
+    )
+
+
+def has_author(record: PaperRecord) -> bool:
+    """True when ``record`` names a person responsible for it: an author other than
+    ``and others``, or, for :data:`EDITED_TYPES`, an editor."""
+    people = record.authors
+    if record.entry_type.lower() in EDITED_TYPES:
+        people = (*people, *record.editors)
+    return any(not person.is_others for person in people)
+
+
+def citation_problems(record: PaperRecord) -> tuple[str, ...]:
+    """Why ``record`` is not yet a real reference: ``"provisional title"`` (made up from
+    its abstract) and/or ``"no author"`` (:func:`has_author`); empty when citable.
+
+    The one rule of the exports' report and of ``export --strict`` (issue 13 item 5).
+    """
+    problems = []
+    if record.title_provisional:
+        problems.append("provisional title")
+    if not has_author(record):
+        problems.append("no author")
+    return tuple(problems)

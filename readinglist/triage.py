@@ -1,25 +1,30 @@
 """The interactive triage loop (``readinglist triage``), testable without a terminal.
 
 :class:`Triage` walks a queue of paper ids one at a time, shows a card (venue,
-year, title, authors, links, the abstract wrapped to the terminal, a progress line
-and a key legend) and applies single-key decisions. Each decision is committed at
-once in its own transaction (``session_factory()`` is entered once per decision),
-so quitting, Ctrl-C, a closed terminal or ``kill -9`` loses no decision made
-before it; running again resumes with the papers still ``new``. ``u`` undoes the
-last decision of this run (several times: a stack), writing the inverse change
-(a status change back is recorded in the status history like any other).
+year, title, authors, links, the abstract wrapped and fitted to the terminal, a
+progress line over the whole inbox and a key legend) and applies single-key
+decisions. Each decision is committed at once in its own transaction
+(``session_factory()`` is entered once per decision), so quitting, Ctrl-C, a closed
+terminal or ``kill -9`` loses no decision made before it; running again resumes with
+the papers still ``new``. ``u`` undoes the last decision of this run (several times:
+a stack), writing the inverse change (a status change back is recorded in the status
+history like any other); with nothing left in this run it undoes, one after another,
+the status decisions of earlier runs, read from the status history. ``v`` lists the
+next titles with their interest to go to one, ``/`` searches the inbox, ``w`` says why
+a paper scores as it does, ``x`` pages through the whole abstract.
 
-The terminal is injected (:class:`Terminal`): the CLI adapts Click's ``getchar``,
-``prompt``, ``clear`` and ``launch``; tests pass a scripted fake. This module
-imports no Click (ARCHITECTURE.md dependency rules).
+The screens are drawn by :mod:`readinglist.triage_view`; what is read from the
+library beyond one paper by :mod:`readinglist.triage_inbox`. The terminal is
+injected (:class:`Terminal`): the CLI adapts Click's ``getchar``, ``prompt``,
+``clear`` and ``launch``; tests pass a scripted fake. This module imports no Click
+(ARCHITECTURE.md dependency rules).
 """
 
 from __future__ import annotations
 
 import re
-import textwrap
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, suppress
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -27,12 +32,38 @@ from typing import Any, Protocol, TypeVar
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from readinglist import library
-from readinglist.errors import NotFound, ReadingListError
+from readinglist import library, triage_inbox
+from readinglist.errors import Conflict, NotFound, ReadingListError
 from readinglist.models import Paper
 from readinglist.records import PaperRecord
-from readinglist.render import PROVISIONAL_MARK
-from readinglist.text import latex_to_unicode
+from readinglist.text import counted
+from readinglist.triage_view import (
+    KEY_HELP,
+    LEGENDS,
+    abstract_pages,
+    card,
+    help_pages,
+    legend,
+    links,
+    overview,
+    progress_line,
+    why_lines,
+)
+
+__all__ = [
+    "KEY_HELP",
+    "LEGENDS",
+    "Reranker",
+    "Step",
+    "Summary",
+    "Terminal",
+    "Triage",
+    "card",
+    "legend",
+    "links",
+    "progress_line",
+    "query_sets_status",
+]
 
 T = TypeVar("T")
 SessionFactory = Callable[[], AbstractContextManager[Session]]
@@ -46,40 +77,16 @@ NEXT_KEYS = (" ", "j")
 BACK_KEYS = ("b", "k")
 QUIT_KEYS = ("q", "Q")
 
-#: Every key with what it does, for the ``?`` screen and the legend.
-KEY_HELP: tuple[tuple[str, str], ...] = (
-    ("t", "to read (next paper)"),
-    ("s", "skip (next paper)"),
-    ("r", "reading (next paper)"),
-    ("d", "read, done (next paper)"),
-    ("h/m/l", "priority high / medium / low"),
-    ("a", "add tags (comma-separated)"),
-    ("n", "add a note"),
-    ("e", "edit the title"),
-    ("o", "open the first link in the browser"),
-    ("u", "undo the last decision"),
-    ("space/j", "next paper without deciding"),
-    ("b/k", "back to the previous paper"),
-    ("q", "quit (decisions are saved as you go)"),
-    ("?", "this help"),
-)
-#: Legends from the most to the least explicit; the first shorter than the width is shown.
-LEGENDS: tuple[str, ...] = (
-    "t to-read  s skip  r reading  d read  h/m/l priority  a tag  n note  e title  "
-    "o open  u undo  space next  b back  q quit  ? help",
-    "t:to-read s:skip r:reading d:read h/m/l:priority a:tag n:note e:title o:open u:undo "
-    "space:next q:quit ?:help",
-    "t:to-read s:skip r:reading d:read h/m/l:prio a:tag n:note e:title o:open u:undo q:quit ?:help",
-    "t:to-read s:skip r:reading d:read h/m/l:prio a:tag n:note u:undo q:quit ?:more",
-    "t s r d h m l a n e o u q  ?:help",
-)
-
 
 class Terminal(Protocol):
     """What the loop needs from a terminal."""
 
     def width(self) -> int:
         """Return the number of columns."""
+        ...
+
+    def height(self) -> int:
+        """Return the number of rows (screens never have more lines)."""
         ...
 
     def show(self, text: str) -> None:
@@ -90,9 +97,9 @@ class Terminal(Protocol):
         """Read one key press; raise KeyboardInterrupt (Ctrl-C) or EOFError (Ctrl-D)."""
         ...
 
-    def prompt(self, label: str, default: str = "") -> str | None:
-        """Ask for a line of text, prefilled with ``default``; return it stripped, or
-        None when empty or cancelled."""
+    def prompt(self, label: str, default: str = "", complete: Sequence[str] = ()) -> str | None:
+        """Ask for a line of text, prefilled with ``default``, Tab completing a word from
+        ``complete``; return it stripped, or None when empty or cancelled."""
         ...
 
     def launch(self, url: str) -> bool:
@@ -107,12 +114,10 @@ class Step:
     ``kind`` is ``status`` (before: ``(status, read_at)``), ``priority`` (before: the
     level or None), ``tags`` (before: the names that were added), ``note`` (before:
     the new note's id) or ``title`` (before: ``(title, title_provisional)``).
-    ``index`` is the paper's place in the queue.
     """
 
     kind: str
     paper_id: int
-    index: int
     before: Any
     label: str
 
@@ -130,7 +135,9 @@ class Summary:
         """Return the one-line summary for stderr."""
         count = sum(self.decided.values())
         parts = ", ".join(f"{n} {name}" for name, n in sorted(self.decided.items()))
-        text = f"triaged {count} of {self.total} papers" + (f" ({parts})" if parts else "")
+        text = f"triaged {count} of {counted(self.total, 'paper')}" + (
+            f" ({parts})" if parts else ""
+        )
         if self.still_new:
             text += f"; {self.still_new} still new: run `readinglist triage` again to go on"
         return text
@@ -139,89 +146,6 @@ class Summary:
 def query_sets_status(query_text: str) -> bool:
     """True when the query has a ``status:`` term (then triage does not add ``status:new``)."""
     return re.search(r"(?:^|\s)-?status:", query_text) is not None
-
-
-def progress_line(position: int, total: int, statuses: Sequence[str]) -> str:
-    """Return ``"12/19, 7 to read, 4 skipped"`` (reading and read appended when any)."""
-    counts = Counter(statuses)
-    text = f"{position}/{total}, {counts['to-read']} to read, {counts['skipped']} skipped"
-    for status in ("reading", "read"):
-        if counts[status]:
-            text += f", {counts[status]} {status}"
-    return text
-
-
-def legend(width: int) -> str:
-    """Return the most explicit key legend shorter than ``width`` columns (a line of
-    exactly the width would wrap on some terminals)."""
-    for candidate in LEGENDS:
-        if len(candidate) < width:
-            return candidate
-    return LEGENDS[-1]
-
-
-def links(record: PaperRecord) -> list[str]:
-    """Return the paper's links, the one ``o`` opens first: URL, DOI, arXiv, code."""
-    found = []
-    if record.url:
-        found.append(record.url)
-    if record.doi:
-        found.append(f"https://doi.org/{record.doi}")
-    if record.arxiv:
-        found.append(f"https://arxiv.org/abs/{record.arxiv}")
-    if record.code_url and record.code_url not in found:
-        found.append(record.code_url)
-    return found
-
-
-def card(record: PaperRecord, *, progress: str, width: int, message: str = "") -> str:
-    """Return the screen of one paper, lines at most ``width`` long where words allow.
-
-    Progress line; venue and year; title (marked when provisional); authors;
-    links; key, status, priority, tags and number of notes; the abstract (LaTeX
-    decoded) wrapped to the width; the message of the last action; the legend.
-    """
-    width = max(width, 20)
-
-    def wrap(text: str, indent: str = "") -> list[str]:
-        return textwrap.wrap(text, width, subsequent_indent=indent, break_on_hyphens=False) or [""]
-
-    lines = [progress, ""]
-    where = " · ".join(str(x) for x in (record.venue, record.year) if x)
-    if where:
-        lines.append(where)
-    title = (record.title or "(no title)") + (PROVISIONAL_MARK if record.title_provisional else "")
-    lines += wrap(title)
-    people = [p.display() for p in record.authors]
-    lines += wrap("; ".join(people) if people else "(no authors)", "  ")
-    lines += [f"  {link}" for link in links(record)]
-    state = [f"{record.citekey}", f"status {record.status}"]
-    if record.priority:
-        state.append(f"priority {record.priority}")
-    if record.tags:
-        state.append("tags " + ", ".join(record.tags))
-    if record.notes:
-        state.append(f"{len(record.notes)} note" + ("s" if len(record.notes) > 1 else ""))
-    lines += _pack(state, " | ", width)
-    lines.append("")
-    if record.abstract:
-        for paragraph in latex_to_unicode(record.abstract).split("\n\n"):
-            lines += wrap(" ".join(paragraph.split()))
-    else:
-        lines.append("(no abstract)")
-    lines += ["", message, legend(width)]
-    return "\n".join(lines)
-
-
-def _pack(items: Sequence[str], separator: str, width: int) -> list[str]:
-    """Join ``items`` with ``separator`` into lines of at most ``width`` (items kept whole)."""
-    lines: list[str] = []
-    for item in items:
-        if lines and len(lines[-1]) + len(separator) + len(item) <= width:
-            lines[-1] += separator + item
-        else:
-            lines.append(item)
-    return lines
 
 
 class Reranker(Protocol):
@@ -233,6 +157,14 @@ class Reranker(Protocol):
 
     def order(self, pids: Sequence[int]) -> list[int]:
         """Return ``pids`` highest interest first."""
+        ...
+
+    def interest(self, pids: Iterable[int]) -> dict[int, float | None]:
+        """Return ``{paper id: interest}`` (None without a model)."""
+        ...
+
+    def why(self, pid: int) -> tuple[str, Sequence[Any], Sequence[Any]]:
+        """Return (model name, terms that raised, terms that lowered) the paper's score."""
         ...
 
 
@@ -248,6 +180,10 @@ class Triage:
         read_factory: like ``session_factory`` for reading cards (default: the same).
         ranker: re-orders the papers after the current one after each status decision
             (interest order, issue 14); None keeps the given order.
+        earlier: ``{paper id: status}`` of the inbox's papers decided before this run
+            (``triage_inbox.inbox_decided``), counted by the progress line.
+        scope: the papers ``u`` may undo earlier decisions of (the run's selection);
+            None: every paper.
     """
 
     def __init__(
@@ -258,6 +194,8 @@ class Triage:
         *,
         read_factory: SessionFactory | None = None,
         ranker: Reranker | None = None,
+        earlier: Mapping[int, str] | None = None,
+        scope: Collection[int] | None = None,
     ) -> None:
         self.ranker = ranker
         self.write_session = session_factory
@@ -269,6 +207,11 @@ class Triage:
         self.message = ""
         self.status: dict[int, str] = {}
         self.initial: dict[int, str] = {}
+        self.earlier = dict(earlier or {})
+        self.scope = scope
+        self.history_start = 0  # the newest status change before this run
+        self.history_below = 1  # earlier decisions from this event id on are undone
+        self.last_search = ""
 
     # --- the loop -----------------------------------------------------------------------
 
@@ -297,8 +240,8 @@ class Triage:
     def press(self, key: str, record: PaperRecord) -> bool:
         """Apply one key to the current paper; return False to quit.
 
-        Problems the user can fix (a bad tag name, a paper removed meanwhile) end up
-        in :attr:`message`, shown on the next screen.
+        Problems the user can fix (a bad tag name, a paper removed meanwhile, a bad
+        search) end up in :attr:`message`, shown on the next screen.
         """
         self.message = ""
         try:
@@ -309,50 +252,63 @@ class Triage:
 
     def _press(self, key: str, record: PaperRecord) -> bool:
         pid = self.queue[self.index]
+        simple: dict[str, Callable[[], object]] = {
+            "a": lambda: self.add_tags(pid),
+            "n": lambda: self.add_note(pid),
+            "e": lambda: self.edit_title(pid, record),
+            "o": lambda: self.open_link(record),
+            "u": self.undo,
+            "v": self.overview,
+            "/": self.search,
+            "w": lambda: self.why(record),
+            "x": lambda: self.whole_abstract(record),
+            "?": self.help,
+        }
         if key in STATUS_KEYS:
             self.set_status(pid, STATUS_KEYS[key])
             self.index += 1
         elif key in PRIORITY_KEYS:
             self.set_priority(pid, PRIORITY_KEYS[key])
-        elif key == "a":
-            self.add_tags(pid)
-        elif key == "n":
-            self.add_note(pid)
-        elif key == "e":
-            self.edit_title(pid, record)
-        elif key == "o":
-            self.open_link(record)
-        elif key == "u":
-            self.undo()
+        elif key in simple:
+            simple[key]()
         elif key in NEXT_KEYS:
             self.index += 1
         elif key in BACK_KEYS:
             self.back()
         elif key in QUIT_KEYS:
             return False
-        elif key == "?":
-            self.terminal.show(self.help_screen())
-            self.terminal.getkey()
         else:
             self.message = f"unknown key {key!r}; ? shows the keys"
         return True
 
     # --- screens -------------------------------------------------------------------------
 
+    def _statuses(self) -> list[str]:
+        return [*self.earlier.values(), *(self.status[p] for p in self.queue)]
+
     def progress(self) -> str:
-        """Return the progress line for the current position."""
-        position = min(self.index + 1, len(self.queue))
-        return progress_line(position, len(self.queue), [self.status[p] for p in self.queue])
+        """Return the progress line: the place of the current paper in the whole inbox
+        (decided before this run, then the queue) and its counts by status."""
+        total = len(self.earlier) + len(self.queue)
+        position = len(self.earlier) + min(self.index + 1, len(self.queue))
+        return progress_line(position, total, self._statuses())
 
     def screen(self, record: PaperRecord) -> str:
-        """Return the card of the current paper."""
+        """Return the card of the current paper, fitted to the terminal: one line less
+        than its rows, so that the cursor line after it (or a prompt) scrolls nothing
+        off the top."""
         return card(
-            record, progress=self.progress(), width=self.terminal.width(), message=self.message
+            record,
+            progress=self.progress(),
+            width=self.terminal.width(),
+            height=self.terminal.height() - 1,
+            message=self.message,
         )
 
     def end_screen(self) -> str:
         """Return the screen shown after the last paper."""
-        counts = progress_line(len(self.queue), len(self.queue), list(self.status.values()))
+        total = len(self.earlier) + len(self.queue)
+        counts = progress_line(total, total, self._statuses())
         return "\n".join(
             [
                 f"End of the list: {counts}.",
@@ -361,10 +317,94 @@ class Triage:
             ]
         )
 
-    def help_screen(self) -> str:
-        """Return the list of keys."""
-        rows = [f"  {key:<8} {text}" for key, text in KEY_HELP]
-        return "\n".join(["Keys:", *rows, "", "press any key"])
+    def help(self) -> None:
+        """Show the keys, a page at a time on a short terminal, until a key is pressed."""
+        for page in help_pages(self.terminal.height() - 1):
+            self.terminal.show(page)
+            if self.terminal.getkey() in QUIT_KEYS:
+                break
+
+    def whole_abstract(self, record: PaperRecord) -> None:
+        """Show the title and the whole abstract, a page at a time (``q`` stops)."""
+        for page in abstract_pages(record, self.terminal.width(), self.terminal.height() - 1):
+            self.terminal.show(page)
+            if self.terminal.getkey() in QUIT_KEYS:
+                break
+
+    def why(self, record: PaperRecord) -> None:
+        """Show the paper's interest and the terms that raised and lowered it."""
+        pid = self.queue[self.index]
+        if self.ranker is None:
+            self.message = "no interest order in this run (--order added, or nothing decided)"
+            return
+        score = self.ranker.interest([pid]).get(pid)
+        model, up, down = self.ranker.why(pid)
+        lines = why_lines(record.citekey, score, model, up, down)
+        self.terminal.show("\n".join([*lines, "", "press any key"]))
+        self.terminal.getkey()
+
+    # --- going to a paper ------------------------------------------------------------------
+
+    def go_to(self, pid: int) -> None:
+        """Show ``pid`` next: a paper further on moves to the current place (the others
+        keep their order); one already passed is gone back to."""
+        place = self.queue.index(pid)
+        if place > self.index:
+            self.queue.insert(self.index, self.queue.pop(place))
+        else:
+            self.index = place
+
+    def overview(self) -> None:
+        """List the next titles with their interest a page at a time; go to one by number."""
+        rest = self.queue[self.index :]
+        size = max(self.terminal.height() - 3, 1)
+        first = 0
+        while True:
+            page = rest[first : first + size]
+            with self.read_session() as session:
+                names = triage_inbox.titles(session, page)
+            scores = self.ranker.interest(page) if self.ranker is not None else {}
+            text = overview(
+                [(names.get(p, "(removed)"), scores.get(p)) for p in page],
+                first=first,
+                progress=self.progress(),
+                width=self.terminal.width(),
+                height=self.terminal.height(),
+                ranked=any(score is not None for score in scores.values()),
+            )
+            self.terminal.show(text)
+            answer = self.terminal.prompt("Go to number (Enter: back, +: more)")
+            if answer == "+":
+                first = first + size if first + size < len(rest) else 0
+                continue
+            if answer is None:
+                return
+            if answer.isdigit() and 1 <= int(answer) <= len(rest):
+                self.go_to(rest[int(answer) - 1])
+            else:
+                self.message = f"no paper numbered {answer!r} in the list"
+            return
+
+    def search(self) -> None:
+        """Ask for a query or words and go to the next paper of the queue they select,
+        looking after the current paper first, then from the start; an empty answer
+        repeats the last search."""
+        answer = self.terminal.prompt("Search (query or words; Enter: next match)")
+        text = answer or self.last_search
+        if not text:
+            self.message = "no search"
+            return
+        self.last_search = text
+        with self.read_session() as session:
+            found = triage_inbox.matching(session, text)
+        after = [p for p in self.queue[self.index + 1 :] if p in found]
+        before = [p for p in self.queue[: self.index + 1] if p in found]
+        if not after and not before:
+            self.message = f"no paper of the inbox matches {text!r}"
+            return
+        self.go_to((after or before)[0])
+        count = len(after) + len(before)
+        self.message = f"{count} in the inbox match {text!r}; / then Enter: the next"
 
     # --- data ----------------------------------------------------------------------------
 
@@ -379,6 +419,8 @@ class Triage:
                         select(Paper.id, Paper.status).where(Paper.id.in_(chunk))
                     )
                 )
+            self.history_start = triage_inbox.last_event_id(session)
+        self.history_below = self.history_start + 1
         self.queue = [pid for pid in self.queue if pid in found]
         self.status = dict(found)
         self.initial = dict(found)
@@ -406,7 +448,7 @@ class Triage:
             return before, paper.citekey
 
         before, key = self._write(pid, act)
-        self.steps.append(Step("status", pid, self.index, before, f"{key} {status}"))
+        self.steps.append(Step("status", pid, before, f"{key} {status}"))
         self.status[pid] = status
         self.message = f"{key}: {status}"
         self._rerank(pid, status)
@@ -426,12 +468,16 @@ class Triage:
             return before
 
         before = self._write(pid, act)
-        self.steps.append(Step("priority", pid, self.index, before, f"priority {level}"))
+        self.steps.append(Step("priority", pid, before, f"priority {level}"))
         self.message = f"priority {level}"
 
     def add_tags(self, pid: int) -> None:
-        """Ask for tags (comma- or space-separated) and add them to ``pid``."""
-        answer = self.terminal.prompt("Tags")
+        """Ask for tags (comma- or space-separated; Tab completes the library's tags, the
+        most used first) and add them to ``pid``."""
+        with self.read_session() as session:
+            counts = library.tag_counts(session)
+        known = [name for name, _ in sorted(counts, key=lambda item: -item[1])]
+        answer = self.terminal.prompt("Tags", complete=known)
         if not answer:
             self.message = "no tag added"
             return
@@ -446,7 +492,7 @@ class Triage:
 
         added = self._write(pid, act)
         if added:
-            self.steps.append(Step("tags", pid, self.index, added, "tag " + ", ".join(added)))
+            self.steps.append(Step("tags", pid, added, "tag " + ", ".join(added)))
             self.message = "tagged " + ", ".join(added)
         else:
             self.message = "it has these tags already"
@@ -458,7 +504,7 @@ class Triage:
             self.message = "no note added"
             return
         note_id = self._write(pid, lambda s, p: library.add_note(s, p, answer).id)
-        self.steps.append(Step("note", pid, self.index, note_id, "note"))
+        self.steps.append(Step("note", pid, note_id, "note"))
         self.message = f"added note {note_id}"
 
     def edit_title(self, pid: int, record: PaperRecord) -> None:
@@ -474,7 +520,7 @@ class Triage:
             return before
 
         before = self._write(pid, act)
-        self.steps.append(Step("title", pid, self.index, before, "title"))
+        self.steps.append(Step("title", pid, before, "title"))
         self.message = "title set"
 
     def back(self) -> None:
@@ -495,10 +541,11 @@ class Triage:
             self.message = f"could not open {found[0]}"
 
     def undo(self) -> bool:
-        """Undo the last decision of this run and go back to its paper; False if none."""
+        """Undo the last decision of this run and go back to its paper; with none left,
+        the last status decision of an earlier run (:meth:`undo_earlier`). False when
+        there is nothing to undo."""
         if not self.steps:
-            self.message = "nothing to undo"
-            return False
+            return self.undo_earlier()
         step = self.steps.pop()
 
         def act(session: Session, paper: Paper) -> None:
@@ -527,8 +574,44 @@ class Triage:
             self.status[step.paper_id] = step.before[0]
             if self.ranker is not None:
                 self.ranker.decide(step.paper_id, step.before[0])
-        self.index = step.index
+        if step.paper_id in self.queue:
+            self.index = self.queue.index(step.paper_id)
         self.message = f"undone: {step.label}"
+        return True
+
+    def undo_earlier(self) -> bool:
+        """Undo the newest status decision of an earlier run still in force (from the
+        status history; read date restored) and show its paper; False when none is left.
+
+        Priorities, tags, notes and titles of earlier runs have no history and stay.
+        """
+        with self.read_session() as session:
+            found = triage_inbox.last_decision(
+                session, start=self.history_start, below=self.history_below, scope=self.scope
+            )
+        if found is None:
+            self.message = "nothing to undo"
+            return False
+        event, pid, old, new = found
+
+        def act(session: Session, paper: Paper) -> str:
+            if paper.status != new:
+                raise Conflict(f"{paper.citekey} changed meanwhile; not undone")
+            read_at = triage_inbox.read_date_before(session, pid, event) if old == "read" else None
+            library.restore_status(session, paper, old, read_at)
+            return paper.citekey
+
+        key = self._write(pid, act)
+        self.history_below = event
+        self.earlier.pop(pid, None)
+        self.status[pid] = self.initial[pid] = old
+        if pid not in self.queue:
+            self.index = min(self.index, len(self.queue))
+            self.queue.insert(self.index, pid)
+        self.index = self.queue.index(pid)
+        if self.ranker is not None:
+            self.ranker.decide(pid, old)
+        self.message = f"undone: {key} {new} (decided before this run)"
         return True
 
     def summary(self) -> Summary:

@@ -89,7 +89,7 @@ def test_limits_hold_in_the_reader_process(sqlite_url: str, tmp_path: Path) -> N
 
 def test_nul_byte_in_an_aux_citation_is_a_missing_key(invoke, tmp_path: Path) -> None:
     bib = tmp_path / "a.bib"
-    bib.write_text("@article{ok1, title={Fine one}, year={2020}}\n")
+    bib.write_text("@article{ok1, author={Ann Smith}, title={Fine one}, year={2020}}\n")
     assert invoke("import", str(bib)).exit_code == 0
     aux = tmp_path / "paper.aux"
     aux.write_bytes(b"\\relax\n\\citation{ok1}\n\\citation{bad\x00key}\n")

@@ -134,12 +134,12 @@ def test_check_finds_stale_search_text_and_repair_fixes_it(engine) -> None:
         report = maintenance.check(session)
         p7 = paper(session, "p7").id
     assert not report.ok
-    assert _named(report, "search-text").faults == ("1 papers have stale search text: p7",)
+    assert _named(report, "search-text").faults == ("1 paper has stale search text: p7",)
     assert report.repairable
     assert full_text_ids(engine, "writerp7") == []
     with db.session_scope(engine) as session:
         done = maintenance.repair(session)
-    assert done[0] == "recomputed the search text of 1 papers"
+    assert done[0] == "recomputed the search text of 1 paper"
     with db.session_scope(engine) as session:
         assert maintenance.check(session).ok
     assert full_text_ids(engine, "writerp7") == [p7]
@@ -212,7 +212,7 @@ def test_fts5_index_out_of_step_is_found_and_rebuilt(sqlite_url: str) -> None:
     with db.session_scope(engine) as session:
         result = _named(maintenance.check(session), "full-text-index")
     assert result.name == "full-text-index"
-    assert result.faults[0] == "1 papers are not indexed: p2"
+    assert result.faults[0] == "1 paper is not indexed: p2"
     assert result.faults[1].startswith(
         "FTS5 integrity-check failed (database disk image is malformed)"
     )

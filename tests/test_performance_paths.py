@@ -251,6 +251,43 @@ def test_import_in_chunks_equals_one_import(engine: Any, tmp_path: Path) -> None
     assert [str(p) for p in chunked.problems] == [str(p) for p in whole.problems]
 
 
+def test_a_merge_within_one_chunk_equals_a_merge_across_chunks(engine: Any) -> None:
+    """bbt-873's Lenat:1983d and Lenat:88 (one paper; the second brings ``crossref``):
+    merged into a paper of the same chunk or of an earlier one, the paper ends the same,
+    its source digest cleared either way (its data is no longer its source text's)."""
+    from readinglist import db
+    from readinglist.formats import bibtex
+
+    text = (
+        "@article{Lenat:1983d, author = {Douglas B. Lenat and John Seely Brown},\n"
+        "  year = {1983}, journal = {Proc. AAAI}, pages = {236-240},\n"
+        '  title = "Why AM and Eurisko appear to work", volume = {3}}\n\n'
+        "@incollection{Lenat:88, author = {Douglas B. Lenat and John Seely Brown},\n"
+        '  title = "Why {\\sc am} and {\\sc Eurisko} appear to work",\n'
+        "  crossref = {EcologyOfComp}}\n"
+    )
+    records = bibtex.read(text, "l.bib").records
+    states = []
+    for size in (2, 1):
+        with db.session_scope(engine) as session:
+            importer = library.Importer(session, source="l.bib", fmt="bibtex")
+            for start in range(0, len(records), size):
+                importer.add(records[start : start + size])
+            report = importer.finish()
+            states.append(library_state(session))
+            session.rollback()
+        assert report.merged == [("Lenat:1983d", ["crossref"])]
+    assert states[0] == states[1]
+    assert [(s[0], s[5], s[6]) for s in states[0]] == [
+        (
+            "Lenat:1983d",
+            None,
+            '{"author": "Douglas B. Lenat and John Seely Brown", "crossref": "EcologyOfComp", '
+            '"journal": "Proc. AAAI", "pages": "236-240", "volume": "3"}',
+        )
+    ]
+
+
 # --- reading records back, exporting in chunks --------------------------------------------------
 
 
@@ -294,12 +331,6 @@ def test_bibtex_export_in_chunks_equals_one_write(
 # --- the import command reading in pieces -------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known regression (session 3 merge of issues 13/15): on bbt-873, importing in "
-    "chunks of 9 records stores a different field set for Lenat:1983d (crossref "
-    "EcologyOfComp) than one chunk; merging across chunks must equal merging within one",
-)
 def test_import_reading_small_pieces_equals_one_piece(
     runner: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:

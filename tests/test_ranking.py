@@ -139,6 +139,9 @@ class Keys:
     def width(self) -> int:
         return 100
 
+    def height(self) -> int:
+        return 50
+
     def show(self, text: str) -> None:
         self.screens.append(text)
 
@@ -231,3 +234,35 @@ def test_a_tag_with_two_positives_gets_its_own_model(filled, db_url: str) -> Non
     name, up, _ = ranker.why(next(i for i in ids if key_of[i] == "bio2"))
     assert name == "bio"
     assert {t.term for t in up} & set(BIO)
+
+
+def test_topic_labels_are_distinctive_words_not_filler_or_markup(invoke, db_url: str) -> None:
+    """Words every paper shares ("based", "pre-trained", "self-supervised", "we") and LaTeX
+    markup (``\\textbf``) never name a topic; each label is made of its own vocabulary."""
+    from readinglist import db, library
+
+    records = [
+        PaperRecord(
+            citekey=f"{name}{i}",
+            title=f"{words[i % 7].title()} {words[(i + 1) % 7]} study {i}",
+            abstract=(
+                "We propose a method based on pre-trained self-supervised models. " * 3
+                + f"\\textbf{{{words[i % 7]}}} \\textbf{{{words[(i + 1) % 7]}}} "
+                + " ".join(words[(i + j) % 7] for j in range(2, 5))
+            ),
+            year=2026,
+        )
+        for i in range(6)
+        for name, words in (("rl", RL), ("bio", BIO))
+    ]
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine) as session:
+        library.import_records(session, records, source="seed", fmt="test")
+    engine.dispose()
+    result = invoke("topics", "--k", "2", "--json")
+    assert result.exit_code == 0, result.stderr
+    for topic in json.loads(result.stdout):
+        vocabulary = RL if topic["keys"][0].startswith("rl") else BIO
+        words = topic["label"].split("-")
+        assert len(words) == 3
+        assert set(words) <= set(vocabulary), topic["label"]

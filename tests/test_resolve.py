@@ -100,6 +100,15 @@ def test_resolve_from_bib_completes_the_icml_list(
     assert shown["fields"]["pages"] == "448--456"
     assert shown["fields"]["volume"] == "37"
     assert shown["fields"]["publisher"] == "PMLR"
+    # Fresh-user check: the bib's full booktitle replaces the list header's "ICML".
+    full = "Proceedings of the 32nd International Conference on Machine Learning"
+    assert shown["venue"] == full
+    assert shown["fields"]["booktitle"] == full
+    assert {p["venue"] for p in after.values()} == {full}
+    assert "month" in result.stdout
+    for line in result.stdout.splitlines():  # each name listed once ("month" was twice)
+        names = line.rsplit("; filled ", 1)[1].split(", ")
+        assert len(names) == len(set(names)), line
     # The made-up key stays an alias; the triage state of the ten is kept exactly.
     by_abstract = {p["abstract"]: p for p in after.values()}
     for i, key in enumerate(triaged):
@@ -137,7 +146,7 @@ def test_resolve_only_completes_what_the_query_selects(
     bib, _ = icml
     result = invoke("resolve", "normalization", "covariate", "--from", str(bib))
     assert result.exit_code == 0, result.output
-    assert "1 of 1 incomplete papers completed" in result.stderr
+    assert "1 of 1 incomplete paper completed" in result.stderr
     keys = [p["key"] for p in _state(invoke) if not p["title_provisional"]]
     assert keys == ["pmlr-v37-ioffe15"]
     assert len(_state(invoke)) == 270  # nothing added
@@ -356,3 +365,68 @@ def test_a_failing_source_changes_nothing(
         assert fake_time.pauses == [5.0, 5.0, 5.0]  # Retry-After honoured
     if "503" in message:
         assert fake_time.pauses == [3.0, 4.0, 8.0]  # exponential back-off, never under arXiv's 3 s
+
+
+def test_resolve_online_holds_no_lock_while_a_source_answers(
+    tmp_path: Path, invoke: Invoke, db_url: str, replay: Any, fake_time: FakeTime
+) -> None:
+    """Fresh-user find: ``resolve --online`` held SQLite's write lock (and, on
+    PostgreSQL, the rows it had completed) while it waited for arXiv, so a ``mark``
+    in another terminal failed as "busy". The services are asked first, with no
+    transaction open; the answers are written in one short transaction after."""
+    import os
+    import subprocess
+    import sys
+
+    _sample_list(tmp_path, invoke)
+    first = _state(invoke)[0]
+    marks: list[tuple[int, str]] = []
+
+    def slow_arxiv(request: httpx.Request) -> httpx.Response:
+        fake_time.arxiv_at.append(fake_time.now)
+        if len(fake_time.arxiv_at) == 2:  # asking about the second paper
+            done = subprocess.run(
+                [sys.executable, "-m", "readinglist", "--db", db_url, "mark", "read", first["key"]],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                env={**os.environ, "READINGLIST_BUSY_TIMEOUT": "2"},
+                check=False,
+            )
+            marks.append((done.returncode, done.stderr))
+        return _arxiv_answer(request)
+
+    replay.get("https://export.arxiv.org/api/query").mock(side_effect=slow_arxiv)
+    result = invoke("resolve", "--online")
+    assert result.exit_code == 0, result.output
+    assert marks == [(0, "marked 1 paper read\n")]
+    assert "6 of 7 incomplete papers completed, 1 not found" in result.stderr
+    paper = next(p for p in _state(invoke) if p["abstract"] == first["abstract"])
+    assert paper["status"] == "read"  # the mark made while arXiv answered
+    assert paper["title_provisional"] is False  # and the completion written after it
+
+
+def test_resolve_from_a_file_then_online(tmp_path: Path, invoke: Invoke, replay: Any) -> None:
+    """``--from`` and ``--online`` together: the services are asked about what the file
+    leaves incomplete, as the file completed it (by the real title it brought, not by a
+    phrase of the abstract), and both write in the same run."""
+    entries = _sample_list(tmp_path, invoke)
+    bib = shared_data(ICML).read_text(encoding="utf-8")
+    start = bib.index("@InProceedings{pmlr-v37-ioffe15,")
+    one = tmp_path / "one.bib"
+    one.write_text(bib[start : bib.index("\n}\n", start) + 3], encoding="utf-8")
+    result = invoke("resolve", "--from", str(one), "--online", "--service", "arxiv")
+    assert result.exit_code == 0, result.output
+    lines = [x for x in result.stdout.splitlines() if "pmlr-v37-ioffe15" in x]
+    assert len(lines) == 2
+    assert lines[0].startswith("normalizing2015 -> pmlr-v37-ioffe15: resolve --from ")
+    assert lines[1] == (
+        "pmlr-v37-ioffe15: arXiv 1502.03167 (same abstract, 100% similar); filled arxiv"
+    )
+    asked = [c.request.url.params["search_query"] for c in replay.calls]
+    title = entries["pmlr-v37-ioffe15"]["title"]
+    assert sum(1 for q in asked if q.startswith("ti:")) == 1
+    assert any(q.startswith("ti:") and _folded(title)[:30] in _folded(q) for q in asked)
+    shown = _json(invoke, "show", "pmlr-v37-ioffe15", "--json")
+    assert shown["arxiv"] == "1502.03167"
+    assert shown["fields"]["pages"] == "448--456"

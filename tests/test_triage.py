@@ -40,15 +40,19 @@ def test_progress_line() -> None:
 def test_legend_fits_the_width() -> None:
     assert triage.legend(200) == triage.LEGENDS[0]
     assert triage.legend(100) == (
-        "t:to-read s:skip r:reading d:read h/m/l:prio a:tag n:note e:title o:open u:undo "
-        "q:quit ?:help"
+        "t:to-read s:skip r:reading d:read h/m/l:prio a:tag n:note u:undo b:back v:list /:find "
+        "q:quit ?:more"
     )
     assert triage.legend(80) == (
-        "t:to-read s:skip r:reading d:read h/m/l:prio a:tag n:note u:undo q:quit ?:more"
+        "t:to-read s:skip r:reading d:read a:tag u:undo v:list /:find q:quit ?:more"
     )
-    assert triage.legend(10) == "t s r d h m l a n e o u q  ?:help"
-    for width in (40, 80, 100, 120, 200):
-        assert len(triage.legend(width)) < width or width < 34
+    assert triage.legend(44) == "t s r d h m l a n e o u b v / w x q  ?:help"
+    assert triage.legend(10) == "t s r d …"
+    for width in (10, 30, 50, 80, 100, 120, 149, 200):
+        assert len(triage.legend(width)) < width
+    # every key of the help is in the shortest legend
+    keys = {k for key, _ in triage.KEY_HELP for k in (key.split("/") if key[1:] else [key])}
+    assert keys - {"space", "j", "k", "?"} <= set(triage.LEGENDS[-1].split())
 
 
 def test_query_sets_status() -> None:
@@ -96,7 +100,7 @@ def test_card() -> None:
         "20%.\n"
         "\n"
         "hi\n"
-        "t s r d h m l a n e o u q  ?:help"
+        "t s r d h m l a n e o u b v / w x q  ?:help"
     )
     bare = triage.card(
         PaperRecord(citekey="k", status="new"), progress="1/1, 0 to read, 0 skipped", width=80
@@ -125,9 +129,15 @@ class FakeTerminal:
         self.launched: list[str] = []
         self.defaults: list[str] = []
         self.opens = True
+        self.rows = 50
+        self.cols = 100
+        self.completions: list[list[str]] = []
 
     def width(self) -> int:
-        return 100
+        return self.cols
+
+    def height(self) -> int:
+        return self.rows
 
     def show(self, text: str) -> None:
         self.screens.append(text)
@@ -137,9 +147,10 @@ class FakeTerminal:
             raise EOFError
         return self.keys.pop(0)
 
-    def prompt(self, label: str, default: str = "") -> str | None:
+    def prompt(self, label: str, default: str = "", complete: Any = ()) -> str | None:
         self.prompts.append(label)
         self.defaults.append(default)
+        self.completions.append(list(complete))
         return self.answers.pop(0)
 
     def launch(self, url: str) -> bool:
@@ -329,7 +340,7 @@ def test_undo_at_the_end_goes_back(engine, four) -> None:
 
 
 def test_open_unknown_keys_and_empty_answers(engine, four) -> None:
-    term = FakeTerminal("ojoxa", [None])
+    term = FakeTerminal("ojoza", [None])
     run(engine, four, term)
     assert term.launched == ["https://b.org"]
     messages = [s.splitlines()[-2] for s in term.screens]
@@ -338,7 +349,7 @@ def test_open_unknown_keys_and_empty_answers(engine, four) -> None:
         "this paper has no link",
         "",
         "opened https://b.org",
-        "unknown key 'x'; ? shows the keys",
+        "unknown key 'z'; ? shows the keys",
         "no tag added",
     ]
     assert [v["status"] for v in state(engine).values()] == ["new"] * 4
@@ -347,10 +358,10 @@ def test_open_unknown_keys_and_empty_answers(engine, four) -> None:
 def test_a_bad_tag_name_is_a_message_not_a_crash(engine, four) -> None:
     term = FakeTerminal("at", ["ok bad{"])
     run(engine, four, term)
-    assert term.screens[1].splitlines()[-2] == (
-        "not done: tag 'bad{' is not usable: no commas, spaces, control characters, braces, "
-        "quotes, backslashes or %, and / only between words; use - or / instead"
-    )
+    assert term.screens[1].splitlines()[-3:-1] == [  # wrapped to the width (100)
+        "not done: tag 'bad{' is not usable: no commas, spaces, control characters, braces, quotes,",
+        "backslashes or %, and / only between words; use - or / instead",
+    ]
     assert state(engine)["a2026"]["tags"] == []
     assert state(engine)["a2026"]["status"] == "to-read"
 
@@ -409,16 +420,17 @@ def icml(icml_template: Path, tmp_path: Path) -> Path:
     return db.backup_sqlite(icml_template, tmp_path / "library.db")
 
 
-def spawn(database: Path, *args: str) -> Any:
+def spawn(database: Path, *args: str, rows: int = 50, cols: int = 100) -> Any:
     import pexpect
 
-    env = dict(os.environ, TERM="xterm", COLUMNS="100", LINES="50", PYTHONIOENCODING="utf-8")
+    env = dict(os.environ, TERM="xterm", COLUMNS=str(cols), LINES=str(rows))
+    env["PYTHONIOENCODING"] = "utf-8"
     env.pop("READINGLIST_DB", None)
     child = pexpect.spawn(
         str(BINARY),
         ["--db", str(database), "triage", "--order", "added", *args],
         env=env,
-        dimensions=(50, 100),
+        dimensions=(rows, cols),
         encoding="utf-8",
         timeout=30,
     )
@@ -444,6 +456,16 @@ def press(child: Any, key: str, expect: str) -> None:
     child.expect(CLEAR + expect)
 
 
+def ends(child: Any, summary: str) -> None:
+    """Wait for the summary line (a regex), the end of output and a zero exit status."""
+    import pexpect
+
+    child.expect(summary)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
 def added_order(database: Path) -> list[str]:
     """The citation keys in the order triage walks them (oldest import first)."""
     conn = sqlite3.connect(database)
@@ -457,6 +479,22 @@ def title_of(database: Path, key: str) -> str:
     conn = sqlite3.connect(database)
     try:
         return str(conn.execute("SELECT title FROM papers WHERE citekey = ?", (key,)).fetchone()[0])
+    finally:
+        conn.close()
+
+
+STATUS_OF = "SELECT status FROM papers WHERE citekey = ?"
+TAGS_OF = (
+    "SELECT t.name FROM tags t JOIN paper_tags pt ON pt.tag_id = t.id "
+    "JOIN papers p ON p.id = pt.paper_id WHERE p.citekey = ? ORDER BY t.name"
+)
+
+
+def sql(database: Path, statement: str, *params: Any) -> list[tuple[Any, ...]]:
+    """Rows of one statement on the SQLite file (no ranking, unlike `list --json`)."""
+    conn = sqlite3.connect(database)
+    try:
+        return conn.execute(statement, params).fetchall()
     finally:
         conn.close()
 
@@ -521,24 +559,30 @@ def test_triage_the_example_list_in_a_terminal(icml: Path) -> None:
 
     # Resume: only the papers still new, from the one passed over.
     child = spawn(icml)
-    child.expect(CLEAR + r"1/16, 0 to read, 0 skipped\r\n")
+    child.expect(CLEAR + r"4/19, 1 to read, 1 skipped, 1 read\r\n")  # the whole inbox
     child.expect(re.escape(keys[3]) + r" \| status new")
     plan = {}
     cycle = "tsrd"
     for n, key in enumerate(keys[3:]):
         decision = cycle[n % 4]
         plan[key] = {"t": "to-read", "s": "skipped", "r": "reading", "d": "read"}[decision]
-        nxt = r"End of the list" if n == 15 else rf"{n + 2}/16, "
+        nxt = r"End of the list" if n == 15 else rf"{n + 5}/19, "
         press(child, decision, nxt)
-    press(child, "u", r"16/16, 4 to read, 4 skipped, 4 reading, 3 read\r\n")
+    press(child, "u", r"19/19, 5 to read, 5 skipped, 4 reading, 4 read\r\n")
     child.expect(r"undone: " + re.escape(keys[18]) + " read")
-    press(child, "t", r"End of the list: 16/16, 5 to read, 4 skipped, 4 reading, 3 read\.")
+    press(child, "t", r"End of the list: 19/19, 6 to read, 5 skipped, 4 reading, 4 read\.")
     plan[keys[18]] = "to-read"
     child.send("q")
-    child.expect(r"triaged 16 of 16 papers")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    ends(child, r"triaged 16 of 16 papers")
+
+    # Nothing new: the end screen, where u brings back the last decision all the same.
+    child = spawn(icml)
+    child.expect(CLEAR + r"End of the list: 19/19, 6 to read, 5 skipped, 4 reading, 4 read\.")
+    press(child, "u", r"19/19, 5 to read, 5 skipped, 4 reading, 4 read\r\n")
+    child.expect(r"undone: " + re.escape(keys[18]) + r" to-read \(decided before this run\)")
+    press(child, "t", r"End of the list: 19/19, 6 to read, 5 skipped, 4 reading, 4 read\.")
+    child.send("q")
+    ends(child, r"triaged 1 of 1 papers \(1 to-read\)")
     elapsed = time.time() - start
 
     listed = {p["key"]: p for p in readinglist(icml, "list", "--json")}
@@ -564,8 +608,10 @@ def test_triage_the_example_list_in_a_terminal(icml: Path) -> None:
         ("new", "read"),
         ("read", "new"),
         ("new", "to-read"),
+        ("to-read", "new"),
+        ("new", "to-read"),
     ]
-    assert sum(len(v) for v in changes.values()) == 2 + 3 + 16 + 2
+    assert sum(len(v) for v in changes.values()) == 2 + 3 + 16 + 2 + 2
     assert all(at for events in changes.values() for _, _, at in events)
     assert [(h["from"], h["to"]) for h in shown["history"]] == [
         ("new", "reading"),
@@ -616,23 +662,16 @@ def test_kill_9_loses_no_decision(icml: Path) -> None:
 
 @pytest.mark.slow
 def test_ctrl_c_and_ctrl_d_quit_keeping_decisions(icml: Path) -> None:
-    import pexpect
 
     child = spawn(icml)
     child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
     press(child, "t", r"2/19, 1 to read, 0 skipped\r\n")
     child.send("\x03")
-    child.expect(r"triaged 1 of 19 papers \(1 to-read\)")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    ends(child, r"triaged 1 of 19 papers \(1 to-read\)")
     child = spawn(icml)
-    child.expect(CLEAR + r"1/18, 0 to read, 0 skipped\r\n")
+    child.expect(CLEAR + r"2/19, 1 to read, 0 skipped\r\n")
     child.send("\x04")
-    child.expect(r"triaged 0 of 18 papers; 18 still new")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    ends(child, r"triaged 0 of 18 papers; 18 still new")
 
 
 def test_the_installed_command_refuses_a_pipe(icml: Path) -> None:
@@ -650,23 +689,123 @@ def test_the_installed_command_refuses_a_pipe(icml: Path) -> None:
 def test_interest_order_changes_after_a_skip_in_a_terminal(icml: Path) -> None:
     """One paper wanted (spar2026): triage in interest order shows sharedscore2026 first,
     then correctionplanner2026 would follow; skipping sharedscore2026 re-ranks the rest
-    and pidi2026 comes next instead."""
+    and pidi2026 comes next instead. Then the new keys: ``v`` lists the next titles with
+    their scores and goes to the third, ``/`` finds SafeSeek, ``a`` completes a tag with
+    Tab, ``w`` explains the score; after quitting, ``u`` undoes the skip."""
     import pexpect
 
-    subprocess.run(
-        [str(BINARY), "--db", str(icml), "mark", "to-read", "spar2026"],
-        check=True,
-        capture_output=True,
-    )
+    for args in (("mark", "to-read", "spar2026"), ("tag", "add", "robotics", "spar2026")):
+        subprocess.run([str(BINARY), "--db", str(icml), *args], check=True, capture_output=True)
     child = spawn(icml, "--order", "interest")
-    child.expect(CLEAR + r"1/18, 0 to read, 0 skipped\r\n")
+    child.expect(CLEAR + r"2/19, 1 to read, 0 skipped\r\n")  # the inbox: all 19
     child.expect(r"A shared-score quaternion self-attention mechanism")
-    press(child, "s", r"2/18, 0 to read, 1 skipped\r\n")
+    press(child, "s", r"3/19, 1 to read, 1 skipped\r\n")
     child.expect(r"PIDI: Patched Model Inversion with Dual-Sided Initialization")
+    press(child, "v", r"3/19, 1 to read, 1 skipped\r\nNext papers, highest interest first:\r\n")
+    child.expect(r">   1  +-?\d\.\d{3}  PIDI: Patched Model Inversion")
+    child.expect(r"\r\n    3  +-?\d\.\d{3}  ([^\r\n…]{1,30})")
+    third = child.match.group(1)
+    child.expect(r"Go to number \(Enter: back, \+: more\)")
+    child.sendline("3")
+    child.expect(CLEAR + r"3/19, 1 to read, 1 skipped\r\n\r\nICML · 2026\r\n" + re.escape(third))
+    child.send("/")
+    child.expect(r"Search \(query or words; Enter: next match\)")
+    child.sendline("title:safeseek")
+    child.expect(CLEAR + r"3/19, 1 to read, 1 skipped\r\n\r\nICML · 2026\r\nSafeSeek: ")
+    child.expect(r"1 in the inbox match 'title:safeseek'; / then Enter: the next\r\n")
+    child.send("a")
+    child.expect(r"Tags: ")
+    child.send("rob\t")
+    child.expect(r"robotics")  # completed by Tab from the library's tags
+    child.sendline(", rl")
+    child.expect(CLEAR + r"3/19, ")
+    child.expect(r"\r\ntagged robotics, rl\r\n")
+    press(child, "w", r"safeseek2026: interest -?\d\.\d{4} \(from all your decisions\)\r\n")
+    child.expect(r"raised by: ")
+    press(child, " ", r"3/19, 1 to read, 1 skipped\r\n")
     child.send("q")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+    assert sql(icml, TAGS_OF, "safeseek2026") == [("rl",), ("robotics",)]
+    assert sql(icml, STATUS_OF, "sharedscore2026") == [("skipped",)]
+
+    # A new run: u undoes the skip of the earlier run and shows the paper again.
+    child = spawn(icml)
+    child.expect(CLEAR + r"3/19, 1 to read, 1 skipped\r\n")
+    press(child, "u", r"2/19, 1 to read, 0 skipped\r\n")  # one decided now
+    child.expect(r"A shared-score quaternion self-attention mechanism")
+    child.expect(r"undone: sharedscore2026 skipped \(decided before this run\)\r\n")
+    child.send("q")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert sql(icml, STATUS_OF, "sharedscore2026") == [("new",)]
+    assert sql(icml, STATUS_OF, "spar2026") == [("to-read",)]
+    assert [(old, new) for old, new, _ in history(icml)["sharedscore2026"]] == [
+        ("new", "skipped"),
+        ("skipped", "new"),
+    ]
+
+
+@pytest.mark.slow
+def test_a_short_terminal_keeps_the_title_and_progress(icml: Path) -> None:
+    """20 rows: every card has at most 19 lines, starting with the progress line and the
+    title, ending with the legend; a long abstract ends with how much ``x`` shows."""
+    import pexpect
+
+    child = spawn(icml, rows=20, cols=80)
+    legend = re.escape(triage.legend(80))
+    for n in range(1, 4):
+        child.expect(CLEAR + rf"({n}/19, .*?){legend}")
+        lines = child.match.group(1).split("\r\n")
+        assert len(lines) <= 19
+        assert lines[1:3] == ["", "ICML · 2026"]
+        assert any(line.endswith("more lines: x shows the abstract") for line in lines)
+        child.send(" ")
+    child.send("q")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+@pytest.mark.slow
+def test_scikit_learn_loads_only_when_ranking(icml: Path) -> None:
+    """``--help``, ``triage --help`` and ``triage --order added`` never import sklearn;
+    ``triage`` in interest order once there is a decision does."""
+    import pexpect
+
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('SKLEARN=%s' % ('sklearn' in sys.modules)))\n"
+        "from readinglist.cli import cli\n"
+        "cli.main(sys.argv[1:], prog_name='readinglist')\n"
+    )
+
+    def loaded(*args: str, keys: str = "") -> bool:
+        env = dict(os.environ, TERM="xterm", COLUMNS="100", LINES="50")
+        env.pop("READINGLIST_DB", None)
+        child = pexpect.spawn(
+            sys.executable,
+            ["-c", code, "--db", str(icml), *args],
+            env=env,
+            dimensions=(50, 100),
+            encoding="utf-8",
+            timeout=30,
+        )
+        if keys:
+            child.expect(r"/19, ")
+            child.send(keys)
+        child.expect(r"SKLEARN=(True|False)")
+        found = child.match.group(1) == "True"
+        child.expect(pexpect.EOF)
+        child.close()
+        return found
+
+    assert not loaded("--help")
+    assert not loaded("triage", "--help")
+    assert not loaded("triage", "--order", "added", keys="tq")
+    assert loaded("triage", keys="q")  # interest order, a paper to-read: ranks
 
 
 def test_back_key_returns_to_the_previous_paper(engine, four) -> None:

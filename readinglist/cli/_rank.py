@@ -112,11 +112,6 @@ def show_why(app: AppContext, ref: str, as_json: bool) -> None:
             }
         )
         return
-    if score is None:
-        render.echo(f"{key}: no interest score yet (mark some papers to-read, read or skipped)")
-        return
-    model = f"the model of tag {name}" if name else "all your decisions"
-    lines = [f"{key}: interest {score:.4f} (from {model})"]
-    lines.append("raised by: " + (", ".join(f"{t.term} (+{t.weight:.3f})" for t in up) or "-"))
-    lines.append("lowered by: " + (", ".join(f"{t.term} ({t.weight:.3f})" for t in down) or "-"))
-    render.echo("\n".join(lines))
+    from readinglist.triage_view import why_lines
+
+    render.echo("\n".join(why_lines(key, score, name, up, down)))

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from readinglist.cli._app import AppContext, json_option, pass_app
+from readinglist.text import counted
 
 
 @click.group("db")
@@ -129,8 +130,8 @@ def check_command(app: AppContext, repair: bool, as_json: bool) -> None:
             render.info(f"repaired: {action}")
     if not report.ok:
         hint = "; run `readinglist db check --repair`" if report.repairable and not repair else ""
-        noun = "fault" if report.fault_count == 1 else "faults"
-        raise DatabaseError(f"database check found {report.fault_count} {noun}{hint}")
+        found = counted(report.fault_count, "fault")
+        raise DatabaseError(f"database check found {found}{hint}")
 
 
 @db_group.command("backup")

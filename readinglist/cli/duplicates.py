@@ -7,6 +7,7 @@ import click
 from readinglist.cli._app import AppContext, json_option, pass_app
 from readinglist.cli._complete import complete_ref
 from readinglist.cli._query import QUERY_HELP, QueryCommand, join_query, query_argument
+from readinglist.text import counted
 
 
 @click.command("duplicates", cls=QueryCommand, epilog=QUERY_HELP)
@@ -44,7 +45,7 @@ def duplicates_command(app: AppContext, query: tuple[str, ...], as_json: bool) -
         return
     for pair in pairs:
         render.echo(f"{pair.kind:<9}  {pair.score:5.1f}  {pair.a}  {pair.b}  {pair.evidence}")
-    render.info(f"{len(pairs)} possible duplicate pair{'s' if len(pairs) != 1 else ''}")
+    render.info(counted(len(pairs), "possible duplicate pair"))
 
 
 @click.command("not-duplicate")
@@ -54,7 +55,8 @@ def duplicates_command(app: AppContext, query: tuple[str, ...], as_json: bool) -
 def not_duplicate_command(app: AppContext, first: str, second: str) -> None:
     """Remember that papers A and B are different papers.
 
-    The pair is never listed by duplicates again. Both REFs must exist (exit 3).
+    The pair is never listed by duplicates again, and merge A B refuses it (exit 4)
+    unless --force. Both REFs must exist (exit 3).
 
     \b
     Examples:

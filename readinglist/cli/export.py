@@ -14,6 +14,7 @@ from readinglist.cli._app import AppContext, output_file_option, pass_app
 from readinglist.cli._progress import progress_bar
 from readinglist.cli._query import QUERY_HELP, QueryCommand, join_query, query_argument
 from readinglist.config import sqlite_path
+from readinglist.text import counted
 
 FORMATS = ("bibtex", "biblatex", "markdown", "ris", "csl-json")
 GROUPS = ("status", "tag", "venue", "year", "priority", "none")
@@ -52,6 +53,11 @@ GROUPS = ("status", "tag", "venue", "year", "priority", "none")
     is_flag=True,
     help="Markdown: print the generation time (SOURCE_DATE_EPOCH is honoured).",
 )
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Refuse (exit 5, nothing written) when an entry has a provisional title or no author.",
+)
 @pass_app
 def export_command(
     app: AppContext,
@@ -66,12 +72,15 @@ def export_command(
     notes: bool,
     list_title: str,
     with_date: bool,
+    strict: bool,
 ) -> None:
     """Export papers as bibtex, biblatex, markdown, ris or csl-json.
 
     Exports every paper, or those the QUERY selects. BibTeX entries unchanged since
     import are written byte for byte as read; the others deterministically. Output
-    goes to stdout, or atomically to -o FILE.
+    goes to stdout, or atomically to -o FILE. Entries that are not real references
+    yet (a provisional title, no author) are counted on stderr, naming up to ten;
+    --strict refuses to write them (exit 5).
 
     \b
     Examples:
@@ -79,6 +88,7 @@ def export_command(
         readinglist export bibtex --aux paper.aux -o paper.bib
         readinglist export markdown status:to-read --abstracts -o reading.md
         readinglist export csl-json tag:thesis -o thesis.json
+        readinglist export bibtex --strict tag:thesis -o thesis.bib
     """
     from readinglist import render
     from readinglist.pipelines import exporting
@@ -98,12 +108,19 @@ def export_command(
         for message in selection.warnings:
             render.warn(message)
         count = len(selection.papers)
-        with (
-            exporting.open_output(
-                output, sys.stdout, database=sqlite_path(app.settings.database_url)
-            ) as out,
-            progress_bar(f"exporting to {output or 'stdout'}", count, "papers") as advance,
-        ):
-            exporting.write_papers(session, out, fmt, selection.papers, options, advance)
+        with progress_bar(f"exporting to {output or 'stdout'}", count, "papers") as advance:
+            audit = exporting.export_to(
+                session,
+                fmt,
+                selection.papers,
+                options,
+                output=output,
+                stdout=sys.stdout,
+                database=sqlite_path(app.settings.database_url),
+                strict=strict,
+                advance=advance,
+            )
+    if audit.count:
+        render.warn(f"{audit.summary()}; complete them with readinglist resolve")
     if output not in (None, "-"):
-        render.info(f"exported {count} papers to {output} ({fmt})")
+        render.info(f"exported {counted(count, 'paper')} to {output} ({fmt})")

@@ -11,8 +11,8 @@ from readinglist import render
 from readinglist.cli._app import AppContext, PositiveInt, pass_app
 from readinglist.cli._complete import complete_path, complete_tag
 from readinglist.cli._progress import progress_bar
-from readinglist.cli.mark import papers_phrase
 from readinglist.errors import InvalidInput
+from readinglist.text import counted
 
 if TYPE_CHECKING:
     from readinglist.library import ImportReport
@@ -128,7 +128,8 @@ def import_command(
     _summarize(run)
     if run.rejected:
         raise InvalidInput(
-            f"{_entries(run.rejected)} rejected; {run.kept} imported or merged (see above)"
+            f"{counted(run.rejected, 'entry', 'entries')} rejected; "
+            f"{run.kept} imported or merged (see above)"
         )
 
 
@@ -139,10 +140,12 @@ def _refuse_under_strict(run: ImportRun, strict: bool) -> None:
         return
     if run.rejected:
         _summarize(run)
-        raise InvalidInput(f"{_entries(run.rejected)} rejected; nothing imported (--strict)")
+        raise InvalidInput(
+            f"{counted(run.rejected, 'entry', 'entries')} rejected; nothing imported (--strict)"
+        )
     if run.replaced:
         _summarize(run)
-        lines = "1 line" if run.replaced == 1 else f"{run.replaced} lines"
+        lines = counted(run.replaced, "line")
         raise InvalidInput(f"{lines} not valid UTF-8; nothing imported (--strict)")
     if run.cleaned:
         _summarize(run)
@@ -156,10 +159,6 @@ class _DryRun(Exception):
     def __init__(self, run: ImportRun) -> None:
         super().__init__("dry run")
         self.run = run
-
-
-def _entries(count: int) -> str:
-    return f"{count} {'entry' if count == 1 else 'entries'}"
 
 
 def _summarize(run: ImportRun) -> None:
@@ -234,10 +233,15 @@ def _batches(
         render.info(f"kept {key}: {', '.join(reasons)}")
     batch = report.batch
     summary = (
-        f"undid import {batch.id} ({batch.source}): removed {papers_phrase(len(report.removed))}"
+        f"undid import {batch.id} ({batch.source}): removed {counted(len(report.removed), 'paper')}"
     )
+    if batch.format == "resolve":  # completions of papers you had, put back as they were
+        for change in report.removed:
+            render.info(f"restored {change}")
+        count = len(report.removed)
+        summary = f"undid resolve {batch.id} ({batch.source}): restored {counted(count, 'paper')}"
     if report.kept:
         summary += f", kept {len(report.kept)} you have worked on since"
-    if batch.merged:
+    if batch.merged and batch.format != "resolve":
         summary += f"; not undone: {batch.merged} merged into papers you had before"
     render.info(summary)

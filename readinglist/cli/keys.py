@@ -7,6 +7,7 @@ import click
 from readinglist.cli._app import AppContext, pass_app
 from readinglist.cli._complete import complete_ref
 from readinglist.cli._query import QUERY_OPTION_HELP
+from readinglist.text import counted, plural
 
 
 @click.command("rekey", epilog=QUERY_OPTION_HELP)
@@ -45,7 +46,10 @@ def rekey_command(
             renamed = library.adopt_source_keys(session, papers)
         for old, new in renamed:
             render.info(f"renamed {old} to {new} ({old} remains as an alias)")
-        render.info(f"{len(renamed)} of {len(papers)} selected papers took a real key")
+        render.info(
+            f"{len(renamed)} of {counted(len(papers), 'selected paper')} "
+            f"{plural(len(papers), 'took a real key', 'took real keys')}"
+        )
         return
     if ref is None or new_key is None or query_text is not None:
         raise click.UsageError("give REF and NEW (or --source -q QUERY)")
@@ -66,9 +70,15 @@ def rekey_command(
     help="Take the other value of FIELD that a merge kept in KEEP's history (repeatable).",
 )
 @click.option("--history", is_flag=True, help="List the other values kept in KEEP's merge history.")
+@click.option("--force", is_flag=True, help="Merge even a pair marked with not-duplicate.")
 @pass_app
 def merge_command(
-    app: AppContext, keep: str, others: tuple[str, ...], take: tuple[str, ...], history: bool
+    app: AppContext,
+    keep: str,
+    others: tuple[str, ...],
+    take: tuple[str, ...],
+    history: bool,
+    force: bool,
 ) -> None:
     """Merge duplicate papers OTHER... into KEEP; their keys become aliases of KEEP.
 
@@ -77,6 +87,7 @@ def merge_command(
     key is replaced; values both have stay KEEP's, and the others' are kept in
     KEEP's merge history (--history lists them, --take FIELD takes one); tags,
     notes and status history are united; KEEP's status, priority and notes stay.
+    A pair marked with not-duplicate is refused (exit 4) unless --force.
 
     \b
     Examples:
@@ -93,7 +104,7 @@ def merge_command(
         if others:
             merged = library.resolve_many(session, others)
             keys = [p.citekey for p in merged]
-            filled = library.merge_papers(session, target, merged)
+            filled = library.merge_papers(session, target, merged, force=force)
             extra = f" (filled: {', '.join(filled)})" if filled else ""
             render.info(f"merged {', '.join(keys)} into {target.citekey}{extra}")
         for name in take:

@@ -11,6 +11,7 @@ from readinglist.cli._app import AppContext, pass_app
 from readinglist.cli._complete import complete_query_option, complete_ref
 from readinglist.cli._query import QUERY_OPTION_HELP
 from readinglist.records import PRIORITY_LEVELS, STATUSES
+from readinglist.text import counted
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -46,11 +47,6 @@ def json_changes_option(func: F) -> F:
     )(func)
 
 
-def papers_phrase(count: int) -> str:
-    """Return ``"1 paper"`` or ``"N papers"``."""
-    return f"{count} paper" if count == 1 else f"{count} papers"
-
-
 def report_changes(
     verb: str, keys: list[str], changed: list[str], as_json: bool, already: str
 ) -> None:
@@ -68,7 +64,7 @@ def report_changes(
     if not keys:
         render.info("no paper matches the query; nothing changed")
         return
-    message = verb.format(n=papers_phrase(len(changed)))
+    message = verb.format(n=counted(len(changed), "paper"))
     if unchanged:
         message += f" ({len(unchanged)} {already})"
     render.info(message)

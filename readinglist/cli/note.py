@@ -6,6 +6,7 @@ import click
 
 from readinglist.cli._app import AppContext, PositiveInt, edit_text, json_option, pass_app
 from readinglist.cli._complete import complete_ref
+from readinglist.text import plural
 
 
 @click.group("note")
@@ -161,5 +162,4 @@ def note_rm_command(app: AppContext, note_ids: tuple[int, ...]) -> None:
         notes = library.get_notes(session, note_ids)
         described = [f"{n.id} ({n.paper.citekey})" for n in notes]
         library.delete_notes(session, notes)
-    noun = "note" if len(described) == 1 else "notes"
-    render.info(f"removed {noun} {', '.join(described)}")
+    render.info(f"removed {plural(len(described), 'note')} {', '.join(described)}")

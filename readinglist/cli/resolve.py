@@ -14,7 +14,7 @@ from readinglist.errors import UsageError
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-    from readinglist.library.resolving import ResolveReport, Search
+    from readinglist.library.resolving import Found, ResolveReport, Search
     from readinglist.records import PaperRecord
     from readinglist.sources.http import HttpClient
 
@@ -88,9 +88,10 @@ def resolve_command(
         raise click.UsageError("--service needs --online")
     records = _read_sources(sources, fmt) if sources else []
     text = join_query(query)
+    found = _search_online(app, text, records, sources, services) if online else None
     try:
         with app.session() as session:
-            report = _run(session, text, records, sources, online, services)
+            report = _run(session, text, records, sources, found)
             _show(report, dry_run)
             if dry_run:
                 raise _DryRun
@@ -98,15 +99,50 @@ def resolve_command(
         pass
 
 
+def _search_online(
+    app: AppContext,
+    text: str,
+    records: list[PaperRecord],
+    sources: tuple[str, ...],
+    services: tuple[str, ...],
+) -> list[Found]:
+    """Ask the online services about the papers that need it, with no transaction open
+    while they answer (issue 13: a ``mark`` from another terminal is never locked out).
+
+    The papers are read in a short transaction (the --from completions are applied
+    there and rolled back, so only what the files leave incomplete is asked about);
+    the answers are written later by :func:`_run`, in one short transaction.
+    """
+    from readinglist.library import resolving
+
+    with app.session(write=False) as session:
+        papers = resolving.select_incomplete(session, text)
+        if records and papers:
+            with session.begin_nested() as attempt:
+                resolving.resolve_records(session, papers, records, source="")
+                papers = [p for p in papers if resolving.needs_completion(p)]
+                pending = resolving.read_pending(papers)
+                attempt.rollback()
+        else:
+            pending = resolving.read_pending(papers)
+    if not pending:
+        return []
+    finder, client = _finder(services)
+    try:
+        return resolving.search_online(pending, finder)
+    finally:
+        client.close()
+
+
 def _run(
     session: Session,
     text: str,
     records: list[PaperRecord],
     sources: tuple[str, ...],
-    online: bool,
-    services: tuple[str, ...],
+    found: list[Found] | None,
 ) -> ResolveReport:
-    """Select the papers and complete them from the files, then online."""
+    """Select the papers and complete them from the files, then from what the online
+    services ``found`` (None: not asked)."""
     from readinglist.library import resolving
 
     papers = resolving.select_incomplete(session, text)
@@ -116,12 +152,8 @@ def _run(
             session, papers, records, source="resolve --from " + " ".join(sources)
         )
         papers = [p for p in papers if resolving.needs_completion(p)]
-    if online and papers:
-        finder, client = _finder(services)
-        try:
-            more = resolving.resolve_online(session, papers, finder, source="resolve --online")
-        finally:
-            client.close()
+    if found is not None and papers:
+        more = resolving.complete_found(session, papers, found, source="resolve --online")
         done = {c.key for c in report.completions}
         report.completions += more.completions
         report.unmatched = [k for k in more.unmatched if k not in done]
@@ -169,6 +201,7 @@ def _read_sources(paths: tuple[str, ...], fmt: str) -> list[PaperRecord]:
 def _show(report: ResolveReport, dry_run: bool) -> None:
     """Each completion (stdout: key, source, evidence, what it fills), then a summary."""
     from readinglist import render
+    from readinglist.text import counted
 
     verb = "would fill" if dry_run else "filled"
     for c in report.completions:
@@ -177,7 +210,7 @@ def _show(report: ResolveReport, dry_run: bool) -> None:
         key = f"{c.key} -> {c.new_key}" if c.new_key else c.key
         render.echo(f"{key}: {c.source} ({c.evidence}); {verb} {', '.join(c.filled)}")
     summary = (
-        f"{report.completed} of {report.selected} incomplete papers "
+        f"{report.completed} of {counted(report.selected, 'incomplete paper')} "
         f"{'would be ' if dry_run else ''}completed, {len(report.unmatched)} not found"
     )
     if dry_run:

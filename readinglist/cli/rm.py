@@ -8,7 +8,8 @@ import click
 
 from readinglist.cli._app import AppContext, pass_app
 from readinglist.cli._query import QUERY_OPTION_HELP
-from readinglist.cli.mark import papers_phrase, query_option, refs_argument
+from readinglist.cli.mark import query_option, refs_argument
+from readinglist.text import counted
 
 
 def stdin_is_terminal() -> bool:
@@ -47,7 +48,7 @@ def rm_command(app: AppContext, refs: tuple[str, ...], query_text: str | None, y
         return
     if not yes:
         shown = ", ".join(keys[:10]) + (f" and {len(keys) - 10} more" if len(keys) > 10 else "")
-        if not click.confirm(f"Remove {papers_phrase(len(keys))} ({shown})?", err=True):
+        if not click.confirm(f"Remove {counted(len(keys), 'paper')} ({shown})?", err=True):
             render.info("nothing removed")
             return
     with app.session() as session:  # the question is asked outside the write lock
@@ -55,4 +56,4 @@ def rm_command(app: AppContext, refs: tuple[str, ...], query_text: str | None, y
         tag_ids = [t.id for p in papers for t in p.tags]
         library.delete_papers(session, papers)
         library.delete_unused_tags(session, tag_ids)
-    render.info(f"removed {papers_phrase(len(keys))}: {', '.join(keys)}")
+    render.info(f"removed {counted(len(keys), 'paper')}: {', '.join(keys)}")

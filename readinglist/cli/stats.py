@@ -8,6 +8,7 @@ import click
 
 from readinglist.cli._app import AppContext, json_option, pass_app
 from readinglist.cli._query import QUERY_HELP, QueryCommand, join_query, query_argument
+from readinglist.text import counted
 
 
 def stats_json(stats: dict[str, Any]) -> dict[str, Any]:
@@ -36,7 +37,7 @@ def stats_text(stats: dict[str, Any]) -> str:
     ]
     width = max([len(label) for _, rows in sections for label, _ in rows] + [8])
     count = stats["papers"]
-    lines = [f"{count} paper" if count == 1 else f"{count} papers"]
+    lines = [counted(count, "paper")]
     for title, rows in sections:
         if not rows:
             continue

@@ -9,11 +9,11 @@ from readinglist.cli._complete import complete_tag
 from readinglist.cli._query import QUERY_OPTION_HELP
 from readinglist.cli.mark import (
     json_changes_option,
-    papers_phrase,
     query_option,
     refs_argument,
     report_changes,
 )
+from readinglist.text import counted
 
 
 @click.group("tag")
@@ -135,7 +135,7 @@ def tag_rename_command(app: AppContext, old: str, new: str) -> None:
 
     with app.session() as session:
         before, count = library.rename_tag(session, old, new)
-    render.info(f"renamed tag {before} to {new.strip()} ({papers_phrase(count)})")
+    render.info(f"renamed tag {before} to {new.strip()} ({counted(count, 'paper')})")
 
 
 @tag_group.command("merge")
@@ -161,4 +161,4 @@ def tag_merge_command(app: AppContext, tags: tuple[str, ...]) -> None:
     *sources, target = tags
     with app.session() as session:
         name, count = library.merge_tags(session, sources, target)
-    render.info(f"merged {', '.join(sources)} into {name} ({papers_phrase(count)})")
+    render.info(f"merged {', '.join(sources)} into {name} ({counted(count, 'paper')})")

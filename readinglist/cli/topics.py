@@ -9,6 +9,7 @@ import click
 
 from readinglist.cli._app import AppContext, json_option, pass_app
 from readinglist.cli._query import QUERY_HELP, QueryCommand, join_query, query_argument
+from readinglist.text import counted
 
 
 @click.command("topics", cls=QueryCommand, epilog=QUERY_HELP)
@@ -77,7 +78,7 @@ def topics_command(
         return
     for row in rows:
         counts = ", ".join(f"{n} {s}" for s, n in row["statuses"].items())
-        render.echo(f"{row['label']}  ({row['count']} papers: {counts})")
+        render.echo(f"{row['label']}  ({counted(row['count'], 'paper')}: {counts})")
         render.echo("    " + "; ".join(row["terms"]))
     if write_tags:
-        render.info(f"tagged {len(papers)} papers with topic/<label> tags")
+        render.info(f"tagged {counted(len(papers), 'paper')} with topic/<label> tags")

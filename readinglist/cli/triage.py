@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -56,6 +56,10 @@ class ClickTerminal:
         """Return the terminal's columns ($COLUMNS first, as shutil does)."""
         return shutil.get_terminal_size((80, 24)).columns
 
+    def height(self) -> int:
+        """Return the terminal's rows ($LINES first, as shutil does)."""
+        return shutil.get_terminal_size((80, 24)).lines
+
     def show(self, text: str) -> None:
         """Clear the screen (not on a dumb terminal, which cannot) and draw ``text``."""
         if os.environ.get("TERM") == "dumb":
@@ -84,11 +88,12 @@ class ClickTerminal:
             self.pending = [chunk] if chunk.startswith("\x1b") else list(chunk)
         return self.pending.pop(0)
 
-    def prompt(self, label: str, default: str = "") -> str | None:
+    def prompt(self, label: str, default: str = "", complete: Sequence[str] = ()) -> str | None:
         """Ask for a line (in cooked mode, with echo); None when empty or cancelled.
 
         Keys typed ahead of the prompt start the answer; otherwise ``default`` is
-        prefilled, editable (readline), e.g. the current title for ``e``.
+        prefilled, editable (readline), e.g. the current title for ``e``. Tab completes
+        the word being typed from ``complete`` (readline), e.g. the tags for ``a``.
         """
         ahead = "".join(self.pending)
         self.pending = []
@@ -97,7 +102,7 @@ class ClickTerminal:
                 line, rest = ahead.split(end, 1)
                 self.pending = list(rest.lstrip("\r\n"))
                 return line.strip() or None
-        with self._cooked(), _prefilled("" if ahead else default):
+        with self._cooked(), _prefilled("" if ahead else default), _completing(complete):
             try:
                 answer: str = click.prompt(
                     f"{label}: {ahead}", default="", show_default=False, prompt_suffix=""
@@ -149,6 +154,44 @@ def _prefilled(text: str) -> Iterator[None]:
         readline.set_startup_hook(None)
 
 
+def complete_word(word: str, names: Sequence[str]) -> list[str]:
+    """Return the ``names`` that start with ``word`` (case-insensitive), in their order
+    (the tags most used first), for Tab in the ``a`` prompt."""
+    folded = word.casefold()
+    return [name for name in names if name.casefold().startswith(folded)]
+
+
+@contextmanager
+def _completing(names: Sequence[str]) -> Iterator[None]:
+    """Let Tab complete a word (separated by spaces or commas) from ``names`` in the next
+    ``input()`` line (when readline is available); the previous completer comes back."""
+    try:
+        import readline
+    except ImportError:  # pragma: no cover - no readline on this platform
+        yield
+        return
+    if not names:
+        yield
+        return
+    found: list[str] = []
+
+    def completer(text: str, state: int) -> str | None:
+        if state == 0:
+            found[:] = complete_word(text, names)
+        return found[state] if state < len(found) else None
+
+    old, delims = readline.get_completer(), readline.get_completer_delims()
+    readline.set_completer(completer)
+    readline.set_completer_delims(" ,\t\n")
+    binding = "bind ^I rl_complete" if "libedit" in (readline.__doc__ or "") else "tab: complete"
+    readline.parse_and_bind(binding)
+    try:
+        yield
+    finally:
+        readline.set_completer(old)
+        readline.set_completer_delims(delims)
+
+
 @click.command("triage", cls=QueryCommand, epilog=QUERY_HELP)
 @query_argument
 @click.option(
@@ -185,7 +228,9 @@ def triage_command(
     Shows each new paper, oldest import first (with a QUERY, the new papers it
     selects; with --all or a status: term, every paper it selects), with its
     abstract, and takes single keys: t to-read, s skip, r reading, d read, h/m/l
-    priority, a tag, n note, e title, o open the link, u undo, space next, q quit,
+    priority, a tag (Tab completes), n note, e title, o open the link, u undo
+    (also decisions made before you quit), space next, b back, v overview of the
+    next titles, / search the inbox, w why this score, x the whole abstract, q quit,
     ? help. Every decision is saved at once: quit at any time and run it again to
     go on where you stopped. Once you have decided on some papers, the most
     interesting come first (learned from your decisions, on this machine) and the
@@ -201,7 +246,7 @@ def triage_command(
         readinglist triage --like "offline reinforcement learning"
         readinglist triage --order added
     """
-    from readinglist import library, render, triage
+    from readinglist import library, render, triage, triage_inbox
     from readinglist.errors import UsageError
 
     if not sys.stdin.isatty():
@@ -214,12 +259,16 @@ def triage_command(
     ranker = None
     with app.session(write=False) as session:
         ids = library.triage_queue(session, text, only_new=only_new)
+        scope = set(library.triage_queue(session, text, only_new=False)) if text.strip() else None
+        earlier = triage_inbox.inbox_decided(session, ids, scope) if only_new else {}
+        if not ids and only_new:  # nothing new: the end screen, if u has something to undo
+            earlier = triage_inbox.undoable_inbox(session, scope)
         if ids and order == "interest":
             from readinglist.ranking.ranker import Ranker
 
             ranker = Ranker.open(session, app.settings.database_url, like=like)
             ids = ranker.order(ids)
-    if not ids:
+    if not ids and not earlier:
         render.info("nothing to triage" + (": no paper has status new" if only_new else ""))
         return
     terminal = ClickTerminal()
@@ -229,6 +278,8 @@ def triage_command(
         terminal,
         read_factory=lambda: app.session(write=False),
         ranker=ranker,
+        earlier=earlier,
+        scope=scope,
     )
     with terminal.keys_mode():
         summary = run.run()

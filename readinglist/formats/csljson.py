@@ -46,7 +46,8 @@ Mapping (reading; writing is the inverse):
                             (``chapter-number``), pagetotal (``number-of-pages``)
 ``custom``                  CSL 1.0.2's object for data without a variable: our
                             ``arxiv``, ``code_url``, ``short_name``,
-                            ``title_provisional`` and ``tags`` (the paper's
+                            ``title_provisional``, ``citekey_provisional``
+                            (the provisional marks) and ``tags`` (the paper's
                             tags); other keys -> ``csl_custom``
 anything else               ``fields["csl_<variable>"]``: strings as they are, other
                             values as compact JSON (``accessed``, ``translator`` ...)
@@ -76,7 +77,7 @@ from readinglist.formats.rules import (
     publisher_of,
 )
 from readinglist.identifiers import arxiv_from_doi, normalize_arxiv, normalize_doi
-from readinglist.records import PaperRecord, ParseProblem, ParseResult, Person
+from readinglist.records import PaperRecord, ParseProblem, ParseResult, Person, provisional_marks
 from readinglist.text import readable
 
 __all__ = ["CSL_TYPES", "ENTRY_TYPES", "read", "write", "write_chunks"]
@@ -171,7 +172,15 @@ _HANDLED = frozenset(
 #: The id :func:`write` gives a record without a citation key (read back silently).
 _DAY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _WRITTEN_ID = re.compile(r"^item \d+$")
-_CUSTOM_KEYS = ("arxiv", "code_url", "short_name", "tags", "title_provisional", "url")
+_CUSTOM_KEYS = (
+    "arxiv",
+    "citekey_provisional",
+    "code_url",
+    "short_name",
+    "tags",
+    "title_provisional",
+    "url",
+)
 
 #: ``csl_*`` fields that are not a variable of their own.
 _KEPT_OTHERWISE = ("csl_type", "csl_id", "csl_custom")
@@ -484,6 +493,7 @@ def _record(
         entry_type=entry_type,
         title=title,
         title_provisional=ours.get("title_provisional") is True,
+        citekey_provisional=ours.get("citekey_provisional") is True,
         short_name=_text(ours.get("short_name")),
         authors=authors,
         editors=editors,
@@ -599,9 +609,15 @@ def _custom_object(record: PaperRecord) -> dict[str, Any]:
             custom["url"] = record.url  # else the reader takes URL for the copied code link
     if record.short_name:
         custom["short_name"] = record.short_name
-    if record.title_provisional:
-        custom["title_provisional"] = True
+    custom.update(_marks_object(record))
     return custom
+
+
+def _marks_object(record: PaperRecord) -> dict[str, bool]:
+    """The provisional marks (:func:`readinglist.records.provisional_marks`) as
+    ``custom`` keys: ``title_provisional``, ``citekey_provisional`` (true)."""
+    names = {"title": "title_provisional", "key": "citekey_provisional"}
+    return {names[mark]: True for mark in provisional_marks(record)}
 
 
 def _field_variables(record: PaperRecord, csl_type: str) -> dict[str, Any]:

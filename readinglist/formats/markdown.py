@@ -74,7 +74,7 @@ from readinglist.records import (
     ParseResult,
     Person,
 )
-from readinglist.text import readable_paragraphs
+from readinglist.text import counted, readable_paragraphs
 
 __all__ = [
     "FORMAT_VERSION",
@@ -291,8 +291,7 @@ def _summary(records: Sequence[PaperRecord]) -> str:
     for record in records:
         by_status[_status_of(record)] += 1
     parts = [f"{n} {_STATUS_HEADINGS[s].lower()}" for s, n in by_status.items() if n]
-    noun = "paper" if count == 1 else "papers"
-    return f"{count} {noun}: {', '.join(parts)}."
+    return f"{counted(count, 'paper')}: {', '.join(parts)}."
 
 
 def write(

@@ -40,6 +40,8 @@ Tag -> PaperRecord mapping (each step is a function ``_<step>(entry)`` below):
 * ``VL``, ``IS``, ``SP``/``EP``: ``fields`` volume, number, pages (``SP--EP``).
 * ``PB``, ``CY``, ``SN``, ``ET``, ``LA``: ``fields`` publisher, address, issn (isbn
   for books and chapters), edition, language.
+* ``C8  - readinglist-provisional: title, key``: the provisional marks our exports
+  write (:func:`readinglist.records.provisional_marks`); other ``C8`` values are kept.
 * anything else: ``fields["ris_<tag>"]`` (e.g. ``ris_n1``, ``ris_ad``); repeated
   tags, and further values of a mapped tag, are joined by newlines.
 
@@ -77,7 +79,17 @@ from readinglist.formats.rules import (
     year_month,
 )
 from readinglist.identifiers import arxiv_from_doi, normalize_doi
-from readinglist.records import PaperRecord, ParseProblem, ParseResult, Person
+from readinglist.records import (
+    PROVISIONAL_FIELD,
+    PaperRecord,
+    ParseProblem,
+    ParseResult,
+    Person,
+    format_marks,
+    parse_marks,
+    provisional_marks,
+    with_marks,
+)
 from readinglist.text import readable
 
 __all__ = ["ENTRY_TYPES", "RIS_TYPES", "read", "write", "write_chunks"]
@@ -412,6 +424,7 @@ def _record(chunk: Chunk, source: str) -> tuple[PaperRecord, list[ParseProblem]]
     doi = _doi(entry)
     url, code_url, arxiv = _links(entry, arxiv_from_doi(doi))
     _fields(entry, entry_type)
+    marks = _marks(entry)
     entry.keep_unused()
     record = PaperRecord(
         citekey=citekey,
@@ -432,7 +445,28 @@ def _record(chunk: Chunk, source: str) -> tuple[PaperRecord, list[ParseProblem]]
         source_text=None,
         line=chunk.start,
     )
-    return record, entry.problems
+    return with_marks(record, marks), entry.problems
+
+
+#: The RIS tag of our provisional marks (a custom field of the RIS specification).
+MARK_TAG = "C8"
+_MARK_PREFIX = PROVISIONAL_FIELD + ":"
+
+
+def _marks(entry: _Entry) -> tuple[str, ...]:
+    """The provisional marks of a ``C8  - readinglist-provisional: title, key`` line
+    (:func:`readinglist.records.parse_marks`); other ``C8`` values are kept."""
+    values = entry.take(MARK_TAG)
+    ours = [v for v in values if v.strip().lower().startswith(_MARK_PREFIX)]
+    entry.keep(MARK_TAG, [v for v in values if v not in ours])
+    return tuple(m for v in ours for m in parse_marks(v.strip()[len(_MARK_PREFIX) :]))
+
+
+def _mark_pairs(record: PaperRecord) -> Iterator[tuple[str, str]]:
+    """``C8  - readinglist-provisional: title, key`` for a provisional record."""
+    marks = provisional_marks(record)
+    if marks:
+        yield MARK_TAG, f"{PROVISIONAL_FIELD}: {format_marks(marks)}"
 
 
 def read(text: str, source: str = "<stdin>") -> ParseResult:
@@ -591,6 +625,7 @@ def _pairs(record: PaperRecord, tags_as_keywords: bool) -> Iterator[tuple[str, s
     yield from _field_pairs(record, fields)
     yield from _link_pairs(record)
     yield from _text_pairs(record, fields, tags_as_keywords)
+    yield from _mark_pairs(record)
     yield from _kept_pairs(fields)
 
 

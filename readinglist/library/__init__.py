@@ -40,7 +40,6 @@ from readinglist.library._sql import CHUNK, IMPORT_LOCK, insert_or_ignore
 from readinglist.library.duplicates import (
     Match,
     Pair,
-    are_not_duplicates,
     duplicate_pairs,
     match_records,
     not_duplicate,
@@ -57,9 +56,11 @@ from readinglist.library.listing import (
 )
 from readinglist.library.merging import (
     adopt_source_keys,
+    are_not_duplicates,
     complete_paper,
     conflicts_of,
     take_conflict,
+    undo_completions,
 )
 from readinglist.library.notes import (
     add_note,
@@ -191,6 +192,7 @@ __all__ = [
     "to_record",
     "touch",
     "triage_queue",
+    "undo_completions",
     "update_note",
     "update_paper",
 ]

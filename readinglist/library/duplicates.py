@@ -50,7 +50,13 @@ def match_records(
     provisional title or key), by the import's rules; one :class:`Match` per record, in
     order. Reads only; nothing is written.
     """
-    pool = load_pool(session, paper_ids)
+    return match_in_pool(load_pool(session, paper_ids), records)
+
+
+def match_in_pool(pool: Pool, records: Sequence[PaperRecord]) -> list[Match]:
+    """:func:`match_records` against the papers of ``pool`` (``matching.Pool``, filled
+    from the database or with candidates held in memory: ``resolve --online`` matches
+    what a service answers without a transaction open). No database access."""
     index = Index()
     for cand in pool.cands.values():
         values = cand.values
@@ -170,12 +176,3 @@ def not_duplicate(session: Session, a: Paper, b: Paper) -> bool:
     session.add(NotDuplicate(low_id=low, high_id=high))
     session.flush()
     return True
-
-
-def are_not_duplicates(session: Session, a: int, b: int) -> bool:
-    """True when the user said papers ``a`` and ``b`` (ids) are different."""
-    low, high = sorted((a, b))
-    stmt = select(NotDuplicate.low_id).where(
-        NotDuplicate.low_id == low, NotDuplicate.high_id == high
-    )
-    return session.scalar(stmt) is not None

@@ -359,6 +359,7 @@ class Importer:
         chunk.new_records.append(final)
         if all_tags:
             chunk.tag_links.append((row, all_tags))
+        self._claim_aliases(record.aliases, key, row, chunk.aliases)
         cand = Candidate(
             None,
             key,
@@ -388,8 +389,11 @@ class Importer:
             "source_text": final.source_text,
             "source_digest": bibliographic_digest(final) if keep_source else None,
             "source_check": final.source_check if keep_source else None,
-            "citekey_provisional": citekeys.is_provisional_key(final)
-            and (key != item.record.citekey or final.title_provisional),
+            "citekey_provisional": final.citekey_provisional
+            or (
+                citekeys.is_provisional_key(final)
+                and (key != item.record.citekey or final.title_provisional)
+            ),
             "status": item.record.status or "new",
             "priority": None,
             "added_at": self.now,
@@ -471,14 +475,22 @@ class Importer:
         """Keep a merged duplicate's own citation key as an alias of the paper it went
         into (when the key is valid and used by no paper or alias), so that a document
         citing it still resolves (``show``, ``export --aux``)."""
-        key = record.citekey
-        if not key or not citekeys.is_valid_key(key) or key.lower() == dup.key.lower():
-            return
-        if self.keys.taken(key.lower(), key):
-            return
-        self.keys.claim(key)
         target = dup.paper_id if dup.paper_id is not None else dup.pending
         if target is not None:
+            self._claim_aliases((record.citekey or "", *record.aliases), dup.key, target, aliases)
+
+    def _claim_aliases(
+        self, keys: Iterable[str], own: str, target: Target, aliases: list[tuple[Target, str]]
+    ) -> None:
+        """Make each of ``keys`` (a merged record's key, a record's biblatex ``ids``) an
+        alias of ``target`` (whose key is ``own``) when it is a valid key used by no
+        paper or alias; the others are left out."""
+        for key in keys:
+            if not key or not citekeys.is_valid_key(key) or key.lower() == own.lower():
+                continue
+            if self.keys.taken(key.lower(), key):
+                continue
+            self.keys.claim(key)
             aliases.append((target, key))
 
     def finish(

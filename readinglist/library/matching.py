@@ -244,6 +244,10 @@ def merge_into(dup: Candidate, record: PaperRecord) -> MergePlan:
     import, with the title and abstract keys that follow)."""
     plan = plan_merge(dup.values, dup.authors, dup.editors, record)
     changed = derived_values(plan.values)
+    if dup.pending is not None and changed:
+        # As :func:`apply_merges` does for a stored paper: merged data is no longer
+        # the source text's, whichever chunk of the import the paper came from.
+        changed["source_digest"] = None
     dup.values.update(changed if dup.pending is not None else plan.values)
     if "title" in plan.values:
         dup.title = plan.values["title"]

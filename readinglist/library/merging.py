@@ -29,10 +29,11 @@ from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
 from readinglist import citekeys, dedupe
+from readinglist.digest import json_digest
 from readinglist.library.refs import key_taken
 from readinglist.library.rows import insert_people, person_key, person_record, record_values
 from readinglist.library.search import refresh_search_text
-from readinglist.models import Alias, MergeConflict, Paper, utcnow
+from readinglist.models import Alias, MergeConflict, NotDuplicate, Paper, PaperPerson, utcnow
 from readinglist.prepare import normalize_record
 from readinglist.records import (
     COLUMN_FIELDS,
@@ -310,13 +311,31 @@ def adopt_key(session: Session, paper: Paper, new_key: str) -> str | None:
 
 
 def complete_paper(
-    session: Session, paper: Paper, record: PaperRecord, *, source: str
+    session: Session,
+    paper: Paper,
+    record: PaperRecord,
+    *,
+    source: str,
+    undo_batch: int | None = None,
 ) -> list[str]:
     """Complete ``paper`` from ``record`` (another record of the same paper) by
     :func:`plan_merge`; write the conflicts to the merge history under ``source``; give
     a provisional paper the record's key (old key an alias). Returns the names filled
     (``"key"`` included when the key changed). Flushes, never commits.
+
+    With ``undo_batch`` (``resolve``'s import batch), the paper as it was is kept in the
+    merge history (:func:`remember_before`), so ``import --undo`` can put it back
+    (:func:`undo_completions`).
     """
+    before = paper_snapshot(paper) if undo_batch is not None else None
+    filled = _complete(session, paper, record, source)
+    if before is not None and undo_batch is not None and filled:
+        remember_before(session, paper, before, undo_batch, source)
+    return filled
+
+
+def _complete(session: Session, paper: Paper, record: PaperRecord, source: str) -> list[str]:
+    """:func:`complete_paper`'s work."""
     record = normalize_record(record)
     authors = [person_record(pp.person) for pp in paper.people if pp.role == "author"]
     editors = [person_record(pp.person) for pp in paper.people if pp.role == "editor"]
@@ -352,7 +371,11 @@ def take_conflict(session: Session, paper: Paper, name: str) -> Any:
 
     row = session.scalars(
         select(MergeConflict)
-        .where(MergeConflict.paper_id == paper.id, MergeConflict.field == name)
+        .where(
+            MergeConflict.paper_id == paper.id,
+            MergeConflict.field == name,
+            MergeConflict.field != BEFORE_FIELD,
+        )
         .order_by(MergeConflict.id.desc())
     ).first()
     if row is None:
@@ -426,6 +449,134 @@ def conflicts_of(session: Session, paper: Paper) -> list[tuple[str, Any, str]]:
     """The other values the merge history keeps for ``paper``: (field, value, source),
     oldest first."""
     rows = session.scalars(
-        select(MergeConflict).where(MergeConflict.paper_id == paper.id).order_by(MergeConflict.id)
+        select(MergeConflict)
+        .where(MergeConflict.paper_id == paper.id, MergeConflict.field != BEFORE_FIELD)
+        .order_by(MergeConflict.id)
     )
     return [(r.field, r.value.get("value"), r.source) for r in rows]
+
+
+def are_not_duplicates(session: Session, a: int, b: int) -> bool:
+    """True when the user said papers ``a`` and ``b`` (ids) are different
+    (``readinglist not-duplicate``): ``duplicates`` never offers the pair, and ``merge``
+    refuses it without ``--force`` (``library.papers.merge_papers``)."""
+    low, high = sorted((a, b))
+    stmt = select(NotDuplicate.low_id).where(
+        NotDuplicate.low_id == low, NotDuplicate.high_id == high
+    )
+    return session.scalar(stmt) is not None
+
+
+# --- undoing resolve's completions (issue 13 item 5) ----------------------------------------------
+
+#: The merge-history field under which ``resolve`` keeps a paper as it was before a
+#: completion (never listed by ``merge --history`` nor taken by ``--take``).
+BEFORE_FIELD = "(before resolve)"
+#: The ``papers`` columns a completion may change and an undo puts back.
+_SNAPSHOT_COLUMNS = (
+    *(name for name in FILLABLE),
+    "title_provisional",
+    "citekey",
+    "citekey_provisional",
+    "entry_type",
+    "fields",
+    "source_text",
+    "source_digest",
+    "source_check",
+    "title_key",
+    "abstract_key",
+)
+
+
+def paper_snapshot(paper: Paper) -> dict[str, Any]:
+    """The bibliographic state of ``paper`` (its :data:`_SNAPSHOT_COLUMNS` and people)
+    as JSON-ready data, for :func:`undo_completions`."""
+    data: dict[str, Any] = {name: getattr(paper, name) for name in _SNAPSHOT_COLUMNS}
+    data["fields"] = dict(paper.fields or {})
+    for role in ("author", "editor"):
+        data[role] = [asdict(person_record(pp.person)) for pp in paper.people if pp.role == role]
+    return data
+
+
+def _state_digest(session: Session, paper: Paper) -> str:
+    """The digest of ``paper``'s bibliographic state (:func:`paper_snapshot`)."""
+    session.flush()
+    session.expire(paper, ["people"])
+    return json_digest(paper_snapshot(paper))
+
+
+def remember_before(
+    session: Session, paper: Paper, before: dict[str, Any], batch_id: int, source: str
+) -> None:
+    """Keep ``before`` (:func:`paper_snapshot` taken before ``resolve`` completed
+    ``paper`` from ``source``) in the merge history under import batch ``batch_id``,
+    with the digest of the state the completion left."""
+    value = {"batch": batch_id, "source": source, "before": before}
+    value["after"] = _state_digest(session, paper)
+    session.add(MergeConflict(paper_id=paper.id, field=BEFORE_FIELD, value=value, source=source))
+    session.flush()
+
+
+def undo_completions(session: Session, batch_id: int) -> tuple[list[str], list[tuple[str, str]]]:
+    """Put back every paper ``resolve``'s import batch ``batch_id`` completed, as it was
+    before (columns, people, key: the key it was given is dropped, the old one is its
+    key again), and drop the merge history that completion wrote.
+
+    Returns the keys restored and ``(key, reason)`` of papers kept as they are because
+    their bibliographic data changed since (an edit, a later merge or resolve).
+    """
+    rows = list(
+        session.scalars(
+            select(MergeConflict)
+            .where(MergeConflict.field == BEFORE_FIELD)
+            .order_by(MergeConflict.paper_id, MergeConflict.id)
+        )
+    )
+    by_paper: dict[int, list[MergeConflict]] = {}
+    for row in rows:
+        if row.value.get("batch") == batch_id:
+            by_paper.setdefault(row.paper_id, []).append(row)
+    restored: list[str] = []
+    kept: list[tuple[str, str]] = []
+    for paper_id, mine in by_paper.items():
+        paper = session.get(Paper, paper_id)
+        if paper is None:
+            continue
+        if _state_digest(session, paper) != mine[-1].value.get("after"):
+            kept.append((paper.citekey, "changed since resolve"))
+            continue
+        key = paper.citekey
+        _restore(session, paper, mine[0].value["before"])
+        sources = {row.value.get("source") for row in mine}
+        session.execute(
+            delete(MergeConflict).where(
+                MergeConflict.paper_id == paper_id,
+                MergeConflict.source.in_(sources) | MergeConflict.id.in_([r.id for r in mine]),
+            )
+        )
+        restored.append(f"{key} -> {paper.citekey}" if key != paper.citekey else key)
+    if restored:
+        refresh_search_text(session, list(by_paper))
+    return restored, kept
+
+
+def _restore(session: Session, paper: Paper, before: dict[str, Any]) -> None:
+    """Give ``paper`` the state ``before`` (:func:`paper_snapshot`)."""
+    old = str(before["citekey"])
+    if paper.citekey != old:
+        session.execute(
+            delete(Alias).where(Alias.paper_id == paper.id, Alias.alias_folded == old.lower())
+        )
+        session.flush()
+        paper.citekey_folded = old.lower()
+    for name in _SNAPSHOT_COLUMNS:
+        setattr(paper, name, before[name])
+    paper.updated_at = utcnow()
+    session.execute(delete(PaperPerson).where(PaperPerson.paper_id == paper.id))
+    people = PaperRecord(
+        authors=tuple(Person(**p) for p in before["author"]),
+        editors=tuple(Person(**p) for p in before["editor"]),
+    )
+    session.flush()
+    insert_people(session, [people], [paper.id])
+    session.expire(paper, ["people"])

@@ -18,6 +18,7 @@ from readinglist.models import (
     Paper,
     utcnow,
 )
+from readinglist.text import plural
 
 
 def add_note(session: Session, paper: Paper, body: str, *, at: datetime | None = None) -> Note:
@@ -58,7 +59,7 @@ def get_notes(session: Session, note_ids: Sequence[int]) -> list[Note]:
         else:
             notes.append(note)
     if unknown:
-        noun = "note" if len(unknown) == 1 else "notes"
+        noun = plural(len(unknown), "note")
         raise NotFound(f"no {noun} with id {', '.join(map(str, unknown))}; nothing changed")
     return notes
 

@@ -18,7 +18,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from readinglist import citekeys, dedupe
 from readinglist.errors import Conflict, UsageError
 from readinglist.library._sql import CHUNK
-from readinglist.library.merging import complete_paper
+from readinglist.library.merging import are_not_duplicates, complete_paper
 from readinglist.library.refs import find_paper, key_taken
 from readinglist.library.rows import insert_people, keywords_text, to_record
 from readinglist.library.search import refresh_search_text
@@ -246,7 +246,9 @@ def rekey(session: Session, paper: Paper, new_key: str) -> str:
     return old
 
 
-def merge_papers(session: Session, keep: Paper, others: Sequence[Paper]) -> list[str]:
+def merge_papers(
+    session: Session, keep: Paper, others: Sequence[Paper], *, force: bool = False
+) -> list[str]:
     """Merge ``others`` into ``keep`` and delete them; their keys become aliases of ``keep``.
 
     The merge rule is the import's (``merging.plan_merge`` through
@@ -255,10 +257,17 @@ def merge_papers(session: Session, keep: Paper, others: Sequence[Paper]) -> list
     or key replaced), values both have stay ``keep``'s (the others' go to the merge
     history); tags and notes are united; the status history is moved over;
     ``keep``'s read status, priority and title stay. Returns the names filled.
-    Raises UsageError when ``keep`` is among ``others``.
+    Raises UsageError when ``keep`` is among ``others``, and Conflict (exit 4), before
+    any change, for a pair the user marked ``not-duplicate`` unless ``force``.
     """
     if any(o.id == keep.id for o in others):
         raise UsageError(f"cannot merge {keep.citekey!r} into itself")
+    for other in others:
+        if not force and are_not_duplicates(session, keep.id, other.id):
+            raise Conflict(
+                f"{keep.citekey!r} and {other.citekey!r} were marked as different papers "
+                "(not-duplicate); merge --force merges them anyway"
+            )
     filled: list[str] = []
     for other in others:
         record = to_record(other, with_notes=False)

@@ -17,6 +17,7 @@ from readinglist.models import (
     Alias,
     Paper,
 )
+from readinglist.text import plural
 
 
 def find_paper(session: Session, ref: str) -> Paper | None:
@@ -46,7 +47,7 @@ def resolve_many(session: Session, refs: Sequence[str]) -> list[Paper]:
     papers, unknown = _find_all(session, refs)
     if unknown:
         names = ", ".join(repr(r) for r in unknown)
-        noun = "citation key" if len(unknown) == 1 else "citation keys"
+        noun = plural(len(unknown), "citation key")
         raise NotFound(f"no paper with {noun} {names}; nothing changed")
     return papers
 

@@ -3,10 +3,12 @@
 :func:`select_incomplete` picks, among the papers a query selects, those that need
 completing: a provisional title, no author, or no identifier (DOI or arXiv id).
 :func:`resolve_records` completes them from the records of a local bibliography
-(``resolve --from``); :func:`resolve_online` from what a search function finds
-(``resolve --online``: the CLI passes ``readinglist.sources``; the library never
-touches the network). Neither adds a paper. Both work in the caller's transaction
-under one import batch; a dry run is the caller rolling it back.
+(``resolve --from``). Online (``resolve --online``) is three steps so that no
+transaction is open while a service answers: :func:`read_pending` (a read),
+:func:`search_online` (no session: the CLI passes ``readinglist.sources``; the library
+never touches the network), :func:`complete_found` (one short write). Neither source
+adds a paper. The writes are one import batch in the caller's transaction; a dry run
+is the caller rolling it back.
 
 Matching and completing are the import's (one rule, one home): ``match_records``
 (``library.duplicates``) and ``complete_paper`` (``library.merging``).
@@ -15,12 +17,13 @@ Matching and completing are the import's (one rule, one home): ``match_records``
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlalchemy import insert, update
 from sqlalchemy.orm import Session
 
-from readinglist.library.duplicates import match_records
+from readinglist.library.duplicates import match_in_pool, match_records
+from readinglist.library.matching import Candidate, Pool, candidate_of, merge_into
 from readinglist.library.merging import complete_paper
 from readinglist.library.refs import select_papers
 from readinglist.library.rows import to_record
@@ -63,7 +66,7 @@ class ResolveReport:
 Hit = tuple[str, str, PaperRecord]
 
 
-#: What ``resolve_online`` asks: the paper's record and the services that completed
+#: What ``search_online`` asks: the paper's record and the services that completed
 #: it already -> what the sources found.
 Search = Callable[[PaperRecord, frozenset[str]], list[Hit]]
 
@@ -120,42 +123,107 @@ def resolve_records(
         paper = session.get(Paper, paper_id)
         assert paper is not None
         where = f"{source}:{record.line}" if record.line else source
-        report.completions.append(_complete(session, paper, record, where, evidence))
+        report.completions.append(
+            _complete(session, paper, record, where, evidence, report.batch_id)
+        )
     report.unmatched = [p.citekey for p in papers if p.id not in done]
     _close_batch(session, report)
     return report
 
 
-def resolve_online(
-    session: Session, papers: Sequence[Paper], search: Search, *, source: str
-) -> ResolveReport:
-    """Complete ``papers`` from what ``search`` finds online.
+@dataclass
+class Pending:
+    """A paper to complete online, as read before any request (no session needed
+    after): its id, its record (what the services are asked about) and its matching
+    data (``matching.Candidate``, completed in memory as hits match)."""
 
-    Per paper: ``search`` is asked with its record; the best hit of each service that
-    matches the paper completes it. When that gave a paper with a made-up title its
-    real title, ``search`` is asked once more (now by title: the proceedings' record
-    in DBLP or Crossref), skipping the services already used. Raises what ``search``
-    raises (SourceUnavailable: the caller's transaction rolls everything back).
+    paper_id: int
+    record: PaperRecord
+    cand: Candidate
+
+
+#: What the services found for one paper: ``(paper id, hits that matched it, in order)``.
+Found = tuple[int, list[Hit]]
+
+
+def read_pending(papers: Sequence[Paper]) -> list[Pending]:
+    """The :class:`Pending` of each of ``papers`` (loaded with people and tags)."""
+    return [Pending(p.id, to_record(p, with_notes=False), candidate_of(p)) for p in papers]
+
+
+def search_online(pending: Sequence[Pending], search: Search) -> list[Found]:
+    """Ask ``search`` about each paper, with no database transaction open (issue 13:
+    the write lock is never held while a service is answering).
+
+    Per paper: the best hit of each service that matches it (the import's rules,
+    ``match_in_pool``, against the paper held in memory) is kept and merged into
+    that copy (``merge_into``). When that gave a paper with a made-up title its real
+    title, ``search`` is asked once more (now by title: the proceedings' record in
+    DBLP or Crossref), skipping the services already used. Raises what ``search``
+    raises (SourceUnavailable): nothing has been written then.
+    """
+    found: list[Found] = []
+    for item in pending:
+        cand, record = item.cand, item.record
+        used: set[str] = set()
+        kept: list[Hit] = []
+        for _round in range(2):
+            provisional = bool(cand.values.get("title_provisional"))
+            by_service: dict[str, list[tuple[str, PaperRecord]]] = {}
+            for service, label, hit in search(record, frozenset(used)):
+                by_service.setdefault(service, []).append((label, normalize_record(hit)))
+            for service, hits in by_service.items():
+                best = _best_in_memory(cand, [hit for _, hit in hits])
+                if best is not None:
+                    kept.append((service, next(lab for lab, h in hits if h is best), best))
+                    merge_into(cand, best)
+                    used.add(service)
+            if not (provisional and not cand.values.get("title_provisional")):
+                break
+            record = replace(
+                record,
+                title=cand.title,
+                title_provisional=False,
+                authors=cand.authors,
+                year=cand.year,
+                doi=cand.values.get("doi"),
+                arxiv=cand.values.get("arxiv"),
+            )
+        found.append((item.paper_id, kept))
+    return found
+
+
+def _best_in_memory(cand: Candidate, records: Sequence[PaperRecord]) -> PaperRecord | None:
+    """The record of ``records`` that merges into ``cand`` with the highest score."""
+    pool = Pool()
+    pool.add(cand, cand.values.get("abstract"))
+    merges = [m for m in match_in_pool(pool, records) if m.kind == "merge"]
+    return max(merges, key=lambda m: m.score).record if merges else None
+
+
+def complete_found(
+    session: Session, papers: Sequence[Paper], found: Sequence[Found], *, source: str
+) -> ResolveReport:
+    """Complete ``papers`` from what :func:`search_online` found, in one short write.
+
+    Each hit is matched again against the paper as stored now (another command may
+    have changed it while the services answered) and completes it when it still
+    matches; papers with no such hit are ``unmatched``. The changes are one import
+    batch (format ``resolve``).
     """
     report = ResolveReport(selected=len(papers), batch_id=_open_batch(session, source))
+    hits_of = dict(found)
     for paper in papers:
-        used: set[str] = set()
-        for _round in range(2):
-            provisional = paper.title_provisional
-            hits = search(to_record(paper, with_notes=False), frozenset(used))
-            by_service: dict[str, list[tuple[str, PaperRecord]]] = {}
-            for service, label, record in hits:
-                by_service.setdefault(service, []).append((label, normalize_record(record)))
-            for service, found in by_service.items():
-                matches = _match(session, [paper], [record for _, record in found])
-                if matches:
-                    _, record, evidence = matches[0]
-                    label = next(lab for lab, rec in found if rec is record)
-                    where = f"{service} {label}"
-                    report.completions.append(_complete(session, paper, record, where, evidence))
-                    used.add(service)
-            if not (provisional and not paper.title_provisional):
-                break
+        used = False
+        for service, label, hit in hits_of.get(paper.id, []):
+            matches = _match(session, [paper], [hit])
+            if matches:
+                _, record, evidence = matches[0]
+                where = f"{service} {label}"
+                report.completions.append(
+                    _complete(session, paper, record, where, evidence, report.batch_id)
+                )
+                used = True
         if not used:
             report.unmatched.append(paper.citekey)
     _close_batch(session, report)
@@ -163,10 +231,17 @@ def resolve_online(
 
 
 def _complete(
-    session: Session, paper: Paper, record: PaperRecord, where: str, evidence: str
+    session: Session,
+    paper: Paper,
+    record: PaperRecord,
+    where: str,
+    evidence: str,
+    batch_id: int | None,
 ) -> Completion:
+    """Complete ``paper`` from ``record`` (found at ``where``), keeping the paper as it
+    was under import batch ``batch_id`` for ``import --undo``."""
     key = paper.citekey
-    filled = _complete_paper(session, paper, record, source=where)
+    filled = _complete_paper(session, paper, record, source=where, undo_batch=batch_id)
     new_key = paper.citekey if paper.citekey != key else None
     return Completion(key, where, evidence, filled, new_key)
 
@@ -187,7 +262,7 @@ def _match(
 
 
 def _complete_paper(
-    session: Session, paper: Paper, record: PaperRecord, *, source: str
+    session: Session, paper: Paper, record: PaperRecord, *, source: str, undo_batch: int | None
 ) -> list[str]:
     """Complete ``paper`` by the import's merge rule (:func:`complete_paper`)."""
-    return complete_paper(session, paper, record, source=source)
+    return complete_paper(session, paper, record, source=source, undo_batch=undo_batch)

@@ -19,6 +19,7 @@ from readinglist.digest import json_digest
 from readinglist.library._sql import CHUNK, executemany, insert_rows
 from readinglist.models import (
     PRIORITY_NAMES,
+    Alias,
     ImportBatch,
     Note,
     Paper,
@@ -108,13 +109,15 @@ def record_values(record: PaperRecord) -> dict[str, Any]:
     }
 
 
-def to_record(paper: Paper, *, with_notes: bool = True) -> PaperRecord:
+def to_record(paper: Paper, *, with_notes: bool = True, with_aliases: bool = False) -> PaperRecord:
     """Build the PaperRecord of ``paper`` with its user state (status, priority, tags, notes).
 
     ``source_text`` is kept only while the bibliographic data is unchanged since
     import (the stored digest matches), so writers may reproduce it verbatim.
+    ``with_aliases`` also gives its old keys (``aliases``, sorted case-insensitively;
+    one more query unless loaded), as :func:`iter_records` does.
     """
-    return record_of(
+    record = record_of(
         paper,
         tuple(person_record(pp.person) for pp in paper.people if pp.role == "author"),
         tuple(person_record(pp.person) for pp in paper.people if pp.role == "editor"),
@@ -125,6 +128,25 @@ def to_record(paper: Paper, *, with_notes: bool = True) -> PaperRecord:
         if with_notes
         else (),
     )
+    if with_aliases:
+        record = replace(record, aliases=_sorted_aliases(a.alias for a in paper.aliases))
+    return record
+
+
+def _sorted_aliases(aliases: Iterable[str]) -> tuple[str, ...]:
+    """Old keys in the order exports write them: case-insensitively, then as written."""
+    return tuple(sorted(aliases, key=lambda alias: (alias.casefold(), alias)))
+
+
+def aliases_by_paper(session: Session, ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
+    """Return the old keys (aliases) of the papers ``ids`` (one ``IN`` query), each
+    paper's sorted by :func:`_sorted_aliases`; papers without any are missing."""
+    found: dict[int, list[str]] = defaultdict(list)
+    for pid, alias in session.execute(
+        select(Alias.paper_id, Alias.alias).where(Alias.paper_id.in_(ids))
+    ):
+        found[pid].append(alias)
+    return {pid: _sorted_aliases(aliases) for pid, aliases in found.items()}
 
 
 def record_of(
@@ -145,6 +167,7 @@ def record_of(
         entry_type=row.entry_type,
         title=row.title,
         title_provisional=row.title_provisional,
+        citekey_provisional=bool(getattr(row, "citekey_provisional", False)),
         short_name=row.short_name,
         authors=authors,
         editors=editors,
@@ -250,9 +273,9 @@ def iter_records(
 ) -> Iterator[PaperRecord]:
     """Yield the PaperRecord of each paper of ``ids``, in that order (unknown ids skipped).
 
-    The same records as :func:`to_record` over :func:`load_papers`, built from plain
-    Core rows a chunk of papers at a time: four queries per chunk (papers, people,
-    tags, notes), no ORM objects and nothing kept after a chunk, so ``export`` of a
+    The same records as :func:`to_record` (``with_aliases=True``) over
+    :func:`load_papers`, built from plain Core rows a chunk of papers at a time: five
+    queries per chunk (papers, people, tags, aliases, notes), no ORM objects and nothing kept after a chunk, so ``export`` of a
     100,000-paper library runs in bounded memory (issue 9). Tags come in the order of
     ``ORDER BY tags.name`` and people by role and position, as the ORM relationships
     order them. ``with_source=False`` (RIS, CSL-JSON, Markdown) reads neither
@@ -286,6 +309,7 @@ def iter_records(
                 PersonRecord(family=family, given=given, von=von, jr=jr, literal=literal)
             )
         tags = tags_by_paper(session, part)
+        aliases = aliases_by_paper(session, part)
         notes: dict[int, list[NoteRecord]] = defaultdict(list)
         if with_notes:
             for pid, body, created, updated in session.execute(
@@ -299,7 +323,7 @@ def iter_records(
             if row is None:
                 continue
             named = people.get(pid, {})
-            yield record_of(
+            record = record_of(
                 row,
                 tuple(named.get("author", ())),
                 tuple(named.get("editor", ())),
@@ -307,6 +331,9 @@ def iter_records(
                 tuple(notes.get(pid, ())),
                 with_source=with_source,
             )
+            if pid in aliases:
+                record = replace(record, aliases=aliases[pid])
+            yield record
 
 
 #: The ``papers`` columns a listing shows (``list`` tables and ``--json``, issue 17).

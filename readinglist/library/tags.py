@@ -22,6 +22,7 @@ from readinglist.models import (
     Tag,
     utcnow,
 )
+from readinglist.text import plural
 
 
 def check_tag_name(name: str) -> str:
@@ -63,7 +64,7 @@ def tags_named(session: Session, names: Sequence[str]) -> list[Tag]:
         elif all(t.id != tag.id for t in tags):
             tags.append(tag)
     if unknown:
-        noun = "tag" if len(unknown) == 1 else "tags"
+        noun = plural(len(unknown), "tag")
         raise NotFound(f"no {noun} {', '.join(repr(n) for n in unknown)}; nothing changed")
     return tags
 

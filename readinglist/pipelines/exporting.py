@@ -14,12 +14,12 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import IO, Any, TextIO, cast
 
 from sqlalchemy.orm import Session
 
@@ -28,7 +28,7 @@ from readinglist.errors import InvalidInput, ReadingListError, UsageError
 from readinglist.formats import bibtex
 from readinglist.library.listing import export_outline
 from readinglist.pipelines.atomic import open_atomically
-from readinglist.records import PaperRecord
+from readinglist.records import PaperRecord, citation_problems
 
 #: The formats whose writer is :class:`readinglist.formats.bibtex.Writer`.
 BIBTEX_FORMATS = ("bibtex", "biblatex")
@@ -134,6 +134,109 @@ def select_papers(session: Session, query_text: str, aux: str | None = None) -> 
     return Selection(selected, warnings)
 
 
+#: How many keys of papers that are not real references an export names.
+AUDIT_KEYS = 10
+
+
+@dataclass
+class Audit:
+    """The exported entries that are not real references yet, counted while an export
+    streams them (issue 13 item 5): a provisional title or no author, by the one rule
+    :func:`readinglist.records.citation_problems`.
+
+    ``total`` counts every entry seen, ``count`` those with a problem, ``problems``
+    each problem's count, ``keys`` the first :data:`AUDIT_KEYS` such entries' keys.
+    """
+
+    total: int = 0
+    count: int = 0
+    problems: dict[str, int] = field(default_factory=dict)
+    keys: list[str] = field(default_factory=list)
+
+    def watch(self, records: Iterable[PaperRecord]) -> Iterator[PaperRecord]:
+        """Yield ``records`` unchanged, counting them as they pass."""
+        for record in records:
+            self.total += 1
+            problems = citation_problems(record)
+            if problems:
+                self.count += 1
+                for problem in problems:
+                    self.problems[problem] = self.problems.get(problem, 0) + 1
+                if len(self.keys) < AUDIT_KEYS:
+                    self.keys.append(record.citekey or "(no key)")
+            yield record
+
+    def summary(self) -> str:
+        """``3 of 270 exported entries are not real references yet (2 with a provisional
+        title, 3 with no author): a2015, b2015, c2015`` (at most :data:`AUDIT_KEYS` keys,
+        then ``and N more``)."""
+        what = (
+            "entry is not a real reference"
+            if self.count == 1
+            else "entries are not real references"
+        )
+        parts = ", ".join(
+            f"{self.problems[p]} {words}"
+            for p, words in _PROBLEM_WORDS.items()
+            if p in self.problems
+        )
+        more = self.count - len(self.keys)
+        keys = ", ".join(self.keys) + (f" and {more} more" if more else "")
+        return f"{self.count} of {self.total} exported {what} yet ({parts}): {keys}"
+
+
+#: How :meth:`Audit.summary` words each problem of :func:`~readinglist.records.citation_problems`.
+_PROBLEM_WORDS = {"provisional title": "with a provisional title", "no author": "with no author"}
+
+
+def export_to(
+    session: Session,
+    fmt: str,
+    papers: list[tuple[int, str]],
+    options: dict[str, Any],
+    *,
+    output: str | None,
+    stdout: TextIO,
+    database: Path | None = None,
+    strict: bool = False,
+    advance: Callable[[int], None] | None = None,
+) -> Audit:
+    """Write ``papers`` in ``fmt`` to ``output`` (:func:`open_output`) and return the
+    :class:`Audit` of what was written.
+
+    With ``strict`` the text is first written to a temporary spool (in memory up to
+    32 MB) and reaches ``output`` only when no entry has a provisional title or lacks
+    an author; otherwise InvalidInput (exit 5) is raised naming them, and no output
+    file is created or replaced (nothing reaches standard output). Raises as
+    :func:`open_output` and :func:`write_papers` do.
+    """
+    audit = Audit()
+    if not strict:
+        with open_output(output, stdout, database=database) as out:
+            write_papers(session, out, fmt, papers, options, advance, audit)
+        return audit
+    refuse_database(output, database)
+    with tempfile.SpooledTemporaryFile(32 << 20, "w+", encoding="utf-8", newline="\n") as spool:
+        write_papers(session, cast(TextIO, spool), fmt, papers, options, advance, audit)
+        if audit.count:
+            raise InvalidInput(f"{audit.summary()}; nothing written (--strict)")
+        spool.seek(0)
+        with open_output(output, stdout, database=database) as out:
+            shutil.copyfileobj(spool, out)
+    return audit
+
+
+def refuse_database(output: str | None, database: Path | None) -> None:
+    """Raise UsageError (exit 2) when ``output`` is the SQLite ``database`` file (or its
+    ``-wal``/``-shm``): an export must never replace the library it reads."""
+    if output is None or output == "-" or database is None:
+        return
+    target = Path(output).resolve()
+    library = database.resolve()
+    if target in (library, Path(f"{library}-wal"), Path(f"{library}-shm")):
+        raise UsageError(f"{output} is the database itself; name another file")
+
+
 @contextmanager
 def open_output(
     output: str | None, stdout: TextIO, *, database: Path | None = None
@@ -150,11 +253,7 @@ def open_output(
     if output is None or output == "-":
         yield stdout
         return
-    if database is not None:
-        target = Path(output).resolve()
-        library = database.resolve()
-        if target in (library, Path(f"{library}-wal"), Path(f"{library}-shm")):
-            raise UsageError(f"{output} is the database itself; name another file")
+    refuse_database(output, database)
     try:
         with open_atomically(Path(output)) as handle:
             yield handle
@@ -169,9 +268,11 @@ def write_papers(
     papers: list[tuple[int, str]],
     options: dict[str, Any],
     advance: Callable[[int], None] | None = None,
+    audit: Audit | None = None,
 ) -> None:
     """Write ``papers`` (``(id, key)``) to ``out`` in ``fmt`` with the writer's ``options``
-    (:func:`writer_options`).
+    (:func:`writer_options`); ``audit`` (:class:`Audit`) counts the records as they are
+    written.
 
     BibTeX and biblatex are written a chunk at a time (:func:`_write_bibtex_in_chunks`),
     calling ``advance`` with the papers written so far. The other formats stream too
@@ -180,8 +281,9 @@ def write_papers(
     yields it; Markdown first reads a light outline of every paper
     (:func:`readinglist.library.listing.export_outline`) to count, group and order.
     """
+    watch = (audit or Audit()).watch
     if fmt in BIBTEX_FORMATS:
-        _write_bibtex_in_chunks(session, out, options, papers, advance or _ignore)
+        _write_bibtex_in_chunks(session, out, options, papers, advance or _ignore, watch)
         return
     ids = [paper_id for paper_id, _ in papers]
     write_chunks = formats.module(fmt).write_chunks
@@ -190,18 +292,20 @@ def write_papers(
         outline = export_outline(session, ids, with_tags=options["group_by"] == "tag")
 
         def complete(members: list[PaperRecord]) -> Iterator[PaperRecord]:
-            return library.iter_records(
-                session,
-                [by_key[member.citekey or ""] for member in members],
-                with_notes=bool(options["notes"]),
-                with_source=False,
+            return watch(
+                library.iter_records(
+                    session,
+                    [by_key[member.citekey or ""] for member in members],
+                    with_notes=bool(options["notes"]),
+                    with_source=False,
+                )
             )
 
         pieces = write_chunks(outline, complete=complete, **options)
     else:
         # RIS and CSL-JSON carry the user's notes (N1 / note), issue 15.
         records = library.iter_records(session, ids, with_notes=True, with_source=False)
-        pieces = write_chunks(records, **options)
+        pieces = write_chunks(watch(records), **options)
     for piece in pieces:
         out.write(piece)
 
@@ -229,6 +333,7 @@ def _write_bibtex_in_chunks(
     options: dict[str, Any],
     selected: list[tuple[int, str]],
     advance: Callable[[int], None],
+    watch: Callable[[Iterable[PaperRecord]], Iterator[PaperRecord]],
 ) -> None:
     """Write ``selected`` papers ``(id, key)`` as BibTeX, a chunk of records at a time.
 
@@ -255,7 +360,7 @@ def _write_bibtex_in_chunks(
         written = False
         chunk = library.RECORD_CHUNK
         for start in range(0, len(ids), chunk):
-            records = list(library.iter_records(session, ids[start : start + chunk]))
+            records = list(watch(library.iter_records(session, ids[start : start + chunk])))
             text = writer.entries(records)
             if text:
                 body.write("\n\n" + text if written else text)

@@ -22,6 +22,8 @@ import numpy as np
 from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from readinglist.text import latex_to_unicode
+
 #: The token pattern of arxiv-sanity-lite: a word starting with a letter or underscore.
 TOKEN_PATTERN = r"(?u)\b[a-zA-Z_][a-zA-Z0-9_]+\b"
 _NOT_WORD = re.compile(r"[^0-9a-z]+")
@@ -69,8 +71,13 @@ def document(
     venue: str | None = None,
     tags: Iterable[str] = (),
 ) -> str:
-    """Return the text the vectorizer reads for one paper (see the module docstring)."""
-    parts = [title or "", title or "", abstract or "", venue or ""]
+    """Return the text the vectorizer reads for one paper (see the module docstring).
+
+    Title, abstract and venue are decoded from LaTeX first (``text.latex_to_unicode``),
+    so markup such as ``\\textbf{...}`` never becomes a term.
+    """
+    title, abstract, venue = (latex_to_unicode(v) if v else "" for v in (title, abstract, venue))
+    parts = [title, title, abstract, venue]
     parts += [person_token(a) for a in authors]
     parts += [tag_token(t) for t in tags]
     return " ".join(p for p in parts if p)

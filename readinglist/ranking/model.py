@@ -13,10 +13,13 @@ pseudo-relevance feedback (a share of the centroid of the best-scored unlabelled
 papers), over the tf-idf columns and over the index's LSA dimensions; the two scores
 are standardised and added. Measured against arxiv-sanity-lite's LinearSVC (positives
 against every other paper) with an ablation in benchmarks/TRIAGE_RANK.md: the LSA
-half adds ~1 point of recall@100; a LinearSVC with the explicit negatives, a kNN
-score, author overlap and label propagation over a kNN graph did not pay for their
-cost there. A profile is a few mat-vecs on cached float32 rows (no solver run), so
-a re-rank after each triage decision stays well under 150 ms at 6,500 papers.
+half adds ~1 point of recall@100. Tried there and left out, as no better on the
+held-out users (ACL 2020) or not worth their cost: feedback from the top 5, a
+LinearSVC with the explicit negatives, score fusion with arxiv-sanity's SVM,
+nearest-neighbour terms (closest positive, closest skip), author and character
+n-gram features, label propagation over a kNN graph and MiniLM title embeddings.
+A profile is a few mat-vecs on cached float32 rows (no solver run), so a re-rank
+after each triage decision stays well under 150 ms at 6,500 papers.
 """
 
 from __future__ import annotations

@@ -2,8 +2,14 @@
 
 Rows of the library's tf-idf matrix, reduced by LSA (truncated SVD, at most 100
 dimensions) and normalised, clustered by k-means; seeds are fixed, so the same papers
-give the same topics. A topic's label is its centroid's three best word terms (author
-and tag tokens excluded), joined by ``-``: a usable tag name (``topic/<label>``).
+give the same topics. A topic's label is its three most distinctive word terms: the
+terms whose mean tf-idf weight inside the topic most exceeds their mean weight outside
+it (the class-based tf-idf idea of BERTopic, which keeps words every paper of a small
+list shares, "based", "self", out of the labels). Author and tag tokens, and terms made
+only of abstract filler and function words (``citekeys.FILLER_WORDS``,
+``naming.words.FUNCTION_WORDS``) or of split-off prefixes (``pre``, ``self``), are never
+label words. The label is joined by ``-``:
+a usable tag name (``topic/<label>``).
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from sklearn.cluster import KMeans
 from sklearn.decomposition import TruncatedSVD
 from sklearn.preprocessing import normalize
 
+from readinglist.citekeys import FILLER_WORDS
+from readinglist.naming.words import FUNCTION_WORDS
 from readinglist.ranking.store import Index
 
 SEED = 14
@@ -52,13 +60,18 @@ def cluster(index: Index, pids: Sequence[int], k: int) -> list[Topic]:
         assignment = KMeans(n_clusters=k, n_init=10, random_state=SEED).fit_predict(reduced)
     else:
         assignment = np.zeros(len(rows), dtype=int)
-    words = np.array([_is_word(t) for t in index.vocabulary], dtype=bool)
+    words = np.array([_is_label_word(t) for t in index.vocabulary], dtype=bool)
+    total = np.asarray(matrix.sum(axis=0)).ravel()
     topics = []
     for label in range(k):
         members = np.flatnonzero(assignment == label)
         if len(members) == 0:
             continue
-        centroid = np.asarray(matrix[members].mean(axis=0)).ravel()
+        inside = np.asarray(matrix[members].sum(axis=0)).ravel()
+        outside_count = len(rows) - len(members)
+        centroid = inside / len(members)
+        if outside_count:
+            centroid = centroid - (total - inside) / outside_count
         centroid[~words] = 0.0
         best = [index.vocabulary[i] for i in np.argsort(-centroid)[:3] if centroid[i] > 0]
         ids = tuple(int(index.ids[rows[i]]) for i in members)
@@ -67,8 +80,34 @@ def cluster(index: Index, pids: Sequence[int], k: int) -> list[Topic]:
     return _unique_labels(topics)
 
 
-def _is_word(term: str) -> bool:
-    return not term.startswith(("author_", "tag_"))
+#: Halves of hyphenated words the tokenizer splits off ("pre-trained", "self-supervised"):
+#: not a topic's name on their own.
+_PREFIXES = frozenset(
+    [
+        "pre",
+        "non",
+        "self",
+        "multi",
+        "semi",
+        "co",
+        "re",
+        "sub",
+        "inter",
+        "cross",
+        "anti",
+        "post",
+        "de",
+        "un",
+    ]
+)
+_NOT_LABEL = FILLER_WORDS | FUNCTION_WORDS | _PREFIXES
+
+
+def _is_label_word(term: str) -> bool:
+    """True for a vocabulary term that may name a topic (see the module docstring)."""
+    if term.startswith(("author_", "tag_")):
+        return False
+    return not all(word in _NOT_LABEL for word in term.split())
 
 
 def _label(terms: Sequence[str]) -> str:

@@ -39,6 +39,12 @@ url                    ``url``                            when it differs from t
 keywords               ``keywords``                       when it differs from ``", "``-joined
 =====================  =================================  =====================================
 
+Two fields are ours or biblatex's and also set record attributes:
+``readinglist-provisional = {title, key}`` (:data:`readinglist.records.PROVISIONAL_FIELD`,
+written by our exports of provisional papers) sets ``title_provisional`` /
+``citekey_provisional`` and is not kept in ``fields``; biblatex ``ids`` (other keys of
+the entry) gives ``aliases`` and is kept as it is.
+
 A source field whose value cannot be decoded (``year = {in press}``, ``month =
 {Summer}``) leaves the column ``None`` and is kept as it is. ``date``,
 ``archiveprefix`` and ``eprinttype`` are always kept. DOIs and arXiv ids are
@@ -65,7 +71,7 @@ from readinglist.identifiers import (
     normalize_arxiv,
     normalize_doi,
 )
-from readinglist.records import PaperRecord, Person
+from readinglist.records import PROVISIONAL_FIELD, PaperRecord, Person, parse_marks, with_marks
 from readinglist.text import CACHE_SIZE, bibtex_latex, latex_to_unicode, simple_latex
 
 #: Entry types whose venue is a journal first (biblatex's periodicals included).
@@ -283,7 +289,8 @@ def record_from_fields(
     doi = _column(fields, "doi", normalize_doi, _same)
     if arxiv is None:
         arxiv = _arxiv_elsewhere(fields, venue, doi)
-    return PaperRecord(
+    marks = parse_marks(fields.pop(PROVISIONAL_FIELD, ""))
+    record = PaperRecord(
         citekey=key,
         entry_type=entry_type,
         title=title,
@@ -297,7 +304,15 @@ def record_from_fields(
         arxiv=arxiv,
         url=_column(fields, "url", decode_url, _same),
         keywords=_column(fields, "keywords", decode_keywords, lambda r, k: r == ", ".join(k)) or (),
+        aliases=decode_ids(fields.get("ids", "")),
         fields=fields,
         source_text=raw,
         line=line,
     )
+    return with_marks(record, marks)
+
+
+def decode_ids(raw: str) -> tuple[str, ...]:
+    """The keys of a biblatex ``ids`` field (a comma-separated list of other keys of
+    the entry, biblatex manual section 2.2.3), in order, without repeats."""
+    return tuple(dict.fromkeys(key.strip() for key in raw.split(",") if key.strip()))

@@ -31,10 +31,14 @@ Every other entry is generated deterministically:
   (``2016`` or ``2016-06``, or the raw ``date`` if it still matches) instead of
   ``year``/``month`` (a raw month such as ``{20--22 Jun}`` is dropped, biber would
   reject it; one that never decoded, ``{Summer}``, is kept) and
-  ``eprinttype = {arxiv}``.
+  ``eprinttype = {arxiv}``, and the paper's old keys (``aliases``) as ``ids``.
+* a provisional paper gets ``readinglist-provisional = {title, key}`` (its marks,
+  :func:`readinglist.records.provisional_marks`), which the reader turns back into
+  the flags, so a re-imported export is still provisional (issue 13).
 
 Copied entries are never re-encoded, whichever the dialect: they are the user's own
-bytes. Records are ordered by :func:`entry_order`.
+bytes. An entry whose source disagrees with the record about the provisional marks or
+(biblatex) the old keys is generated instead. Records are ordered by :func:`entry_order`.
 """
 
 from __future__ import annotations
@@ -63,6 +67,7 @@ from readinglist.formats.bibtex.fields import (
     ARXIV_PREFIX_FIELDS,
     arxiv_source,
     decode_date,
+    decode_ids,
     decode_keywords,
     decode_month,
     decode_text,
@@ -80,7 +85,7 @@ from readinglist.formats.bibtex.values import (
     macro_names,
 )
 from readinglist.identifiers import normalize_arxiv, normalize_doi
-from readinglist.records import PaperRecord
+from readinglist.records import PROVISIONAL_FIELD, PaperRecord, format_marks, provisional_marks
 
 #: Order of the fields in a generated entry; other fields follow alphabetically.
 FIELD_ORDER: tuple[str, ...] = (
@@ -239,6 +244,7 @@ class _EntryFields:
         self.dates()
         self.identifiers()
         self.keywords_and_texts(keywords, annote)
+        self.marks_and_ids()
         self.other_fields()
         return self.out
 
@@ -372,6 +378,19 @@ class _EntryFields:
             if annote_value is not None:
                 self.put("annote", escape_raw(annote_value, dialect))
 
+    def marks_and_ids(self) -> None:
+        """The provisional marks (:func:`~readinglist.records.provisional_marks`, as
+        ``readinglist-provisional = {title, key}``), and for biblatex the paper's old
+        keys as ``ids`` (biblatex manual 2.2.3: ``\\cite{oldkey}`` then resolves)."""
+        self.fields.pop(PROVISIONAL_FIELD, None)
+        marks = provisional_marks(self.record)
+        if marks:
+            self.put(PROVISIONAL_FIELD, format_marks(marks))
+        if self.dialect == "biblatex":
+            aliases = tuple(valid_citekey(alias, self.dialect) for alias in self.record.aliases)
+            raw = self.fields.pop("ids", None)
+            self.put("ids", self.value(raw, aliases, decode_ids, lambda: ", ".join(aliases), str))
+
     def other_fields(self) -> None:
         """Every raw field not written yet: verbatim, pages normalized, or escaped; not
         those kept only for RIS and CSL-JSON (:func:`~.encode.is_foreign`)."""
@@ -417,6 +436,19 @@ def _needs_user_state(record: PaperRecord, keywords: bool, annote: bool) -> bool
     if keywords and _merged_keywords(record) != record.keywords:
         return True
     return annote and _merged_annote(record) != record.fields.get("annote")
+
+
+def _marks_or_ids_differ(record: PaperRecord, dialect: Dialect) -> bool:
+    """True when ``record``'s ``source_text`` cannot be copied because it says other
+    than the record about the provisional marks (it has the field or not), or, for
+    biblatex, about the old keys (``ids``)."""
+    written = PROVISIONAL_FIELD in (record.source_text or "").lower()
+    if written != bool(provisional_marks(record)):
+        return True
+    if dialect != "biblatex":
+        return False
+    have = {key.casefold() for key in decode_ids(record.fields.get("ids", ""))}
+    return have != {alias.casefold() for alias in record.aliases}
 
 
 def entry_order(
@@ -473,6 +505,13 @@ class Writer:
         self.table: dict[str, str] = {**MONTH_MACROS, **self.macros.macros}
         self.used_macros: set[str] = set()
 
+    def _stale(self, record: PaperRecord) -> bool:
+        """True when ``record`` needs more than its source says: tags or notes to merge
+        (``keywords``/``annote``), other provisional marks or old keys."""
+        return _needs_user_state(record, self.keywords, self.annote) or _marks_or_ids_differ(
+            record, self.dialect
+        )
+
     def entries(self, records: Sequence[PaperRecord]) -> str:
         """Return the entries of ``records``, ordered by citation key case-insensitively
         (no key last, ties in input order), separated by one blank line, without a
@@ -486,9 +525,7 @@ class Writer:
             again = None
             if record.source_text and record.source_check is not None:
                 check = source_check(record, self.table)
-                if check == record.source_check and not _needs_user_state(
-                    record, self.keywords, self.annote
-                ):
+                if check == record.source_check and not self._stale(record):
                     # Unchanged since it was read, and every macro it may use means
                     # what it meant then: copy it without reading it again.
                     blocks.append(record.source_text)
@@ -499,7 +536,7 @@ class Writer:
                     # entry gets tags or notes): the record stands for its re-read, and
                     # unless tags or notes change its keywords or annote, its raw values
                     # agree with its columns without being decoded again.
-                    trusted = not _needs_user_state(record, self.keywords, self.annote)
+                    trusted = not self._stale(record)
                     blocks.append(
                         _format_entry(
                             record, self.dialect, self.keywords, self.annote, record, trusted
@@ -510,7 +547,7 @@ class Writer:
                 again = _reread(record.source_text, self.macros.macros)
                 if (
                     again is not None
-                    and not _needs_user_state(record, self.keywords, self.annote)
+                    and not self._stale(record)
                     and bibliographic_fingerprint(again.record) == bibliographic_fingerprint(record)
                 ):
                     text = record.source_text

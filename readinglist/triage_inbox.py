@@ -1,0 +1,145 @@
+"""What the triage loop reads from the library beyond one paper: the whole inbox, the
+last decision of an earlier run (from the status history), titles for the overview
+and the papers a search selects.
+
+Functions of a Session that never write (the loop writes through ``library``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from datetime import datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from readinglist import library, query
+from readinglist.errors import InvalidQuery
+from readinglist.models import Paper, StatusEvent
+
+
+def inbox_decided(
+    session: Session, queue: Sequence[int], scope: Collection[int] | None = None
+) -> dict[int, str]:
+    """Return ``{paper id: status}`` of the inbox's papers decided before this run.
+
+    The inbox of a triage run is every paper of the import batches its queue (the
+    papers still ``new``) comes from, so that after a resume the progress line counts
+    the whole inbox (decided so far / total), not only the papers left. ``scope``
+    (the papers the run's query selects; None: every paper) limits it; papers in
+    ``queue`` and papers still ``new`` are left out.
+    """
+    batches: set[int] = set()
+    for start in range(0, len(queue), library.CHUNK):
+        chunk = queue[start : start + library.CHUNK]
+        batches.update(
+            int(b)
+            for (b,) in session.execute(
+                select(Paper.batch_id).where(Paper.id.in_(chunk)).distinct()
+            )
+            if b is not None
+        )
+    found: dict[int, str] = {}
+    ordered = sorted(batches)
+    for start in range(0, len(ordered), library.CHUNK):
+        stmt = select(Paper.id, Paper.status).where(
+            Paper.batch_id.in_(ordered[start : start + library.CHUNK]), Paper.status != "new"
+        )
+        found.update((int(pid), str(status)) for pid, status in session.execute(stmt))
+    queued = set(queue)
+    return {
+        pid: status
+        for pid, status in found.items()
+        if pid not in queued and (scope is None or pid in scope)
+    }
+
+
+def last_event_id(session: Session) -> int:
+    """Return the id of the newest status change (0 when there is none)."""
+    return int(session.scalar(select(func.max(StatusEvent.id))) or 0)
+
+
+def last_decision(
+    session: Session, *, start: int, below: int, scope: Collection[int] | None = None
+) -> tuple[int, int, str, str] | None:
+    """Return ``(event id, paper id, from, to)`` of the newest decision still in force.
+
+    Looks at the status history before this run (event ids up to ``start``) below
+    ``below`` (the decisions already undone); a decision is in force when it is its
+    paper's last change before the run and the paper still has its status. A first
+    status (no ``from``) is not a decision. ``scope`` (paper ids; None: all) limits
+    the papers. None when there is nothing left to undo.
+    """
+    latest = (
+        select(StatusEvent.paper_id, func.max(StatusEvent.id).label("last"))
+        .where(StatusEvent.id <= start)
+        .group_by(StatusEvent.paper_id)
+        .subquery()
+    )
+    stmt = (
+        select(StatusEvent.id, StatusEvent.paper_id, StatusEvent.from_status, StatusEvent.to_status)
+        .join(latest, latest.c.last == StatusEvent.id)
+        .join(Paper, Paper.id == StatusEvent.paper_id)
+        .where(StatusEvent.from_status.is_not(None), Paper.status == StatusEvent.to_status)
+        .where(StatusEvent.id < below)
+        .order_by(StatusEvent.id.desc())
+    )
+    if scope is None:
+        stmt = stmt.limit(1)
+    elif len(scope) <= library.CHUNK:
+        stmt = stmt.where(StatusEvent.paper_id.in_(sorted(scope)))
+    # Newest first, read lazily: the first row in scope is the answer.
+    for event, pid, old, new in session.execute(stmt):
+        if scope is None or pid in scope:
+            return int(event), int(pid), str(old), str(new)
+    return None
+
+
+def undoable_inbox(session: Session, scope: Collection[int] | None = None) -> dict[int, str]:
+    """Return the inbox of the newest decision ``u`` could undo, when no paper is new.
+
+    ``{paper id: status}`` of that paper and the decided papers of its import batches
+    (:func:`inbox_decided`), so that triage opens on its end screen (``u`` undoes, the
+    progress line counts that inbox); empty when there is nothing to undo.
+    """
+    start = last_event_id(session)
+    found = last_decision(session, start=start, below=start + 1, scope=scope)
+    if found is None:
+        return {}
+    _, pid, _, status = found
+    return {**inbox_decided(session, [pid], scope), pid: status}
+
+
+def read_date_before(session: Session, pid: int, event: int) -> datetime | None:
+    """Return when paper ``pid`` was last marked read before the change ``event``."""
+    return session.scalar(
+        select(func.max(StatusEvent.at)).where(
+            StatusEvent.paper_id == pid, StatusEvent.id < event, StatusEvent.to_status == "read"
+        )
+    )
+
+
+def titles(session: Session, pids: Sequence[int]) -> dict[int, str]:
+    """Return ``{paper id: title}`` (provisional titles marked as on the card)."""
+    from readinglist.render import PROVISIONAL_MARK
+
+    stmt = select(Paper.id, Paper.title, Paper.title_provisional).where(Paper.id.in_(pids))
+    return {
+        int(pid): (title or "(no title)") + (PROVISIONAL_MARK if provisional else "")
+        for pid, title, provisional in session.execute(stmt)
+    }
+
+
+def matching(session: Session, text: str) -> set[int]:
+    """Return the ids of the papers ``text`` selects: a query, else its words.
+
+    Text that is not a valid query (``RL: a survey``) is searched as its words, each a
+    full-text term. Raises InvalidQuery when neither works.
+    """
+    try:
+        return set(query.paper_ids(session, text))
+    except InvalidQuery:
+        words = "".join(c if c.isalnum() else " " for c in text).split()
+        if not words:
+            raise
+        return set(query.paper_ids(session, " ".join(f'"{w}"' for w in words)))
