@@ -84,6 +84,10 @@ MISSING_DATA = re.compile(
     r"|^Datamodel: Entry '[^']*': (Missing mandatory field|Invalid ISSN|Invalid field '"
     r"(publisher|booktitle|issn|series)' for entrytype)"
 )
+#: The one field readinglist writes on purpose that biber's data model lacks: the
+#: provisional marks of issue 13 (``readinglist-provisional = {title, key}``), which
+#: biber ignores. Allowed by name, so any other unknown field still fails.
+OUR_MARKER = re.compile(r"^Datamodel: Entry '[^']*': Field 'readinglist-provisional' invalid")
 _ENTRY = re.compile(r"^@", re.MULTILINE)
 
 
@@ -249,7 +253,9 @@ def test_exports_pass_real_bibtex_and_biber(name: str, tmp_path: Path, runner: C
             new |= {
                 w
                 for w in warning_set
-                if warning_class(w) not in src_classes and not MISSING_DATA.match(w)
+                if warning_class(w) not in src_classes
+                and not MISSING_DATA.match(w)
+                and not OUR_MARKER.match(w)
             }
         biber_errors, biber_warnings = biber_messages(out)
         counts |= {"biber_errors": len(biber_errors), "biber_warnings": len(biber_warnings)}
@@ -258,7 +264,9 @@ def test_exports_pass_real_bibtex_and_biber(name: str, tmp_path: Path, runner: C
             new |= {
                 w
                 for w in set(biber_warnings)
-                if warning_class(w) not in src_classes and not MISSING_DATA.match(w)
+                if warning_class(w) not in src_classes
+                and not MISSING_DATA.match(w)
+                and not OUR_MARKER.match(w)
             }
         counts["new_messages"] = len(new)
         row[dialect] = counts
