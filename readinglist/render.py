@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from readinglist.records import PaperRecord
+from readinglist.text import readable_paragraphs
 
 #: Keys of a paper object in ``--json`` output, in this order (README "JSON output").
 PAPER_KEYS: tuple[str, ...] = (
@@ -273,12 +274,11 @@ def paper_detail(
     field_line("Read", iso(record.read_at))
     for name, value in sorted(record.fields.items()):
         field_line(name, value)
-    if record.abstract:
-        lines += [
-            "",
-            "Abstract:",
-            *textwrap.wrap(record.abstract, width, initial_indent="  ", subsequent_indent="  "),
-        ]
+    if paragraphs := readable_paragraphs(record.abstract):
+        lines += ["", "Abstract:"]
+        for index, paragraph in enumerate(paragraphs):
+            lines += [""] if index else []
+            lines += textwrap.wrap(paragraph, width, initial_indent="  ", subsequent_indent="  ")
     if record.notes:
         lines += ["", "Notes:"]
         for note in record.notes:

@@ -399,6 +399,44 @@ def bibtex_latex(value: str) -> str:
     return value
 
 
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
+_LIGATURE_HINT = re.compile(r"--|``|''|\?`|!`")
+_BARE_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+def readable_paragraphs(value: str | None) -> list[str]:
+    """The paragraphs of a stored text (an abstract) as people read them: LaTeX decoded.
+
+    The one display rule of abstracts, shared by ``show``, the Markdown, RIS and
+    CSL-JSON exports (issue 15 "Display and exchange"). Paragraphs are split at blank
+    lines; each is decoded once by :func:`latex_to_unicode` (``\\textbf{S}`` -> ``S``,
+    ``20\\%`` -> ``20%``, ``$\\to$`` -> ``→``), and TeX's input ligatures become their
+    characters also in a paragraph with no other markup (``---`` -> em dash, two
+    backquotes -> ``“``), as they do where there is markup. A paragraph with nothing to
+    decode is kept as it is (stripped); empty paragraphs are dropped. A paragraph with an
+    odd number of bare ``$`` has no math: they stay dollar signs. Never raises.
+    """
+    paragraphs = []
+    for raw in _PARAGRAPH_BREAK.split(value or ""):
+        text = raw.strip()
+        if not text:
+            continue
+        if _LATEX_CHARS.search(text):
+            if len(_BARE_DOLLAR.findall(text)) % 2:  # a price, not math: "$5"
+                text = _BARE_DOLLAR.sub(r"\\$", text)
+            text = latex_to_unicode(text).strip()
+        elif _LIGATURE_HINT.search(text):
+            text = _join_segments([text])
+        if text:
+            paragraphs.append(text)
+    return paragraphs
+
+
+def readable(value: str | None) -> str:
+    """:func:`readable_paragraphs` joined by blank lines (``""`` for None or empty text)."""
+    return "\n\n".join(readable_paragraphs(value))
+
+
 def fold(value: str) -> str:
     """Return the comparison form of ``value``: decoded, accent-free, ASCII punctuation, case-folded.
 

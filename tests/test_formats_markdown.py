@@ -19,7 +19,7 @@ from readinglist.errors import UsageError
 from readinglist.formats import markdown
 from readinglist.formats._abstracts_links import url_spans
 from readinglist.records import STATUSES, NoteRecord, PaperRecord, Person
-from readinglist.text import latex_to_unicode
+from readinglist.text import readable
 
 DATA = Path(__file__).parent / "data" / "markdown"
 
@@ -352,14 +352,14 @@ def test_user_text_cannot_inject_markup(
         assert absent not in types
     quote_at = types.index("blockquote_open") if "blockquote_open" in types else len(types)
     links = [t for t in every if t.type == "link_open"]
-    abstract_urls = {u for _, _, u, _ in url_spans(latex_to_unicode(abstract))}
+    abstract_urls = {u for _, _, u, _ in url_spans(readable(abstract))}
     for token in links:
         assert every.index(token) > quote_at
         assert str(token.attrs["href"]).startswith(("http://", "https://"))
     assert not links or abstract_urls
     assert types.count("bullet_list_open") == 1
     assert types.count("list_item_open") == 1
-    shown_abstract = norm(latex_to_unicode(abstract))
+    shown_abstract = norm(readable(abstract))
     assert types.count("blockquote_open") == (1 if shown_abstract else 0)
     assert types.count("heading_open") == 2  # the list title and "To read"
     # The title (heading and bold) and venue (italic) render as their own text.

@@ -135,7 +135,7 @@ def import_command(
 
 def _refuse_under_strict(run: ImportRun, strict: bool) -> None:
     """Raise InvalidInput (rolling the import back) when ``--strict`` and any entry was
-    rejected or any line of bad UTF-8 was replaced (issue 18)."""
+    rejected, any line of bad UTF-8 was replaced (issue 18) or a NUL byte removed (issue 15)."""
     if not strict:
         return
     if run.rejected:
@@ -147,6 +147,10 @@ def _refuse_under_strict(run: ImportRun, strict: bool) -> None:
         _summarize(run, written=False)
         lines = counted(run.replaced, "line")
         raise InvalidInput(f"{lines} not valid UTF-8; nothing imported (--strict)")
+    if run.cleaned:
+        _summarize(run)
+        lines = "1 line" if run.cleaned == 1 else f"{run.cleaned} lines"
+        raise InvalidInput(f"{lines} with a NUL byte; nothing imported (--strict)")
 
 
 class _DryRun(Exception):

@@ -129,13 +129,16 @@ def decode(data: bytes, source: str) -> tuple[str, list[ParseProblem]]:
     * gzip data (``.bib.gz``) is decompressed (no more than :func:`max_input_bytes`);
     * a UTF-8 BOM is dropped; UTF-16 with a BOM is decoded (with a warning);
       CRLF and CR line ends become LF;
+    * a NUL byte in a text file is removed, with a warning naming its line (many NULs
+      make the input binary);
     * UTF-8 is tried first; a UTF-8 file with a few bad byte sequences keeps UTF-8,
       the bad bytes replaced by U+FFFD, with a warning per line; text that is not
       UTF-8 at all is decoded as Latin-1 (Windows-1252 where its extra characters
       occur) with a warning (see :func:`sniff`).
 
     Returns ``(text, warnings)``. Raises InvalidInput, naming ``source``, for
-    empty input, binary data (NUL bytes or mostly control characters), a corrupt
+    empty input, binary data (more than one NUL byte per thousand, or more than 5%
+    control characters), a corrupt
     gzip stream, or a line or input over the limits (:func:`max_line_bytes`).
     """
     if data[:2] == b"\x1f\x8b":
@@ -147,10 +150,14 @@ def decode(data: bytes, source: str) -> tuple[str, list[ParseProblem]]:
 
 
 def _is_binary(data: bytes) -> bool:
+    """True for bytes that are no text: more than one NUL per thousand bytes (a PNG,
+    UTF-16 without a byte-order mark), or more than 5% control characters. One NUL in
+    a text file is a bad byte, not a binary file (issue 15: it is removed, with a
+    warning naming its line)."""
     sample = data[:8192]
-    if b"\x00" in sample:
+    if sample.count(b"\x00") > max(1, len(sample) // 1000):
         return True
-    control = sum(1 for b in sample if b < 32 and b not in (9, 10, 12, 13))
+    control = sum(1 for b in sample if 0 < b < 32 and b not in (9, 10, 12, 13))
     return control > len(sample) * 0.05
 
 
@@ -207,7 +214,8 @@ class Sniffed:
     chooses; ``warnings``: its warning when the input is not UTF-8; ``head``: the
     first :data:`HEAD_BYTES` bytes decoded with line ends made LF; ``complete``: the
     head is the whole text; ``size``: the bytes read (after decompression);
-    ``replaced``: lines whose bad UTF-8 bytes become U+FFFD (:data:`UTF8_REPLACE`).
+    ``replaced``: lines whose bad UTF-8 bytes become U+FFFD (:data:`UTF8_REPLACE`);
+    ``cleaned``: lines whose NUL bytes are removed (:func:`iter_decode` removes every NUL).
     """
 
     encoding: str
@@ -216,6 +224,7 @@ class Sniffed:
     complete: bool = False
     size: int = 0
     replaced: int = 0
+    cleaned: int = 0
 
 
 def sniff(chunks: Iterable[bytes], source: str) -> Sniffed:
@@ -271,6 +280,9 @@ def sniff(chunks: Iterable[bytes], source: str) -> Sniffed:
         )
     elif scan.bad_lines:
         sniffed.encoding, sniffed.warnings = scan.verdict()
+    sniffed.warnings.extend(scan.nul_warnings())
+    sniffed.warnings.sort(key=lambda p: (p.line is None, p.line or 0))  # in file order
+    sniffed.cleaned = scan.nul_count
     sniffed.size = scan.size
     sniffed.replaced = scan.bad_count if sniffed.encoding == UTF8_REPLACE else 0
     sniffed.complete = scan.size <= HEAD_BYTES
@@ -278,7 +290,7 @@ def sniff(chunks: Iterable[bytes], source: str) -> Sniffed:
     # a cut one may end inside a character, which is dropped.
     name, _, errors = sniffed.encoding.partition("/")
     text = bytes(head).decode(name, errors=(errors or "replace") if sniffed.complete else "ignore")
-    sniffed.head = _lf(text)
+    sniffed.head = _lf(text).replace("\x00", "")
     return sniffed
 
 
@@ -297,6 +309,8 @@ class _Scan:
     bad_count: int = 0
     good: int = 0  # continuation bytes of valid multi-byte UTF-8 characters
     cp1252_ok: bool = True
+    nul_lines: list[int] = field(default_factory=list)
+    nul_count: int = 0
 
     def feed(self, chunk: bytes) -> None:
         """Take the next piece of bytes."""
@@ -343,7 +357,33 @@ class _Scan:
                 self.good += len(block) - len(block.decode("utf-8"))
             except UnicodeDecodeError:
                 self._lines(block.split(b"\n"))
+        if b"\x00" in block:
+            self._nuls(block.split(b"\n"))
         self.lines += block.count(b"\n")
+
+    def _nuls(self, parts: list[bytes]) -> None:
+        for index, part in enumerate(parts):
+            if b"\x00" in part:
+                self.nul_count += 1
+                if len(self.nul_lines) <= SHOW_BAD_LINES:
+                    self.nul_lines.append(self.lines + index + 1)
+
+    def nul_warnings(self) -> list[ParseProblem]:
+        """One warning per line (the first :data:`SHOW_BAD_LINES`) whose NUL bytes are removed."""
+        warnings = [
+            ParseProblem("a NUL byte in this line was removed", self.source, line, "warning")
+            for line in self.nul_lines[:SHOW_BAD_LINES]
+        ]
+        if self.nul_count > SHOW_BAD_LINES:
+            warnings.append(
+                ParseProblem(
+                    f"and {self.nul_count - SHOW_BAD_LINES} more lines with NUL bytes, removed",
+                    self.source,
+                    None,
+                    "warning",
+                )
+            )
+        return warnings
 
     def _lines(self, parts: list[bytes]) -> None:
         for index, part in enumerate(parts):
@@ -416,13 +456,13 @@ def _iter_decode(chunks: Iterable[bytes], encoding: str) -> Iterator[str]:
             first = False
             if chunk.startswith(b"\xef\xbb\xbf"):
                 chunk = chunk[3:]
-        text = carry + decoder.decode(chunk)
+        text = carry + decoder.decode(chunk).replace("\x00", "")
         carry = ""
         if text.endswith("\r"):
             text, carry = text[:-1], "\r"
         if text:
             yield _lf(text)
-    text = carry + decoder.decode(b"", final=True)
+    text = carry + decoder.decode(b"", final=True).replace("\x00", "")
     if text:
         yield _lf(text)
 

@@ -35,7 +35,8 @@ Mapping (reading; writing is the inverse):
 ``URL``                     URL (a code-host link: the code link; an arXiv link
                             gives the arXiv id, and the abstract page is no URL);
                             ``number`` ``arXiv:ID`` gives the arXiv id too
-``abstract``, ``keyword``   abstract; keywords (the comma-separated string)
+``abstract``, ``keyword``   abstract; keywords (the comma-separated string),
+                            less the tags ``custom.tags`` names
 ``volume``, ``issue``,      ``fields`` volume, number, pages (an en dash becomes
 ``page``, ``number``        ``--``); ``number`` is ``fields["number"]`` only when
                             there is no ``issue``
@@ -45,8 +46,9 @@ Mapping (reading; writing is the inverse):
                             (``chapter-number``), pagetotal (``number-of-pages``)
 ``custom``                  CSL 1.0.2's object for data without a variable: our
                             ``arxiv``, ``code_url``, ``short_name``,
-                            ``title_provisional`` and ``citekey_provisional``
-                            (the provisional marks); other keys -> ``csl_custom``
+                            ``title_provisional``, ``citekey_provisional``
+                            (the provisional marks) and ``tags`` (the paper's
+                            tags); other keys -> ``csl_custom``
 anything else               ``fields["csl_<variable>"]``: strings as they are, other
                             values as compact JSON (``accessed``, ``translator`` ...)
 ==========================  =====================================================
@@ -76,6 +78,7 @@ from readinglist.formats.rules import (
 )
 from readinglist.identifiers import arxiv_from_doi, normalize_arxiv, normalize_doi
 from readinglist.records import PaperRecord, ParseProblem, ParseResult, Person, provisional_marks
+from readinglist.text import readable
 
 __all__ = ["CSL_TYPES", "ENTRY_TYPES", "read", "write", "write_chunks"]
 
@@ -174,6 +177,7 @@ _CUSTOM_KEYS = (
     "citekey_provisional",
     "code_url",
     "short_name",
+    "tags",
     "title_provisional",
     "url",
 )
@@ -430,6 +434,14 @@ def _keywords(it: _Item) -> tuple[str, ...]:
     return tuple(dict.fromkeys(k.strip() for k in keyword.split(",") if k.strip()))
 
 
+def _tags(ours: Mapping[str, Any]) -> tuple[str, ...]:
+    """``custom.tags`` (our export writes the user's tags there): the paper's tags."""
+    tags = ours.get("tags")
+    if not isinstance(tags, list):
+        return ()
+    return tuple(dict.fromkeys(t.strip() for t in tags if isinstance(t, str) and t.strip()))
+
+
 def _venue_field(entry_type: str) -> str:
     """The BibTeX field a venue of ``entry_type`` is written to (journal, booktitle ...)."""
     from readinglist.formats.bibtex.fields import venue_candidates
@@ -475,6 +487,7 @@ def _record(
     url, code_url, arxiv = _links(it, ours, arxiv_from_doi(doi))
     arxiv_number = _numbers(it)
     _variables(it, entry_type)
+    tags = _tags(ours)
     record = PaperRecord(
         citekey=citekey,
         entry_type=entry_type,
@@ -492,7 +505,8 @@ def _record(
         arxiv=arxiv if arxiv is not None else arxiv_number,
         url=url,
         code_url=code_url,
-        keywords=_keywords(it),
+        keywords=tuple(k for k in _keywords(it) if k not in tags),
+        tags=tags,
         fields=dict(sorted(it.fields.items())),
         line=line,
     )
@@ -570,8 +584,8 @@ def _main_variables(record: PaperRecord, index: int, tags_as_keywords: bool) -> 
     url = record.url or (arxiv_abs_url(record.arxiv) if record.arxiv else None) or record.code_url
     if url:
         item["URL"] = url
-    if record.abstract:
-        item["abstract"] = record.abstract
+    if abstract := readable(record.abstract):
+        item["abstract"] = abstract
     if keywords := keywords_of(record, tags_as_keywords):
         item["keyword"] = ", ".join(keywords)
     return item
@@ -649,19 +663,35 @@ def _item(record: PaperRecord, index: int, tags_as_keywords: bool) -> dict[str, 
     if custom := _custom_object(record):
         item["custom"] = custom
     item.update(_field_variables(record, csl_type))
+    item.update(_user_variables(record, item))
     item.update(_kept_variables(record.fields, item))
     return item
 
 
-def write(records: Iterable[PaperRecord], *, tags_as_keywords: bool = False) -> str:
+def _user_variables(record: PaperRecord, item: Mapping[str, Any]) -> dict[str, Any]:
+    """The user's notes after the ``note`` variable (a blank line between them), and the
+    user's tags in ``custom.tags`` too (the ``keyword`` variable holds them already, for
+    other tools; ``custom.tags`` tells them from the source's keywords when read back)."""
+    out: dict[str, Any] = {}
+    notes = [note.text.strip() for note in record.notes if note.text.strip()]
+    if notes:
+        out["note"] = "\n\n".join([*([item["note"]] if item.get("note") else []), *notes])
+    if record.tags:
+        out["custom"] = {**item.get("custom", {}), "tags": list(record.tags)}
+    return out
+
+
+def write(records: Iterable[PaperRecord], *, tags_as_keywords: bool = True) -> str:
     """Write ``records`` as CSL-JSON: a JSON array, indent 2, UTF-8 text, sorted keys.
 
     The inverse of :func:`read` (see the module table). ``id`` is the citation key
     (else the ``id`` the record was read with, else ``item N``); ``issued`` holds ``[[year, month]]``;
-    ``page`` uses an en dash for ``--``; keywords (plus tags when
-    ``tags_as_keywords``) are joined with ``", "``; ``custom`` carries the arXiv
-    id, code URL, short name and provisional-title flag, which have no CSL
-    variable. Fields with neither a CSL variable nor a ``csl_`` prefix (BibTeX-only
+    ``page`` uses an en dash for ``--``; keywords (then the user's tags, unless
+    ``tags_as_keywords`` is False) are joined with ``", "``; the abstract is
+    readable text (LaTeX decoded, :func:`readinglist.text.readable`); the user's
+    notes follow the ``note`` field in ``note``; ``custom`` carries the arXiv
+    id, code URL, short name, provisional-title flag and the user's tags
+    (``tags``), which have no CSL variable. Fields with neither a CSL variable nor a ``csl_`` prefix (BibTeX-only
     fields such as ``pdf``) are not written.
 
     Returns the text ending in a newline (``"[]\\n"`` for no records).
@@ -670,9 +700,7 @@ def write(records: Iterable[PaperRecord], *, tags_as_keywords: bool = False) -> 
     return "".join(write_chunks(records, tags_as_keywords=tags_as_keywords))
 
 
-def write_chunks(
-    records: Iterable[PaperRecord], *, tags_as_keywords: bool = False
-) -> Iterator[str]:
+def write_chunks(records: Iterable[PaperRecord], *, tags_as_keywords: bool = True) -> Iterator[str]:
     """Yield the text of :func:`write` an item at a time, reading ``records`` as it goes
     (an export streams them, issue 17): the pieces joined are exactly the text of
     ``json.dumps`` of the whole array with ``indent=2``, each item dumped alone and

@@ -74,7 +74,7 @@ from readinglist.records import (
     ParseResult,
     Person,
 )
-from readinglist.text import counted, latex_to_unicode
+from readinglist.text import counted, readable_paragraphs
 
 __all__ = [
     "FORMAT_VERSION",
@@ -255,13 +255,10 @@ def _abstract_lines(abstract: str | None) -> list[str]:
     """The abstract as a block quote inside the item (a blank line first); [] when empty.
 
     Readers see the abstract, not its markup: LaTeX (``$20\\%$``, ``\\textbf{S}``,
-    ``$\\to$``) is decoded to Unicode per paragraph, then escaped like all user text.
+    ``$\\to$``, ``---``) is decoded to Unicode per paragraph
+    (:func:`readinglist.text.readable_paragraphs`), then escaped like all user text.
     """
-    paragraphs = [
-        decoded
-        for raw in re.split(r"\n\s*\n", abstract or "")
-        if (decoded := latex_to_unicode(raw).strip())
-    ]
+    paragraphs = readable_paragraphs(abstract)
     if not paragraphs:
         return []
     lines = [""]

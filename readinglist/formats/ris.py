@@ -90,6 +90,7 @@ from readinglist.records import (
     provisional_marks,
     with_marks,
 )
+from readinglist.text import readable
 
 __all__ = ["ENTRY_TYPES", "RIS_TYPES", "read", "write", "write_chunks"]
 
@@ -583,14 +584,24 @@ def _link_pairs(record: PaperRecord) -> Iterator[tuple[str, str]]:
 def _text_pairs(
     record: PaperRecord, fields: Mapping[str, str], tags_as_keywords: bool
 ) -> Iterator[tuple[str, str]]:
-    """``KW``, ``AB`` and ``N1`` (the note)."""
+    """``KW`` (keywords, then the user's tags), ``AB`` (readable: LaTeX decoded, by
+    :func:`readinglist.text.readable`) and ``N1`` (the ``note`` field, then each of the
+    user's notes)."""
     for keyword in keywords_of(record, tags_as_keywords):
         if keyword.strip():
             yield "KW", one_line(keyword)
-    if record.abstract and record.abstract.strip():
-        yield "AB", value_lines(record.abstract)
+    if abstract := readable(record.abstract):
+        yield "AB", value_lines(abstract)
+    yield from _note_pairs(record, fields)
+
+
+def _note_pairs(record: PaperRecord, fields: Mapping[str, str]) -> Iterator[tuple[str, str]]:
+    """``N1``: the ``note`` field, then one per user note (its text as written)."""
     if fields.get("note"):
         yield "N1", value_lines(fields["note"])
+    for note in record.notes:
+        if note.text.strip():
+            yield "N1", value_lines(note.text)
 
 
 def _kept_pairs(fields: Mapping[str, str]) -> Iterator[tuple[str, str]]:
@@ -618,7 +629,7 @@ def _pairs(record: PaperRecord, tags_as_keywords: bool) -> Iterator[tuple[str, s
     yield from _kept_pairs(fields)
 
 
-def write(records: Iterable[PaperRecord], *, tags_as_keywords: bool = False) -> str:
+def write(records: Iterable[PaperRecord], *, tags_as_keywords: bool = True) -> str:
     """Write ``records`` as RIS text (through ``rispy.dumps``, :func:`ris_syntax.dumps`).
 
     The inverse of :func:`read`: entry type -> ``TY`` (:data:`RIS_TYPES`, or the
@@ -628,9 +639,10 @@ def write(records: Iterable[PaperRecord], *, tags_as_keywords: bool = False) -> 
     series -> ``T2``, venue -> ``JO``), fields volume,
     number, pages, publisher (or institution / school / organization), address,
     edition, language, issn/isbn, note -> ``VL IS SP EP PB CY ET LA SN N1``, DOI ->
-    ``DO``, URL, code URL and arXiv abstract page -> ``UR``, keywords (plus tags
-    when ``tags_as_keywords``) -> ``KW``, abstract -> ``AB``, and each
-    ``ris_<tag>`` field back to its tag, one line per newline-separated value.
+    ``DO``, URL, code URL and arXiv abstract page -> ``UR``, keywords (then the
+    user's tags, unless ``tags_as_keywords`` is False) -> ``KW``, the abstract as
+    readable text (LaTeX decoded, :func:`readinglist.text.readable`) -> ``AB``, each
+    user note -> one more ``N1``, and each ``ris_<tag>`` field back to its tag, one line per newline-separated value.
     Other fields have no RIS tag and are not written.
 
     Returns the text (records separated by a blank line, ending in a newline).
@@ -641,7 +653,7 @@ def write(records: Iterable[PaperRecord], *, tags_as_keywords: bool = False) -> 
 
 
 def write_chunks(
-    records: Iterable[PaperRecord], *, tags_as_keywords: bool = False, chunk: int = 500
+    records: Iterable[PaperRecord], *, tags_as_keywords: bool = True, chunk: int = 500
 ) -> Iterator[str]:
     """Yield the text of :func:`write` a chunk of ``chunk`` records at a time, reading
     ``records`` as it goes (an export streams them, issue 17); the pieces joined are

@@ -154,6 +154,27 @@ def is_echo(values: dict[str, Any], record: PaperRecord) -> bool:
     )
 
 
+class RawValue(str):
+    """A column value of a merge conflict that carries the raw source form of the column
+    (``raw``: field name -> raw value, e.g. ``{"title": "The $\\ell_{1,p}$-Norm"}``), so
+    that ``merge --take`` gives the column back with its LaTeX (issue 15: title math
+    survives merges). It is the decoded text everywhere else; :func:`conflict_rows`
+    stores ``raw`` beside the value."""
+
+    raw: dict[str, str]
+
+    def __new__(cls, value: str, raw: dict[str, str]) -> RawValue:
+        made = super().__new__(cls, value)
+        made.raw = raw
+        return made
+
+
+def _with_raw(name: str, value: str, fields: Any) -> str:
+    """``value`` as a :class:`RawValue` when ``fields`` hold the raw form of column ``name``."""
+    raw = {f: fields[f] for f in COLUMN_FIELDS.get(name, ()) if f in (fields or {})}
+    return RawValue(value, raw) if raw else value
+
+
 def _split(keywords: str) -> list[str]:
     return [k.strip() for k in keywords.split(",") if k.strip()]
 
@@ -174,7 +195,7 @@ def _plan_title(
         plan.values["title_provisional"] = False
     else:
         if not record.title_provisional and title_key(have) != title_key(record.title):
-            plan.conflicts.append(("title", record.title))
+            plan.conflicts.append(("title", _with_raw("title", record.title, record.fields)))
         return
     plan.filled.append("title")
     taken.add("title")
@@ -228,13 +249,18 @@ def derived_values(values: dict[str, Any]) -> dict[str, Any]:
 def conflict_rows(
     paper_id: int, conflicts: Iterable[tuple[str, Any]], source: str
 ) -> list[dict[str, Any]]:
-    """The ``merge_conflicts`` rows of a plan's conflicts."""
+    """The ``merge_conflicts`` rows of a plan's conflicts (a :class:`RawValue` also
+    stores its raw form, under ``raw``)."""
     now = utcnow()
     return [
         {
             "paper_id": paper_id,
             "field": name,
-            "value": {"value": value},
+            "value": (
+                {"value": str(value), "raw": value.raw}
+                if isinstance(value, RawValue)
+                else {"value": value}
+            ),
             "source": source,
             "at": now,
         }
@@ -366,8 +392,11 @@ def take_conflict(session: Session, paper: Paper, name: str) -> Any:
         session.expire(paper, ["people"])
     elif name in FILLABLE:
         old = getattr(paper, name)
+        if name == "title" and old:
+            old = _with_raw(name, old, paper.fields)
         for column, new in derived_values({name: value}).items():
             setattr(paper, column, new)
+        _take_raw(paper, name, row.value.get("raw") or {})
         if name == "title":
             paper.title_provisional = False
     else:
@@ -383,6 +412,16 @@ def take_conflict(session: Session, paper: Paper, name: str) -> Any:
         write_conflicts(session, conflict_rows(paper.id, [(name, old)], "taken over"))
     refresh_search_text(session, [paper.id])
     return value
+
+
+def _take_raw(paper: Paper, name: str, raw: dict[str, str]) -> None:
+    """Replace the raw forms of column ``name`` in the paper's fields by ``raw`` (those a
+    taken value brought; none: the old ones no longer match the column)."""
+    mirrors = COLUMN_FIELDS.get(name, ())
+    fields = {k: v for k, v in (paper.fields or {}).items() if k not in mirrors}
+    fields.update({k: v for k, v in raw.items() if k in mirrors})
+    if fields != (paper.fields or {}):
+        paper.fields = fields
 
 
 def adopt_source_keys(session: Session, papers: Sequence[Paper]) -> list[tuple[str, str]]:

@@ -286,8 +286,8 @@ def write_papers(
 
     BibTeX and biblatex are written a chunk at a time (:func:`_write_bibtex_in_chunks`),
     calling ``advance`` with the papers written so far. The other formats stream too
-    (issue 17): records a chunk at a time without ``source_text`` or digest (and notes
-    only for Markdown ``--notes``), text written as the writer's ``write_chunks``
+    (issue 17): records a chunk at a time without ``source_text`` or digest (with notes
+    for RIS and CSL-JSON, and for Markdown ``--notes``), text written as the writer's ``write_chunks``
     yields it; Markdown first reads a light outline of every paper
     (:func:`readinglist.library.listing.export_outline`) to count, group and order.
     """
@@ -315,7 +315,8 @@ def write_papers(
 
         pieces = write_chunks(outline, complete=complete, **options)
     else:
-        records = library.iter_records(session, ids, with_notes=False, with_source=False)
+        # RIS and CSL-JSON carry the user's notes (N1 / note), issue 15.
+        records = library.iter_records(session, ids, with_notes=True, with_source=False)
         pieces = write_chunks(watch(records), **options)
     for piece in pieces:
         out.write(piece)
@@ -329,6 +330,19 @@ def _with_alias_copies(record: PaperRecord, old_keys: list[str] | None) -> list[
         for key in old_keys or ()
     ]
     return [record, *copies]
+
+
+def _crossref_parents(session: Session, ids: list[int]) -> frozenset[str]:
+    """The keys (case-folded) that papers ``ids`` name in ``crossref``: BibTeX needs those
+    entries after the entries that name them (issue 15, the real-tools test)."""
+    from sqlalchemy import select
+
+    from readinglist.models import Paper
+
+    crossref = Paper.fields["crossref"].as_string()
+    rows = session.execute(select(Paper.id, crossref).where(crossref.is_not(None)))
+    wanted = set(ids)
+    return bibtex.crossref_parents(value for paper_id, value in rows if paper_id in wanted)
 
 
 def _ignore(done: int) -> None:
@@ -359,10 +373,13 @@ def _write_bibtex_in_chunks(
     any (:func:`readinglist.library.bibtex_context`), the entries are spooled to a
     temporary file (in memory up to 32 MB) and copied after the header.
     """
-    order = sorted(range(len(selected)), key=lambda i: bibtex.entry_order(selected[i][1], i))
+    parents = _crossref_parents(session, [paper_id for paper_id, _ in selected])
+    order = sorted(
+        range(len(selected)), key=lambda i: bibtex.entry_order(selected[i][1], i, parents)
+    )
     ids = [selected[i][0] for i in order]
     strings, preamble = library.bibtex_context(session, ids)
-    writer = bibtex.Writer(strings=strings, preamble=preamble, **options)
+    writer = bibtex.Writer(strings=strings, preamble=preamble, parents=parents, **options)
     spooled = bool(strings or preamble)
     with tempfile.SpooledTemporaryFile(32 << 20, "w+", encoding="utf-8", newline="\n") as spool:
         body: IO[str] = spool if spooled else out

@@ -94,6 +94,7 @@ class Input:
     sniffed: Sniffed | None = None
     parsed: ParseResult | None = None
     replaced: int = 0
+    cleaned: int = 0  # lines whose NUL bytes were removed (``--strict`` fails)
 
     @classmethod
     def open(cls, path: str, fmt: str) -> Input:
@@ -109,6 +110,7 @@ class Input:
             item._raw().close()  # the errors of a missing or unreadable file, now
         sniffed = formats.sniff(item.byte_chunks(), item.source)
         item.replaced = sniffed.replaced
+        item.cleaned = sniffed.cleaned
         chosen = fmt
         if fmt == "auto" and (sniffed.complete or sniffed.head.strip()):
             chosen = formats.detect(item.source, sniffed.head)
@@ -209,6 +211,11 @@ class ImportRun:
     def replaced(self) -> int:
         """Lines over all inputs whose bad UTF-8 bytes were replaced by U+FFFD."""
         return sum(item.replaced for item, _ in self.reports)
+
+    @property
+    def cleaned(self) -> int:
+        """Lines over all inputs whose NUL bytes were removed."""
+        return sum(item.cleaned for item, _ in self.reports)
 
     @property
     def kept(self) -> int:

@@ -31,7 +31,13 @@ from readinglist.formats.bibtex.digest import (
 from readinglist.formats.bibtex.encode import VERBATIM_FIELDS, Dialect, valid_citekey
 from readinglist.formats.bibtex.reader import iter_read, read, read_aux
 from readinglist.formats.bibtex.values import macro_names
-from readinglist.formats.bibtex.writer import FIELD_ORDER, Writer, entry_order, write
+from readinglist.formats.bibtex.writer import (
+    FIELD_ORDER,
+    Writer,
+    crossref_parents,
+    entry_order,
+    write,
+)
 from readinglist.identifiers import normalize_arxiv, normalize_doi
 
 __all__ = [
@@ -41,6 +47,7 @@ __all__ = [
     "Writer",
     "bibliographic_data",
     "bibliographic_fingerprint",
+    "crossref_parents",
     "entry_order",
     "iter_read",
     "macro_names",

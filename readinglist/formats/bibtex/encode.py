@@ -330,6 +330,22 @@ def is_verbatim(name: str, value: str) -> bool:
     return name in VERBATIM_FIELDS or name.endswith("url") or _BARE_URL.match(value) is not None
 
 
+#: Prefixes of the fields the RIS and CSL-JSON readers keep for their own writers
+#: (``ris_n1``, ``csl_accessed``): data of those formats without a BibTeX field.
+FOREIGN_PREFIXES = ("ris_", "csl_")
+
+
+def is_foreign(name: str) -> bool:
+    """True for a field kept only for the RIS or CSL-JSON export (:data:`FOREIGN_PREFIXES`).
+
+    BibTeX and biblatex exports leave such fields out: no style reads them, and
+    ``biber --validate-datamodel`` warns about each ("Field 'ris_n1' invalid in data
+    model"), which an export must not cause (issue 15, the real-tools test). They stay
+    in the library and in the RIS and CSL-JSON exports.
+    """
+    return name.startswith(FOREIGN_PREFIXES)
+
+
 def _format_person(person: Person, dialect: Dialect) -> str:
     """Write one name so that BibTeX's rules split it back into the same parts."""
     if person.literal:
@@ -399,3 +415,64 @@ def valid_citekey(key: str, dialect: Dialect = "bibtex") -> str:
         key = "".join(ch for ch in key if not unicodedata.combining(ch))
         key = re.sub(r"[^\x00-\x7f]+", "-", key)
     return _KEY_ILLEGAL.sub("-", key)
+
+
+_INITIALS = re.compile(r"^(?:[A-Z][a-z]?\.?[\s~-]*){1,4}$")
+
+
+def repair_name_list(raw: str) -> str | None:
+    """A raw ``author``/``editor`` list that BibTeX rejects, rewritten so that it reads
+    it as the people meant; None when BibTeX reads ``raw`` as it is.
+
+    BibTeX stops with "Too many commas in name" for a name of more than two commas
+    and "has a comma at the end" for a name ending in one (BibTeX manual, "Tame the
+    BeaST" section 11). Both come from commas used to separate people:
+
+    * ``Miller, D., Firby, J. and Dean, T.`` -> ``Miller, D. and Firby, J. and Dean, T.``
+      (``Family, Initials`` pairs);
+    * ``Ryszard Michalski, Jaime G. Carbonell, and Tom M. Mitchell`` ->
+      ``Ryszard Michalski and Jaime G. Carbonell and Tom M. Mitchell`` (a comma-separated
+      list of ``First Last`` names);
+    * any other name with too many commas: each comma-separated part is a name.
+
+    Commas inside braces are not counted, as BibTeX does not count them.
+    """
+    from bibtexparser.middlewares.names import split_multiple_persons_names
+
+    names = [n.strip() for n in split_multiple_persons_names(raw) if n.strip()]
+    repaired: list[str] = []
+    changed = False
+    for name in names:
+        parts = [p.strip() for p in _top_level_commas(name)]
+        trailing = len(parts) > 1 and parts[-1] == ""
+        if trailing:
+            parts = parts[:-1]
+        if len(parts) <= 3 and not trailing:
+            repaired.append(name)
+            continue
+        changed = True
+        parts = [p for p in parts if p]
+        if len(parts) % 2 == 0 and all(_INITIALS.match(p) for p in parts[1::2]):
+            repaired.extend(
+                f"{family}, {given}" for family, given in zip(parts[::2], parts[1::2], strict=True)
+            )
+        elif trailing and len(parts) == 2 and not all(" " in p for p in parts):
+            repaired.append(", ".join(parts))  # "Family, Given," with a stray comma
+        else:
+            repaired.extend(parts)
+    return " and ".join(repaired) if changed else None
+
+
+def _top_level_commas(name: str) -> list[str]:
+    """``name`` split at the commas outside braces."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(name):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth = max(depth - 1, 0)
+        elif char == "," and depth == 0:
+            parts.append(name[start:index])
+            start = index + 1
+    parts.append(name[start:])
+    return parts

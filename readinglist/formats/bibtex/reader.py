@@ -48,7 +48,7 @@ from bibtexparser.model import (
 )
 
 from readinglist.formats.bibtex.digest import source_check
-from readinglist.formats.bibtex.encode import is_verbatim, needs_escaping
+from readinglist.formats.bibtex.encode import is_verbatim, needs_escaping, repair_name_list
 from readinglist.formats.bibtex.fields import (
     decode_date,
     decode_month,
@@ -259,6 +259,9 @@ class Reader:
         dirty = dirty or repeated
         if "author" in values or "editor" in values:
             dirty = _normalize_others(values) or dirty
+            for problem in _repair_names(key, values, field_lines, line, self.source):
+                dirty = True
+                yield problem
         if any(not is_verbatim(n, v) and needs_escaping(v) for n, v in values.items()):
             dirty = True
             if not self.escaping_reported:
@@ -454,6 +457,25 @@ def _join_list(first: str, raw_second: str, macros: Mapping[str, str]) -> str:
     seen = {part.strip().casefold() for part in re.split(r"[,;]", first)}
     extra = [p.strip() for p in re.split(r"[,;]", second) if p.strip().casefold() not in seen]
     return ", ".join([first.strip(), *extra]) if extra else first
+
+
+def _repair_names(
+    key: str, values: dict[str, str], lines: Mapping[str, int], line: int, source: str
+) -> Iterator[ParseProblem]:
+    """Rewrite an author/editor list BibTeX rejects (:func:`~.encode.repair_name_list`),
+    one warning each naming its line (issue 15: the export must compile)."""
+    for name in ("author", "editor"):
+        value = values.get(name)
+        fixed = repair_name_list(value) if value else None
+        if fixed is not None:
+            values[name] = fixed
+            yield ParseProblem(
+                f"entry {key or '(no key)'!r}: {name} {value!r} separates people by commas, "
+                f"which BibTeX rejects; read as {fixed!r}",
+                source,
+                lines.get(name, line),
+                "warning",
+            )
 
 
 def _normalize_others(values: dict[str, str]) -> bool:

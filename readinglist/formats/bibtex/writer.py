@@ -44,7 +44,7 @@ bytes. An entry whose source disagrees with the record about the provisional mar
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -56,6 +56,7 @@ from readinglist.formats.bibtex.encode import (
     escape_literal,
     escape_raw,
     format_names,
+    is_foreign,
     is_verbatim,
     normalize_pages,
     safe_verbatim,
@@ -419,9 +420,10 @@ class _EntryFields:
             self.put("ids", self.value(raw, aliases, decode_ids, lambda: ", ".join(aliases), str))
 
     def other_fields(self) -> None:
-        """Every raw field not written yet: verbatim, pages normalized, or escaped."""
+        """Every raw field not written yet: verbatim, pages normalized, or escaped; not
+        those kept only for RIS and CSL-JSON (:func:`~.encode.is_foreign`)."""
         for name, value in self.fields.items():
-            if name in self.out:
+            if name in self.out or is_foreign(name):
                 continue
             if is_verbatim(name, value):
                 self.put(name, self.verbatim(name, value))
@@ -477,17 +479,22 @@ def _marks_or_ids_differ(record: PaperRecord, dialect: Dialect) -> bool:
     return have != {alias.casefold() for alias in record.aliases}
 
 
-def entry_order(citekey: str | None, index: int) -> tuple[bool, str, str, int]:
+def entry_order(
+    citekey: str | None, index: int, parents: Collection[str] = ()
+) -> tuple[bool, bool, str, str, int]:
     """Return the sort key of the entry at ``index`` (input order) with ``citekey``:
     the writer's order, by key case-insensitively, then case-sensitively, no key last,
-    ties in input order. An exporter that writes in chunks sorts by it first."""
+    ties in input order; entries another entry names in ``crossref`` (``parents``,
+    case-folded keys: :func:`crossref_parents`) after all others, as BibTeX needs them
+    ("A bad cross reference" otherwise). An exporter that writes in chunks sorts by
+    it first."""
     key = citekey or ""
-    return (not key, key.casefold(), key, index)
+    return (key.casefold() in parents, not key, key.casefold(), key, index)
 
 
-def _sort_key(item: tuple[int, PaperRecord]) -> tuple[bool, str, str, int]:
-    index, record = item
-    return entry_order(record.citekey, index)
+def crossref_parents(crossrefs: Iterable[str | None]) -> frozenset[str]:
+    """The case-folded keys named by ``crossref`` values (for :func:`entry_order`)."""
+    return frozenset(value.strip().casefold() for value in crossrefs if value and value.strip())
 
 
 class Writer:
@@ -502,6 +509,8 @@ class Writer:
 
     Args:
         dialect, keywords, annote, strings, preamble: as for :func:`write`.
+        parents: the case-folded keys of the entries others name in ``crossref``
+            (:func:`crossref_parents`), written after the others.
     """
 
     def __init__(
@@ -512,8 +521,10 @@ class Writer:
         annote: bool = False,
         strings: str | None = None,
         preamble: str | None = None,
+        parents: Collection[str] = (),
     ) -> None:
         self.dialect: Dialect = dialect
+        self.parents = parents
         self.keywords = keywords
         self.annote = annote
         self.preamble = preamble
@@ -534,7 +545,10 @@ class Writer:
         (no key last, ties in input order), separated by one blank line, without a
         final newline; empty for no records."""
         blocks: list[str] = []
-        for _, record in sorted(enumerate(records), key=_sort_key):
+        order = sorted(
+            enumerate(records), key=lambda item: entry_order(item[1].citekey, item[0], self.parents)
+        )
+        for _, record in order:
             text = None
             again = None
             if record.source_text and record.source_check is not None:
@@ -600,7 +614,8 @@ def write(
 
     Args:
         records: the records to write, in any order; they are written ordered by
-            citation key, case-insensitively (no key last, ties in input order).
+            citation key, case-insensitively (no key last, ties in input order), the
+            entries others name in ``crossref`` last (:func:`entry_order`).
         dialect: ``"bibtex"`` (ASCII, ``journal``, ``year``/``month``) or
             ``"biblatex"`` (UTF-8, ``journaltitle``, ``date``) for generated entries.
         keywords: add each record's tags to ``keywords`` (merged with the keywords it
@@ -619,7 +634,12 @@ def write(
         tags or notes is its ``source_text``; any other entry is generated.
     """
     writer = Writer(
-        dialect=dialect, keywords=keywords, annote=annote, strings=strings, preamble=preamble
+        dialect=dialect,
+        keywords=keywords,
+        annote=annote,
+        strings=strings,
+        preamble=preamble,
+        parents=crossref_parents(r.fields.get("crossref") for r in records),
     )
     body = writer.entries(records)
     parts = [part for part in (writer.head(), body) if part]
