@@ -582,7 +582,7 @@ def test_triage_the_example_list_in_a_terminal(icml: Path) -> None:
     child.expect(r"undone: " + re.escape(keys[18]) + r" to-read \(decided before this run\)")
     press(child, "t", r"End of the list: 19/19, 6 to read, 5 skipped, 4 reading, 4 read\.")
     child.send("q")
-    ends(child, r"triaged 1 of 1 papers \(1 to-read\)")
+    ends(child, r"triaged 1 of 1 paper \(1 to-read\)")
     elapsed = time.time() - start
 
     listed = {p["key"]: p for p in readinglist(icml, "list", "--json")}
@@ -687,10 +687,10 @@ def test_the_installed_command_refuses_a_pipe(icml: Path) -> None:
 
 @pytest.mark.slow
 def test_interest_order_changes_after_a_skip_in_a_terminal(icml: Path) -> None:
-    """One paper wanted (spar2026): triage in interest order shows sharedscore2026 first,
-    then correctionplanner2026 would follow; skipping sharedscore2026 re-ranks the rest
-    and pidi2026 comes next instead. Then the new keys: ``v`` lists the next titles with
-    their scores and goes to the third, ``/`` finds SafeSeek, ``a`` completes a tag with
+    """One paper wanted (spar2026): triage in interest order shows ascl2026 first (then
+    correctionplanner2026, pidi2026, reco2026, safeseek2026); skipping ascl2026 re-ranks the
+    rest: the overview ``v`` lists sharedscore2026 third, where reco2026 was. Then the new
+    keys: ``v`` goes to the third, ``/`` finds SafeSeek, ``a`` completes a tag with
     Tab, ``w`` explains the score; after quitting, ``u`` undoes the skip."""
     import pexpect
 
@@ -698,13 +698,14 @@ def test_interest_order_changes_after_a_skip_in_a_terminal(icml: Path) -> None:
         subprocess.run([str(BINARY), "--db", str(icml), *args], check=True, capture_output=True)
     child = spawn(icml, "--order", "interest")
     child.expect(CLEAR + r"2/19, 1 to read, 0 skipped\r\n")  # the inbox: all 19
-    child.expect(r"A shared-score quaternion self-attention mechanism")
+    child.expect(r"ASCL: Adaptive Safe Context Learning")
     press(child, "s", r"3/19, 1 to read, 1 skipped\r\n")
-    child.expect(r"PIDI: Patched Model Inversion with Dual-Sided Initialization")
+    child.expect(r"CorrectionPlanner: an autoregressive planner")
     press(child, "v", r"3/19, 1 to read, 1 skipped\r\nNext papers, highest interest first:\r\n")
-    child.expect(r">   1  +-?\d\.\d{3}  PIDI: Patched Model Inversion")
+    child.expect(r">   1  +-?\d\.\d{3}  CorrectionPlanner: an autoregressive")
     child.expect(r"\r\n    3  +-?\d\.\d{3}  ([^\r\n…]{1,30})")
     third = child.match.group(1)
+    assert third.startswith("A shared-score quaternion")  # re-ranked: reco2026 was third
     child.expect(r"Go to number \(Enter: back, \+: more\)")
     child.sendline("3")
     child.expect(CLEAR + r"3/19, 1 to read, 1 skipped\r\n\r\nICML · 2026\r\n" + re.escape(third))
@@ -728,21 +729,21 @@ def test_interest_order_changes_after_a_skip_in_a_terminal(icml: Path) -> None:
     child.close()
     assert child.exitstatus == 0
     assert sql(icml, TAGS_OF, "safeseek2026") == [("rl",), ("robotics",)]
-    assert sql(icml, STATUS_OF, "sharedscore2026") == [("skipped",)]
+    assert sql(icml, STATUS_OF, "ascl2026") == [("skipped",)]
 
     # A new run: u undoes the skip of the earlier run and shows the paper again.
     child = spawn(icml)
     child.expect(CLEAR + r"3/19, 1 to read, 1 skipped\r\n")
     press(child, "u", r"2/19, 1 to read, 0 skipped\r\n")  # one decided now
-    child.expect(r"A shared-score quaternion self-attention mechanism")
-    child.expect(r"undone: sharedscore2026 skipped \(decided before this run\)\r\n")
+    child.expect(r"ASCL: Adaptive Safe Context Learning")
+    child.expect(r"undone: ascl2026 skipped \(decided before this run\)\r\n")
     child.send("q")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
-    assert sql(icml, STATUS_OF, "sharedscore2026") == [("new",)]
+    assert sql(icml, STATUS_OF, "ascl2026") == [("new",)]
     assert sql(icml, STATUS_OF, "spar2026") == [("to-read",)]
-    assert [(old, new) for old, new, _ in history(icml)["sharedscore2026"]] == [
+    assert [(old, new) for old, new, _ in history(icml)["ascl2026"]] == [
         ("new", "skipped"),
         ("skipped", "new"),
     ]
