@@ -148,8 +148,8 @@ def _refuse_under_strict(run: ImportRun, strict: bool) -> None:
         lines = counted(run.replaced, "line")
         raise InvalidInput(f"{lines} not valid UTF-8; nothing imported (--strict)")
     if run.cleaned:
-        _summarize(run)
-        lines = "1 line" if run.cleaned == 1 else f"{run.cleaned} lines"
+        _summarize(run, written=False)
+        lines = counted(run.cleaned, "line")
         raise InvalidInput(f"{lines} with a NUL byte; nothing imported (--strict)")
 
 

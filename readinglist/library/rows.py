@@ -292,8 +292,10 @@ def iter_records(
     :data:`SOURCE_COLUMNS` nor computes the digest: ``source_text`` stays None.
     """
     papers = cast(Table, Paper.__table__)
-    columns = [c for c in papers.c if with_source or c.name not in SOURCE_COLUMNS]
-    bibtex_batches = bibtex_batch_ids(session) if with_source else frozenset()
+    columns: list[Any] = [c for c in papers.c if with_source or c.name not in SOURCE_COLUMNS]
+    if not with_source:  # provenance without reading the source text (latex_fields)
+        columns.append(papers.c.source_text.is_not(None).label("has_source"))
+    bibtex_batches = bibtex_batch_ids(session)
     for start in range(0, len(ids), chunk):
         part = list(ids[start : start + chunk])
         rows = {
@@ -341,8 +343,7 @@ def iter_records(
                 tuple(tags.get(pid, ())),
                 tuple(notes.get(pid, ())),
                 with_source=with_source,
-                latex_fields=not with_source
-                or bool(row.source_text)
+                latex_fields=bool(row.source_text if with_source else row.has_source)
                 or row.batch_id in bibtex_batches,
             )
             if pid in aliases:

@@ -278,11 +278,15 @@ class _EntryFields:
         return safe_verbatim(name, value, text=not self.latex)
 
     def raw_as_is(self, raw: str) -> str:
-        """A raw LaTeX value as written, with what is not valid LaTeX escaped
-        (:func:`~.encode.escape_raw`), made ASCII for the bibtex dialect; a plain-text
-        value (not from a BibTeX source) escaped as text."""
-        if not self.latex:
-            return self.text(raw)
+        """The raw LaTeX form of a column (title, names, venue) as written, with what is
+        not valid LaTeX escaped and commands that run or read anything neutralized
+        (:func:`~.encode.escape_raw`), made ASCII for the bibtex dialect.
+
+        Only a BibTeX source gives a column a raw form, and :func:`_column_value` uses it
+        only while it still decodes to the column's value, so it is LaTeX whatever the
+        paper's first source was: a pasted paper completed by the proceedings' BibTeX
+        keeps its title's math (``$\\ell_{1,p}$``; provenance is per value here, not per
+        paper as for the other fields, issue 15)."""
         raw = escape_raw(raw, "biblatex")
         return ascii_latex(raw, exact=True) if self.dialect == "bibtex" else raw
 
