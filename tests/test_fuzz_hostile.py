@@ -35,6 +35,7 @@ from hypothesis import strategies as st
 from readinglist import formats
 from readinglist.cli import cli
 from readinglist.records import PaperRecord, Person
+from readinglist.text import readable
 
 SCALE = int(os.environ.get("READINGLIST_FUZZ_SCALE", "1"))
 #: Where a payload that ran would leave its mark, and a file that must never be read.
@@ -194,6 +195,10 @@ def _round_trip(folder: Path, db: Path, fmt: str, *, abstracts: bool = True) -> 
     before, after = _papers(db), _papers(again)
     if fmt == "bibtex" or not abstracts:  # the abstract stays LaTeX when read from BibTeX
         before, after = [p[:3] for p in before], [p[:3] for p in after]
+    elif fmt in ("ris", "csl-json"):
+        # These exports print the abstract readable (issue 15: LaTeX and --- decoded once,
+        # text.readable): the re-imported abstract is that reading of the original.
+        before = sorted((*p[:3], " ".join(readable(p[3]).split())) for p in before)
     assert after == before
 
 

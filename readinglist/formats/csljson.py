@@ -584,8 +584,7 @@ def _main_variables(record: PaperRecord, index: int, tags_as_keywords: bool) -> 
     url = record.url or (arxiv_abs_url(record.arxiv) if record.arxiv else None) or record.code_url
     if url:
         item["URL"] = url
-    # LaTeX (a BibTeX source) is decoded for reading; plain text is data, kept as is.
-    if abstract := (readable(record.abstract) if record.latex_fields else record.abstract):
+    if abstract := readable(record.abstract):
         item["abstract"] = abstract
     if keywords := keywords_of(record, tags_as_keywords):
         item["keyword"] = ", ".join(keywords)

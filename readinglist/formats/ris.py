@@ -590,8 +590,7 @@ def _text_pairs(
     for keyword in keywords_of(record, tags_as_keywords):
         if keyword.strip():
             yield "KW", one_line(keyword)
-    # LaTeX (a BibTeX source) is decoded for reading; plain text is data, kept as is.
-    if abstract := (readable(record.abstract) if record.latex_fields else record.abstract):
+    if abstract := readable(record.abstract):
         yield "AB", value_lines(abstract)
     yield from _note_pairs(record, fields)
 
