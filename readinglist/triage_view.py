@@ -254,6 +254,20 @@ def why_lines(
     name = f"the model of tag {model}" if model else "all your decisions"
     return [
         f"{key}: interest {score:.4f} (from {name})",
-        "raised by: " + (", ".join(f"{t.term} (+{t.weight:.3f})" for t in up) or "-"),
-        "lowered by: " + (", ".join(f"{t.term} ({t.weight:.3f})" for t in down) or "-"),
+        "raised by: " + (", ".join(f"{term_label(t.term)} (+{t.weight:.3f})" for t in up) or "-"),
+        "lowered by: " + (", ".join(f"{term_label(t.term)} ({t.weight:.3f})" for t in down) or "-"),
     ]
+
+
+def term_label(term: str) -> str:
+    """A ranking feature as a reader names it: the tokens that
+    ``ranking.features.person_token``/``tag_token`` make (``author_smith_j``, ``tag_rl``)
+    shown as ``author:smith_j`` and ``tag:rl`` (a fresh user saw ``tag_icml`` printed)."""
+    return " ".join(
+        "tag:" + w[4:]
+        if w.startswith("tag_")
+        else "author:" + w[7:]
+        if w.startswith("author_")
+        else w
+        for w in term.split()
+    )

@@ -487,3 +487,13 @@ def test_with_nothing_new_u_still_undoes_the_last_decision(engine: Any, four: li
     assert titles(term)[1] == "Delta"
     assert messages(term)[1] == "undone: d2026 read (decided before this run)"
     assert state(engine)["d2026"]["status"] == "new"
+
+
+def test_why_names_tag_and_author_features_as_a_reader_would() -> None:
+    """A fresh user saw ``tag_icml`` in `--why`: feature tokens are shown as tag:/author:."""
+    from readinglist.triage_view import term_label
+
+    assert term_label("tag_icml") == "tag:icml"
+    assert term_label("icml tag_icml") == "icml tag:icml"
+    assert term_label("author_smith_j") == "author:smith_j"
+    assert term_label("offline reinforcement") == "offline reinforcement"
