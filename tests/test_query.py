@@ -888,6 +888,9 @@ def test_parser_raises_only_invalid_query(query_text: str) -> None:
     ):
         clause = query.to_clause(tree, dialect_name, now=NOW, venues=["NeurIPS", "ICML 2026"])
         compiled = str(select(Paper.id).where(clause).compile(dialect=dialect))
+        # Our own SQL's fixed literal (the text-search configuration) is not user text:
+        # hypothesis found "'sim" in to_tsquery('simple', ...).
+        compiled = compiled.replace("'simple'", "")
         for word in query_text.split():
             if len(word) > 3 and not word.isalnum() and word not in ("AND", "NOT"):
                 assert word not in compiled, "user text must only reach SQL as a parameter"
