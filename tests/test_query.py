@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from conftest import make_database
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select, text
 from sqlalchemy.dialects import postgresql, sqlite
@@ -871,6 +871,7 @@ QUERY_ALPHABET = st.sampled_from(
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(QUERY_ALPHABET, max_size=30).map("".join) | st.text(max_size=60))
+@example("'sim")
 def test_parser_raises_only_invalid_query(query_text: str) -> None:
     try:
         tree = query.parse(query_text)
