@@ -207,6 +207,13 @@ class Reader:
         return text[start : nxt.start() if nxt else len(text)]
 
     def _salvaged(self, parts: Salvaged, raw: str, line: int) -> Iterator[Parsed | ParseProblem]:
+        if not parts.repairs and parts.key:  # rejected for a reason salvage did not name
+            yield ParseProblem(
+                f"entry {parts.key or '(no key)'!r}: damaged; read again by BibTeX's rules",
+                self.source,
+                line,
+                "warning",
+            )
         for message, offset in parts.repairs:
             yield ParseProblem(
                 f"entry {parts.key or '(no key)'!r}: {message}",
