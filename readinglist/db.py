@@ -121,7 +121,7 @@ def make_engine(url: str) -> Engine:
             cursor.execute("PRAGMA synchronous = NORMAL")
             cursor.execute(f"PRAGMA journal_size_limit = {WAL_KEEP_BYTES}")
         except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
+            if _contended(exc):
                 raise DatabaseError(locked_message(timeout_ms)) from None
             raise DatabaseError(not_a_database(parsed.database or "", exc)) from None
         except sqlite3.DatabaseError as exc:
@@ -152,11 +152,15 @@ def _set_wal(cursor: Any, timeout_ms: int) -> None:
             cursor.execute("PRAGMA journal_mode = WAL")
             return
         except sqlite3.OperationalError as exc:
-            locked = "locked" in str(exc) or "busy" in str(exc)
-            if not locked or time.monotonic() + delay > deadline:
+            if not _contended(exc) or time.monotonic() + delay > deadline:
                 raise
             time.sleep(delay)
             delay = min(delay * 2, 0.2)
+
+
+def _contended(exc: sqlite3.OperationalError) -> bool:
+    """True for SQLite's "database is locked"/"busy": another connection holds the lock."""
+    return "locked" in str(exc) or "busy" in str(exc)
 
 
 def _check_sqlite_path(path: Path) -> None:

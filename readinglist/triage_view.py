@@ -263,11 +263,9 @@ def term_label(term: str) -> str:
     """A ranking feature as a reader names it: the tokens that
     ``ranking.features.person_token``/``tag_token`` make (``author_smith_j``, ``tag_rl``)
     shown as ``author:smith_j`` and ``tag:rl`` (a fresh user saw ``tag_icml`` printed)."""
-    return " ".join(
-        "tag:" + w[4:]
-        if w.startswith("tag_")
-        else "author:" + w[7:]
-        if w.startswith("author_")
-        else w
-        for w in term.split()
-    )
+    from readinglist.ranking import AUTHOR_TOKEN, TAG_TOKEN
+
+    words = term.split()
+    for prefix, shown in ((TAG_TOKEN, "tag:"), (AUTHOR_TOKEN, "author:")):
+        words = [shown + w.removeprefix(prefix) if w.startswith(prefix) else w for w in words]
+    return " ".join(words)

@@ -13,3 +13,9 @@ Nothing leaves the machine: the model is computed from the library alone. This p
 imports numpy, scipy and scikit-learn, so only commands that rank import it (the CLI
 keeps ``--help`` light).
 """
+
+#: Prefixes of the feature tokens that stand for a person and a tag
+#: (``features.person_token``/``tag_token``); kept here, free of scikit-learn, so that
+#: topic labels and the ``--why`` text (``triage_view.term_label``) read them too.
+AUTHOR_TOKEN = "author_"
+TAG_TOKEN = "tag_"

@@ -22,6 +22,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from readinglist.ranking import AUTHOR_TOKEN, TAG_TOKEN
 from readinglist.text import latex_to_unicode
 
 #: The token pattern of arxiv-sanity-lite: a word starting with a letter or underscore.
@@ -56,12 +57,12 @@ def vectorizer_params(n_docs: int) -> dict[str, Any]:
 
 def person_token(name: str) -> str:
     """Return the feature token of an author: ``author_`` and the folded name's words."""
-    return "author_" + _NOT_WORD.sub("_", name.lower()).strip("_")
+    return AUTHOR_TOKEN + _NOT_WORD.sub("_", name.lower()).strip("_")
 
 
 def tag_token(name: str) -> str:
     """Return the feature token of a tag: ``tag_`` and the folded name."""
-    return "tag_" + _NOT_WORD.sub("_", name.lower()).strip("_")
+    return TAG_TOKEN + _NOT_WORD.sub("_", name.lower()).strip("_")
 
 
 def document(

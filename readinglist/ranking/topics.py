@@ -25,6 +25,7 @@ from sklearn.preprocessing import normalize
 
 from readinglist.citekeys import FILLER_WORDS
 from readinglist.naming.words import FUNCTION_WORDS
+from readinglist.ranking import AUTHOR_TOKEN, TAG_TOKEN
 from readinglist.ranking.store import Index
 
 SEED = 14
@@ -105,7 +106,7 @@ _NOT_LABEL = FILLER_WORDS | FUNCTION_WORDS | _PREFIXES
 
 def _is_label_word(term: str) -> bool:
     """True for a vocabulary term that may name a topic (see the module docstring)."""
-    if term.startswith(("author_", "tag_")):
+    if term.startswith((AUTHOR_TOKEN, TAG_TOKEN)):
         return False
     return not all(word in _NOT_LABEL for word in term.split())
 
