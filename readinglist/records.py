@@ -256,6 +256,13 @@ class ParseResult:
 #: RIS ``C8`` line (``C8  - readinglist-provisional: title, key``). CSL-JSON carries
 #: them as ``custom.title_provisional`` / ``custom.citekey_provisional`` (true).
 PROVISIONAL_FIELD = "readinglist-provisional"
+
+#: Prefix of the fields the pasted-list reader keeps for labels no BibTeX field holds
+#: (``**Oral Presentation:** ...`` -> ``fields["list_oral_presentation"]``, ``TL;DR:``,
+#: ``Categories:``, a "[Spotlight]" tag -> ``list_presentation``): shown by ``show``,
+#: searchable, left out of BibTeX and biblatex exports, whose data model has no such
+#: field (``biber --validate-datamodel`` warns about each; issue 15).
+LIST_FIELD_PREFIX = "list_"
 #: The marks: the title was made up (``title``), the key was generated while the paper
 #: was provisional (``key``).
 PROVISIONAL_MARKS: tuple[str, ...] = ("title", "key")

@@ -252,7 +252,7 @@ def paper_detail(
 
     def field_line(label: str, value: Any) -> None:
         if value not in (None, "", [], ()):
-            lines.append(f"{label + ':':<13}{value}")
+            lines.append(f"{label + ':':<12} {value}")
 
     field_line("Key", record.citekey)
     field_line("Aliases", ", ".join(aliases))

@@ -92,14 +92,7 @@ _ENTRY = re.compile(r"^@", re.MULTILINE)
 
 
 #: Known gaps, each a strict xfail with its reason (it fails the run once fixed).
-KNOWN = {
-    "neurips2023-poster-session1-abstracts.md": (
-        "the list's labels (presentation, oral_presentation) are kept as fields of those "
-        "names and written to BibTeX, where biber --validate-datamodel warns about each "
-        "(84 entries); they need a home biblatex knows (note/addendum) or to stay out of "
-        "BibTeX exports"
-    ),
-}
+KNOWN: dict[str, str] = {}
 
 
 def _params() -> list[Any]:

@@ -1,7 +1,9 @@
 """The abstracts reader's labelled lines: ``Title:``, ``**Authors:**``, ``DOI:`` ... (:func:`read_label`).
 
 A label's key is looked up in :data:`LABEL_KEYS`; an unknown bold label becomes a
-``field:`` key, kept in the record's ``fields``.
+``field:`` key, kept in the record's ``fields`` under
+:data:`~readinglist.records.LIST_FIELD_PREFIX` (``list_oral_presentation``): a label
+is no BibTeX field, and BibTeX exports leave such fields out (issue 15).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from readinglist.formats._abstracts_header import YEAR
 from readinglist.formats._abstracts_links import URL
 from readinglist.identifiers import normalize_arxiv, normalize_doi
 from readinglist.naming.markup import HTML_TAG, WHITESPACE
+from readinglist.records import LIST_FIELD_PREFIX
 
 _BOLD_LABEL = re.compile(
     r"^\s*(?:[-*+]\s+)?(\*\*|__)\s*(?P<label>[^*_:\n<>]{1,40}?)\s*(?::\s*\1|\1\s*:)\s*(?P<value>.*)$"
@@ -31,7 +34,9 @@ def read_label(line: str) -> tuple[str, str] | None:
     if bold and not HTML_TAG.search(bold.group("label")):
         key = _label_key(bold.group("label"))
         field_name = re.sub(r"[^a-z0-9]+", "_", bold.group("label").strip().lower()).strip("_")
-        return key or "field:" + (field_name or "note"), bold.group("value").strip()
+        if key is None:
+            key = f"field:{LIST_FIELD_PREFIX}{field_name}" if field_name else "field:note"
+        return key, bold.group("value").strip()
     without_tags = HTML_TAG.sub("", stripped)
     if without_tags != stripped:
         bare = without_tags.replace("*", "").replace("_", "").strip().rstrip(":").strip()
@@ -55,7 +60,8 @@ def read_label(line: str) -> tuple[str, str] | None:
     return None
 
 
-#: Label (lower case, single spaces) -> key: a record attribute, or ``field:<name>``.
+#: Label (lower case, single spaces) -> key: a record attribute, or ``field:<name>``: a
+#: BibTeX field of that meaning (``pages``, ``note``), else a ``list_`` field.
 LABEL_KEYS: dict[str, str] = {
     "title": "title",
     "paper title": "title",
@@ -92,22 +98,22 @@ LABEL_KEYS: dict[str, str] = {
     "year": "year",
     "keywords": "keywords",
     "key words": "keywords",
-    "tl;dr": "field:tldr",
-    "date": "field:date",
-    "categories": "field:categories",
-    "subjects": "field:subjects",
-    "comments": "field:comments",
-    "journal-ref": "field:journal_ref",
-    "report-no": "field:report_no",
-    "msc-class": "field:msc_class",
-    "acm-class": "field:acm_class",
-    "license": "field:license",
-    "session": "field:session",
-    "track": "field:track",
+    "tl;dr": "field:" + LIST_FIELD_PREFIX + "tldr",
+    "date": "field:" + LIST_FIELD_PREFIX + "date",
+    "categories": "field:" + LIST_FIELD_PREFIX + "categories",
+    "subjects": "field:" + LIST_FIELD_PREFIX + "subjects",
+    "comments": "field:" + LIST_FIELD_PREFIX + "comments",
+    "journal-ref": "field:" + LIST_FIELD_PREFIX + "journal_ref",
+    "report-no": "field:" + LIST_FIELD_PREFIX + "report_no",
+    "msc-class": "field:" + LIST_FIELD_PREFIX + "msc_class",
+    "acm-class": "field:" + LIST_FIELD_PREFIX + "acm_class",
+    "license": "field:" + LIST_FIELD_PREFIX + "license",
+    "session": "field:" + LIST_FIELD_PREFIX + "session",
+    "track": "field:" + LIST_FIELD_PREFIX + "track",
     "pages": "field:pages",
     "note": "field:note",
     "notes": "field:note",
-    "tldr": "field:tldr",
+    "tldr": "field:" + LIST_FIELD_PREFIX + "tldr",
 }
 
 

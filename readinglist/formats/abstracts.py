@@ -25,8 +25,9 @@ What each paper gets besides its given fields:
 
 * ``short_name``: the contribution the paper names, from the title
   (:func:`readinglist.naming.short_name_from_title`) or the abstract
-  (:func:`readinglist.naming.contribution_names`); the abstract's other names
-  become ``keywords``;
+  (:func:`readinglist.naming.contribution_names`). The abstract's other names are
+  not kept: ``keywords`` holds only what the list gives (a ``Keywords:`` label), never
+  a word the reader mined, which an export would present as the authors' (issue 15);
 * a provisional title when the list gives none
   (:func:`readinglist.naming.provisional_title`), with ``title_provisional=True``;
 * links sorted into ``code_url``, ``arxiv``, ``doi`` and ``url``
@@ -76,7 +77,7 @@ from readinglist.identifiers import normalize_arxiv, normalize_doi
 from readinglist.naming import contribution_names, provisional_title, short_name_from_title
 from readinglist.naming.markup import clean_inline
 from readinglist.naming.titles import BRACKET_TAG
-from readinglist.records import PaperRecord, ParseProblem, ParseResult
+from readinglist.records import LIST_FIELD_PREFIX, PaperRecord, ParseProblem, ParseResult
 from readinglist.text import fold
 
 __all__ = [
@@ -264,8 +265,9 @@ class _Named(NamedTuple):
 def _name_paper(title: str | None, abstract: str | None, keywords: list[str]) -> _Named:
     """Name the paper: short name from the title or else the abstract; a title if it has none.
 
-    The abstract's other contribution names go before the given ``keywords``
-    (duplicates by :func:`readinglist.text.fold` dropped). May raise on a heuristic bug;
+    ``keywords`` (the list's own, duplicates by :func:`readinglist.text.fold` dropped) are
+    returned as given: the abstract's other contribution names are the reader's guesses,
+    not the authors' keywords, and are not kept (issue 15). May raise on a heuristic bug;
     the caller turns that into a warning.
     """
     names = contribution_names(abstract) if abstract else []
@@ -275,8 +277,7 @@ def _name_paper(title: str | None, abstract: str | None, keywords: list[str]) ->
     provisional = title is None
     if title is None:
         title = provisional_title(abstract or "", names)
-    others = [n.name for n in names if fold(n.name) != fold(short_name or "")]
-    return _Named(title, provisional, short_name, _unique([*others, *keywords]))
+    return _Named(title, provisional, short_name, _unique(keywords))
 
 
 def _venue_label(value: str) -> tuple[str | None, str | None]:
@@ -316,23 +317,32 @@ def _clean_title(raw: str, extra: dict[str, str]) -> tuple[str, dict[str, str]]:
     """Clean a title line; return it with the venue/year of a trailing "(ICML 2024)".
 
     List markers, link groups such as ``[[paper](...)] [[code](...)]`` and a
-    presentation tag ("[Spotlight]", moved to ``extra["presentation"]``) are
-    removed; the links themselves are read from the raw line elsewhere.
+    presentation tag before or after the title ("[Spotlight]", "(Oral)", moved to
+    ``extra["list_presentation"]``) are removed; the links themselves are read from the raw line elsewhere.
     """
     text = LINK_GROUP.sub("", LIST_MARKER.sub("", raw.strip(), count=1))
     tag = BRACKET_TAG.match(text)
     if tag and tag.group(1).strip().lower() in PRESENTATION_TAGS:
-        extra.setdefault("presentation", tag.group(1).strip())
+        extra.setdefault(f"{LIST_FIELD_PREFIX}presentation", tag.group(1).strip())
         text = text[tag.end() :]
     title = clean_inline(text)
     venue: dict[str, str] = {}
-    trailing = _TRAILING_VENUE.search(title)
-    if trailing:
-        venue = {k: v for k, v in parse_header(trailing.group(1)).items() if k != "list_title"}
-        if "venue" in venue and "year" in venue:
+    # At most one presentation tag and one venue at the end, in either order:
+    # "Title [Spotlight]", "Title (Oral) (ICML 2024)", "Title (ICML 2024) [Oral]".
+    for _ in range(2):
+        trailing = _TRAILING_VENUE.search(title)
+        if trailing is None:
+            break
+        group = trailing.group(1).strip()
+        if group.lower() in PRESENTATION_TAGS and f"{LIST_FIELD_PREFIX}presentation" not in extra:
+            extra[f"{LIST_FIELD_PREFIX}presentation"] = group
             title = title[: trailing.start()].rstrip()
-        else:
-            venue = {}
+            continue
+        found = {k: v for k, v in parse_header(group).items() if k != "list_title"}
+        if venue or "venue" not in found or "year" not in found:
+            break
+        venue = found
+        title = title[: trailing.start()].rstrip()
     if title.endswith(".") and not re.search(r"\b(?:al|etc|[A-Z])\.$", title):
         title = title[:-1].rstrip()
     return title, venue

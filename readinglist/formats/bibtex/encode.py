@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from readinglist.formats.bibtex.fields import parse_names
 from readinglist.formats.bibtex.values import ValueSyntaxError, matching_brace
-from readinglist.records import Person
+from readinglist.records import LIST_FIELD_PREFIX, Person
 from readinglist.text import latex_to_unicode
 
 Dialect = Literal["bibtex", "biblatex"]
@@ -331,12 +331,14 @@ def is_verbatim(name: str, value: str) -> bool:
 
 
 #: Prefixes of the fields the RIS and CSL-JSON readers keep for their own writers
-#: (``ris_n1``, ``csl_accessed``): data of those formats without a BibTeX field.
-FOREIGN_PREFIXES = ("ris_", "csl_")
+#: (``ris_n1``, ``csl_accessed``) and of a pasted list's labels
+#: (:data:`readinglist.records.LIST_FIELD_PREFIX`): data without a BibTeX field.
+FOREIGN_PREFIXES = ("ris_", "csl_", LIST_FIELD_PREFIX)
 
 
 def is_foreign(name: str) -> bool:
-    """True for a field kept only for the RIS or CSL-JSON export (:data:`FOREIGN_PREFIXES`).
+    """True for a field no BibTeX field holds (:data:`FOREIGN_PREFIXES`): kept for the RIS
+    or CSL-JSON export, or a pasted list's label.
 
     BibTeX and biblatex exports leave such fields out: no style reads them, and
     ``biber --validate-datamodel`` warns about each ("Field 'ris_n1' invalid in data
