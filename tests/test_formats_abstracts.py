@@ -670,6 +670,13 @@ def test_parse_authors(line: str, expected: list[str]) -> None:
         ("WEI-CHING LIANG", Person(family="LIANG", given="WEI-CHING")),
         ("Plato", Person(family="Plato")),
         ("de la Fuente, Ana", Person(family="Fuente", given="Ana", von="de la")),
+        # A capitalised particle just before the last word begins the family name (the
+        # NeurIPS list's "Salwa Al Khatib" was family "Khatib", given "Salwa Al").
+        ("Salwa Al Khatib", Person(family="Al Khatib", given="Salwa")),
+        ("Vincent Van Gogh", Person(family="Van Gogh", given="Vincent")),
+        ("Mohamed El Amine Boudjoghra", Person(family="Boudjoghra", given="Mohamed El Amine")),
+        ("Wei Du", Person(family="Du", given="Wei")),
+        ("Le Song", Person(family="Song", given="Le")),
     ],
 )
 def test_parse_name(name: str, expected: Person) -> None:

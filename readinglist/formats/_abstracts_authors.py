@@ -21,6 +21,17 @@ _NAME_PARTICLES = word_list(
     """
 )
 
+#: Capitalised particles that begin a family name of two words when they stand just before
+#: the last word ("Salwa Al Khatib" -> family "Al Khatib", "Vincent Van Gogh"). BibTeX
+#: itself would take such a capitalised word for a given name; a list written for people
+#: means the family name. Only particles that are not also common given or family names
+#: on their own ("Le", "La", "Da", "Di" are), and only when a given name comes first
+#: ("Mohamed El Amine Boudjoghra" keeps "El Amine" in the given names).
+_FAMILY_PREFIXES = frozenset(
+    {"Al", "El", "Abu", "Abd", "Bin", "Ibn", "Van", "Von", "De", "Del", "Della", "Dos", "Das"}
+    | {"Du", "Ter", "Ten"}
+)
+
 #: Suffixes that form the jr part ("Martin Luther King Jr.").
 _NAME_SUFFIXES = word_list("jr jr. sr sr. ii iii iv v")
 
@@ -52,7 +63,8 @@ def parse_name(name: str) -> Person:
     Follows BibTeX's rules ("Tame the BeaST" section 11): "Family, Given",
     "von Family, Jr, Given", or "Given von Family" where the von part is the
     run of lower-case words before the family name. A suffix such as "Jr." at
-    the end of the "Given Family" form becomes ``jr``. A name in lower case only
+    the end of the "Given Family" form becomes ``jr``; a capitalised particle just
+    before the family name joins it (:data:`_FAMILY_PREFIXES`). A name in lower case only
     ("jie liu") is read as given names then family. LaTeX is decoded.
     """
     name = WHITESPACE.sub(" ", latex_to_unicode(name.strip())).strip(" ,;")
@@ -79,6 +91,8 @@ def parse_name(name: str) -> Person:
         given_words.append(words[index])
         index += 1
     von, family = _split_von(words[index:])
+    if not von and len(given_words) >= 2 and given_words[-1] in _FAMILY_PREFIXES:
+        family = f"{given_words.pop()} {family}"
     return Person(family=family, given=" ".join(given_words), von=von, jr=jr)
 
 
