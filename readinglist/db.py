@@ -233,6 +233,18 @@ def _collector_paused_at_exit() -> Iterator[Callable[[], None]]:
             gc.enable()
 
 
+def expunge_all(session: Session) -> None:
+    """``session.expunge_all()`` with the cyclic collector paused on CPython < 3.12.
+
+    Expunging discards every InstanceState at once, the case :data:`_GC_IN_ALLOCATION`
+    describes; callers that empty the identity map in the middle of a session (after a
+    bulk delete, after a reindex) use this instead of calling the Session directly.
+    """
+    with _collector_paused_at_exit() as pause:
+        pause()
+        session.expunge_all()
+
+
 @contextmanager
 def session_scope(engine: Engine, *, write: bool = True) -> Iterator[Session]:
     """Yield a Session inside one transaction; commit on success, roll back on any error.

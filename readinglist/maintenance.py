@@ -407,7 +407,7 @@ def repair(session: Session) -> list[str]:
         )
         session.execute(text("REINDEX INDEX ix_papers_search_vector"))
         done.append("rebuilt the GIN index ix_papers_search_vector")
-    session.expunge_all()
+    db.expunge_all(session)
     return done
 
 

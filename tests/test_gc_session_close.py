@@ -111,3 +111,25 @@ def test_the_pause_covers_every_interpreter_with_the_defect() -> None:
     )
     sound = run.returncode == 0 and run.stdout.strip() == "ok"
     assert sound or db._GC_IN_ALLOCATION, (run.returncode, run.stdout, run.stderr)
+
+
+def test_expunge_all_in_a_session_pauses_the_collector(sqlite_url: str) -> None:
+    """``db.expunge_all`` (used after a bulk delete and a reindex) empties the identity
+    map with the collector paused on CPython < 3.12, and enables it again after."""
+    engine = _person_row(sqlite_url)
+    seen: list[bool] = []
+    try:
+        with db.session_scope(engine) as session:
+            original = session.expunge_all
+
+            def spy() -> None:
+                seen.append(gc.isenabled())
+                original()
+
+            session.expunge_all = spy  # type: ignore[method-assign]
+            db.expunge_all(session)
+            assert gc.isenabled()
+        # Once by db.expunge_all, once more by Session.close at the end of the scope.
+        assert seen == [sys.version_info >= (3, 12)] * 2
+    finally:
+        engine.dispose()

@@ -17,6 +17,7 @@ from sqlalchemy import Table, delete, insert, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
+from readinglist import db
 from readinglist.errors import Conflict, UsageError
 from readinglist.library._sql import CHUNK
 from readinglist.library.refs import find_paper, key_taken
@@ -306,7 +307,7 @@ def delete_papers(session: Session, papers: Sequence[Paper]) -> list[str]:
     ids = [p.id for p in papers]
     for start in range(0, len(ids), CHUNK):
         session.execute(delete(Paper).where(Paper.id.in_(ids[start : start + CHUNK])))
-    session.expunge_all()
+    db.expunge_all(session)
     return keys
 
 
