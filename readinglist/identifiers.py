@@ -131,6 +131,27 @@ def normalize_arxiv(value: str | None) -> str | None:
     return None
 
 
+def arxiv_year_month(arxiv_id: str | None) -> tuple[int, int] | None:
+    """Year and month an arXiv id was first submitted, from the id itself, or None.
+
+    ``arxiv_id`` as :func:`normalize_arxiv` returns it. New-style ids begin with YYMM
+    (``2401.01234``: January 2024; the scheme began in April 2007), old-style ones carry
+    YYMM after the archive (``hep-th/9901001``: January 1999; 91-99 are the 1990s), per
+    arXiv's identifier scheme (https://info.arxiv.org/help/arxiv_identifier.html). None
+    for anything else or a month outside 1-12.
+    """
+    if not arxiv_id:
+        return None
+    new = re.fullmatch(r"(\d{2})(\d{2})\.\d{4,5}", arxiv_id)
+    old = re.fullmatch(r"[a-z-]+(?:\.[A-Z]{2})?/(\d{2})(\d{2})\d{3}", arxiv_id)
+    match = new or old
+    if match is None:
+        return None
+    yy, month = int(match.group(1)), int(match.group(2))
+    year = 1900 + yy if old and yy >= 91 else 2000 + yy
+    return (year, month) if 1 <= month <= 12 else None
+
+
 def _arxiv_body(value: str) -> str:
     """``value`` without an ``arxiv.org/abs|pdf|html/`` URL around it or an ``arXiv:`` prefix."""
     value = value.strip()

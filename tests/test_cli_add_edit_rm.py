@@ -110,6 +110,26 @@ def test_add_accepts_identifiers_in_any_common_form(
     assert show(invoke, result.stdout.strip())[option.lstrip("-")] == stored
 
 
+@pytest.mark.parametrize(
+    ("args", "key", "year", "month"),
+    [
+        (("--arxiv", "2401.01234"), "doe2024sparse", 2024, None),
+        (("--arxiv", "https://arxiv.org/abs/hep-th/9901001v1"), "doe1999sparse", 1999, None),
+        (("--arxiv", "2401.01234", "--year", "2025"), "doe2025sparse", 2025, None),
+    ],
+)
+def test_add_takes_the_year_from_the_arxiv_id(
+    invoke, db_url, args: tuple[str, ...], key: str, year: int, month: int | None
+) -> None:
+    """Without --year, the year comes from the arXiv id (fresh-user report: a paper added
+    by its arXiv id had no year, and its key none either); the month does not (a merge
+    would set it beside the published version's year)."""
+    result = invoke("add", "--title", "Sparse probes", "--author", "Doe, Jane", *args)
+    assert (result.exit_code, result.stdout) == (0, key + "\n"), result.stderr
+    data = show(invoke, key)
+    assert (data["year"], data["month"]) == (year, month)
+
+
 def test_add_refuses_what_is_not_an_identifier(invoke, db_url) -> None:
     result = invoke("add", "--title", "T", "--doi", "not-a-doi")
     assert (result.exit_code, result.stderr) == (
@@ -152,15 +172,15 @@ def test_add_a_paper_you_have_completes_it(invoke, db_url) -> None:
     other = invoke("add", "--title", "Deep Networks", "--author", "He, Kaiming", "--year", "2016")
     assert other.stdout == "he2016deepa\n"
     clash = invoke("add", "--title", "Unrelated", "--arxiv", "1512.03385")
-    assert (clash.stdout, clash.stderr) == (
-        "unrelated\n",
+    assert (clash.stdout, clash.stderr) == (  # the year from the arXiv id, 1512: 2015
+        "unrelated2015\n",
         "warning: shares an identifier with 'he2016deep' but the titles differ; "
-        "imported as a separate paper\nadded unrelated\n",
+        "imported as a separate paper\nadded unrelated2015\n",
     )
     assert [p["key"] for p in json.loads(invoke("list", "--json").stdout)] == [
         "he2016deep",
         "he2016deepa",
-        "unrelated",
+        "unrelated2015",
     ]
 
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from readinglist.formats import bibtex, csljson, ris
-from readinglist.identifiers import find_doi, is_doi_url, normalize_arxiv, normalize_doi
+from readinglist.identifiers import (
+    arxiv_year_month,
+    find_doi,
+    is_doi_url,
+    normalize_arxiv,
+    normalize_doi,
+)
 
 
 @pytest.mark.parametrize(
@@ -81,3 +87,20 @@ def test_ris_reader_keeps_a_www_doi_org_doi() -> None:
 def test_csljson_reader_keeps_a_www_doi_org_doi() -> None:
     result = csljson.read(f'[{{"id": "a", "type": "article", "title": "T", "DOI": "{WWW_DOI}"}}]')
     assert [r.doi for r in result.records] == ["10.1000/abc"]
+
+
+@pytest.mark.parametrize(
+    ("arxiv_id", "expected"),
+    [
+        ("2401.01234", (2024, 1)),
+        ("0704.0001", (2007, 4)),  # the first new-style id
+        ("1512.03385", (2015, 12)),
+        ("hep-th/9901001", (1999, 1)),
+        ("math.GT/0309136", (2003, 9)),
+        ("2413.00001", None),  # no month 13
+        ("not-an-id", None),
+        (None, None),
+    ],
+)
+def test_arxiv_year_month(arxiv_id: str | None, expected: tuple[int, int] | None) -> None:
+    assert arxiv_year_month(arxiv_id) == expected

@@ -53,7 +53,7 @@ def _split_von(words: list[str]) -> tuple[str, str]:
     metavar='"Family, Given"',
     help='An author, "Family, Given" or "Given Family" (repeatable, in order).',
 )
-@click.option("--year", type=click.IntRange(1000, 2999), help="Year of publication.")
+@click.option("--year", type=click.IntRange(1000, 2999), help="Year of publication (default: from a new- or old-style --arxiv id).")
 @click.option("--venue", help="Conference or journal.")
 @click.option("--doi", help="DOI: bare, doi:..., or a doi.org URL.")
 @click.option("--arxiv", help="arXiv id: bare, arXiv:..., or an arxiv.org URL.")
@@ -101,7 +101,7 @@ def add_command(
     """
     from readinglist import library, render
     from readinglist.errors import UsageError
-    from readinglist.identifiers import normalize_arxiv, normalize_doi
+    from readinglist.identifiers import arxiv_year_month, normalize_arxiv, normalize_doi
     from readinglist.records import PaperRecord
 
     if not title.strip():
@@ -111,6 +111,10 @@ def add_command(
     if arxiv is not None and normalize_arxiv(arxiv) is None:
         raise UsageError(f"--arxiv {arxiv!r} is not an arXiv id (expected e.g. 2401.01234)")
     clean_tags = [library.check_tag_name(t) for t in tags]
+    # No --year: the year the arXiv id says the paper was submitted (not its month: a
+    # merge would put it beside another year, that of the published version).
+    submitted = arxiv_year_month(normalize_arxiv(arxiv)) if year is None else None
+    year = submitted[0] if submitted is not None else year
     record = PaperRecord(
         entry_type=entry_type.strip().lower() or "misc",
         title=" ".join(title.split()),
