@@ -53,7 +53,11 @@ def _split_von(words: list[str]) -> tuple[str, str]:
     metavar='"Family, Given"',
     help='An author, "Family, Given" or "Given Family" (repeatable, in order).',
 )
-@click.option("--year", type=click.IntRange(1000, 2999), help="Year of publication (default: from a new- or old-style --arxiv id).")
+@click.option(
+    "--year",
+    type=click.IntRange(1000, 2999),
+    help="Year of publication (default: from a new- or old-style --arxiv id).",
+)
 @click.option("--venue", help="Conference or journal.")
 @click.option("--doi", help="DOI: bare, doi:..., or a doi.org URL.")
 @click.option("--arxiv", help="arXiv id: bare, arXiv:..., or an arxiv.org URL.")
