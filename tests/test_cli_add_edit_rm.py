@@ -255,6 +255,19 @@ def vaswani(db_url: str) -> None:
     )
 
 
+def test_edit_names_the_fields_it_changed(invoke, db_url, tmp_path) -> None:
+    """A field without a column of its own is named (fresh-user report: ``edit`` said
+    "changed title, fields" for a new title alone)."""
+    vaswani(db_url)
+    env = editor(
+        tmp_path, [("{2017}", "{2017},\n  pages = {5998--6008}")], [("{A}ll", "{E}verything")]
+    )
+    result = invoke("edit", "vaswani2017attention", env=env)
+    assert (result.exit_code, result.stderr) == (0, "vaswani2017attention: changed pages\n")
+    result = invoke("edit", "vaswani2017attention", env=env)
+    assert (result.exit_code, result.stderr) == (0, "vaswani2017attention: changed title\n")
+
+
 def test_edit_applies_what_changed(invoke, db_url, tmp_path) -> None:
     vaswani(db_url)
     invoke("mark", "to-read", "vaswani2017attention")
@@ -270,7 +283,8 @@ def test_edit_applies_what_changed(invoke, db_url, tmp_path) -> None:
     assert (result.exit_code, result.stdout, result.stderr) == (
         0,
         "",
-        "vaswani2017attention: changed title, authors, year, fields\n",
+        # Not "fields": the raw forms of the title, authors and year changed with them.
+        "vaswani2017attention: changed title, authors, year\n",
     )
     shown = (tmp_path / "seen-0.bib").read_text(encoding="utf-8")
     assert shown.startswith("@inproceedings{vaswani2017attention,\n")

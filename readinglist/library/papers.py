@@ -33,6 +33,7 @@ from readinglist.models import (
     utcnow,
 )
 from readinglist.records import (
+    COLUMN_FIELDS,
     EDITABLE,
     PRIORITY_LEVELS,
     STATUSES,
@@ -151,7 +152,8 @@ def set_title(
 def update_paper(
     session: Session, paper: Paper, before: PaperRecord, after: PaperRecord
 ) -> list[str]:
-    """Apply to ``paper`` what changed from ``before`` to ``after`` (``edit``); return the names.
+    """Apply to ``paper`` what changed from ``before`` to ``after`` (``edit``); return the
+    names of what changed, columns and fields (:func:`_changed_names`).
 
     ``before`` is the paper as the user was shown it and ``after`` as they left it,
     both read by the same reader, so only real edits differ. Only fields of
@@ -207,7 +209,23 @@ def update_paper(
         session.expire(paper, ["people"])
         # People relinked by Core statements, which the flush hook does not see.
         refresh_search_text(session, [paper.id])
-    return changed
+    return _changed_names(changed, before, after)
+
+
+def _changed_names(changed: list[str], before: PaperRecord, after: PaperRecord) -> list[str]:
+    """The names ``edit`` reports: ``changed`` with ``fields`` replaced by the names of
+    the fields that changed, less the raw forms of changed columns
+    (:data:`~readinglist.records.COLUMN_FIELDS`: a new title changes the raw ``title``
+    too, which is not a second change)."""
+    if "fields" not in changed:
+        return changed
+    mirrored = {f for column in changed for f in COLUMN_FIELDS.get(column, ())}
+    names = sorted(
+        name
+        for name in before.fields.keys() | after.fields.keys()
+        if before.fields.get(name) != after.fields.get(name) and name not in mirrored
+    )
+    return [name for name in changed if name != "fields"] + names
 
 
 def _edit_value(record: PaperRecord, name: str) -> Any:
