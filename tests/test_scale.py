@@ -87,6 +87,15 @@ def test_completion_of_keys_and_tags_does_not_import_sqlalchemy(
     assert "sqlalchemy" not in modules
     # A prefix with LIKE's wildcards is text, not a pattern.
     assert complete(db_url, "readinglist show v_", 2)[0] == []
+    # A query word: field names, then tag names; the query vocabulary alone is imported
+    # (the query package imported its compiler and SQLAlchemy: 0.43 s CPU a TAB).
+    fields, modules = complete(db_url, "readinglist list sta", 2)
+    assert fields == ["status:"]
+    tags, modules_tag = complete(db_url, "readinglist list tag:vi", 2)
+    assert tags == ["tag:vision"]
+    for loaded in (modules, modules_tag):
+        assert not {m for m in loaded if m.split(".")[0] == "sqlalchemy"}
+        assert "readinglist.query.compiler" not in loaded
 
 
 def test_completion_of_a_missing_sqlite_file_is_empty_and_creates_nothing(tmp_path: Path) -> None:

@@ -38,8 +38,9 @@ field/priority vocabularies), ``prepare``, ``dedupe``, ``citekeys``, ``query``,
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from readinglist._lazy import lazy_exports
 
 # The search text's flush hooks (library.search) must be registered before any
 # Session of ours flushes: imported with the package, whatever the caller uses.
@@ -231,22 +232,7 @@ _HOMES: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Import the module that holds ``name`` (see :data:`_HOMES`) and return it from there.
-
-    Raises AttributeError for a name this package does not export.
-    """
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
-
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES, globals())
 
 __all__ = [
     "CHUNK",

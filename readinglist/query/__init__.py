@@ -62,48 +62,99 @@ SQL: see :mod:`readinglist.query.compiler` (terms, two-valued logic, bound value
 
 from __future__ import annotations
 
-from readinglist.query.compiler import distinct_venues, to_clause
-from readinglist.query.fulltext import fts5_expression, tsquery_expression
-from readinglist.query.parser import join_words, parse
-from readinglist.query.statements import (
-    SORT_KEYS,
-    STATUS_ORDER,
-    filter_clause,
-    paper_ids,
-    paper_keys,
-    statement,
-)
-from readinglist.query.tree import (
-    And,
-    Arxiv,
-    DateRange,
-    DateSpec,
-    Doi,
-    Everything,
-    Has,
-    Is,
-    Key,
-    Not,
-    Or,
-    Priority,
-    Query,
-    Status,
-    Substring,
-    TagTerm,
-    Text,
-    Year,
-    has_free_text,
-    ranked_terms,
-    walk,
-)
-from readinglist.query.vocabulary import (
-    FIELDS,
-    HAS_VALUES,
-    IS_VALUES,
-    MAX_DEPTH,
-    MAX_TERMS,
-    PRIORITY_VALUES,
-)
+from typing import TYPE_CHECKING
+
+from readinglist._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from readinglist.query.compiler import distinct_venues, to_clause
+    from readinglist.query.fulltext import fts5_expression, tsquery_expression
+    from readinglist.query.parser import join_words, parse
+    from readinglist.query.statements import (
+        SORT_KEYS,
+        STATUS_ORDER,
+        filter_clause,
+        paper_ids,
+        paper_keys,
+        statement,
+    )
+    from readinglist.query.tree import (
+        And,
+        Arxiv,
+        DateRange,
+        DateSpec,
+        Doi,
+        Everything,
+        Has,
+        Is,
+        Key,
+        Not,
+        Or,
+        Priority,
+        Query,
+        Status,
+        Substring,
+        TagTerm,
+        Text,
+        Year,
+        has_free_text,
+        ranked_terms,
+        walk,
+    )
+    from readinglist.query.vocabulary import (
+        FIELDS,
+        HAS_VALUES,
+        IS_VALUES,
+        MAX_DEPTH,
+        MAX_TERMS,
+        PRIORITY_VALUES,
+    )
+
+#: Where each public name lives; imported on first use (:mod:`readinglist._lazy`), so
+#: shell completion reads :mod:`.vocabulary` without the compiler and SQLAlchemy.
+_HOMES: dict[str, str] = {
+    "And": "readinglist.query.tree",
+    "Arxiv": "readinglist.query.tree",
+    "DateRange": "readinglist.query.tree",
+    "DateSpec": "readinglist.query.tree",
+    "Doi": "readinglist.query.tree",
+    "Everything": "readinglist.query.tree",
+    "FIELDS": "readinglist.query.vocabulary",
+    "HAS_VALUES": "readinglist.query.vocabulary",
+    "Has": "readinglist.query.tree",
+    "IS_VALUES": "readinglist.query.vocabulary",
+    "Is": "readinglist.query.tree",
+    "Key": "readinglist.query.tree",
+    "MAX_DEPTH": "readinglist.query.vocabulary",
+    "MAX_TERMS": "readinglist.query.vocabulary",
+    "Not": "readinglist.query.tree",
+    "Or": "readinglist.query.tree",
+    "PRIORITY_VALUES": "readinglist.query.vocabulary",
+    "Priority": "readinglist.query.tree",
+    "Query": "readinglist.query.tree",
+    "SORT_KEYS": "readinglist.query.statements",
+    "STATUS_ORDER": "readinglist.query.statements",
+    "Status": "readinglist.query.tree",
+    "Substring": "readinglist.query.tree",
+    "TagTerm": "readinglist.query.tree",
+    "Text": "readinglist.query.tree",
+    "Year": "readinglist.query.tree",
+    "distinct_venues": "readinglist.query.compiler",
+    "filter_clause": "readinglist.query.statements",
+    "fts5_expression": "readinglist.query.fulltext",
+    "has_free_text": "readinglist.query.tree",
+    "join_words": "readinglist.query.parser",
+    "paper_ids": "readinglist.query.statements",
+    "paper_keys": "readinglist.query.statements",
+    "parse": "readinglist.query.parser",
+    "ranked_terms": "readinglist.query.tree",
+    "statement": "readinglist.query.statements",
+    "to_clause": "readinglist.query.compiler",
+    "tsquery_expression": "readinglist.query.fulltext",
+    "walk": "readinglist.query.tree",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES, globals())
 
 __all__ = [
     "FIELDS",
