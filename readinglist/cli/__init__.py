@@ -11,6 +11,7 @@ stderr and its exit code, in exactly one place (:class:`ReadingListGroup`).
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import sys
@@ -210,4 +211,8 @@ def main() -> None:
         _silence_stdout()
         click.echo(f"Error: {_os_error_text(err)}", err=True)
         code = code or 1
+    # The command is done: the objects left (SQLAlchemy's mappers and caches, the
+    # modules) are only torn down from here. Frozen, the interpreter's last collection
+    # skips them: ~90 ms less CPU for `show` at exit (issue 17; gc.freeze, Python docs).
+    gc.freeze()
     sys.exit(code)
