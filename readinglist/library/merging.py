@@ -60,6 +60,8 @@ class MergePlan:
     filled: list[str] = field(default_factory=list)
     conflicts: list[tuple[str, Any]] = field(default_factory=list)
     real: bool = False
+    #: Whether the paper's fields are LaTeX (it has a BibTeX source), from ``values``.
+    target_latex: bool = True
 
 
 def brings_real_data(record: PaperRecord) -> bool:
@@ -79,14 +81,15 @@ def plan_merge(
 
     Args:
         values: the paper's columns of ``records.FILLABLE`` plus ``title_provisional``,
-            ``entry_type``, ``fields`` and ``citekey_provisional``.
+            ``entry_type``, ``fields``, ``citekey_provisional`` and ``latex_fields``
+            (its fields are LaTeX: it has a BibTeX source; True when absent).
         authors, editors: the paper's people.
         record: the other record of the same paper (normalized).
 
     Returns:
         A :class:`MergePlan`; nothing is written here.
     """
-    plan = MergePlan()
+    plan = MergePlan(target_latex=bool(values.get("latex_fields", True)))
     provisional = bool(values.get("title_provisional") or values.get("citekey_provisional"))
     if is_echo(values, record):
         # Our own made-up title read back (an export of a provisional paper re-imported
@@ -211,12 +214,21 @@ def _plan_fields(
         for name in COLUMN_FIELDS.get(column, ()):
             if name not in record.fields:
                 new_fields.pop(name, None)
+    # A paper whose fields are plain text (it came from a list, RIS, CSL-JSON: no BibTeX
+    # source) takes a BibTeX record's fields decoded, or its exports would print the
+    # LaTeX as text (`pages = {1-{}-9}`, `M\{\"u\}nchen`). Raw forms of columns stay
+    # LaTeX: they are read as such whatever the paper's provenance (writer.raw_as_is).
+    decode = record.latex_fields and not plan.target_latex
     for name, value in record.fields.items():
         mirrored = _MIRRORS.get(name)
         if mirrored is not None:
             if mirrored in taken:
                 new_fields[name] = value
             continue
+        if decode:
+            from readinglist.formats.bibtex.fields import decode_text
+
+            value = decode_text(value)
         if name not in have:
             new_fields[name] = value
             plan.filled.append(name)
@@ -233,6 +245,7 @@ def paper_values(paper: Paper) -> dict[str, Any]:
     values["citekey_provisional"] = paper.citekey_provisional
     values["entry_type"] = paper.entry_type
     values["fields"] = dict(paper.fields or {})
+    values["latex_fields"] = paper.source_text is not None
     return values
 
 

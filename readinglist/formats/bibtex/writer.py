@@ -50,6 +50,7 @@ from functools import partial
 
 from readinglist.formats.bibtex.digest import bibliographic_fingerprint, source_check
 from readinglist.formats.bibtex.encode import (
+    PAGE_RANGE,
     Dialect,
     ascii_latex,
     encode_title,
@@ -432,7 +433,10 @@ class _EntryFields:
             if is_verbatim(name, value):
                 self.put(name, self.verbatim(name, value))
             elif name == "pages":
-                self.put(name, self.text(normalize_pages(value)))
+                # A range is written as BibTeX's range (12--34), never escaped as text:
+                # plain text's "--" would become "-{}-", a hyphen and a dash to bibtex.
+                pages = normalize_pages(value)
+                self.put(name, pages if PAGE_RANGE.fullmatch(pages) else self.text(pages))
             else:
                 self.put(name, self.text(value))
 
