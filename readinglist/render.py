@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
-from readinglist.records import PaperRecord
+from readinglist.records import COLUMN_FIELDS, LIST_FIELD_PREFIX, PaperRecord
 from readinglist.text import readable_paragraphs
 
 #: Keys of a paper object in ``--json`` output, in this order (README "JSON output").
@@ -242,6 +242,14 @@ def keys(records: Iterable[PaperRecord]) -> None:
         echo(record.citekey or "")
 
 
+#: Raw BibTeX forms of columns that ``show`` prints once, as the column (``Venue:``, not
+#: also ``booktitle:``); a raw form that can say more than its column (a day in ``date``,
+#: ``month = {13--19 Jul}``, an arXiv ``primaryclass``) is printed too.
+_SHOWN_AS_COLUMNS = frozenset(
+    {name for names in COLUMN_FIELDS.values() for name in names} - {"date", "month", "primaryclass"}
+)
+
+
 def paper_detail(
     record: PaperRecord, history: Sequence[Mapping[str, Any]], aliases: Sequence[str] = ()
 ) -> None:
@@ -273,6 +281,10 @@ def paper_detail(
     field_line("Added", iso(record.added))
     field_line("Read", iso(record.read_at))
     for name, value in sorted(record.fields.items()):
+        if name in _SHOWN_AS_COLUMNS:
+            continue
+        if name.startswith(LIST_FIELD_PREFIX):  # a list's label, as the list wrote it
+            name = name.removeprefix(LIST_FIELD_PREFIX).replace("_", " ")
         field_line(name, value)
     if paragraphs := readable_paragraphs(record.abstract):
         lines += ["", "Abstract:"]

@@ -64,10 +64,10 @@ def test_mined_names_are_not_keywords_and_labels_stay_in_the_library(
         "list_presentation": "Spotlight",
     }
     text = invoke("show", "lima2023adaptive").output
-    # Every field line keeps a space between the label and the value (the label was
-    # glued to the value when longer than the column: "oral_presentation:Tu, ...").
-    assert "list_oral_presentation: Tu, Dec 12, 08:30 -- Oral 1D" in text
-    assert "list_presentation: Spotlight" in text
+    # The list's labels as it wrote them, each with a space before its value (a long
+    # label was glued to the value: "oral_presentation:Tu, ...").
+    assert "\noral presentation: Tu, Dec 12, 08:30 -- Oral 1D\n" in text
+    assert "\npresentation: Spotlight\n" in text
 
 
 @pytest.mark.parametrize("dialect", ["bibtex", "biblatex"])

@@ -76,3 +76,20 @@ def test_a_pasted_paper_completed_by_bibtex_exports_its_fields_as_latex(
         'M{\\"u}nchen',
         "PMLR",
     )
+
+
+def test_show_prints_a_raw_form_once_as_its_column(invoke: Any, tmp_path: Path) -> None:
+    """``show`` of a BibTeX paper printed ``booktitle:`` and ``title: {SPAR}...`` again
+    under the Venue and the title (fresh user); a raw form that says more than its
+    column (``month = {13--19 Jul}``) is still printed."""
+    bib = tmp_path / "one.bib"
+    bib.write_text(
+        "@inproceedings{wang26a, title = {{SPAR}: Rectification}, author = {Wang, Yibo},\n"
+        "  booktitle = {Proceedings of ICML}, year = {2026}, month = {13--19 Jul},\n"
+        "  pages = {1--9}}\n",
+        encoding="utf-8",
+    )
+    assert invoke("import", str(bib)).exit_code == 0
+    lines = invoke("show", "wang26a").stdout.splitlines()
+    assert "Venue:       Proceedings of ICML" in lines
+    assert [line.split(":")[0] for line in lines if line[:1].islower()] == ["month", "pages"]
