@@ -229,14 +229,31 @@ def abstract_pages(record: PaperRecord, width: int, height: int) -> list[str]:
     ]
 
 
-def help_pages(height: int | None = None) -> list[str]:
+def help_pages(height: int | None = None, width: int | None = None) -> list[str]:
     """Return the list of keys (the ``?`` screen), in pages of at most ``height`` lines
-    on a short terminal."""
-    rows = [f"  {key:<8} {text}" for key, text in KEY_HELP]
-    size = len(rows) if height is None else max(height - 3, 1)
-    chunks = [rows[start : start + size] for start in range(0, len(rows), size)]
+    on a short terminal, each line shorter than ``width`` columns (a line of exactly the
+    width wraps on some terminals, as in :func:`legend`): a description wraps on words
+    under its own column (a fresh user saw lines cut mid-word at 60 columns). A key's
+    lines stay on one page."""
+    column = 11  # "  " + the key padded to 8 + " "
+    entries = [
+        textwrap.wrap(
+            f"  {key:<8} {text}",
+            max(width - 1, column + 10) if width else 10**6,
+            subsequent_indent=" " * column,
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+        for key, text in KEY_HELP
+    ]
+    size = sum(map(len, entries)) if height is None else max(height - 3, 1)
+    chunks: list[list[str]] = [[]]
+    for lines in entries:
+        if chunks[-1] and len(chunks[-1]) + len(lines) > size:
+            chunks.append([])
+        chunks[-1] += lines
     if len(chunks) == 1:
-        return ["\n".join(["Keys:", *rows, "", "press any key"])]
+        return ["\n".join(["Keys:", *chunks[0], "", "press any key"])]
     return [
         "\n".join([f"Keys ({n + 1}/{len(chunks)}):", *chunk, "", "press any key"])
         for n, chunk in enumerate(chunks)
