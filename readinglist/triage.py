@@ -165,8 +165,9 @@ class Reranker(Protocol):
         """Return ``{paper id: interest}`` (None without a model)."""
         ...
 
-    def why(self, pid: int) -> tuple[str, Sequence[Any], Sequence[Any]]:
-        """Return (model name, terms that raised, terms that lowered) the paper's score."""
+    def why(self, pid: int) -> Any:
+        """Return why the paper has its interest (``readinglist.ranking.Why``: parts that
+        add up to it), or None without a score."""
         ...
 
 
@@ -339,9 +340,7 @@ class Triage:
         if self.ranker is None:
             self.message = "no interest order in this run (--order added, or nothing decided)"
             return
-        score = self.ranker.interest([pid]).get(pid)
-        model, up, down = self.ranker.why(pid)
-        lines = why_lines(record.citekey, score, model, up, down)
+        lines = why_lines(record.citekey, self.ranker.why(pid))
         self.terminal.show("\n".join([*lines, "", "press any key"]))
         self.terminal.getkey()
 

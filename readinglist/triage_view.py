@@ -260,19 +260,25 @@ def help_pages(height: int | None = None, width: int | None = None) -> list[str]
     ]
 
 
-def why_lines(
-    key: str | None, score: float | None, model: str, up: Sequence[Any], down: Sequence[Any]
-) -> list[str]:
+def why_lines(key: str | None, why: Any) -> list[str]:
     """Return what ``show --why`` and triage's ``w`` print: the interest, the model it
-    comes from (``""``: all decisions, else a tag's) and the terms (objects with ``term``
-    and ``weight``) that raised and lowered it."""
-    if score is None:
+    comes from and the parts that add up to it, to 3 decimals (``why`` is a
+    ``readinglist.ranking.Why``, or None without a score): the terms that raised and
+    lowered it, the other terms together, the topic similarity (the LSA half of the
+    score) and the library's average, which every score is measured against."""
+    if why is None:
         return [f"{key}: no interest score yet (mark some papers to-read, read or skipped)"]
-    name = f"the model of tag {model}" if model else "all your decisions"
+    why = why.rounded(3)
+    name = f"the model of tag {why.model}" if why.model else "all your decisions"
     return [
-        f"{key}: interest {score:.4f} (from {name})",
-        "raised by: " + (", ".join(f"{term_label(t.term)} (+{t.weight:.3f})" for t in up) or "-"),
-        "lowered by: " + (", ".join(f"{term_label(t.term)} ({t.weight:.3f})" for t in down) or "-"),
+        f"{key}: interest {why.score:.3f} (from {name}), the sum of:",
+        "  raised by: "
+        + (", ".join(f"{term_label(t.term)} ({t.weight:+.3f})" for t in why.up) or "-"),
+        "  lowered by: "
+        + (", ".join(f"{term_label(t.term)} ({t.weight:+.3f})" for t in why.down) or "-"),
+        f"  {counted(why.others, 'other term')}: {why.other:+.3f}",
+        f"  topic similarity: {why.topic:+.3f}",
+        f"  minus the library's average: {why.offset:+.3f}",
     ]
 
 

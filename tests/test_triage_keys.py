@@ -54,10 +54,11 @@ class FakeRanker:
     def interest(self, pids: Iterable[int]) -> dict[int, float | None]:
         return {p: self.scores.get(p) for p in pids}
 
-    def why(self, pid: int) -> tuple[str, list[Any], list[Any]]:
-        from readinglist.ranking.ranker import Term
+    def why(self, pid: int) -> Any:
+        from readinglist.ranking import Term, Why
 
-        return "rl", [Term("offline", 0.25), Term("policy", 0.125)], [Term("vision", -0.07)]
+        up = (Term("offline", 0.25), Term("policy", 0.125))
+        return Why("rl", 0.9004, up, (Term("vision", -0.07),), 0.1, 40, -0.2, 0.6954)
 
 
 def loop(engine: Any, ids: list[int], term: FakeTerminal, **options: Any) -> triage.Triage:
@@ -387,9 +388,12 @@ def test_why_shows_the_terms_behind_the_score(engine: Any, four: list[int]) -> N
     term = FakeTerminal("wq")
     loop(engine, four, term, ranker=FakeRanker({a: 0.9})).run()
     assert term.screens[1] == (
-        "a2026: interest 0.9000 (from the model of tag rl)\n"
-        "raised by: offline (+0.250), policy (+0.125)\n"
-        "lowered by: vision (-0.070)\n"
+        "a2026: interest 0.900 (from the model of tag rl), the sum of:\n"
+        "  raised by: offline (+0.250), policy (+0.125)\n"
+        "  lowered by: vision (-0.070)\n"
+        "  40 other terms: +0.100\n"
+        "  topic similarity: +0.695\n"
+        "  minus the library's average: -0.200\n"
         "\n"
         "press any key"
     )

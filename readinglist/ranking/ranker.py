@@ -12,26 +12,17 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from readinglist.models import PRIORITY_NAMES, Paper, PaperTag, Tag
-from readinglist.ranking import features, model
+from readinglist.ranking import Term, Why, features, model
 from readinglist.ranking.store import Index, load
 
 #: A tag needs this many positive papers to get a model of its own.
 TAG_MODEL_MIN = 2
-
-
-@dataclass(frozen=True)
-class Term:
-    """A term of an explanation and its contribution to the score."""
-
-    term: str
-    weight: float
 
 
 class Ranker:
@@ -150,26 +141,38 @@ class Ranker:
         ].tolist()
         return ordered
 
-    def why(self, pid: int, n: int = 8) -> tuple[str, list[Term], list[Term]]:
-        """Return (model name, terms that raised, terms that lowered) the paper's score.
+    def why(self, pid: int, n: int = 8) -> Why | None:
+        """Return why the paper has its interest (:class:`~readinglist.ranking.Why`: parts
+        adding up to the score), or None without a model or for a paper not indexed.
 
-        The model is the one giving the paper its interest (``""``: all decisions,
-        else a tag's); a term's weight is its tf-idf value times the model's weight.
+        The model is the one giving the paper its interest (``""``: all decisions, else a
+        tag's); a term's part is its tf-idf value times the model's weight, scaled as the
+        score is (``model.Model.parts``); the ``n`` largest each way are named.
         """
         coefs = self.coefs()
         row = self.index.row.get(pid)
         if not coefs or row is None:
-            return "", [], []
-        x = self.index.matrix[row]
-        scores = [m.scores(self.index.matrix, self.index.dense)[row] for _, m in coefs]
-        best = coefs[int(np.argmax(scores))]
-        cols, vals = x.indices, x.data
-        contrib = vals * best[1].sparse[cols]
-        order = np.argsort(-contrib)
+            return None
+        matrix, dense = self.index.matrix, self.index.dense
+        scores = [float(m.scores(matrix, dense)[row]) for _, m in coefs]
+        best = int(np.argmax(scores))
+        cols, contrib, offset, topic = coefs[best][1].parts(matrix, dense, row)
+        order = np.argsort(-contrib, kind="stable")
         vocab = self.index.vocabulary
-        up = [Term(vocab[cols[i]], float(contrib[i])) for i in order[:n] if contrib[i] > 0]
-        down = [Term(vocab[cols[i]], float(contrib[i])) for i in order[::-1][:n] if contrib[i] < 0]
-        return best[0], up, down
+        up = [int(i) for i in order[:n] if contrib[i] > 0]
+        down = [int(i) for i in order[::-1][:n] if contrib[i] < 0]
+        named = set(up + down)
+        rest = [i for i in range(len(cols)) if i not in named and contrib[i] != 0]
+        return Why(
+            model=coefs[best][0],
+            score=scores[best],
+            up=tuple(Term(vocab[cols[i]], float(contrib[i])) for i in up),
+            down=tuple(Term(vocab[cols[i]], float(contrib[i])) for i in down),
+            other=float(contrib[rest].sum()) if rest else 0.0,
+            others=len(rest),
+            offset=float(offset),
+            topic=topic,
+        )
 
     def similar(self, pid: int, limit: int = 10) -> list[tuple[int, float]]:
         """Return the ``limit`` papers most like ``pid`` (cosine of tf-idf), best first."""
