@@ -322,3 +322,55 @@ def test_topic_labels_are_distinctive_words_not_filler_or_markup(invoke, db_url:
         words = topic["label"].split("-")
         assert len(words) == 3
         assert set(words) <= set(vocabulary), topic["label"]
+
+
+def test_judged_tags_leave_out_a_tag_an_import_gave_to_all_its_papers() -> None:
+    """Batch 1 (papers 1-4) was imported with tag icml and holds undecided papers: icml
+    says where they came from. Batch 2 (papers 5-6, both positive) was the user's own
+    collection imported as "mine": kept. A tag on part of a batch (rl) is kept, so is
+    any tag of a paper added without a batch (7)."""
+    from readinglist.ranking.ranker import judged_tags
+
+    tags = {
+        1: ["icml", "rl"],
+        2: ["ICML", "rl"],
+        3: ["icml"],
+        4: ["icml"],
+        5: ["mine"],
+        6: ["mine", "icml"],
+        7: ["icml"],
+    }
+    batch = {1: 1, 2: 1, 3: 1, 4: 1, 5: 2, 6: 2}
+    assert judged_tags(tags, batch, positive={1, 2, 5, 6}) == {
+        1: ["rl"],
+        2: ["rl"],
+        5: ["mine"],
+        6: ["mine", "icml"],
+        7: ["icml"],
+    }
+    # every paper of batch 1 positive: icml is then the user's grouping too
+    assert judged_tags(tags, batch, positive={1, 2, 3, 4, 5, 6}) == tags
+
+
+def test_an_import_tag_gets_no_model_of_its_own(invoke, db_url: str) -> None:
+    """`import --tag icml` of half the library, two of its papers wanted and one other:
+    icml has two positives but was given to the whole import, so there is no icml model
+    (its positives would only teach it the import); a tag the user gives gets one."""
+    from readinglist import db, library
+    from readinglist.ranking.ranker import Ranker
+
+    papers = corpus()
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine) as session:
+        library.import_records(session, papers[:6], source="icml.bib", fmt="t", tags=["icml"])
+        library.import_records(session, papers[6:], source="other.bib", fmt="t")
+    assert invoke("mark", "to-read", "rl0", "bio0", "rl3").exit_code == 0
+
+    def models() -> list[str]:
+        with db.session_scope(engine, write=False) as session:
+            return [name for name, _ in Ranker.open(session, db_url).coefs()]
+
+    assert models() == [""]
+    assert invoke("tag", "add", "picked", "rl0", "bio0").exit_code == 0
+    assert models() == ["", "picked"]
+    engine.dispose()
