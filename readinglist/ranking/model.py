@@ -17,7 +17,10 @@ half adds ~1 point of recall@100. Tried there and left out, as no better on the
 held-out users (ACL 2020) or not worth their cost: feedback from the top 5, a
 LinearSVC with the explicit negatives, score fusion with arxiv-sanity's SVM,
 nearest-neighbour terms (closest positive, closest skip), author and character
-n-gram features, label propagation over a kNN graph and MiniLM title embeddings.
+n-gram features, label propagation over a kNN graph and MiniLM title embeddings; in
+session 5, positive-unlabelled SVMs, self-training, logistic regression on the labels,
+BM25 queries, naive-Bayes term odds, co-author scores, hubness corrections, k-means
+co-membership and joint feedback (each within +-0.01 of this model on the held-out year).
 A profile is a few mat-vecs on cached float32 rows (no solver run), so a re-rank
 after each triage decision stays well under 150 ms at 6,500 papers.
 """
