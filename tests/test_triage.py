@@ -726,8 +726,13 @@ def test_interest_order_changes_after_a_skip_in_a_terminal(icml: Path) -> None:
     child.sendline(", rl")
     child.expect(CLEAR + r"3/19, ")
     child.expect(r"\r\ntagged robotics, rl\r\n")
-    press(child, "w", r"safeseek2026: interest -?\d\.\d{4} \(from all your decisions\)\r\n")
-    child.expect(r"raised by: ")
+    press(
+        child,
+        "w",
+        r"safeseek2026: interest -?\d\.\d{3} \(from all your decisions\), the sum of:\r\n",
+    )
+    child.expect(r"  raised by: ")
+    child.expect(r"  topic similarity: [+-]\d\.\d{3}\r\n  minus the library's average: ")
     press(child, " ", r"3/19, 1 to read, 1 skipped\r\n")
     child.send("q")
     child.expect(pexpect.EOF)
