@@ -124,22 +124,24 @@ class Step:
 
 @dataclass
 class Summary:
-    """What a run did: ``decided`` counts new statuses by name, ``still_new`` the papers
-    of the queue left ``new``, ``total`` the queue's length."""
+    """What a run did: ``decided`` counts the new statuses of this run by name; ``total``
+    is the whole inbox the progress line counts (papers decided before this run and the
+    queue) and ``still_new`` its papers left ``new``."""
 
     total: int
     decided: Counter[str] = field(default_factory=Counter)
     still_new: int = 0
 
     def describe(self) -> str:
-        """Return the one-line summary for stderr."""
+        """Return the one-line summary for stderr: this run's decisions, then the inbox as
+        the progress line counts it (a fresh user saw "triaged 1 of 18" after a progress
+        line of "2/19")."""
         count = sum(self.decided.values())
         parts = ", ".join(f"{n} {name}" for name, n in sorted(self.decided.items()))
-        text = f"triaged {count} of {counted(self.total, 'paper')}" + (
-            f" ({parts})" if parts else ""
-        )
+        text = f"triaged {counted(count, 'paper')} in this run" + (f" ({parts})" if parts else "")
+        text += f"; inbox: {self.total - self.still_new} of {self.total} decided"
         if self.still_new:
-            text += f"; {self.still_new} still new: run `readinglist triage` again to go on"
+            text += f", {self.still_new} still new: run `readinglist triage` again to go on"
         return text
 
 
@@ -163,8 +165,9 @@ class Reranker(Protocol):
         """Return ``{paper id: interest}`` (None without a model)."""
         ...
 
-    def why(self, pid: int) -> tuple[str, Sequence[Any], Sequence[Any]]:
-        """Return (model name, terms that raised, terms that lowered) the paper's score."""
+    def why(self, pid: int) -> Any:
+        """Return why the paper has its interest (``readinglist.ranking.Why``: parts that
+        add up to it), or None without a score."""
         ...
 
 
@@ -319,7 +322,7 @@ class Triage:
 
     def help(self) -> None:
         """Show the keys, a page at a time on a short terminal, until a key is pressed."""
-        for page in help_pages(self.terminal.height() - 1):
+        for page in help_pages(self.terminal.height() - 1, self.terminal.width()):
             self.terminal.show(page)
             if self.terminal.getkey() in QUIT_KEYS:
                 break
@@ -337,9 +340,7 @@ class Triage:
         if self.ranker is None:
             self.message = "no interest order in this run (--order added, or nothing decided)"
             return
-        score = self.ranker.interest([pid]).get(pid)
-        model, up, down = self.ranker.why(pid)
-        lines = why_lines(record.citekey, score, model, up, down)
+        lines = why_lines(record.citekey, self.ranker.why(pid))
         self.terminal.show("\n".join([*lines, "", "press any key"]))
         self.terminal.getkey()
 
@@ -621,4 +622,5 @@ class Triage:
             if status != self.initial.get(pid):
                 decided[status] += 1
         still_new = sum(1 for pid in self.queue if self.status.get(pid) == "new")
-        return Summary(total=len(self.queue), decided=decided, still_new=still_new)
+        total = len(self.earlier) + len(self.queue)  # the progress line's inbox
+        return Summary(total=total, decided=decided, still_new=still_new)

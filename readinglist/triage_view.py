@@ -229,33 +229,56 @@ def abstract_pages(record: PaperRecord, width: int, height: int) -> list[str]:
     ]
 
 
-def help_pages(height: int | None = None) -> list[str]:
+def help_pages(height: int | None = None, width: int | None = None) -> list[str]:
     """Return the list of keys (the ``?`` screen), in pages of at most ``height`` lines
-    on a short terminal."""
-    rows = [f"  {key:<8} {text}" for key, text in KEY_HELP]
-    size = len(rows) if height is None else max(height - 3, 1)
-    chunks = [rows[start : start + size] for start in range(0, len(rows), size)]
+    on a short terminal, each line shorter than ``width`` columns (a line of exactly the
+    width wraps on some terminals, as in :func:`legend`): a description wraps on words
+    under its own column (a fresh user saw lines cut mid-word at 60 columns). A key's
+    lines stay on one page."""
+    column = 11  # "  " + the key padded to 8 + " "
+    entries = [
+        textwrap.wrap(
+            f"  {key:<8} {text}",
+            max(width - 1, column + 10) if width else 10**6,
+            subsequent_indent=" " * column,
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+        for key, text in KEY_HELP
+    ]
+    size = sum(map(len, entries)) if height is None else max(height - 3, 1)
+    chunks: list[list[str]] = [[]]
+    for lines in entries:
+        if chunks[-1] and len(chunks[-1]) + len(lines) > size:
+            chunks.append([])
+        chunks[-1] += lines
     if len(chunks) == 1:
-        return ["\n".join(["Keys:", *rows, "", "press any key"])]
+        return ["\n".join(["Keys:", *chunks[0], "", "press any key"])]
     return [
         "\n".join([f"Keys ({n + 1}/{len(chunks)}):", *chunk, "", "press any key"])
         for n, chunk in enumerate(chunks)
     ]
 
 
-def why_lines(
-    key: str | None, score: float | None, model: str, up: Sequence[Any], down: Sequence[Any]
-) -> list[str]:
+def why_lines(key: str | None, why: Any) -> list[str]:
     """Return what ``show --why`` and triage's ``w`` print: the interest, the model it
-    comes from (``""``: all decisions, else a tag's) and the terms (objects with ``term``
-    and ``weight``) that raised and lowered it."""
-    if score is None:
+    comes from and the parts that add up to it, to 3 decimals (``why`` is a
+    ``readinglist.ranking.Why``, or None without a score): the terms that raised and
+    lowered it, the other terms together, the topic similarity (the LSA half of the
+    score) and the library's average, which every score is measured against."""
+    if why is None:
         return [f"{key}: no interest score yet (mark some papers to-read, read or skipped)"]
-    name = f"the model of tag {model}" if model else "all your decisions"
+    why = why.rounded(3)
+    name = f"the model of tag {why.model}" if why.model else "all your decisions"
     return [
-        f"{key}: interest {score:.4f} (from {name})",
-        "raised by: " + (", ".join(f"{term_label(t.term)} (+{t.weight:.3f})" for t in up) or "-"),
-        "lowered by: " + (", ".join(f"{term_label(t.term)} ({t.weight:.3f})" for t in down) or "-"),
+        f"{key}: interest {why.score:.3f} (from {name}), the sum of:",
+        "  raised by: "
+        + (", ".join(f"{term_label(t.term)} ({t.weight:+.3f})" for t in why.up) or "-"),
+        "  lowered by: "
+        + (", ".join(f"{term_label(t.term)} ({t.weight:+.3f})" for t in why.down) or "-"),
+        f"  {counted(why.others, 'other term')}: {why.other:+.3f}",
+        f"  topic similarity: {why.topic:+.3f}",
+        f"  minus the library's average: {why.offset:+.3f}",
     ]
 
 

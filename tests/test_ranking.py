@@ -108,6 +108,58 @@ def test_why_names_the_terms(filled) -> None:
     assert "raised by: " in text
 
 
+def test_why_parts_add_up_to_the_score(filled, db_url: str) -> None:
+    """A fresh user added up the terms of `--why` and did not get the score: the LSA half
+    was left out. The printed parts (terms, other terms, topic similarity, the library's
+    average) add up to the printed score, in text and JSON, and before rounding the
+    parts of the model are the score itself."""
+    import re
+    from decimal import Decimal
+
+    import numpy as np
+
+    from readinglist import db, library
+    from readinglist.ranking.ranker import Ranker
+
+    assert filled("mark", "to-read", "bio0", "bio1").exit_code == 0
+    assert filled("mark", "skipped", "rl0", "rl1").exit_code == 0
+    for key in ("bio2", "rl2", "bio0"):
+        text = filled("show", key, "--why").stdout
+        lines = text.splitlines()
+        score = Decimal(re.match(rf"{key}: interest (-?[0-9.]+) \(from all your", lines[0])[1])
+        parts = [Decimal(v) for v in re.findall(r"[+-][0-9]+\.[0-9]{3}", "\n".join(lines[1:]))]
+        names = [line.split(":")[0].strip() for line in lines[1:]]
+        assert names == [
+            "raised by",
+            "lowered by",
+            names[2],
+            "topic similarity",
+            "minus the library's average",
+        ], text
+        assert re.fullmatch(r"\d+ other terms?", names[2]), text
+        assert len(parts) >= 3, text
+        assert sum(parts) == score, text
+        why = json.loads(filled("show", key, "--why", "--json").stdout)
+        total = sum(t["weight"] for t in why["raised"] + why["lowered"]) + why["other_terms"]
+        total += why["topic_similarity"] + why["minus_library_average"]
+        assert round(total, 4) == why["interest"], why
+        assert why["topic_similarity"] != 0, why  # the LSA half exists and is shown
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine, write=False) as session:
+        ranker = Ranker.open(session, db_url)
+        pids = [p.id for p in library.all_papers(session)]
+    engine.dispose()
+    scores = ranker.scores()
+    assert scores is not None
+    for pid in pids:
+        why = ranker.why(pid, n=2)
+        assert why is not None
+        parts = sum(t.weight for t in why.up + why.down) + why.other + why.offset + why.topic
+        row = ranker.index.row[pid]
+        assert np.isclose(parts, why.score, atol=1e-5)
+        assert why.score == float(scores[row])
+
+
 def test_similar_is_deterministic(filled) -> None:
     first = filled("similar", "rl3", "--limit", "4", "--json")
     assert first.exit_code == 0, first.stderr
@@ -234,9 +286,10 @@ def test_a_tag_with_two_positives_gets_its_own_model(filled, db_url: str) -> Non
     order = [key_of[i] for i in ranker.order(ids)]
     # the bio tag's model puts the other bio papers first, the global one the rl papers next
     assert order[:6] == ["bio2", "bio5", "bio3", "bio4", "rl3", "rl4"], order
-    name, up, _ = ranker.why(next(i for i in ids if key_of[i] == "bio2"))
-    assert name == "bio"
-    assert {t.term for t in up} & set(BIO)
+    why = ranker.why(next(i for i in ids if key_of[i] == "bio2"))
+    assert why is not None
+    assert why.model == "bio"
+    assert {t.term for t in why.up} & set(BIO)
 
 
 def test_topic_labels_are_distinctive_words_not_filler_or_markup(invoke, db_url: str) -> None:
@@ -269,3 +322,55 @@ def test_topic_labels_are_distinctive_words_not_filler_or_markup(invoke, db_url:
         words = topic["label"].split("-")
         assert len(words) == 3
         assert set(words) <= set(vocabulary), topic["label"]
+
+
+def test_judged_tags_leave_out_a_tag_an_import_gave_to_all_its_papers() -> None:
+    """Batch 1 (papers 1-4) was imported with tag icml and holds undecided papers: icml
+    says where they came from. Batch 2 (papers 5-6, both positive) was the user's own
+    collection imported as "mine": kept. A tag on part of a batch (rl) is kept, so is
+    any tag of a paper added without a batch (7)."""
+    from readinglist.ranking.ranker import judged_tags
+
+    tags = {
+        1: ["icml", "rl"],
+        2: ["ICML", "rl"],
+        3: ["icml"],
+        4: ["icml"],
+        5: ["mine"],
+        6: ["mine", "icml"],
+        7: ["icml"],
+    }
+    batch = {1: 1, 2: 1, 3: 1, 4: 1, 5: 2, 6: 2}
+    assert judged_tags(tags, batch, positive={1, 2, 5, 6}) == {
+        1: ["rl"],
+        2: ["rl"],
+        5: ["mine"],
+        6: ["mine", "icml"],
+        7: ["icml"],
+    }
+    # every paper of batch 1 positive: icml is then the user's grouping too
+    assert judged_tags(tags, batch, positive={1, 2, 3, 4, 5, 6}) == tags
+
+
+def test_an_import_tag_gets_no_model_of_its_own(invoke, db_url: str) -> None:
+    """`import --tag icml` of half the library, two of its papers wanted and one other:
+    icml has two positives but was given to the whole import, so there is no icml model
+    (its positives would only teach it the import); a tag the user gives gets one."""
+    from readinglist import db, library
+    from readinglist.ranking.ranker import Ranker
+
+    papers = corpus()
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine) as session:
+        library.import_records(session, papers[:6], source="icml.bib", fmt="t", tags=["icml"])
+        library.import_records(session, papers[6:], source="other.bib", fmt="t")
+    assert invoke("mark", "to-read", "rl0", "bio0", "rl3").exit_code == 0
+
+    def models() -> list[str]:
+        with db.session_scope(engine, write=False) as session:
+            return [name for name, _ in Ranker.open(session, db_url).coefs()]
+
+    assert models() == [""]
+    assert invoke("tag", "add", "picked", "rl0", "bio0").exit_code == 0
+    assert models() == ["", "picked"]
+    engine.dispose()

@@ -227,7 +227,10 @@ def test_status_keys_move_on_and_count(engine, four) -> None:
         "d2026": "read",
     }
     assert state(engine)["d2026"]["history"] == [("new", "read")]
-    assert summary.describe() == "triaged 4 of 4 papers (1 read, 1 reading, 1 skipped, 1 to-read)"
+    assert summary.describe() == (
+        "triaged 4 papers in this run (1 read, 1 reading, 1 skipped, 1 to-read); "
+        "inbox: 4 of 4 decided"
+    )
 
 
 def test_the_card_shows_the_paper_and_the_last_action(engine, four) -> None:
@@ -244,7 +247,8 @@ def test_next_without_deciding_and_quit_then_resume(engine, four) -> None:
 
     summary = run(engine, four, FakeTerminal("t jq"))
     assert summary.describe() == (
-        "triaged 1 of 4 papers (1 to-read); 3 still new: run `readinglist triage` again to go on"
+        "triaged 1 paper in this run (1 to-read); inbox: 1 of 4 decided, 3 still new: "
+        "run `readinglist triage` again to go on"
     )
     with db.session_scope(engine, write=False) as session:
         queue = library.triage_queue(session)
@@ -550,7 +554,8 @@ def test_triage_the_example_list_in_a_terminal(icml: Path) -> None:
     press(child, " ", r"5/19, 1 to read, 1 skipped, 1 read\r\n")
     child.send("q")
     child.expect(
-        r"triaged 3 of 19 papers \(1 read, 1 skipped, 1 to-read\); 16 still new: "
+        r"triaged 3 papers in this run \(1 read, 1 skipped, 1 to-read\); "
+        r"inbox: 3 of 19 decided, 16 still new: "
         r"run `readinglist triage` again to go on"
     )
     child.expect(pexpect.EOF)
@@ -573,7 +578,7 @@ def test_triage_the_example_list_in_a_terminal(icml: Path) -> None:
     press(child, "t", r"End of the list: 19/19, 6 to read, 5 skipped, 4 reading, 4 read\.")
     plan[keys[18]] = "to-read"
     child.send("q")
-    ends(child, r"triaged 16 of 16 papers")
+    ends(child, r"triaged 16 papers in this run \(.*\); inbox: 19 of 19 decided\r\n")
 
     # Nothing new: the end screen, where u brings back the last decision all the same.
     child = spawn(icml)
@@ -582,7 +587,7 @@ def test_triage_the_example_list_in_a_terminal(icml: Path) -> None:
     child.expect(r"undone: " + re.escape(keys[18]) + r" to-read \(decided before this run\)")
     press(child, "t", r"End of the list: 19/19, 6 to read, 5 skipped, 4 reading, 4 read\.")
     child.send("q")
-    ends(child, r"triaged 1 of 1 paper \(1 to-read\)")
+    ends(child, r"triaged 1 paper in this run \(1 to-read\); inbox: 19 of 19 decided\r\n")
     elapsed = time.time() - start
 
     listed = {p["key"]: p for p in readinglist(icml, "list", "--json")}
@@ -667,11 +672,11 @@ def test_ctrl_c_and_ctrl_d_quit_keeping_decisions(icml: Path) -> None:
     child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
     press(child, "t", r"2/19, 1 to read, 0 skipped\r\n")
     child.send("\x03")
-    ends(child, r"triaged 1 of 19 papers \(1 to-read\)")
+    ends(child, r"triaged 1 paper in this run \(1 to-read\); inbox: 1 of 19 decided, 18 still")
     child = spawn(icml)
     child.expect(CLEAR + r"2/19, 1 to read, 0 skipped\r\n")
     child.send("\x04")
-    ends(child, r"triaged 0 of 18 papers; 18 still new")
+    ends(child, r"triaged 0 papers in this run; inbox: 1 of 19 decided, 18 still new")
 
 
 def test_the_installed_command_refuses_a_pipe(icml: Path) -> None:
@@ -721,8 +726,13 @@ def test_interest_order_changes_after_a_skip_in_a_terminal(icml: Path) -> None:
     child.sendline(", rl")
     child.expect(CLEAR + r"3/19, ")
     child.expect(r"\r\ntagged robotics, rl\r\n")
-    press(child, "w", r"safeseek2026: interest -?\d\.\d{4} \(from all your decisions\)\r\n")
-    child.expect(r"raised by: ")
+    press(
+        child,
+        "w",
+        r"safeseek2026: interest -?\d\.\d{3} \(from all your decisions\), the sum of:\r\n",
+    )
+    child.expect(r"  raised by: ")
+    child.expect(r"  topic similarity: [+-]\d\.\d{3}\r\n  minus the library's average: ")
     press(child, " ", r"3/19, 1 to read, 1 skipped\r\n")
     child.send("q")
     child.expect(pexpect.EOF)

@@ -54,10 +54,11 @@ class FakeRanker:
     def interest(self, pids: Iterable[int]) -> dict[int, float | None]:
         return {p: self.scores.get(p) for p in pids}
 
-    def why(self, pid: int) -> tuple[str, list[Any], list[Any]]:
-        from readinglist.ranking.ranker import Term
+    def why(self, pid: int) -> Any:
+        from readinglist.ranking import Term, Why
 
-        return "rl", [Term("offline", 0.25), Term("policy", 0.125)], [Term("vision", -0.07)]
+        up = (Term("offline", 0.25), Term("policy", 0.125))
+        return Why("rl", 0.9004, up, (Term("vision", -0.07),), 0.1, 40, -0.2, 0.6954)
 
 
 def loop(engine: Any, ids: list[int], term: FakeTerminal, **options: Any) -> triage.Triage:
@@ -167,6 +168,39 @@ def test_long_lines_are_cut_so_that_a_line_is_a_row() -> None:
     ]
 
 
+def test_help_wraps_on_words_at_60_columns() -> None:
+    """``?`` on 60 columns: a description too long for the line goes on under its own
+    column, cut between words (a fresh user saw "existin" / "g tags")."""
+    from readinglist.triage_view import KEY_HELP, help_pages
+
+    first, second = help_pages(19, 60)
+    assert second.splitlines() == [
+        "Keys (2/2):",
+        "  /        search the inbox (a query or words); / then",
+        "           Enter: next match",
+        "  w        why: the terms that raised and lowered the",
+        "           interest",
+        "  x        the whole abstract, a page at a time",
+        "  q        quit (decisions are saved as you go)",
+        "  ?        this help",
+        "",
+        "press any key",
+    ]
+    lines = [line for page in (first, second) for line in page.splitlines()]
+    assert max(map(len, lines)) == 59
+    assert "  a        add tags (comma-separated; Tab completes" in lines
+    assert "           existing tags)" in lines
+    rows: list[str] = []  # continuation lines joined back: every description whole
+    for line in lines:
+        if line.startswith(" " * 11):
+            rows[-1] += " " + line.strip()
+        elif line.startswith("  "):
+            rows.append(line)
+    assert rows == [f"  {key:<8} {text}" for key, text in KEY_HELP]
+    # wide enough: one line a key, as before
+    assert len(help_pages(None, 100)[0].splitlines()) == len(KEY_HELP) + 3
+
+
 def test_a_20_row_terminal_keeps_title_and_progress(engine: Any) -> None:
     """The screens of the loop on 20 rows: 19 lines (the cursor line scrolls nothing
     off), the card cut as above; ``x`` pages through the whole abstract; ``?`` too."""
@@ -210,7 +244,8 @@ def test_a_20_row_terminal_keeps_title_and_progress(engine: Any) -> None:
         "page 1/1: any key goes on, q back to the card",
     ]
     assert [p.splitlines()[0] for p in (help_1, help_2)] == ["Keys (1/2):", "Keys (2/2):"]
-    assert [len(p.splitlines()) for p in (page, help_1, help_2)] == [18, 19, 5]
+    assert [len(p.splitlines()) for p in (page, help_1, help_2)] == [18, 19, 10]
+    assert help_2 == triage.help_pages(19, 60)[1]
     assert card_2 == card_3 == card
 
     term = FakeTerminal("xjjjq")  # 9 rows: the abstract in three pages
@@ -250,7 +285,8 @@ def test_progress_counts_the_whole_inbox_after_a_resume(engine: Any, four: list[
         "End of the list: 4/4, 1 to read, 1 skipped, 1 reading.",
     ]
     assert summary.describe() == (
-        "triaged 1 of 2 papers (1 reading); 1 still new: run `readinglist triage` again to go on"
+        "triaged 1 paper in this run (1 reading); inbox: 3 of 4 decided, 1 still new: "
+        "run `readinglist triage` again to go on"
     )
 
 
@@ -352,9 +388,12 @@ def test_why_shows_the_terms_behind_the_score(engine: Any, four: list[int]) -> N
     term = FakeTerminal("wq")
     loop(engine, four, term, ranker=FakeRanker({a: 0.9})).run()
     assert term.screens[1] == (
-        "a2026: interest 0.9000 (from the model of tag rl)\n"
-        "raised by: offline (+0.250), policy (+0.125)\n"
-        "lowered by: vision (-0.070)\n"
+        "a2026: interest 0.900 (from the model of tag rl), the sum of:\n"
+        "  raised by: offline (+0.250), policy (+0.125)\n"
+        "  lowered by: vision (-0.070)\n"
+        "  40 other terms: +0.100\n"
+        "  topic similarity: +0.695\n"
+        "  minus the library's average: -0.200\n"
         "\n"
         "press any key"
     )

@@ -84,34 +84,33 @@ def list_by_interest(
 
 
 def show_why(app: AppContext, ref: str, as_json: bool) -> None:
-    """``show REF --why``: the interest of one paper and the terms behind it."""
+    """``show REF --why``: the interest of one paper and the parts that add up to it."""
     from readinglist import library, render
-    from readinglist.ranking.ranker import Term
 
-    up: list[Term] = []
-    down: list[Term] = []
     with app.session(write=False) as session:
         paper = library.resolve(session, ref)
         key, pid = paper.citekey, paper.id
         ranker = open_ranker(app, session)
-        if ranker is None:
-            score, name = None, ""
-        else:
-            score = ranker.interest([pid])[pid]
-            name, up, down = ranker.why(pid)
+        why = None if ranker is None else ranker.why(pid)
     if as_json:
+        parts = None if why is None else why.rounded(4)
         render.echo_json(
             {
                 "key": key,
-                "interest": score,
-                "model": f"tag:{name}"
-                if name
-                else ("all decisions" if score is not None else None),
-                "raised": [{"term": t.term, "weight": round(t.weight, 4)} for t in up],
-                "lowered": [{"term": t.term, "weight": round(t.weight, 4)} for t in down],
+                "interest": None if parts is None else parts.score,
+                "model": None
+                if parts is None
+                else (f"tag:{parts.model}" if parts.model else "all decisions"),
+                "raised": [{"term": t.term, "weight": t.weight} for t in parts.up] if parts else [],
+                "lowered": [{"term": t.term, "weight": t.weight} for t in parts.down]
+                if parts
+                else [],
+                "other_terms": None if parts is None else parts.other,
+                "topic_similarity": None if parts is None else parts.topic,
+                "minus_library_average": None if parts is None else parts.offset,
             }
         )
         return
     from readinglist.triage_view import why_lines
 
-    render.echo("\n".join(why_lines(key, score, name, up, down)))
+    render.echo("\n".join(why_lines(key, why)))

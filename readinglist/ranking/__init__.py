@@ -11,11 +11,66 @@ Layout, each module importing only the ones above it:
 
 Nothing leaves the machine: the model is computed from the library alone. This package
 imports numpy, scipy and scikit-learn, so only commands that rank import it (the CLI
-keeps ``--help`` light).
+keeps ``--help`` light); this module itself imports none of them, so that the
+explanation types below (:class:`Term`, :class:`Why`) and the token prefixes serve the
+screens too.
 """
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
 
 #: Prefixes of the feature tokens that stand for a person and a tag
 #: (``features.person_token``/``tag_token``); kept here, free of scikit-learn, so that
 #: topic labels and the ``--why`` text (``triage_view.term_label``) read them too.
 AUTHOR_TOKEN = "author_"
 TAG_TOKEN = "tag_"
+
+
+@dataclass(frozen=True)
+class Term:
+    """A term of an explanation and its contribution to the score."""
+
+    term: str
+    weight: float
+
+
+@dataclass(frozen=True)
+class Why:
+    """Why a paper has its interest, in parts that add up to ``score``.
+
+    ``model`` is the model giving the paper its interest (``""``: all decisions, else a
+    tag's); ``up``/``down`` the terms that raised and lowered it most; ``other`` the
+    sum of the remaining ``others`` terms; ``offset`` the library's average term score,
+    subtracted (scores are standardised); ``topic`` the LSA half of the score (latent
+    topics, not split into terms). ``sum(up) + sum(down) + other + offset + topic ==
+    score`` (``ranking.model.Model.parts``); :meth:`rounded` keeps that true of the
+    printed figures.
+    """
+
+    model: str
+    score: float
+    up: tuple[Term, ...]
+    down: tuple[Term, ...]
+    other: float
+    others: int
+    offset: float
+    topic: float
+
+    def rounded(self, digits: int) -> Why:
+        """Return the parts rounded to ``digits`` decimals, the rounding remainder put in
+        ``other`` (at most a few units of the last digit), so that the printed parts add
+        up to the printed score (a fresh user's sum of the terms did not)."""
+        up = tuple(Term(t.term, round(t.weight, digits)) for t in self.up)
+        down = tuple(Term(t.term, round(t.weight, digits)) for t in self.down)
+        score, offset, topic = (round(v, digits) for v in (self.score, self.offset, self.topic))
+        listed = sum(t.weight for t in up + down) + offset + topic
+        return replace(
+            self,
+            score=score,
+            up=up,
+            down=down,
+            other=round(score - listed, digits),
+            offset=offset,
+            topic=topic,
+        )

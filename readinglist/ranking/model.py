@@ -17,7 +17,10 @@ half adds ~1 point of recall@100. Tried there and left out, as no better on the
 held-out users (ACL 2020) or not worth their cost: feedback from the top 5, a
 LinearSVC with the explicit negatives, score fusion with arxiv-sanity's SVM,
 nearest-neighbour terms (closest positive, closest skip), author and character
-n-gram features, label propagation over a kNN graph and MiniLM title embeddings.
+n-gram features, label propagation over a kNN graph and MiniLM title embeddings; in
+session 5, positive-unlabelled SVMs, self-training, logistic regression on the labels,
+BM25 queries, naive-Bayes term odds, co-author scores, hubness corrections, k-means
+co-membership and joint feedback (each within +-0.01 of this model on the held-out year).
 A profile is a few mat-vecs on cached float32 rows (no solver run), so a re-rank
 after each triage decision stays well under 150 ms at 6,500 papers.
 """
@@ -96,6 +99,28 @@ class Model:
             total += _standard(np.asarray(dense @ self.dense, dtype=np.float32).ravel())
         return total
 
+    def parts(
+        self, matrix: Features, dense: np.ndarray | None, row: int
+    ) -> tuple[np.ndarray, np.ndarray, float, float]:
+        """Return the score of ``row`` split into parts that add up to it exactly:
+        (columns of the row's terms, each term's contribution, the offset of the term
+        half, the topic half).
+
+        The term half is standardised, ``(x . w - mean) / dev``: term ``j`` contributes
+        ``x_j w_j / dev`` and the offset is ``-mean / dev`` (the library's average term
+        score, which every paper is measured against). The topic half is the standardised
+        product of the LSA rows (0 without them); the LSA components are not kept in
+        the cache (256 x vocabulary floats), so it is not split into terms.
+        """
+        mean, dev = _moments(np.asarray(matrix @ self.sparse, dtype=np.float32).ravel())
+        scale = dev if dev > 0 else 1.0
+        x = matrix[row]
+        contrib = x.data.astype(np.float64) * self.sparse[x.indices] / scale
+        topic = 0.0
+        if self.dense is not None and dense is not None:
+            topic = float(_standard(np.asarray(dense @ self.dense, dtype=np.float32).ravel())[row])
+        return x.indices, contrib, -mean / scale, topic
+
     def plus(self, other: Model) -> Model:
         """Return the sum of two models (``triage --like`` adds its text's model)."""
         dense = self.dense
@@ -104,9 +129,15 @@ class Model:
         return Model(self.sparse + other.sparse, dense)
 
 
-def _standard(values: np.ndarray) -> np.ndarray:
+def _moments(values: np.ndarray) -> tuple[float, float]:
+    """Return the mean and the standard deviation of ``values`` (0, 0 when empty)."""
     mean = float(values.mean()) if len(values) else 0.0
     dev = float(np.sqrt(np.einsum("i,i->", values - mean, values - mean) / max(len(values), 1)))
+    return mean, dev
+
+
+def _standard(values: np.ndarray) -> np.ndarray:
+    mean, dev = _moments(values)
     return (values - mean) / dev if dev > 0 else values - mean
 
 

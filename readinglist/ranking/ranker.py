@@ -3,7 +3,8 @@
 A :class:`Ranker` holds the library's tf-idf :class:`~.store.Index` and the labels of
 its decisions (:func:`.model.labels`). Its models: one over every decision, and one per
 tag carried by at least two positives (positives with that tag against every
-negative), so that a user with two interests gets both; a paper's interest is its best
+negative), so that a user with two interests gets both (a tag an import gave to all of
+its papers is not an interest: :func:`judged_tags`); a paper's interest is its best
 score over the models. ``like`` (``triage --like TEXT``) adds the text's tf-idf vector
 to every model, which also seeds the order before the first decision.
 """
@@ -12,26 +13,51 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from readinglist.models import PRIORITY_NAMES, Paper, PaperTag, Tag
-from readinglist.ranking import features, model
+from readinglist.ranking import Term, Why, features, model
 from readinglist.ranking.store import Index, load
 
 #: A tag needs this many positive papers to get a model of its own.
 TAG_MODEL_MIN = 2
 
 
-@dataclass(frozen=True)
-class Term:
-    """A term of an explanation and its contribution to the score."""
+def judged_tags(
+    tags: dict[int, list[str]], batch: dict[int, int], positive: set[int]
+) -> dict[int, list[str]]:
+    """Return ``tags`` (``{paper id: tag names}``) without the tags that say where a paper
+    came from rather than what the user thinks of it: the basis of the per-tag models.
 
-    term: str
-    weight: float
+    A tag on every paper of an import batch (``import --tag icml``, or a tag every entry
+    of the file had) is provenance when the batch also holds papers the user has not
+    marked positive: it was given to them all at once, before any judgement, so its
+    positives are not an interest of their own (a per-tag model of them learns the
+    import itself, its venue and tag, and ranked that whole import first). A batch whose
+    papers are all positive (the user's own collection, tagged as they imported it)
+    keeps its tag. ``batch`` maps paper ids to their import batch (papers added without
+    one are absent); ``positive`` is the set of positive paper ids.
+    """
+    size: dict[int, int] = defaultdict(int)
+    mixed: set[int] = set()
+    for pid, batch_id in batch.items():
+        size[batch_id] += 1
+        if pid not in positive:
+            mixed.add(batch_id)
+    carried: dict[tuple[int, str], int] = defaultdict(int)
+    for pid, names in tags.items():
+        if pid in batch:
+            for name in names:
+                carried[batch[pid], name.casefold()] += 1
+    provenance = {key for key, n in carried.items() if key[0] in mixed and n == size[key[0]]}
+    judged = {
+        pid: [n for n in names if (batch.get(pid, -1), n.casefold()) not in provenance]
+        for pid, names in tags.items()
+    }
+    return {pid: names for pid, names in judged.items() if names}
 
 
 class Ranker:
@@ -60,15 +86,23 @@ class Ranker:
         """Return the ranker of the library in ``session`` (the index cached per ``url``)."""
         index = load(session, url)
         status: dict[int, tuple[str, str | None]] = {}
-        for pid, st, prio in session.execute(select(Paper.id, Paper.status, Paper.priority)):
+        batch: dict[int, int] = {}
+        for pid, st, prio, batch_id in session.execute(
+            select(Paper.id, Paper.status, Paper.priority, Paper.batch_id)
+        ):
             status[pid] = (st, PRIORITY_NAMES.get(prio) if prio is not None else None)
+            if batch_id is not None:
+                batch[pid] = batch_id
         pairs = [status.get(int(pid), ("new", None)) for pid in index.ids]
         tags: dict[int, list[str]] = defaultdict(list)
         for pid, name in session.execute(
             select(PaperTag.paper_id, Tag.name).join(Tag, Tag.id == PaperTag.tag_id)
         ):
             tags[pid].append(name)
-        return cls(index, [s for s, _ in pairs], [p for _, p in pairs], dict(tags), like)
+        y, _ = model.labels([s for s, _ in status.values()], [p for _, p in status.values()])
+        positive = {pid for pid, label in zip(status, y, strict=True) if label > 0}
+        judged = judged_tags(tags, batch, positive)
+        return cls(index, [s for s, _ in pairs], [p for _, p in pairs], judged, like)
 
     # --- models ---------------------------------------------------------------------------
 
@@ -150,26 +184,38 @@ class Ranker:
         ].tolist()
         return ordered
 
-    def why(self, pid: int, n: int = 8) -> tuple[str, list[Term], list[Term]]:
-        """Return (model name, terms that raised, terms that lowered) the paper's score.
+    def why(self, pid: int, n: int = 8) -> Why | None:
+        """Return why the paper has its interest (:class:`~readinglist.ranking.Why`: parts
+        adding up to the score), or None without a model or for a paper not indexed.
 
-        The model is the one giving the paper its interest (``""``: all decisions,
-        else a tag's); a term's weight is its tf-idf value times the model's weight.
+        The model is the one giving the paper its interest (``""``: all decisions, else a
+        tag's); a term's part is its tf-idf value times the model's weight, scaled as the
+        score is (``model.Model.parts``); the ``n`` largest each way are named.
         """
         coefs = self.coefs()
         row = self.index.row.get(pid)
         if not coefs or row is None:
-            return "", [], []
-        x = self.index.matrix[row]
-        scores = [m.scores(self.index.matrix, self.index.dense)[row] for _, m in coefs]
-        best = coefs[int(np.argmax(scores))]
-        cols, vals = x.indices, x.data
-        contrib = vals * best[1].sparse[cols]
-        order = np.argsort(-contrib)
+            return None
+        matrix, dense = self.index.matrix, self.index.dense
+        scores = [float(m.scores(matrix, dense)[row]) for _, m in coefs]
+        best = int(np.argmax(scores))
+        cols, contrib, offset, topic = coefs[best][1].parts(matrix, dense, row)
+        order = np.argsort(-contrib, kind="stable")
         vocab = self.index.vocabulary
-        up = [Term(vocab[cols[i]], float(contrib[i])) for i in order[:n] if contrib[i] > 0]
-        down = [Term(vocab[cols[i]], float(contrib[i])) for i in order[::-1][:n] if contrib[i] < 0]
-        return best[0], up, down
+        up = [int(i) for i in order[:n] if contrib[i] > 0]
+        down = [int(i) for i in order[::-1][:n] if contrib[i] < 0]
+        named = set(up + down)
+        rest = [i for i in range(len(cols)) if i not in named and contrib[i] != 0]
+        return Why(
+            model=coefs[best][0],
+            score=scores[best],
+            up=tuple(Term(vocab[cols[i]], float(contrib[i])) for i in up),
+            down=tuple(Term(vocab[cols[i]], float(contrib[i])) for i in down),
+            other=float(contrib[rest].sum()) if rest else 0.0,
+            others=len(rest),
+            offset=float(offset),
+            topic=topic,
+        )
 
     def similar(self, pid: int, limit: int = 10) -> list[tuple[int, float]]:
         """Return the ``limit`` papers most like ``pid`` (cosine of tf-idf), best first."""
