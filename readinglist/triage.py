@@ -374,12 +374,12 @@ class Triage:
                 ranked=any(score is not None for score in scores.values()),
             )
             self.terminal.show(text)
-            answer = self.terminal.prompt("Go to number (Enter: back, +: more)")
+            answer = self.terminal.prompt("Go to number (Enter or q: back, +: more)")
             if answer == "+":
                 first = first + size if first + size < len(rest) else 0
                 continue
-            if answer is None:
-                return
+            if answer is None or answer.strip().lower() in ("", "q"):
+                return  # q is "back" here as on every other screen (fresh-user report)
             if answer.isdigit() and 1 <= int(answer) <= len(rest):
                 self.go_to(rest[int(answer) - 1])
             else:

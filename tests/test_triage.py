@@ -711,7 +711,7 @@ def test_interest_order_changes_after_a_skip_in_a_terminal(icml: Path) -> None:
     child.expect(r"\r\n    3  +-?\d\.\d{3}  ([^\r\n…]{1,30})")
     third = child.match.group(1)
     assert third.startswith("A shared-score quaternion")  # re-ranked: reco2026 was third
-    child.expect(r"Go to number \(Enter: back, \+: more\)")
+    child.expect(r"Go to number \(Enter or q: back, \+: more\)")
     child.sendline("3")
     child.expect(CLEAR + r"3/19, 1 to read, 1 skipped\r\n\r\nICML · 2026\r\n" + re.escape(third))
     child.send("/")

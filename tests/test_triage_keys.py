@@ -306,7 +306,7 @@ def test_overview_lists_the_next_titles_and_goes_to_one(engine: Any, four: list[
         "    3  0.500  Beta guess (provisional)\n"
         "    4  0.100  Delta"
     )
-    assert term.prompts == ["Go to number (Enter: back, +: more)"] * 5
+    assert term.prompts == ["Go to number (Enter or q: back, +: more)"] * 5
     # 3 goes to Beta (the others keep their order); skipping it re-ranks the rest
     assert titles(term)[2:4] == ["Beta", "Alpha"]
     assert ranker.decided == [(b, "skipped")]
@@ -321,6 +321,16 @@ def test_overview_lists_the_next_titles_and_goes_to_one(engine: Any, four: list[
     ]
     assert titles(term)[3:] == ["Delta", "-", "Delta", "-", "Delta"]
     assert messages(term)[-1] == "no paper numbered '9' in the list"
+
+
+def test_q_goes_back_from_the_overview(engine: Any, four: list[int]) -> None:
+    """``q`` at the overview's prompt is "back", as on every other screen (a fresh user's
+    script was stuck at "no paper numbered 'q' in the list")."""
+    term = FakeTerminal("vq", ["q"])
+    loop(engine, four, term).run()
+    assert term.prompts == ["Go to number (Enter or q: back, +: more)"]
+    assert not [m for m in messages(term) if "no paper numbered" in m]
+    assert titles(term) == ["Alpha", "-", "Alpha"]
 
 
 def test_search_goes_to_the_next_match_in_the_inbox(engine: Any, four: list[int]) -> None:
