@@ -319,3 +319,24 @@ def test_completion_source_scripts_name_both_programs(runner: CliRunner) -> None
         result: Any = runner.invoke(cli, [], prog_name=prog, env={var: "bash_source"})
         assert result.exit_code == 0
         assert f"complete -o nosort -F _{prog}_completion {prog}" in result.stdout
+
+
+# --- a query that selects nothing ---------------------------------------------------------------
+
+
+def test_a_query_of_a_citation_key_says_to_write_key(filled) -> None:
+    """Free text does not search citation keys: ``list KEY`` and ``export bibtex KEY``
+    selected nothing and said nothing (fresh user); they now point to ``key:KEY``."""
+    hint = (
+        "warning: no paper matches 'Vaswani2017'; free text does not search citation keys: "
+        "write key:Vaswani2017\n"
+    )
+    listed = filled("list", "-k", "Vaswani2017")
+    assert (listed.exit_code, listed.stdout, listed.stderr) == (0, "", hint)
+    exported = filled("export", "bibtex", "Vaswani2017")
+    assert (exported.exit_code, exported.stdout, exported.stderr) == (0, "", hint)
+    assert keys(filled("list", "-k", "key:Vaswani2017")) == ["vaswani2017"]
+    table = filled("list", "zzzunknownword")
+    assert (table.exit_code, table.stderr) == (0, "warning: no paper matches 'zzzunknownword'\n")
+    # A query that matches says nothing more.
+    assert filled("list", "-k", "key:vaswani2017").stderr == ""

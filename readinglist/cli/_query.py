@@ -160,3 +160,19 @@ def join_query(words: tuple[str, ...]) -> str:
                 "to combine terms, pass them as separate arguments"
             )
     return join_words(words)
+
+
+def warn_if_nothing_matched(session: Any, text: str) -> None:
+    """Warn that query ``text`` selected no paper, pointing to ``key:`` when one of its
+    words is a citation key or alias (``list spar2026``: free text does not search
+    keys; a fresh user's ``export bibtex KEY`` wrote nothing and said nothing)."""
+    from readinglist import library, render
+
+    if not text.strip():
+        return
+    keys = library.keys_in_query(session, text)
+    hint = ""
+    if keys:
+        terms = " ".join(f"key:{key}" for key in keys)
+        hint = f"; free text does not search citation keys: write {terms}"
+    render.warn(f"no paper matches {text!r}{hint}")

@@ -12,7 +12,13 @@ import click
 
 from readinglist.cli._app import AppContext, output_file_option, pass_app
 from readinglist.cli._progress import progress_bar
-from readinglist.cli._query import QUERY_HELP, QueryCommand, join_query, query_argument
+from readinglist.cli._query import (
+    QUERY_HELP,
+    QueryCommand,
+    join_query,
+    query_argument,
+    warn_if_nothing_matched,
+)
 from readinglist.config import sqlite_path
 from readinglist.text import counted
 
@@ -108,6 +114,8 @@ def export_command(
         for message in selection.warnings:
             render.warn(message)
         count = len(selection.papers)
+        if not count and aux is None:
+            warn_if_nothing_matched(session, join_query(query))
         with progress_bar(f"exporting to {output or 'stdout'}", count, "papers") as advance:
             audit = exporting.export_to(
                 session,

@@ -6,7 +6,13 @@ import click
 
 from readinglist.cli._app import AppContext, PositiveInt, json_option, pass_app
 from readinglist.cli._complete import complete_ref
-from readinglist.cli._query import QUERY_HELP, QueryCommand, join_query, query_argument
+from readinglist.cli._query import (
+    QUERY_HELP,
+    QueryCommand,
+    join_query,
+    query_argument,
+    warn_if_nothing_matched,
+)
 
 #: ``--sort`` choices; kept equal to ``readinglist.query.SORT_KEYS`` (a test checks).
 SORT_FIELDS = ("added", "year", "title", "key", "priority", "status", "relevance")
@@ -67,9 +73,13 @@ def list_command(
             keys = library.select_keys(session, text, sort=sort, limit=limit, reverse=reverse)
             if keys:
                 render.echo("\n".join(keys))
+            else:
+                warn_if_nothing_matched(session, text)
             return
         # Streamed: records a chunk at a time, written as they come (issue 17).
         ids = listing_ids(session, text, sort=sort, limit=limit, reverse=reverse)
+        if not ids:
+            warn_if_nothing_matched(session, text)
         if not as_json:
             render.paper_table(record for _, record in iter_listing(session, ids))
             return

@@ -104,6 +104,7 @@ if TYPE_CHECKING:
     from readinglist.library.refs import (
         find_paper,
         key_taken,
+        keys_in_query,
         papers_for_keys,
         resolve,
         resolve_many,
@@ -190,6 +191,7 @@ _HOMES: dict[str, str] = {
     "insert_or_ignore": "readinglist.library._sql",
     "iter_records": "readinglist.library.rows",
     "key_taken": "readinglist.library.refs",
+    "keys_in_query": "readinglist.library.refs",
     "list_papers": "readinglist.library.listing",
     "load_papers": "readinglist.library.rows",
     "load_papers_for_listing": "readinglist.library.rows",
@@ -272,6 +274,7 @@ __all__ = [
     "insert_or_ignore",
     "iter_records",
     "key_taken",
+    "keys_in_query",
     "list_papers",
     "load_papers",
     "load_papers_for_listing",

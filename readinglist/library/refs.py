@@ -30,6 +30,17 @@ def find_paper(session: Session, ref: str) -> Paper | None:
     ).first()
 
 
+def keys_in_query(session: Session, query_text: str) -> list[str]:
+    """The words of ``query_text`` that are citation keys or aliases, as written.
+
+    For the hint of a query that selected nothing: a bare word is free text, which does
+    not search citation keys (``list spar2026`` finds nothing; ``key:spar2026`` does).
+    Words with a field (``tag:x``), quotes or operators are not looked at.
+    """
+    words = [w for w in query_text.split() if w.isprintable() and not set(w) & set(':"()*')]
+    return [w for w in dict.fromkeys(words) if key_taken(session, w.lower())][:5]
+
+
 def resolve(session: Session, ref: str) -> Paper:
     """Return the paper for ``ref`` (a citation key or alias). Raises NotFound naming it."""
     paper = find_paper(session, ref)
