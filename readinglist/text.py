@@ -29,6 +29,8 @@ from typing import Any
 
 _LATEX_CHARS = re.compile(r"[\\{}$~]")
 _BARE_PERCENT = re.compile(r"(?<!\\)%")
+#: A ``$`` not escaped (``\$``) and not half of ``$$``.
+_DOLLAR = re.compile(r"(?<![\\$])\$(?!\$)")
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"[0-9a-z]+")
 #: A word that starts like a number in scientific notation and goes on with a letter
@@ -135,6 +137,7 @@ def latex_to_unicode(value: str, math: str = "text") -> str:
 def _latex_to_unicode(value: str, math: str) -> str:
     # A bare % is text in a field value, not a LaTeX comment (it would eat the line).
     value = _BARE_PERCENT.sub(r"\\%", value)
+    value = _lone_dollar_escaped(value)
     decoded = simple_latex(value)
     if decoded is None:
         try:
@@ -142,6 +145,18 @@ def _latex_to_unicode(value: str, math: str) -> str:
         except Exception:  # pylatexenc raises assorted errors on broken markup
             return value
     return _SPACE.sub(" ", decoded).strip() if "\n" in decoded else decoded
+
+
+def _lone_dollar_escaped(value: str) -> str:
+    """``value`` with its last ``$`` escaped when it has no partner: an odd number of
+    ``$`` leaves the last one outside math, a dollar sign (``The cost is $5``), as the
+    BibTeX writer reads it (``encode._escape_specials``: a ``$`` opens math only when a
+    closing one follows). pylatexenc would read it as math and drop it (issue 15)."""
+    dollars = [m.start() for m in _DOLLAR.finditer(value)]
+    if len(dollars) % 2 == 0:
+        return value
+    last = dollars[-1]
+    return value[:last] + "\\" + value[last:]
 
 
 _latex_to_unicode_cached = lru_cache(maxsize=CACHE_SIZE)(_latex_to_unicode)

@@ -298,7 +298,7 @@ def test_titles_then_abstracts_with_links() -> None:
         (3, "FlowSketch: Sketch-Guided Optical Flow", False, "FlowSketch",
          "https://github.com/example-lab/flowsketch", None, None, None),
         (6, "Scaling Laws for Sparse Retrieval", False, None, None, "2501.01234", None, None),
-        (9, "Learning to Prune with Lottery Tickets", False, "LoP", None, None,
+        (9, "Learning to Prune with Lottery Tickets", False, "LoP", None, "2502.00001",
          "10.48550/arxiv.2502.00001", None),
     ]  # fmt: skip
     assert {(r.venue, r.year, r.entry_type) for r in result.records} == {

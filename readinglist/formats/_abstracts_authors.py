@@ -130,7 +130,9 @@ _AFFILIATION_MARKS = re.compile(
 
 def _author_parts(text: str) -> list[str]:
     """Split an author line into name strings (see :func:`parse_authors`)."""
-    text = re.sub(r"\([^()]*\)", " ", text)
+    previous = None
+    while previous != text:  # nested: arXiv's "A (1), B (2) ((1) MIT, (2) ETH)"
+        previous, text = text, re.sub(r"\([^()]*\)", " ", text)
     text = re.sub(r",?\s+et\.?\s*al\b\.?", ", et al.", text)
     pieces = [p for p in re.split(r"\s*;\s*|\s+and\s+", text) if p.strip()]
     if pieces and all(p.count(",") == 1 for p in pieces) and not _comma_list(pieces):

@@ -144,9 +144,16 @@ def _parse_paragraph(lines: list[str], line_no: int) -> Part:
     free: list[int] = []
     abstract_from: int | None = None  # index where a labelled abstract starts
     abstract_first = ""
+    folded: str | None = None  # the key of a label at column 0 that an indented line continues
     index = 0
     while index < len(lines):
         line = lines[index]
+        if folded is not None and line[:1] in (" ", "\t") and read_label(line) is None:
+            # A folded header line, as in arXiv's listing mails: "Title: ... Wrap\n  Onto".
+            _continue_label(part, folded, line.strip())
+            index += 1
+            continue
+        folded = None
         if abstract_from is not None:
             label = read_label(line)
             if label is None:
@@ -174,6 +181,7 @@ def _parse_paragraph(lines: list[str], line_no: int) -> Part:
                 pass
             else:
                 _store_label(part, key, value)
+                folded = key if line[:1] not in (" ", "\t") else None
             index += 1
             continue
         free.append(index)
@@ -208,6 +216,18 @@ def _store_label(part: Part, key: str, value: str) -> None:
             part.labels[key] += "\n" + value
         else:
             part.labels[key] = value
+
+
+def _continue_label(part: Part, key: str, more: str) -> None:
+    """Add ``more`` (a folded line) to the value ``part`` keeps for the label ``key``."""
+    if key == "title" and part.title is not None:
+        part.title = f"{part.title} {more}"
+    elif key == "authors" and part.authors is not None:
+        part.authors = f"{part.authors} {more}"
+    elif key.startswith("field:") and key[6:] in part.extra:
+        part.extra[key[6:]] += f" {more}"
+    elif key in part.labels:
+        part.labels[key] += f" {more}"
 
 
 def _assign_free_lines(part: Part, lines: list[str], free: list[int]) -> None:

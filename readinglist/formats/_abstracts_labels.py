@@ -24,6 +24,9 @@ _PLAIN_LABEL = re.compile(
     r"^\s*(?:[-*+]\s+)?(?P<label>[A-Za-z][A-Za-z .()/;&'-]{0,28}?)\s*:\s*(?P<value>.*)$"
 )
 
+#: The line of an arXiv listing mail that stands for ``Date:`` of a replaced paper.
+_ARXIV_REPLACED = re.compile(r"(?i)^replaced with revised version\s+(.*)$")
+
 
 def read_label(line: str) -> tuple[str, str] | None:
     """Return ``(key, value)`` for a labelled line, ``("_markup", "")`` for markup only, else None."""
@@ -48,6 +51,9 @@ def read_label(line: str) -> tuple[str, str] | None:
     if stripped.startswith("\\\\"):  # arXiv listing mail: "\\" rules and "\\ ( URL , 120kb)"
         rest = stripped[2:].strip()
         return ("url", rest) if URL.search(rest) else ("_markup", "")
+    replaced = _ARXIV_REPLACED.match(stripped)
+    if replaced:  # arXiv listing mail: the date line of a replaced paper
+        return f"field:{LIST_FIELD_PREFIX}date", replaced.group(1).strip()
     bare_word = stripped.strip("*_#").strip().rstrip(":").strip()
     if bare_word.lower() in ("abstract", "summary") and len(stripped) <= 20:
         return "abstract", ""

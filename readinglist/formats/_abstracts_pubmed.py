@@ -49,14 +49,18 @@ _CITATION = re.compile(
 )
 #: One author as PubMed writes them: family name words, then initials ("van der Berg JH").
 _AUTHOR = r"[^\W\d_][\w'\u2019-]*(?:\s[\w'\u2019-]+){0,3}\s[A-Z]{1,4}(?:\(\d+(?:,\d+)*\))?"
-_AUTHORS = re.compile(rf"{_AUTHOR}(?:,\s{_AUTHOR})*\.")
+#: A group author after the people ("Smith J, Doe A; COVID-19 Genomics UK Consortium.").
+_GROUP = r";\s(?P<group>[^;.\n]{2,200})"
+_AUTHORS = re.compile(rf"{_AUTHOR}(?:,\s{_AUTHOR})*(?:{_GROUP})?\.")
 #: Paragraphs (or sentences) that end the abstract: identifiers, copyright, disclosures.
 _TRAILER = re.compile(
     r"^(?:DOI:|PMID:|PMCID:|\u00a9|Copyright|Conflict of interest|Erratum in|Comment in|"
     r"Update of|Retraction in|Keywords:)",
     re.I,
 )
-_SKIPPED = re.compile(r"^(?:Author information:|Collaborators:|Comment in|Erratum in|Update of)")
+_SKIPPED = re.compile(
+    r"^(?:Author information:|Collaborators:|Comment (?:in|on)\b|Erratum in|Update of)"
+)
 
 
 def looks_like_pubmed(text: str) -> bool:
@@ -166,13 +170,17 @@ def _sentences_of_one_line(text: str) -> list[str]:
 
 
 def _people(line: str) -> tuple[Person, ...]:
-    """People of a PubMed author line: "Smith J, Pérez AM." -> family Smith, given "J."."""
+    """People of a PubMed author line: "Smith J, Pérez AM." -> family Smith, given "J."; a
+    group author after ``;`` ("...; CMS Collaboration.") is one literal name."""
     people = []
-    for name in line.rstrip(".").split(", "):
+    names, _, group = line.rstrip(".").partition("; ")
+    for name in names.split(", "):
         name = re.sub(r"\(\d+(?:,\d+)*\)", "", name).strip()
         family, _, initials = name.rpartition(" ")
         given = " ".join(f"{letter}." for letter in initials)
         people.append(Person(family=family, given=given))
+    if group.strip():
+        people.append(Person(literal=group.strip()))
     return tuple(people)
 
 

@@ -73,7 +73,7 @@ from readinglist.formats._abstracts_blocks import (
 from readinglist.formats._abstracts_header import YEAR, parse_header, to_year
 from readinglist.formats._abstracts_links import Links, extract_links, find_urls
 from readinglist.formats._abstracts_pubmed import looks_like_pubmed, read_pubmed
-from readinglist.identifiers import normalize_arxiv, normalize_doi
+from readinglist.identifiers import arxiv_from_doi, normalize_arxiv, normalize_doi
 from readinglist.naming import contribution_names, provisional_title, short_name_from_title
 from readinglist.naming.markup import clean_inline
 from readinglist.naming.titles import BRACKET_TAG
@@ -286,7 +286,8 @@ def _venue_label(value: str) -> tuple[str | None, str | None]:
     ``"Proceedings of ACL"`` ``("Proceedings of ACL", None)``.
 
     The year (four digits or ``'23``) and a presentation tag in brackets ("(Oral)",
-    :data:`PRESENTATION_TAGS`) are taken out of the name; a one-word name written
+    :data:`PRESENTATION_TAGS`) or ending the label (OpenReview's "ICLR 2024 poster")
+    are taken out of the name; a one-word name written
     all in lower case is an acronym typed carelessly and is upper-cased. Either part is
     None when the label has none.
     """
@@ -301,7 +302,11 @@ def _venue_label(value: str) -> tuple[str | None, str | None]:
         lambda m: "" if m.group(1).lower() in PRESENTATION_TAGS | {""} else m.group(0),
         name,
     )
-    name = " ".join(name.split()).strip(" ,;:-")
+    words = name.split()
+    # OpenReview writes the presentation after the year, unbracketed: "ICLR 2024 poster".
+    while len(words) > 1 and words[-1].strip(",;:-").lower() in PRESENTATION_TAGS:
+        words.pop()
+    name = " ".join(words).strip(" ,;:-")
     if re.fullmatch(r"[a-z]{2,10}", name):
         name = name.upper()
     return name or None, str(year) if year else None
@@ -349,7 +354,8 @@ def _clean_title(raw: str, extra: dict[str, str]) -> tuple[str, dict[str, str]]:
 
 
 def _block_links(block: Block) -> Links:
-    """The links of a block: its labelled ones first, then those in its title, abstract and fields."""
+    """The links of a block: its labelled ones first, then those in its title, abstract and
+    fields; an arXiv DOI (``10.48550/arXiv.ID``) also gives the arXiv id."""
     labelled = Links()
     for key in ("code", "arxiv", "doi", "url"):
         value = block.labels.get(key)
@@ -365,7 +371,9 @@ def _block_links(block: Block) -> Links:
         else:
             labelled = labelled.merged(extract_links(value))
     text = "\n".join([block.title or "", block.abstract or "", *block.extra.values()])
-    return labelled.merged(extract_links(text))
+    links = labelled.merged(extract_links(text))
+    # arXiv's own DOI names the arXiv id too, as in the other readers (issue 15).
+    return links.merged(Links(arxiv=arxiv_from_doi(links.doi)))
 
 
 def _unique(items: Iterable[str]) -> list[str]:

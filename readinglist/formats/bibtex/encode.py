@@ -400,11 +400,6 @@ def normalize_pages(value: str) -> str:
     return f"{match.group(1)}--{match.group(2)}" if match else value
 
 
-#: A page, or a range as :func:`normalize_pages` writes it (``e1234``, ``12--34``): ASCII
-#: letters and digits around BibTeX's range dash, safe as it is in any entry.
-PAGE_RANGE = re.compile(r"[A-Za-z0-9]+(?:--[A-Za-z0-9]+)?")
-
-
 _KEY_ILLEGAL = re.compile(r"[\s,{}()\"#%'=\\~]+")
 
 

@@ -38,7 +38,8 @@ Every other entry is generated deterministically:
 
 Copied entries are never re-encoded, whichever the dialect: they are the user's own
 bytes. An entry whose source disagrees with the record about the provisional marks or
-(biblatex) the old keys is generated instead. Records are ordered by :func:`entry_order`.
+(biblatex) the old keys, or (bibtex) that gives ``date`` or ``journaltitle``, which no
+BibTeX style reads, is generated instead. Records are ordered by :func:`entry_order`.
 """
 
 from __future__ import annotations
@@ -50,7 +51,6 @@ from functools import partial
 
 from readinglist.formats.bibtex.digest import bibliographic_fingerprint, source_check
 from readinglist.formats.bibtex.encode import (
-    PAGE_RANGE,
     Dialect,
     ascii_latex,
     encode_title,
@@ -273,6 +273,15 @@ class _EntryFields:
         text = escape_literal(value, "biblatex")
         return ascii_latex(text) if self.dialect == "bibtex" else text
 
+    def pages(self, value: str) -> str:
+        """A ``pages`` value, ranges normalized (:func:`~.encode.normalize_pages`). In plain
+        text (RIS, CSL-JSON, PubMed) ``--`` is already the range dash those readers
+        write, so it stays ``--`` (never ``-{}-``, which prints two hyphens)."""
+        normal = normalize_pages(value)
+        if self.latex:
+            return self.text(normal)
+        return "--".join(self.text(part) for part in normal.split("--"))
+
     def verbatim(self, name: str, value: str) -> str:
         """A verbatim value (DOI, URL, eprint ...), made safe by provenance
         (:func:`~.encode.safe_verbatim`)."""
@@ -433,10 +442,7 @@ class _EntryFields:
             if is_verbatim(name, value):
                 self.put(name, self.verbatim(name, value))
             elif name == "pages":
-                # A range is written as BibTeX's range (12--34), never escaped as text:
-                # plain text's "--" would become "-{}-", a hyphen and a dash to bibtex.
-                pages = normalize_pages(value)
-                self.put(name, pages if PAGE_RANGE.fullmatch(pages) else self.text(pages))
+                self.put(name, self.pages(value))
             else:
                 self.put(name, self.text(value))
 
@@ -485,6 +491,19 @@ def _marks_or_ids_differ(record: PaperRecord, dialect: Dialect) -> bool:
         return False
     have = {key.casefold() for key in decode_ids(record.fields.get("ids", ""))}
     return have != {alias.casefold() for alias in record.aliases}
+
+
+#: biblatex fields that stand for a classic BibTeX field (``date`` for ``year``/``month``,
+#: ``journaltitle`` for ``journal``): a BibTeX style reads none of them.
+BIBLATEX_FOR_BIBTEX = ("date", "journaltitle")
+
+
+def _biblatex_in_bibtex(record: PaperRecord, dialect: Dialect) -> bool:
+    """True when ``record``'s ``source_text`` cannot be copied into a ``bibtex`` export
+    because it gives a value only in a biblatex field (:data:`BIBLATEX_FOR_BIBTEX`):
+    classic BibTeX has no ``date`` (issue 15), so the entry is generated with
+    ``year``/``month`` and ``journal``."""
+    return dialect == "bibtex" and any(name in record.fields for name in BIBLATEX_FOR_BIBTEX)
 
 
 def entry_order(
@@ -543,9 +562,12 @@ class Writer:
 
     def _stale(self, record: PaperRecord) -> bool:
         """True when ``record`` needs more than its source says: tags or notes to merge
-        (``keywords``/``annote``), other provisional marks or old keys."""
-        return _needs_user_state(record, self.keywords, self.annote) or _marks_or_ids_differ(
-            record, self.dialect
+        (``keywords``/``annote``), other provisional marks or old keys, or (bibtex)
+        classic fields for biblatex ones."""
+        return (
+            _needs_user_state(record, self.keywords, self.annote)
+            or _marks_or_ids_differ(record, self.dialect)
+            or _biblatex_in_bibtex(record, self.dialect)
         )
 
     def entries(self, records: Sequence[PaperRecord]) -> str:
