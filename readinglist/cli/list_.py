@@ -71,7 +71,7 @@ def list_command(
         # Streamed: records a chunk at a time, written as they come (issue 17).
         ids = listing_ids(session, text, sort=sort, limit=limit, reverse=reverse)
         if not as_json:
-            render.paper_table(record for _, record in iter_listing(session, ids))
+            render.paper_table(record for _, record in iter_listing(session, ids, table=True))
             return
         scores: dict[int, float | None] = {}
         if ids:
