@@ -148,16 +148,25 @@ def echo_json_array(items: Iterable[Any]) -> None:
     """Print the JSON array of ``items`` on stdout an item at a time: the same text as
     :func:`echo_json` of the list, without holding the list or the text (issue 17).
 
-    Each item is dumped with ``indent=2`` and indented by two more spaces, which is
-    how ``json.dumps`` lays out a list's items (JSON strings hold no raw newlines).
+    Each item is dumped with ``indent=2`` one level deep (``jsontext.dumps``), which
+    is how ``json.dumps`` lays out a list's items; the text goes out in pieces of
+    about 64 kB, not a write per item.
     """
+    from readinglist import jsontext
+
     out = sys.stdout
-    first = True
+    opening = "[\n  "
+    pending: list[str] = []
+    size = 0
     for item in items:
-        text = json.dumps(item, ensure_ascii=False, indent=2).translate(_JSON_ESCAPES)
-        out.write(("[\n" if first else ",\n") + textwrap.indent(text, "  ", lambda _: True))
-        first = False
-    out.write("[]\n" if first else "\n]\n")
+        text = opening + jsontext.dumps(item, newline="\n  ").translate(_JSON_ESCAPES)
+        opening = ",\n  "
+        pending.append(text)
+        size += len(text)
+        if size >= 1 << 16:
+            out.write("".join(pending))
+            pending, size = [], 0
+    out.write("".join(pending) + ("[]\n" if opening == "[\n  " else "\n]\n"))
 
 
 def info(message: str) -> None:

@@ -69,6 +69,25 @@ def test_source_key_collision_is_suffixed_case_insensitively_with_warning(sessio
     ]
 
 
+def test_a_key_taken_with_a_to_aa_in_the_library_gets_ab(session) -> None:
+    """The suffixed forms of a taken key are looked up 26 at a time (issue 17: exact
+    look-ups, not a prefix query): with K2020, K2020a .. K2020z and an alias K2020aa in
+    the library, a new K2020 (any case) needs the second batch and gets K2020ab."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    run_import(
+        session,
+        *(
+            PaperRecord(citekey=f"K2020{s}", title=f"Paper number {i}", year=2020)
+            for i, s in enumerate(["", *letters])
+        ),
+    )
+    run_import(session, PaperRecord(citekey="old", title="Renamed paper", year=2021))
+    library.rekey(session, library.resolve(session, "old"), "K2020aa")
+    library.rekey(session, library.resolve(session, "K2020aa"), "renamed")  # alias K2020aa
+    report = run_import(session, PaperRecord(citekey="k2020", title="Yet another", year=2020))
+    assert report.added == ["k2020ab"]
+
+
 def test_doi_duplicate_fills_missing_fields_and_keeps_user_title(session) -> None:
     run_import(session, PaperRecord(title="Deep Nets", doi="10.1000/ABC", year=2020))
     paper = library.resolve(session, "deep2020")

@@ -81,7 +81,7 @@ def list_command(
         if not ids:
             warn_if_nothing_matched(session, text)
         if not as_json:
-            render.paper_table(record for _, record in iter_listing(session, ids))
+            render.paper_table(record for _, record in iter_listing(session, ids, table=True))
             return
         scores: dict[int, float | None] = {}
         if ids:

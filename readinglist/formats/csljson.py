@@ -703,13 +703,13 @@ def write(records: Iterable[PaperRecord], *, tags_as_keywords: bool = True) -> s
 def write_chunks(records: Iterable[PaperRecord], *, tags_as_keywords: bool = True) -> Iterator[str]:
     """Yield the text of :func:`write` an item at a time, reading ``records`` as it goes
     (an export streams them, issue 17): the pieces joined are exactly the text of
-    ``json.dumps`` of the whole array with ``indent=2``, each item dumped alone and
-    indented one level (JSON strings hold no raw newline, so indenting lines is safe)."""
-    opening = "[\n"
+    ``json.dumps`` of the whole array with ``indent=2``, each item dumped alone one
+    level deep (``jsontext.dumps``, the same text without the pure-Python encoder)."""
+    from readinglist import jsontext
+
+    opening = "[\n  "
     for index, record in enumerate(records, 1):
-        item = json.dumps(
-            _item(record, index, tags_as_keywords), indent=2, ensure_ascii=False, sort_keys=True
-        )
-        yield opening + "  " + item.replace("\n", "\n  ")
-        opening = ",\n"
-    yield "[]\n" if opening == "[\n" else "\n]\n"
+        item = _item(record, index, tags_as_keywords)
+        yield opening + jsontext.dumps(item, sort_keys=True, newline="\n  ")
+        opening = ",\n  "
+    yield "[]\n" if opening == "[\n  " else "\n]\n"

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from readinglist.library._sql import CHUNK
 from readinglist.library.rows import (
+    TABLE_COLUMNS,
     iter_listing_records,
     load_papers,
     load_papers_for_listing,
@@ -99,13 +100,18 @@ def listing_ids(
     return query.paper_ids(session, query_text, sort=sort, limit=limit, reverse=reverse)
 
 
-def iter_listing(session: Session, ids: Sequence[int]) -> Iterator[tuple[int, PaperRecord]]:
+def iter_listing(
+    session: Session, ids: Sequence[int], *, table: bool = False
+) -> Iterator[tuple[int, PaperRecord]]:
     """Yield ``(paper id, record)`` with what ``list`` shows for the papers ``ids``, in order.
 
     Streamed a chunk at a time (``rows.iter_listing_records``: the shown columns,
     authors and tags; no ORM objects, no digest), so ``list`` of a whole library runs
-    in bounded memory (issue 17): only the ids are held.
+    in bounded memory (issue 17): only the ids are held. ``table``: only what a table
+    shows (``rows.TABLE_COLUMNS``, authors; no tags, abstract or links).
     """
+    if table:
+        return iter_listing_records(session, ids, columns=TABLE_COLUMNS, with_tags=False)
     return iter_listing_records(session, ids)
 
 
@@ -125,7 +131,7 @@ def export_outline(
     for start in range(0, len(ids), CHUNK * 4):
         part = list(ids[start : start + CHUNK * 4])
         rows = {
-            row.id: row
+            row[0]: row
             for row in session.execute(
                 select(
                     Paper.id, Paper.citekey, Paper.status, Paper.priority, Paper.year, Paper.venue
@@ -135,15 +141,17 @@ def export_outline(
         tags = tags_by_paper(session, part) if with_tags else {}
         for pid in part:
             if (row := rows.get(pid)) is not None:
-                priority = PRIORITY_NAMES.get(row.priority) if row.priority is not None else None
+                _, citekey, status, code, year, venue = row  # by position: Row.__getattr__ is slow
                 outline.append(
                     PaperRecord(
-                        citekey=row.citekey,
-                        status=shared.setdefault(row.status, row.status),
-                        priority=priority,
-                        year=row.year,
-                        venue=shared.setdefault(row.venue, row.venue) if row.venue else None,
-                        tags=tuple(tags.get(pid, ())),
+                        **{
+                            "citekey": citekey,
+                            "status": shared.setdefault(status, status),
+                            "priority": PRIORITY_NAMES.get(code) if code is not None else None,
+                            "year": year,
+                            "venue": shared.setdefault(venue, venue) if venue else None,
+                            "tags": tuple(tags.get(pid, ())),
+                        }
                     )
                 )
     return outline

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, select, true, update
 from sqlalchemy.orm import Session
-from sqlalchemy.sql import ColumnElement
 
 from readinglist import citekeys, dedupe
 from readinglist.library._sql import CHUNK
@@ -302,23 +302,30 @@ def update_many(session: Session, groups: dict[tuple[str, ...], list[dict[str, A
             session.execute(stmt, rows[start : start + CHUNK])
 
 
+#: How many suffixed forms of a taken key :class:`KeyRegistry` asks the database about
+#: at once (``a`` .. ``z``: most taken keys need one or two).
+SUFFIX_BATCH = 26
+
+
 class KeyRegistry:
     """Case-insensitive set of citation keys in use: the database's plus this import's.
 
     :meth:`prefetch` asks the database, in ``IN (...)`` chunks, which of a chunk's
     wanted keys are taken (papers' keys and aliases). Only a key that is taken
-    needs the keys that extend it (for the ``a``, ``b``, ... suffixes): one prefix
-    query per such key, index-assisted on SQLite (a range on the binary-collated
-    column; ``LIKE`` is case-insensitive there and cannot use the index).
+    needs its suffixed forms (``a``, ``b``, ... from ``citekeys.suffixes``): the
+    first time one is asked, the next :data:`SUFFIX_BATCH` of them are prefetched
+    the same way. Exact ``IN`` look-ups are served by the unique index and the
+    primary key on both databases; a prefix query (``LIKE 'key%'``) cannot use a
+    btree index on PostgreSQL under any collation but ``C`` and was a Seq Scan of
+    ``papers`` per taken key (issue 17).
     """
 
     def __init__(self, session: Session) -> None:
         self.session = session
-        self.sqlite = session.get_bind().dialect.name == "sqlite"
         self.local: set[str] = set()
         self.checked: set[str] = set()  # folded keys whose presence in the database is known
         self.stored: set[str] = set()  # those of them that are taken there
-        self.prefixes: dict[str, set[str]] = {}
+        self.suffixed: dict[str, int] = {}  # folded base -> suffixed forms prefetched
 
     def prefetch(self, bases: Iterable[str]) -> None:
         """Learn which of the (case-insensitive) keys ``bases`` the database already uses."""
@@ -337,30 +344,19 @@ class KeyRegistry:
             )
             self.checked.update(chunk)
 
-    def _known(self, prefix: str) -> set[str]:
-        if prefix not in self.prefixes:
-            keys: set[str] = set()
-            condition: ColumnElement[bool]
-            for column in (Paper.citekey_folded, Alias.alias_folded):
-                if self.sqlite:
-                    # U+10FFFF sorts after every character: [prefix, prefix + U+10FFFF)
-                    # holds every key that starts with prefix (checked again below).
-                    condition = (column >= prefix) & (column < prefix + "\U0010ffff")
-                else:
-                    condition = column.startswith(prefix, autoescape=True)
-                keys.update(k for k in self.session.scalars(select(column).where(condition)))
-            self.prefixes[prefix] = {k for k in keys if k.startswith(prefix)}
-        return self.prefixes[prefix]
-
     def taken(self, folded: str, base: str) -> bool:
         """True when the folded key is used by a paper, an alias or this import
-        (``base`` is the key the record asked for, whose presence was prefetched)."""
+        (``base`` is the key the record asked for; ``folded`` is it or one of its
+        suffixed forms, ``citekeys.unique_key``)."""
         if folded in self.local:
             return True
-        lowered = base.lower()
-        if folded == lowered and lowered in self.checked:
-            return lowered in self.stored
-        return folded in self._known(lowered)
+        if folded not in self.checked:
+            lowered = base.lower()
+            done = self.suffixed.get(lowered, 0)
+            self.suffixed[lowered] = done + SUFFIX_BATCH
+            later = islice(citekeys.suffixes(), done, done + SUFFIX_BATCH)
+            self.prefetch([folded, *(lowered + suffix for suffix in later)])
+        return folded in self.stored
 
     def claim(self, key: str) -> None:
         """Mark ``key`` as used by this import."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
+from types import SimpleNamespace
 from typing import Any, cast
 
 from sqlalchemy import Table, or_, select
@@ -298,9 +299,9 @@ def iter_records(
     bibtex_batches = bibtex_batch_ids(session)
     for start in range(0, len(ids), chunk):
         part = list(ids[start : start + chunk])
-        rows = {
-            row.id: row for row in session.execute(select(*columns).where(papers.c.id.in_(part)))
-        }
+        result = session.execute(select(*columns).where(papers.c.id.in_(part)))
+        names = list(result.keys())
+        rows = {row[0]: row for row in result}
         people: dict[int, dict[str, list[PersonRecord]]] = defaultdict(
             lambda: {"author": [], "editor": []}
         )
@@ -318,9 +319,7 @@ def iter_records(
             .where(PaperPerson.paper_id.in_(part))
             .order_by(PaperPerson.paper_id, PaperPerson.role, PaperPerson.position)
         ):
-            people[pid].setdefault(role, []).append(
-                PersonRecord(family=family, given=given, von=von, jr=jr, literal=literal)
-            )
+            people[pid].setdefault(role, []).append(PersonRecord(family, given, von, jr, literal))
         tags = tags_by_paper(session, part)
         aliases = aliases_by_paper(session, part)
         notes: dict[int, list[NoteRecord]] = defaultdict(list)
@@ -332,9 +331,11 @@ def iter_records(
             ):
                 notes[pid].append(NoteRecord(text=body, created=created, updated=updated))
         for pid in part:
-            row = rows.get(pid)
-            if row is None:
+            if pid not in rows:
                 continue
+            # One plain object per row, when it is used: a Row resolves each attribute
+            # by name through __getattr__, about ten times a plain attribute (issue 17).
+            row = SimpleNamespace(**dict(zip(names, rows[pid], strict=True)))
             named = people.get(pid, {})
             record = record_of(
                 row,
@@ -373,23 +374,34 @@ LISTING_COLUMNS = (
 )
 
 
+#: The ``papers`` columns a table of papers shows (``list`` without ``--json``).
+TABLE_COLUMNS = ("id", "citekey", "title", "title_provisional", "year", "status", "priority")
+
+
 def iter_listing_records(
-    session: Session, ids: Sequence[int], *, chunk: int = RECORD_CHUNK
+    session: Session,
+    ids: Sequence[int],
+    *,
+    chunk: int = RECORD_CHUNK,
+    columns: Sequence[str] = LISTING_COLUMNS,
+    with_tags: bool = True,
 ) -> Iterator[tuple[int, PaperRecord]]:
     """Yield, for each paper of ``ids`` in that order, its id and a PaperRecord with what
-    a listing shows: the :data:`LISTING_COLUMNS`, authors (in order) and tags (by name).
+    a listing shows: the ``columns`` (:data:`LISTING_COLUMNS`, or :data:`TABLE_COLUMNS`
+    for a table; ``id`` first), authors (in order) and tags (by name; none without
+    ``with_tags``).
 
     Streams in bounded memory (issue 17): per chunk of papers three Core queries
     (those columns only, authors joined to people, tags joined to their links), no
-    ORM objects, no identity map, no digest; editors, keywords, fields, notes and
-    ``source_text`` stay empty. Unknown ids are skipped.
+    ORM objects, no identity map, no digest; other fields keep their defaults.
+    Unknown ids are skipped.
     """
     papers = cast(Table, Paper.__table__)
-    columns = [papers.c[name] for name in LISTING_COLUMNS]
+    selected = [papers.c[name] for name in columns]
     for start in range(0, len(ids), chunk):
         part = list(ids[start : start + chunk])
         rows = {
-            row.id: row for row in session.execute(select(*columns).where(papers.c.id.in_(part)))
+            row[0]: row for row in session.execute(select(*selected).where(papers.c.id.in_(part)))
         }
         authors: dict[int, list[PersonRecord]] = defaultdict(list)
         for pid, family, given, von, jr, literal in session.execute(
@@ -405,42 +417,20 @@ def iter_listing_records(
             .where(PaperPerson.paper_id.in_(part), PaperPerson.role == "author")
             .order_by(PaperPerson.paper_id, PaperPerson.position)
         ):
-            authors[pid].append(
-                PersonRecord(family=family, given=given, von=von, jr=jr, literal=literal)
-            )
-        tags = tags_by_paper(session, part)
+            authors[pid].append(PersonRecord(family, given, von, jr, literal))
+        tags = tags_by_paper(session, part) if with_tags else {}
         for pid in part:
             row = rows.get(pid)
             if row is not None:
-                yield (
-                    pid,
-                    _listing_record(row, tuple(authors.get(pid, ())), tuple(tags.get(pid, ()))),
-                )
-
-
-def _listing_record(
-    row: Any, authors: tuple[PersonRecord, ...], tags: tuple[str, ...]
-) -> PaperRecord:
-    return PaperRecord(
-        citekey=row.citekey,
-        entry_type=row.entry_type,
-        title=row.title,
-        title_provisional=row.title_provisional,
-        short_name=row.short_name,
-        authors=authors,
-        year=row.year,
-        venue=row.venue,
-        abstract=row.abstract,
-        doi=row.doi,
-        arxiv=row.arxiv,
-        url=row.url,
-        code_url=row.code_url,
-        status=row.status,
-        priority=PRIORITY_NAMES.get(row.priority) if row.priority is not None else None,
-        tags=tags,
-        added=row.added_at,
-        read_at=row.read_at,
-    )
+                values = dict(zip(columns, row, strict=True))
+                del values["id"]
+                if "added_at" in values:
+                    values["added"] = values.pop("added_at")
+                if values.get("priority") is not None:
+                    values["priority"] = PRIORITY_NAMES.get(values["priority"])
+                values["authors"] = tuple(authors.get(pid, ()))
+                values["tags"] = tuple(tags.get(pid, ()))
+                yield pid, PaperRecord(**values)
 
 
 def load_papers(
