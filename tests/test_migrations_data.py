@@ -259,12 +259,21 @@ def rows_0003(dialect: str) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+def rows_0004(dialect: str) -> list[tuple[str, dict[str, Any]]]:
+    """Revision 0003's rows plus a paper's place among its batch's @string blocks."""
+    return [
+        *rows_0003(dialect),
+        ("UPDATE papers SET source_strings_read = 2 WHERE id = 1", {}),
+    ]
+
+
 #: For every revision: rows in plain SQL valid at that revision. A new revision must
 #: add its entry (the test fails without one), with rows in each of its tables.
 ROWS_AT: dict[str, Callable[[str], list[tuple[str, dict[str, Any]]]]] = {
     "0001": rows_0001,
     "0002": rows_0002,
     "0003": rows_0003,
+    "0004": rows_0004,
 }
 
 

@@ -33,7 +33,9 @@ from readinglist.identifiers import normalize_arxiv, normalize_doi
 from readinglist.records import PaperRecord, Person
 
 
-def source_check(record: PaperRecord, macros: Mapping[str, str]) -> str | None:
+def source_check(
+    record: PaperRecord, macros: Mapping[str, str], names: Sequence[str] | None = None
+) -> str | None:
     """Return the digest that tells whether ``record.source_text`` can be copied as is.
 
     64 hex characters: 32 of SHA-256 over :func:`bibliographic_fingerprint`
@@ -45,11 +47,14 @@ def source_check(record: PaperRecord, macros: Mapping[str, str]) -> str | None:
     data is what the text reads to and every macro the text may use means what it
     meant then, so the text is written without being parsed again; an equal first
     half alone means the data is as read, so the entry is regenerated from the
-    record without parsing the text either. None without ``source_text``.
+    record without parsing the text either. None without ``source_text``. ``names``:
+    :func:`macro_names` of the text, when the caller has them already.
     """
     if record.source_text is None:
         return None
-    values = [(name, macros.get(name)) for name in macro_names(record.source_text)]
+    if names is None:
+        names = macro_names(record.source_text)
+    values = [(name, macros.get(name)) for name in names]
     return bibliographic_fingerprint(record)[:32] + json_digest(values)[:32]
 
 
