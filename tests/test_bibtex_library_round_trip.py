@@ -361,3 +361,40 @@ def test_a_preamble_that_uses_a_macro_gets_its_definition_first(invoke, tmp_path
         '@preamble{ pcmd # "\\\\providecommand{\\\\YY}{YYY}" }\n\n'
         "@article{p1, title={Uses \\ZZ}, year={2020}}\n"
     )
+
+
+def test_a_file_redefining_a_macro_between_entries_exports_both_as_read(
+    invoke, db_url: str, tmp_path: Path
+) -> None:
+    """Issue 17: the library keeps every ``@string`` block of the import and each
+    paper's place among them, so the export is the writer's on the file itself
+    (both entries copied, ``ack`` defined again before ``b1``), and imports again
+    into the same values. A row from before migration 0004 (no place) is checked
+    against the last definitions, as before."""
+    from sqlalchemy import create_engine, text
+    from test_formats_bibtex import REDEFINED, REDEFINED_EXPORT
+
+    from readinglist.formats import bibtex
+
+    source = tmp_path / "redefined.bib"
+    source.write_text(REDEFINED, encoding="utf-8")
+    assert invoke("import", str(source)).exit_code == 0
+    out = invoke("export", "bibtex").stdout
+    assert out == REDEFINED_EXPORT
+    assert {r.citekey: r.fields["note"] for r in bibtex.read(out).records} == {
+        "a2": "Second text",
+        "b1": "First text",
+    }
+    engine = create_engine(db_url)
+    try:
+        with engine.begin() as conn:
+            rows = conn.execute(text("SELECT citekey, source_strings_read FROM papers"))
+            stored = dict(rows.tuples().all())
+            assert stored == {"b1": 2, "a2": 3}
+            conn.execute(text("UPDATE papers SET source_strings_read = NULL"))
+    finally:
+        engine.dispose()
+    assert invoke("export", "bibtex", "key:b1").stdout == (
+        "@article{b1,\n  author = {A. Author},\n  title = {One},\n  journal = {J. First text},\n"
+        "  year = {2001},\n  note = {First text}\n}\n"
+    )

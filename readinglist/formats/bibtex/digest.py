@@ -34,7 +34,10 @@ from readinglist.records import PaperRecord, Person
 
 
 def source_check(
-    record: PaperRecord, macros: Mapping[str, str], names: Sequence[str] | None = None
+    record: PaperRecord,
+    macros: Mapping[str, str],
+    names: Sequence[str] | None = None,
+    cache: dict[tuple[tuple[str, str | None], ...], str] | None = None,
 ) -> str | None:
     """Return the digest that tells whether ``record.source_text`` can be copied as is.
 
@@ -48,14 +51,21 @@ def source_check(
     meant then, so the text is written without being parsed again; an equal first
     half alone means the data is as read, so the entry is regenerated from the
     record without parsing the text either. None without ``source_text``. ``names``:
-    :func:`macro_names` of the text, when the caller has them already.
+    :func:`macro_names` of the text, when the caller has them already; ``cache``: a
+    dict the caller keeps to compute the macro half once per set of values (a
+    library's entries share a few).
     """
     if record.source_text is None:
         return None
     if names is None:
         names = macro_names(record.source_text)
-    values = [(name, macros.get(name)) for name in names]
-    return bibliographic_fingerprint(record)[:32] + json_digest(values)[:32]
+    values = tuple((name, macros.get(name)) for name in names)
+    half = cache.get(values) if cache is not None else None
+    if half is None:
+        half = json_digest(list(values))[:32]
+        if cache is not None:
+            cache[values] = half
+    return bibliographic_fingerprint(record)[:32] + half
 
 
 def _people_data(people: Sequence[Person]) -> list[list[str]]:

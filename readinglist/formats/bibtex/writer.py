@@ -576,6 +576,8 @@ class Writer:
         #: Macros defined between entries; macros an entry written took the value of.
         self._inline: set[str] = set()
         self._relied: set[str] = set()
+        #: The macro halves of :func:`source_check` by the values they cover.
+        self._checks: dict[tuple[tuple[str, str | None], ...], str] = {}
         #: Definitions given for an entry that was generated after all (:meth:`_copy`).
         self._leftover: list[str] = []
 
@@ -721,7 +723,7 @@ class Writer:
         table, needed = self._macros_of(names, read)
         stale = self._stale(record)
         if record.source_check is not None:
-            check = source_check(record, table, names)
+            check = source_check(record, table, names, self._checks)
             if check == record.source_check and not stale and needed is not None:
                 # Unchanged since it was read, and every macro it may use means what
                 # it meant then: copy it without reading it again.
