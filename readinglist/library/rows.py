@@ -293,6 +293,13 @@ SOURCE_COLUMNS = (
 )
 
 
+#: The ``papers`` columns no PaperRecord holds: :func:`iter_records` does not read them
+#: (``search_text`` alone is about a third of a Beebe row).
+_UNRECORDED = frozenset(
+    {"search_text", "citekey_folded", "title_key", "abstract_key", "updated_at"}
+)
+
+
 def tags_by_paper(session: Session, ids: Sequence[int]) -> dict[int, list[str]]:
     """Return the tag names of the papers ``ids`` (one chunk: one ``IN`` query), each
     paper's in ``ORDER BY tags.name`` order as the ORM relationship orders them;
@@ -340,7 +347,11 @@ def iter_records(
     text its ``strings_read`` in that text; ``checked_source`` as for :func:`record_of`.
     """
     papers = cast(Table, Paper.__table__)
-    columns: list[Any] = [c for c in papers.c if with_source or c.name not in SOURCE_COLUMNS]
+    columns: list[Any] = [
+        c
+        for c in papers.c
+        if c.name not in _UNRECORDED and (with_source or c.name not in SOURCE_COLUMNS)
+    ]
     if not with_source:  # provenance without reading the source text (latex_fields)
         columns.append(papers.c.source_text.is_not(None).label("has_source"))
     bibtex_batches = bibtex_batch_ids(session)
