@@ -94,7 +94,8 @@ class ImportBatch(Base):
     added: Mapped[int] = mapped_column(default=0)
     merged: Mapped[int] = mapped_column(default=0)
     rejected: Mapped[int] = mapped_column(default=0)
-    #: The ``@string`` definitions of a BibTeX import as written (``ParseResult.meta``).
+    #: The ``@string`` blocks of a BibTeX import as written (``ParseResult.meta``): all
+    #: of them in file order since migration 0004, the last of each macro before.
     bibtex_strings: Mapped[str | None] = mapped_column(Text)
     #: The ``@preamble`` blocks of a BibTeX import as written.
     bibtex_preamble: Mapped[str | None] = mapped_column(Text)
@@ -152,6 +153,10 @@ class Paper(Base):
     #: The BibTeX reader's ``PaperRecord.source_check`` (migration 0002): lets export
     #: copy ``source_text`` without parsing it again.
     source_check: Mapped[str | None] = mapped_column(String(64))
+    #: The BibTeX reader's ``PaperRecord.strings_read`` (migration 0004): how many
+    #: ``@string`` blocks of its batch's ``bibtex_strings`` came before the entry, so
+    #: export gives its macros the values it was read with.
+    source_strings_read: Mapped[int | None] = mapped_column(Integer)
     search_text: Mapped[str] = mapped_column(Text, default="")
     status: Mapped[str] = mapped_column(String(16), default="new", index=True)
     priority: Mapped[int | None] = mapped_column(SmallInteger, index=True)

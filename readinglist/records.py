@@ -179,6 +179,9 @@ class PaperRecord:
     notes, added (UTC), read_at (UTC).
 
     Provenance: ``line`` is the 1-based line of the entry in its source.
+    ``strings_read`` (BibTeX): how many ``@string`` blocks of its input were read
+    before the entry (its macros are what the first ``strings_read`` blocks of
+    ``ParseResult.meta["strings"]`` define); None when unknown.
     ``latex_fields`` says whether ``fields`` and ``abstract`` are LaTeX as a BibTeX
     source wrote them (True, the default) or plain text (a paper that came from RIS,
     CSL-JSON, Markdown, a list of abstracts or the command line): the BibTeX writer
@@ -214,6 +217,7 @@ class PaperRecord:
     read_at: datetime | None = None
     line: int | None = None
     latex_fields: bool = field(default=True, compare=False)
+    strings_read: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -139,8 +139,8 @@ def test_papers_from_a_file_without_macros_get_no_header(invoke, tmp_path: Path)
 
 
 def test_a_macro_two_imports_define_differently(invoke, tmp_path: Path) -> None:
-    """The later import's definition is exported; the entry that used the earlier one
-    is regenerated with its value, so no entry changes meaning."""
+    """Both entries are copied, each after the definition it was read with (issue 17:
+    before, the one that used the earlier definition was regenerated)."""
     old, new = tmp_path / "old.bib", tmp_path / "new.bib"
     old.write_text(
         '@string{jt = "Old Journal"}\n@article{x1,\n  title = {One},\n  journal = jt,\n}\n',
@@ -154,8 +154,9 @@ def test_a_macro_two_imports_define_differently(invoke, tmp_path: Path) -> None:
     assert invoke("import", str(new)).exit_code == 0
     result = invoke("export", "bibtex")
     assert result.stdout == (
+        '@string{jt = "Old Journal"}\n\n'
+        "@article{x1,\n  title = {One},\n  journal = jt,\n}\n\n"
         '@string{jt = "New Journal"}\n\n'
-        "@article{x1,\n  title = {One},\n  journal = {Old Journal}\n}\n\n"
         "@article{y2,\n  title = {Two},\n  journal = jt,\n}\n"
     )
 
@@ -216,10 +217,12 @@ def test_beebe_slice_with_macros_and_preambles_round_trips(
     """The Beebe file is several ``.bib`` files joined, each with its ``@Preamble`` and
     ``@String`` header. The first 1,500 entries (1,500 papers) come from two of them,
     and the second redefines ``ack-nhfb`` with a different value (``(Internet)`` after
-    a space). The export keeps the preamble and the definitions in use (the later
-    ``ack-nhfb`` wins), copies byte for byte the 1,344 entries that read the same with
-    them, regenerates the 156 of the first part (which used the earlier ``ack-nhfb``)
-    with the values expanded, and exports again identically.
+    a space). The export keeps the preamble, copies every entry byte for byte (issue
+    17: before, the 156 of the first part, read with the earlier ``ack-nhfb``, were
+    regenerated), defines at the top the macros in use with the values the first
+    entry needing each was read with, and ``ack-nhfb`` again before each entry (in key
+    order) that was read with the other value than the one before it: 234 times. Read
+    again, every entry has the acknowledgement it had, and it exports identically.
 
     No entry is merged (issue 13): the 13 that share title, first author and year
     with another all have a DOI of their own. Ten are different papers (the "Issue
@@ -232,21 +235,25 @@ def test_beebe_slice_with_macros_and_preambles_round_trips(
     assert one == two
     text = source.read_text(encoding="utf-8")
     assert one.startswith('@Preamble{"\\input bibnames.sty" #')
-    assert re.findall(r"^@String\{[\w-]+", one, re.MULTILINE) == [
+    head = one[: one.index("\n@Article")]
+    assert re.findall(r"^@String\{[\w-]+", head, re.MULTILINE) == [
+        "@String{j-AQUAC-FISH-FISH",
         "@String{ack-nhfb",
         "@String{j-AQUACULT-INT",
     ]
-    assert "\\path|beebe@computer.org| (Internet)" in one
+    again = re.findall(r"^@String\{[\w-]+", one[len(head) :], re.MULTILINE)
+    assert again == ["@String{ack-nhfb"] * 234
     blocks = [b for b in one.split("\n\n") if b.startswith("@")]
     entries = [b for b in blocks if not re.match(r"@(string|preamble)\b", b, re.I)]
-    copied = [b for b in entries if b in text]
-    regenerated = [b for b in entries if b not in text]
-    assert (len(entries), len(copied)) == (1500, 1344)
-    second_header = text.index("@String{j-AQUACULT-INT")
-    for block in regenerated:
-        key = re.match(r"@\w+\{([^,]+),", block).group(1)
-        assert text.index("{" + key + ",") < second_header
-        assert "journal = {Aquaculture, Fish and Fisheries}" in block
+    assert (len(entries), len([b for b in entries if b in text])) == (1500, 1500)
+    from readinglist.formats import bibtex
+
+    def acknowledgements(bib: str) -> dict[str | None, str | None]:
+        return {r.citekey: r.fields.get("acknowledgement") for r in bibtex.read(bib).records}
+
+    read = acknowledgements(text)
+    assert len(set(read.values())) == 2
+    assert acknowledgements(one) == read
 
 
 @settings(
@@ -277,7 +284,7 @@ def test_generated_library_round_trips_through_the_database(
                 )
             with db.session_scope(engine, write=False) as session:
                 ids = [paper_id for paper_id, _ in library.select_ids_and_keys(session, "")]
-                strings, preamble = library.bibtex_context(session, ids)
+                strings, preamble, _ = library.bibtex_context(session, ids)
                 exported = list(library.iter_records(session, ids))
                 texts.append(bibtex.write(exported, strings=strings, preamble=preamble))
         finally:
@@ -300,8 +307,9 @@ def _import_and_export(invoke, tmp_path: Path, files: dict[str, str]) -> str:
 
 def test_a_macro_whose_dependency_a_later_import_redefines(invoke, tmp_path: Path) -> None:
     """``conf = pre # "ICML"`` read with ``pre = "Proc. "``; a later import redefines
-    ``pre``. Written as is, BibTeX would read "Proceedings of ICML": the entry is
-    regenerated with the value it had."""
+    ``pre``. Both entries are copied, after the three definitions in the order read:
+    ``conf`` keeps the value it got from the first ``pre``, ``b1`` gets the second
+    (issue 17: before, the first entry was regenerated)."""
     out = _import_and_export(
         invoke,
         tmp_path,
@@ -313,9 +321,9 @@ def test_a_macro_whose_dependency_a_later_import_redefines(invoke, tmp_path: Pat
         },
     )
     assert out == (
+        '@string{pre = "Proc. "}\n@string{conf = pre # "ICML"}\n'
         '@string{pre = "Proceedings of "}\n\n'
-        "@inproceedings{a1,\n  title = {Paper A},\n  booktitle = {Proc. ICML},\n"
-        "  year = {2020}\n}\n\n"
+        "@inproceedings{a1, title={Paper A}, booktitle = conf, year={2020}}\n\n"
         '@inproceedings{b1, title={Paper B}, booktitle = pre # "NeurIPS", year={2021}}\n'
     )
 
@@ -352,4 +360,41 @@ def test_a_preamble_that_uses_a_macro_gets_its_definition_first(invoke, tmp_path
         '@string{pcmd = "\\\\providecommand{\\\\ZZ}{ZZZ}"}\n\n'
         '@preamble{ pcmd # "\\\\providecommand{\\\\YY}{YYY}" }\n\n'
         "@article{p1, title={Uses \\ZZ}, year={2020}}\n"
+    )
+
+
+def test_a_file_redefining_a_macro_between_entries_exports_both_as_read(
+    invoke, db_url: str, tmp_path: Path
+) -> None:
+    """Issue 17: the library keeps every ``@string`` block of the import and each
+    paper's place among them, so the export is the writer's on the file itself
+    (both entries copied, ``ack`` defined again before ``b1``), and imports again
+    into the same values. A row from before migration 0004 (no place) is checked
+    against the last definitions, as before."""
+    from sqlalchemy import create_engine, text
+    from test_formats_bibtex import REDEFINED, REDEFINED_EXPORT
+
+    from readinglist.formats import bibtex
+
+    source = tmp_path / "redefined.bib"
+    source.write_text(REDEFINED, encoding="utf-8")
+    assert invoke("import", str(source)).exit_code == 0
+    out = invoke("export", "bibtex").stdout
+    assert out == REDEFINED_EXPORT
+    assert {r.citekey: r.fields["note"] for r in bibtex.read(out).records} == {
+        "a2": "Second text",
+        "b1": "First text",
+    }
+    engine = create_engine(db_url)
+    try:
+        with engine.begin() as conn:
+            rows = conn.execute(text("SELECT citekey, source_strings_read FROM papers"))
+            stored = dict(rows.tuples().all())
+            assert stored == {"b1": 2, "a2": 3}
+            conn.execute(text("UPDATE papers SET source_strings_read = NULL"))
+    finally:
+        engine.dispose()
+    assert invoke("export", "bibtex", "key:b1").stdout == (
+        "@article{b1,\n  author = {A. Author},\n  title = {One},\n  journal = {J. First text},\n"
+        "  year = {2001},\n  note = {First text}\n}\n"
     )

@@ -1035,3 +1035,59 @@ def test_biber_reads_biblatex_export(tmp_path: Path) -> None:
     assert "ERROR" not in done.stdout + done.stderr
     out = (tmp_path / "out.bib").read_text(encoding="utf-8")
     assert len(re.findall(r"^@", out, flags=re.MULTILINE)) == count
+
+
+# --- macro values per entry (issue 17 item 2) ------------------------------------------------
+
+#: A file that redefines a macro between two entries; ``b1`` (read first) sorts last.
+REDEFINED = (
+    '@string{ack = "First text"}\n@string{jn = "J. " # ack}\n\n'
+    "@article{b1,\n  author = {A. Author},\n  title = {One},\n  journal = jn,\n"
+    "  year = 2001,\n  note = ack\n}\n\n"
+    '@string{ack = "Second text"}\n\n'
+    "@article{a2,\n  author = {B. Author},\n  title = {Two},\n  journal = jn,\n"
+    "  year = 2002,\n  note = ack\n}\n"
+)
+#: Its export: ``a2`` first, read with the second ``ack`` (and ``jn`` as the first one
+#: made it), so the head gives those; ``b1`` needs the first ``ack`` again.
+REDEFINED_EXPORT = (
+    '@string{ack = "First text"}\n@string{jn = "J. " # ack}\n@string{ack = "Second text"}\n\n'
+    "@article{a2,\n  author = {B. Author},\n  title = {Two},\n  journal = jn,\n"
+    "  year = 2002,\n  note = ack\n}\n\n"
+    '@string{ack = "First text"}\n\n'
+    "@article{b1,\n  author = {A. Author},\n  title = {One},\n  journal = jn,\n"
+    "  year = 2001,\n  note = ack\n}\n"
+)
+
+
+def test_entries_read_before_and_after_a_redefinition_are_both_copied() -> None:
+    """Each entry keeps the macro values it was read with: both are copied byte for
+    byte, each after the definitions that give them, and read again they have the
+    values they had (before issue 17 the one read with the first ``ack`` was
+    regenerated with its values expanded)."""
+    result = bibtex.read(REDEFINED)
+    assert [(r.citekey, r.strings_read) for r in result.records] == [("b1", 2), ("a2", 3)]
+    assert result.meta["strings"] == (
+        '@string{ack = "First text"}\n@string{jn = "J. " # ack}\n@string{ack = "Second text"}'
+    )
+    text = bibtex.write(result.records, strings=result.meta["strings"])
+    assert text == REDEFINED_EXPORT
+    for record in result.records:
+        assert record.source_text in text
+    values = {r.citekey: (r.fields["note"], r.venue) for r in bibtex.read(text).records}
+    assert values == {"b1": ("First text", "J. First text"), "a2": ("Second text", "J. First text")}
+
+
+def test_a_record_without_its_place_among_the_strings_takes_the_last_definitions() -> None:
+    """A record that does not say how many ``@string`` blocks came before it (a
+    library row imported before issue 17) is checked against the last definition of
+    each macro, as before: the one read with the first ``ack`` is regenerated."""
+    result = bibtex.read(REDEFINED)
+    records = [dataclasses.replace(r, strings_read=None) for r in result.records]
+    assert bibtex.write(records, strings=result.meta["strings"]) == (
+        '@string{ack = "First text"}\n@string{jn = "J. " # ack}\n@string{ack = "Second text"}\n\n'
+        "@article{a2,\n  author = {B. Author},\n  title = {Two},\n  journal = jn,\n"
+        "  year = 2002,\n  note = ack\n}\n\n"
+        "@article{b1,\n  author = {A. Author},\n  title = {One},\n  journal = {J. First text},\n"
+        "  year = {2001},\n  note = {First text}\n}\n"
+    )

@@ -259,12 +259,21 @@ def rows_0003(dialect: str) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+def rows_0004(dialect: str) -> list[tuple[str, dict[str, Any]]]:
+    """Revision 0003's rows plus a paper's place among its batch's @string blocks."""
+    return [
+        *rows_0003(dialect),
+        ("UPDATE papers SET source_strings_read = 2 WHERE id = 1", {}),
+    ]
+
+
 #: For every revision: rows in plain SQL valid at that revision. A new revision must
 #: add its entry (the test fails without one), with rows in each of its tables.
 ROWS_AT: dict[str, Callable[[str], list[tuple[str, dict[str, Any]]]]] = {
     "0001": rows_0001,
     "0002": rows_0002,
     "0003": rows_0003,
+    "0004": rows_0004,
 }
 
 
@@ -594,3 +603,25 @@ def test_full_text_search_finds_the_same_papers_on_both_dialects(engine: Any) ->
         assert full_text_keys(engine, word) == ["fold1"], word
     assert full_text_keys(engine, "nat") == ["fold1", "fold2"]  # the import's tag
     assert full_text_keys(engine, "lang") == ["fold1", "fold2"]
+
+
+def test_0004_takes_the_check_from_entries_naming_a_crossref_parent(engine: Any) -> None:
+    """Such an entry may have inherited fields its text does not hold: without a check
+    the writer reads its text again (copied when it inherited nothing). Other checks
+    stay, and the new column starts NULL (the last definitions, as before)."""
+    db.downgrade(engine, "base")
+    db.upgrade(engine, "0003")
+    insert_rows(engine, "0003")
+    fields = ":fields" if engine.dialect.name == "sqlite" else "CAST(:fields AS JSON)"
+    with engine.begin() as conn:
+        conn.execute(
+            text(f"UPDATE papers SET source_check = 'c1', fields = {fields} WHERE id = 1"),
+            {"fields": '{"crossref": "AAAI96", "pages": "1--9"}'},
+        )
+        conn.execute(text("UPDATE papers SET source_check = 'c2' WHERE id = 2"))
+    db.upgrade(engine, "0004")
+    with engine.connect() as conn:
+        rows = conn.execute(
+            text("SELECT id, source_check, source_strings_read FROM papers ORDER BY id")
+        )
+        assert [tuple(row) for row in rows] == [(1, None, None), (2, "c2", None)]

@@ -265,3 +265,57 @@ def test_exports_pass_real_bibtex_and_biber(name: str, tmp_path: Path, runner: C
         row[dialect] = counts
         assert sorted(new)[:40] == [], f"{dialect} export of {name}"
     _report(row)
+
+
+def test_a_macro_redefined_between_exported_entries_means_what_each_was_read_with(
+    tmp_path: Path,
+) -> None:
+    """Issue 17: an export writes a ``@string`` again before an entry read with an
+    earlier value. bibtex and biber read the blocks in order and take, for each
+    entry, the value in effect where it stands, without a warning."""
+    from test_formats_bibtex import REDEFINED, REDEFINED_EXPORT
+
+    from readinglist.formats import bibtex
+
+    result = bibtex.read(REDEFINED)
+    bib = tmp_path / "redefined.bib"
+    bib.write_text(bibtex.write(result.records, strings=result.meta["strings"]), "utf-8")
+    assert bib.read_text("utf-8") == REDEFINED_EXPORT
+    assert bibtex_messages(bib) == (0, set(), 0, set())
+    items = bib.with_suffix(".bbl").read_text("utf-8").split("\\bibitem")[1:]
+    notes = {item[item.index("{") + 1 : item.index("}")]: item for item in items}
+    assert "{\\em J. First text}, 2002.\n\\newblock Second text." in notes["a2"]
+    assert "{\\em J. First text}, 2001.\n\\newblock First text." in notes["b1"]
+    assert biber_messages(bib) == (set(), [])
+    if (
+        shutil.which("pdflatex") is None
+        or not subprocess.run(
+            ["kpsewhich", "biblatex.sty"], capture_output=True, check=False
+        ).stdout
+    ):
+        return
+    (tmp_path / "doc.tex").write_text(
+        "\\documentclass{article}\\usepackage[backend=biber]{biblatex}"
+        "\\addbibresource{redefined.bib}\\begin{document}\\nocite{*}"
+        "\\printbibliography\\end{document}\n",
+        "utf-8",
+    )
+    subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "doc"],
+        cwd=tmp_path,
+        capture_output=True,
+        check=False,
+    )
+    run = subprocess.run(
+        ["biber", "doc"], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert [line for line in run.stdout.splitlines() if not line.startswith("INFO")] == []
+    bbl = (tmp_path / "doc.bbl").read_text("utf-8")
+    fields = {
+        key: re.findall(r"\\field\{(note|journaltitle)\}\{([^}]*)\}", body)
+        for key, body in re.findall(r"\\entry\{(\w+)\}(.*?)\\endentry", bbl, re.DOTALL)
+    }
+    assert fields == {
+        "a2": [("journaltitle", "J. First text"), ("note", "Second text")],
+        "b1": [("journaltitle", "J. First text"), ("note", "First text")],
+    }

@@ -390,6 +390,7 @@ class Importer:
             "source_text": final.source_text,
             "source_digest": bibliographic_digest(final) if keep_source else None,
             "source_check": final.source_check if keep_source else None,
+            "source_strings_read": final.strings_read if keep_source else None,
             "citekey_provisional": final.citekey_provisional
             or (
                 citekeys.is_provisional_key(final)

@@ -496,6 +496,7 @@ _SNAPSHOT_COLUMNS = (
     "source_text",
     "source_digest",
     "source_check",
+    "source_strings_read",
     "title_key",
     "abstract_key",
 )

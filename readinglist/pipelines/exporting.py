@@ -378,7 +378,8 @@ def _write_bibtex_in_chunks(
         range(len(selected)), key=lambda i: bibtex.entry_order(selected[i][1], i, parents)
     )
     ids = [selected[i][0] for i in order]
-    strings, preamble = library.bibtex_context(session, ids)
+    strings, preamble, parts = library.bibtex_context(session, ids)
+    offsets = bibtex.string_offsets(parts)
     writer = bibtex.Writer(strings=strings, preamble=preamble, parents=parents, **options)
     spooled = bool(strings or preamble)
     with tempfile.SpooledTemporaryFile(32 << 20, "w+", encoding="utf-8", newline="\n") as spool:
@@ -386,7 +387,9 @@ def _write_bibtex_in_chunks(
         written = False
         chunk = library.RECORD_CHUNK
         for start in range(0, len(ids), chunk):
-            records = list(watch(library.iter_records(session, ids[start : start + chunk])))
+            part = ids[start : start + chunk]
+            rows = library.iter_records(session, part, string_offsets=offsets, checked_source=True)
+            records = list(watch(rows))
             if aliases:
                 records = [
                     copy

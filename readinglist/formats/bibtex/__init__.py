@@ -36,6 +36,7 @@ from readinglist.formats.bibtex.writer import (
     Writer,
     crossref_parents,
     entry_order,
+    string_offsets,
     write,
 )
 from readinglist.identifiers import normalize_arxiv, normalize_doi
@@ -56,6 +57,7 @@ __all__ = [
     "read",
     "read_aux",
     "source_check",
+    "string_offsets",
     "valid_citekey",
     "write",
 ]

@@ -33,7 +33,12 @@ from readinglist.identifiers import normalize_arxiv, normalize_doi
 from readinglist.records import PaperRecord, Person
 
 
-def source_check(record: PaperRecord, macros: Mapping[str, str]) -> str | None:
+def source_check(
+    record: PaperRecord,
+    macros: Mapping[str, str],
+    names: Sequence[str] | None = None,
+    cache: dict[tuple[tuple[str, str | None], ...], str] | None = None,
+) -> str | None:
     """Return the digest that tells whether ``record.source_text`` can be copied as is.
 
     64 hex characters: 32 of SHA-256 over :func:`bibliographic_fingerprint`
@@ -45,12 +50,22 @@ def source_check(record: PaperRecord, macros: Mapping[str, str]) -> str | None:
     data is what the text reads to and every macro the text may use means what it
     meant then, so the text is written without being parsed again; an equal first
     half alone means the data is as read, so the entry is regenerated from the
-    record without parsing the text either. None without ``source_text``.
+    record without parsing the text either. None without ``source_text``. ``names``:
+    :func:`macro_names` of the text, when the caller has them already; ``cache``: a
+    dict the caller keeps to compute the macro half once per set of values (a
+    library's entries share a few).
     """
     if record.source_text is None:
         return None
-    values = [(name, macros.get(name)) for name in macro_names(record.source_text)]
-    return bibliographic_fingerprint(record)[:32] + json_digest(values)[:32]
+    if names is None:
+        names = macro_names(record.source_text)
+    values = tuple((name, macros.get(name)) for name in names)
+    half = cache.get(values) if cache is not None else None
+    if half is None:
+        half = json_digest(list(values))[:32]
+        if cache is not None:
+            cache[values] = half
+    return bibliographic_fingerprint(record)[:32] + half
 
 
 def _people_data(people: Sequence[Person]) -> list[list[str]]:

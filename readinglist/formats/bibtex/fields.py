@@ -255,7 +255,12 @@ def _arxiv_elsewhere(fields: Mapping[str, str], venue: str | None, doi: str | No
 
 
 def record_from_fields(
-    key: str | None, entry_type: str, values: dict[str, str], raw: str, line: int | None
+    key: str | None,
+    entry_type: str,
+    values: dict[str, str],
+    raw: str,
+    line: int | None,
+    strings_read: int | None = None,
 ) -> PaperRecord:
     """Turn the resolved field values of an entry into a record.
 
@@ -265,6 +270,7 @@ def record_from_fields(
         values: lower-case field name -> value after macro and ``#`` resolution.
         raw: the entry as written (``source_text``).
         line: its first line in the file (1-based).
+        strings_read: the ``@string`` blocks read before it (``PaperRecord.strings_read``).
 
     Returns:
         The record, by the ``fields`` contract of the module docstring. Never raises.
@@ -308,6 +314,7 @@ def record_from_fields(
         fields=fields,
         source_text=raw,
         line=line,
+        strings_read=strings_read,
     )
     return with_marks(record, marks)
 

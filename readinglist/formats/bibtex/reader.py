@@ -24,9 +24,11 @@ five places:
   ``NullHandler`` so nothing reaches stderr unasked, and report the failures as
   :class:`ParseProblem` values (``file:line``) instead.
 
-``ParseResult.meta`` holds ``"strings"`` (the ``@string`` blocks as written, one per
-macro, last definition wins, in order of first definition) and ``"preamble"`` (the
-``@preamble`` blocks as written), when the text has them. :func:`read_aux` reads the
+``ParseResult.meta`` holds ``"strings"`` (every ``@string`` block as written, in file
+order: a macro defined twice is there twice, so a reader of it in order has, after
+its first ``n`` blocks, the macros an entry read after ``n`` definitions had, its
+``PaperRecord.strings_read``) and ``"preamble"`` (the ``@preamble`` blocks as
+written), when the text has them. :func:`read_aux` reads the
 citation keys of a LaTeX ``.aux`` file.
 """
 
@@ -83,15 +85,27 @@ class Reader:
     """State carried across the batches of one input: macros, preambles, keys seen."""
 
     def __init__(
-        self, source: str, macros: Mapping[str, str] | None = None, *, checks: bool = True
+        self,
+        source: str,
+        macros: Mapping[str, str] | None = None,
+        *,
+        checks: bool = True,
+        fixed_months: bool = False,
     ) -> None:
         self.source = source
         self.checks = checks  # compute PaperRecord.source_check (not when re-reading)
+        #: True: an ``@string`` naming a month is recorded in ``definitions`` but leaves
+        #: the month's value as BibTeX's styles define it (what an export's reader sees:
+        #: the writer never redefines a month).
+        self.fixed_months = fixed_months
         self.macros: dict[str, str] = dict(MONTH_MACROS)
         if macros:
             self.macros.update(macros)
         self.string_raw: dict[str, str] = {}
         self.string_deps: dict[str, frozenset[str]] = {}
+        #: Every ``@string`` block read, in order: ``(name, raw text, value, macros
+        #: used)``; its length is the ``strings_read`` of the next entry.
+        self.definitions: list[tuple[str, str, str, frozenset[str]]] = []
         self.preambles: list[str] = []
         self.seen_keys: dict[str, int] = {}
         self.undefined_reported: set[str] = set()
@@ -101,14 +115,14 @@ class Reader:
         self.wanted: set[str] = set()
         self.escaping_reported = False
         #: Entries waiting for their parents until :meth:`finish`.
-        self.pending: list[tuple[Parsed, dict[str, str]]] = []
+        self.pending: list[tuple[Parsed, dict[str, str], dict[str, str]]] = []
         self._hidden = False
 
     def meta(self) -> dict[str, str]:
         """``ParseResult.meta`` so far: ``"strings"`` and ``"preamble"`` when there are any."""
         meta: dict[str, str] = {}
-        if self.string_raw:
-            meta["strings"] = "\n".join(self.string_raw.values())
+        if self.definitions:
+            meta["strings"] = "\n".join(raw for _, raw, _, _ in self.definitions)
         if self.preambles:
             meta["preamble"] = "\n".join(self.preambles)
         return meta
@@ -174,9 +188,13 @@ class Reader:
             value, used, _undefined = evaluate(self._restore(block.value), self.macros)
         except ValueSyntaxError:
             value, used = self._restore(block.value), ()
+        raw = self._restore(block.raw or "")
+        self.definitions.append((name, raw, value, frozenset(used)))
+        if self.fixed_months and name in MONTH_MACROS:
+            return
         self.macros[name] = value
         # The latest definition wins; a dict keeps the position of the first one.
-        self.string_raw[name] = self._restore(block.raw or "")
+        self.string_raw[name] = raw
         self.string_deps[name] = frozenset(used)
 
     def _salvage_or_fail(
@@ -287,7 +305,10 @@ class Reader:
                 self.xdata[key.casefold()] = values
             return
         parsed = Parsed(
-            record_from_fields(key or None, entry_type, values, raw, line), frozenset(used)
+            record_from_fields(
+                key or None, entry_type, values, raw, line, strings_read=len(self.definitions)
+            ),
+            frozenset(used),
         )
         if dirty:
             parsed.record = replace(parsed.record, source_text=None)
@@ -295,9 +316,10 @@ class Reader:
             self.parents[key.casefold()] = (entry_type, values)
         if "crossref" in values or "xdata" in values:
             self.wanted.update(k.casefold() for k in parent_keys(values.get("crossref", "")))
-            self.pending.append((parsed, values))
+            # The macros as they are now: the check is taken with them at the end.
+            self.pending.append((parsed, values, dict(self.macros)))
             return
-        yield self._finish(parsed)
+        yield self._finish(parsed, self.macros)
 
     def _key_problems(self, key: str, entry_type: str, line: int) -> Iterator[ParseProblem]:
         """A missing citation key, or one an earlier entry of the input used."""
@@ -380,10 +402,12 @@ class Reader:
                 "warning",
             )
 
-    def _finish(self, parsed: Parsed) -> Parsed:
+    def _finish(self, parsed: Parsed, macros: Mapping[str, str]) -> Parsed:
+        """Give the record its ``source_check``, taken with ``macros`` (those in effect
+        where the entry was read)."""
         record = parsed.record
         if record.source_text is not None and self.checks:
-            parsed.record = replace(record, source_check=source_check(record, self.macros))
+            parsed.record = replace(record, source_check=source_check(record, macros))
         return parsed
 
     def _checks(
@@ -414,7 +438,7 @@ class Reader:
     def finish(self) -> Iterator[Parsed | ParseProblem]:
         """The entries that wait for a ``crossref`` parent or ``xdata`` block, completed
         from them (call once the whole input is read); a missing one is a warning."""
-        for parsed, values in self.pending:
+        for parsed, values, macros in self.pending:
             record = parsed.record
             merged = values
             for xkey in parent_keys(values.get("xdata", "")):
@@ -433,11 +457,21 @@ class Reader:
                     merged = inherit(merged, parent[0], parent[1])
             if merged is not values:
                 new = record_from_fields(
-                    record.citekey, record.entry_type, merged, record.source_text or "", record.line
+                    record.citekey,
+                    record.entry_type,
+                    merged,
+                    record.source_text or "",
+                    record.line,
+                    record.strings_read,
                 )
                 source = None if "xdata" in values else record.source_text
+                # No source_check: the text alone does not read to this data (it
+                # inherited fields), so the writer reads it again and regenerates it,
+                # as it must when the parent is not exported with it.
                 parsed.record = replace(new, source_text=source)
-            yield self._finish(parsed)
+                yield parsed
+                continue
+            yield self._finish(parsed, macros)
         self.pending = []
 
     def _missing(self, record: PaperRecord, link: str, parent: str) -> ParseProblem:

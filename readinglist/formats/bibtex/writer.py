@@ -8,13 +8,19 @@ the record's ``source_check`` (:func:`~readinglist.formats.bibtex.digest.source_
 is computed again with the export's macros, and when it does not settle the question
 ``source_text`` is read again (with the macros given in ``strings``) and its
 :func:`~readinglist.formats.bibtex.digest.bibliographic_fingerprint` compared with the
-record's (this costs about as much as reading the entry: 0.3 to 1 ms). Because the
-check re-reads, an entry that uses a macro is only copied when ``strings`` defines
-it; otherwise it is regenerated with the resolved values, so the output never refers
-to an undefined macro; the same holds for an entry that used an earlier definition
-of a macro the file defines again later (``strings`` keeps the last one). The
-``@string`` definitions that copied entries use (and those they use in turn) are
-written at the top, in the order of ``strings``.
+record's (this costs about as much as reading the entry: 0.3 to 1 ms). The macros
+an entry is checked with are those in effect where it was read: ``strings`` holds
+every ``@string`` block of its input in order and the record says how many came
+before it (``PaperRecord.strings_read``; unknown: all of them, the last definition
+of each macro wins). An entry that uses a macro ``strings`` does not define is
+regenerated with the resolved values, so the output never refers to an undefined
+macro. The ``@string`` definitions that copied entries use (and those they use in
+turn) are written at the top, in the order of ``strings``, each macro with the
+value the first entry needing it was read with; when a later copied entry was read
+with another value (Beebe's files redefine ``ack-nhfb``), the definition giving it
+is written again just before that entry: BibTeX and biber read ``@string`` blocks
+in order, silently taking the latest (checked with bibtex 0.99d and biber 2.18, see
+``tests/test_real_tools.py``).
 
 Every other entry is generated deterministically:
 
@@ -45,6 +51,7 @@ BibTeX style reads, is generated instead. Records are ordered by :func:`entry_or
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, insort
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -114,52 +121,79 @@ FIELD_ORDER: tuple[str, ...] = (
 _ORDER_INDEX = {name: i for i, name in enumerate(FIELD_ORDER)}
 
 
-@dataclass
+@dataclass(frozen=True)
+class _Definition:
+    """One ``@string`` block: the macro it defines, its text as written, the value it
+    gave when read in order (months as BibTeX's styles define them), the macros it used."""
+
+    name: str
+    raw: str
+    value: str
+    deps: frozenset[str]
+
+
 class _Strings:
-    """The ``@string`` definitions handed to :func:`write`."""
+    """The ``@string`` definitions handed to :func:`write`, every block in order.
 
-    macros: dict[str, str]
-    raw: dict[str, str]
-    deps: dict[str, frozenset[str]]
+    The macros in effect after the first ``n`` blocks are those a reader of the text
+    had there: an entry read after ``n`` definitions (``PaperRecord.strings_read``)
+    meant them, whatever the text redefines later (Beebe's files redefine
+    ``ack-nhfb`` 74 times with 5 texts). An ``@string`` for a month name is counted
+    but never applied: an export never redefines ``jan`` (its generated entries
+    write ``month = jan`` for BibTeX's own).
+    """
 
-    @classmethod
-    def parse(cls, text: str | None) -> _Strings:
-        """Read ``@string`` definitions: the last one of each name wins (its raw text,
-        in the order of first definition), month names excepted (an export never
-        redefines ``jan``: its generated entries write ``month = jan`` for BibTeX's
-        own). ``macros`` holds the values the definitions give *as they will be
-        written*, in that order, so a macro that uses another one redefined later in
-        ``text`` gets the value a BibTeX run of the export gives it."""
-        if not text:
-            return cls({}, {}, {})
-        reader = Reader("<strings>", checks=False)
-        for piece, offset, last in batches(text):
-            for _ in reader.feed(piece, offset, last):
-                pass
-        raw = {k: v for k, v in reader.string_raw.items() if k not in MONTH_MACROS}
-        written = Reader("<strings>", checks=False)
-        for _ in written.feed("\n".join(raw.values()), 0):
-            pass
-        macros = {k: v for k, v in written.macros.items() if k in raw}
-        deps = {k: written.string_deps.get(k, frozenset()) for k in raw}
-        return cls(macros, raw, deps)
+    def __init__(self, text: str | None) -> None:
+        self.definitions: list[_Definition] = []
+        if text:
+            reader = Reader("<strings>", checks=False, fixed_months=True)
+            for piece, offset, last in batches(text):
+                for _ in reader.feed(piece, offset, last):
+                    pass
+            self.definitions = [_Definition(*item) for item in reader.definitions]
+        #: Macro name -> the indices of its definitions, ascending (no months).
+        self.indices: dict[str, list[int]] = {}
+        for index, definition in enumerate(self.definitions):
+            if definition.name not in MONTH_MACROS:
+                self.indices.setdefault(definition.name, []).append(index)
 
-    def closure(self, used: Iterable[str]) -> list[str]:
-        """Raw definitions of ``used`` and of the macros they use, in definition order."""
-        needed: set[str] = set()
-        stack = [name for name in used if name in self.raw]
-        while stack:
-            name = stack.pop()
-            if name in needed:
-                continue
-            needed.add(name)
-            stack.extend(dep for dep in self.deps.get(name, ()) if dep in self.raw)
-        return [raw for name, raw in self.raw.items() if name in needed]
+    def index_at(self, name: str, read: int) -> int | None:
+        """The index of the definition of ``name`` in effect after the first ``read``
+        blocks, None when none defines it by then (or it is a month)."""
+        indices = self.indices.get(name)
+        if not indices:
+            return None
+        before = bisect_left(indices, read)
+        return indices[before - 1] if before else None
+
+    def env(self, read: int) -> dict[str, str]:
+        """Every macro in effect after the first ``read`` blocks (no months)."""
+        env: dict[str, str] = {}
+        for name in self.indices:
+            index = self.index_at(name, read)
+            if index is not None:
+                env[name] = self.definitions[index].value
+        return env
+
+
+def string_offsets(parts: Iterable[tuple[int, str]]) -> dict[int, int]:
+    """For ``@string`` texts ``(id, text)`` that a writer gets joined by line breaks in
+    this order, return how many blocks come before each one's first: what to add to
+    the ``strings_read`` of an entry read with it (``PaperRecord.strings_read``)."""
+    offsets: dict[int, int] = {}
+    total = 0
+    for part_id, text in parts:
+        offsets[part_id] = total
+        total += len(_Strings(text).definitions)
+    return offsets
 
 
 def _reread(source_text: str, macros: Mapping[str, str]) -> Parsed | None:
+    """Read ``source_text`` alone with ``macros``; None unless it is one entry. An entry
+    naming a ``crossref`` parent is read too (nothing to inherit from: its own data)."""
     reader = Reader("<source_text>", macros, checks=False)
-    parsed = [item for item in reader.feed(source_text, 0) if isinstance(item, Parsed)]
+    items = [*reader.feed(source_text, 0), *reader.finish()]
+    parsed = [item for item in items if isinstance(item, Parsed)]
     return parsed[0] if len(parsed) == 1 else None
 
 
@@ -555,10 +589,20 @@ class Writer:
         self.keywords = keywords
         self.annote = annote
         self.preamble = preamble
-        self.macros = _Strings.parse(strings)
-        #: Macro name -> value as a reader would have them: months and ``strings``.
-        self.table: dict[str, str] = {**MONTH_MACROS, **self.macros.macros}
-        self.used_macros: set[str] = set()
+        self.strings = _Strings(strings)
+        #: Macro name -> the value the output defines at the point written so far.
+        self._out: dict[str, str] = {}
+        #: Macro name -> the indices of its definitions in the head, ascending.
+        self._head: dict[str, list[int]] = {}
+        #: The largest index in the head (-1: none).
+        self._head_end = -1
+        #: Macros defined between entries; macros an entry written took the value of.
+        self._inline: set[str] = set()
+        self._relied: set[str] = set()
+        #: The macro halves of :func:`source_check` by the values they cover.
+        self._checks: dict[tuple[tuple[str, str | None], ...], str] = {}
+        #: Definitions given for an entry that was generated after all (:meth:`_copy`).
+        self._leftover: list[str] = []
 
     def _stale(self, record: PaperRecord) -> bool:
         """True when ``record`` needs more than its source says: tags or notes to merge
@@ -570,63 +614,193 @@ class Writer:
             or _biblatex_in_bibtex(record, self.dialect)
         )
 
+    def _read(self, record: PaperRecord) -> int:
+        """How many ``strings`` blocks were read before ``record``: its ``strings_read``,
+        all of them when unknown (the last definition of each macro wins)."""
+        end = len(self.strings.definitions)
+        return end if record.strings_read is None else min(record.strings_read, end)
+
+    def _macros_of(
+        self, names: Sequence[str], read: int
+    ) -> tuple[dict[str, str], list[tuple[str, int]] | None]:
+        """For a text that may use the macros ``names`` (:func:`macro_names`), read after
+        ``read`` blocks: the values they had (months included, for :func:`source_check`)
+        and the definitions an output must give them, or None for the latter when one
+        of them was undefined there but ``strings`` defines it elsewhere (the output
+        may define it, so the text cannot be copied)."""
+        table: dict[str, str] = {}
+        needed: list[tuple[str, int]] | None = []
+        for name in names:
+            if name in MONTH_MACROS:
+                table[name] = MONTH_MACROS[name]
+                continue
+            index = self.strings.index_at(name, read)
+            if index is not None:
+                table[name] = self.strings.definitions[index].value
+                if needed is not None:
+                    needed.append((name, index))
+            elif name in self.strings.indices:
+                needed = None
+        return table, needed
+
+    def _provide(self, name: str, index: int, pending: list[str] | None) -> bool:
+        """Make the output give ``name`` the value of definition ``index`` from here on.
+
+        Nothing to write when it does already. Else the definition goes to the head
+        when it can (:meth:`_to_head`), or, the macros it used given the values they
+        had when it was read (recursively), it is appended to ``pending``, which the
+        caller writes just before the entry that needs it: BibTeX and biber read
+        ``@string`` blocks in order, and an entry takes the values in effect where it
+        stands. ``pending`` None: the head only. Returns False when the definition
+        could not be given.
+        """
+        definition = self.strings.definitions[index]
+        if self._out.get(name) == definition.value:
+            return True
+        if self._to_head(name, index):
+            return True
+        if pending is None:
+            return False
+        for dep in sorted(definition.deps - MONTH_MACROS.keys()):
+            dep_index = self.strings.index_at(dep, index)
+            if dep_index is not None and not self._provide(dep, dep_index, pending):
+                return False
+        pending.append(definition.raw)
+        self._out[name] = definition.value
+        self._inline.add(name)
+        return True
+
+    def _head_value(self, name: str, index: int) -> str | None:
+        """The value the head gives ``name`` where definition ``index`` would stand."""
+        indices = self._head.get(name, [])
+        before = bisect_left(indices, index)
+        return self.strings.definitions[indices[before - 1]].value if before else None
+
+    def _to_head(self, name: str, index: int) -> bool:
+        """Put definition ``index`` in the head (its blocks in the order of ``strings``,
+        before every entry) when that changes nothing written so far: ``name`` is
+        defined nowhere yet, or the definition comes after every one in the head and
+        no entry written took ``name``'s value from the head; and the head gives the
+        macros it used their values at its place (adding their definitions when it
+        can). Returns True when it is there."""
+        if name in self._inline:
+            return False
+        if name in self._head and (name in self._relied or index <= self._head_end):
+            return False
+        definition = self.strings.definitions[index]
+        for dep in sorted(definition.deps - MONTH_MACROS.keys()):
+            dep_index = self.strings.index_at(dep, index)
+            if dep_index is None:
+                continue
+            value = self.strings.definitions[dep_index].value
+            if self._head_value(dep, index) != value and (
+                not self._to_head(dep, dep_index) or self._head_value(dep, index) != value
+            ):
+                return False
+        insort(self._head.setdefault(name, []), index)
+        self._head_end = max(self._head_end, index)
+        self._out[name] = definition.value
+        return True
+
+    def _copy(self, text: str, needed: list[tuple[str, int]]) -> str | None:
+        """``text`` (an entry copied as written) with the ``@string`` blocks the output
+        must give first for its macros ``needed`` (name, definition index) to mean
+        what they meant when it was read; None when that cannot be arranged (a
+        definition needing other values of macros the entry uses too: then any
+        definitions already given are written as a block of their own by
+        :meth:`entries`)."""
+        pending: list[str] = []
+        definitions = self.strings.definitions
+        needed = sorted(needed, key=lambda item: item[1])
+        for _ in range(3):
+            for name, index in needed:
+                self._provide(name, index, pending)
+            if all(self._out.get(name) == definitions[i].value for name, i in needed):
+                self._relied.update(name for name, _ in needed)
+                return "\n".join([*pending, ""]) + "\n" + text if pending else text
+        self._leftover.extend(pending)
+        return None
+
     def entries(self, records: Sequence[PaperRecord]) -> str:
         """Return the entries of ``records``, ordered by citation key case-insensitively
         (no key last, ties in input order), separated by one blank line, without a
-        final newline; empty for no records."""
+        final newline; empty for no records. A copied entry is preceded by the
+        ``@string`` blocks that give its macros the values it was read with, when the
+        output has given them other values before (see :meth:`_provide`)."""
         blocks: list[str] = []
         order = sorted(
             enumerate(records), key=lambda item: entry_order(item[1].citekey, item[0], self.parents)
         )
         for _, record in order:
-            text = None
-            again = None
-            if record.source_text and record.source_check is not None:
-                check = source_check(record, self.table)
-                if check == record.source_check and not self._stale(record):
-                    # Unchanged since it was read, and every macro it may use means
-                    # what it meant then: copy it without reading it again.
-                    blocks.append(record.source_text)
-                    self.used_macros.update(macro_names(record.source_text))
-                    continue
-                if check is not None and check[:32] == record.source_check[:32]:
-                    # The data is as read (a macro means something else now, or the
-                    # entry gets tags or notes): the record stands for its re-read, and
-                    # unless tags or notes change its keywords or annote, its raw values
-                    # agree with its columns without being decoded again.
-                    trusted = not self._stale(record)
-                    blocks.append(
-                        _format_entry(
-                            record, self.dialect, self.keywords, self.annote, record, trusted
-                        )
-                    )
-                    continue
-            if record.source_text:
-                again = _reread(record.source_text, self.macros.macros)
-                if (
-                    again is not None
-                    and not self._stale(record)
-                    and bibliographic_fingerprint(again.record) == bibliographic_fingerprint(record)
-                ):
-                    text = record.source_text
-                    self.used_macros.update(again.used_macros)
-            if text is None:
-                source = again.record if again is not None else None
-                text = _format_entry(record, self.dialect, self.keywords, self.annote, source)
+            self._leftover = []
+            text = self._entry(record)
+            if self._leftover:
+                blocks.append("\n".join(self._leftover))
             blocks.append(text)
         return "\n\n".join(blocks)
 
-    def head(self) -> str:
-        """Return the ``@preamble`` blocks and the ``@string`` definitions that the
-        entries written so far and the preambles use (and those they use in turn, in
-        the order of ``strings``), separated by one blank line, without a final
-        newline; empty when there is neither. The preambles come first unless they use
-        a macro, which must be defined before them."""
-        preamble = (self.preamble or "").strip()
-        in_preamble = {name.lower() for name in PREAMBLE_MACRO_USE.findall(preamble)} & set(
-            self.macros.raw
+    def _entry(self, record: PaperRecord) -> str:
+        """One entry: copied (with the definitions it needs first) or generated."""
+        source = record.source_text
+        if not source:
+            return _format_entry(record, self.dialect, self.keywords, self.annote)
+        read = self._read(record)
+        names = macro_names(source)
+        table, needed = self._macros_of(names, read)
+        stale = self._stale(record)
+        if record.source_check is not None:
+            check = source_check(record, table, names, self._checks)
+            if check == record.source_check and not stale and needed is not None:
+                # Unchanged since it was read, and every macro it may use means what
+                # it meant then: copy it without reading it again.
+                copied = self._copy(source, needed)
+                if copied is not None:
+                    return copied
+            elif check is not None and check[:32] == record.source_check[:32]:
+                # The data is as read (a macro cannot be given its old meaning, or the
+                # entry gets tags or notes): the record stands for its re-read, and
+                # unless tags or notes change its keywords or annote, its raw values
+                # agree with its columns without being decoded again.
+                return _format_entry(
+                    record, self.dialect, self.keywords, self.annote, record, not stale
+                )
+        again = _reread(source, self.strings.env(read))
+        if (
+            again is not None
+            and not stale
+            and needed is not None
+            and bibliographic_fingerprint(again.record) == bibliographic_fingerprint(record)
+        ):
+            copied = self._copy(source, needed)
+            if copied is not None:
+                return copied
+        return _format_entry(
+            record,
+            self.dialect,
+            self.keywords,
+            self.annote,
+            again.record if again is not None else None,
         )
-        definitions = "\n".join(self.macros.closure(self.used_macros | in_preamble))
+
+    def head(self) -> str:
+        """Return the ``@preamble`` blocks and the ``@string`` definitions of the head
+        (those the first entries needing each macro were read with, and those these
+        use in turn, in the order of ``strings``; see :meth:`_to_head`), with those
+        the preambles use (their last definitions, when the head can take them),
+        separated by one blank line, without a final newline; empty when there is
+        neither. The preambles come first unless they use a macro, which must be
+        defined before them."""
+        preamble = (self.preamble or "").strip()
+        end = len(self.strings.definitions)
+        names = dict.fromkeys(n.lower() for n in PREAMBLE_MACRO_USE.findall(preamble))
+        for name in names:
+            index = self.strings.index_at(name, end)
+            value = None if index is None else self.strings.definitions[index].value
+            if index is not None and self._head_value(name, end) != value:
+                self._to_head(name, index)
+        in_preamble = any(name in self._head for name in names)
+        indices = sorted(index for group in self._head.values() for index in group)
+        definitions = "\n".join(self.strings.definitions[index].raw for index in indices)
         parts = [definitions, preamble] if in_preamble else [preamble, definitions]
         return "\n\n".join(part for part in parts if part)
 
