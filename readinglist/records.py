@@ -140,7 +140,7 @@ class NoteRecord:
     updated: datetime | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PaperRecord:
     """One paper as formats read and write it.
 
