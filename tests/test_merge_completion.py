@@ -8,6 +8,7 @@ import random
 import re
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -152,10 +153,7 @@ def test_generic_titles_with_other_coordinates_never_merge(session) -> None:
     report = library.import_records(session, EDITORIALS, source="j.bib", fmt="bibtex")
     assert report.added == ["ed1", "ed2", "ed3"]
     # Without DOIs, the different issue and pages still keep them apart.
-    bare = [
-        PaperRecord(**{**r.__dict__, "citekey": f"bare{i}", "doi": None})
-        for i, r in enumerate(EDITORIALS)
-    ]
+    bare = [replace(r, citekey=f"bare{i}", doi=None) for i, r in enumerate(EDITORIALS)]
     report = library.import_records(session, bare, source="k.bib", fmt="bibtex")
     # each one is the same as one of the first three (same number and pages): merged there
     assert report.added == []
@@ -164,9 +162,7 @@ def test_generic_titles_with_other_coordinates_never_merge(session) -> None:
         record = library.to_record(library.resolve(session, f"ed{n}"))
         assert record.doi == f"10.1000/jt.2019.{n}"
         assert record.fields["pages"] == f"{n}--{n + 2}"
-    other_pages = PaperRecord(
-        **{**EDITORIALS[0].__dict__, "citekey": "ed9", "doi": None, "fields": {"pages": "99--100"}}
-    )
+    other_pages = replace(EDITORIALS[0], citekey="ed9", doi=None, fields={"pages": "99--100"})
     report = library.import_records(session, [other_pages], source="l.bib", fmt="bibtex")
     assert report.added == ["ed9"]
 

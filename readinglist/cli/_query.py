@@ -175,4 +175,5 @@ def warn_if_nothing_matched(session: Any, text: str) -> None:
     if keys:
         terms = " ".join(f"key:{key}" for key in keys)
         hint = f"; free text does not search citation keys: write {terms}"
-    render.warn(f"no paper matches {text!r}{hint}")
+    shown = text if len(text) <= 80 else text[:79] + "…"
+    render.warn(f"no paper matches {shown!r}{hint}")
