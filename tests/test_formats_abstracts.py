@@ -894,3 +894,28 @@ def test_presentation_tag_before_or_after_the_title(
     text = f"{heading}\n\n**Authors:** *Ana Lima, Bo Chen*\n\n**Abstract:** We propose it.\n"
     (record,) = read(text).records
     assert (record.title, record.venue, dict(record.fields)) == (title, venue, fields)
+
+
+def test_a_presentation_tag_on_a_line_of_its_own_is_the_next_papers() -> None:
+    """Conference pages put "Poster" or "Spotlight Poster" on a line of its own, before a
+    title or after an abstract: it was read as a paper titled "Poster" (the real title and
+    authors went into its abstract), or as the start of an abstract (fresh user)."""
+    text = (
+        "ICML 2026 Papers\n\nPoster\n\nSparse Mixture Routing for Long Documents\n\n"
+        "Ana Pérez, Wei Zhang\n\nWe route tokens to experts sparsely. Long documents "
+        "become cheap.\n\nOral\n\nRobust Retrieval with Noisy Queries\n\nJohn Smith, Mary "
+        "Jones\n\nQueries are noisy. We train with synthetic typos.\n\n**Spotlight Poster**\n\n"
+        "Diffusion Policies for Robots\n\nLi Na, Omar Farouk\n\nWe study diffusion policies.\n"
+    )
+    result = read(text)
+    assert result.problems == []
+    got = [(r.title, authors(r), dict(r.fields), r.abstract) for r in result.records]
+    assert got == [
+        ("Sparse Mixture Routing for Long Documents", ["Pérez, Ana", "Zhang, Wei"],
+         {"list_presentation": "Poster"},
+         "We route tokens to experts sparsely. Long documents become cheap."),
+        ("Robust Retrieval with Noisy Queries", ["Smith, John", "Jones, Mary"],
+         {"list_presentation": "Oral"}, "Queries are noisy. We train with synthetic typos."),
+        ("Diffusion Policies for Robots", ["Na, Li", "Farouk, Omar"],
+         {"list_presentation": "Spotlight Poster"}, "We study diffusion policies."),
+    ]  # fmt: skip

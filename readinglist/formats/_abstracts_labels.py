@@ -28,11 +28,29 @@ _PLAIN_LABEL = re.compile(
 _ARXIV_REPLACED = re.compile(r"(?i)^replaced with revised version\s+(.*)$")
 
 
+#: Presentation tags of conference pages: before or after a title ("[Spotlight] AbDiffuser",
+#: "Title (Oral)"), or a line of their own ("Poster", "Spotlight Poster"), kept as
+#: ``list_presentation``.
+PRESENTATION_TAGS: frozenset[str] = frozenset(
+    {"spotlight", "oral", "poster", "highlight", "award", "featured", "invited", "demo", "new"}
+    | {"best paper", "outstanding paper", "honorable mention"}
+)
+_TAG_LINE = re.compile(
+    r"^[\s*_#\[(]*((?:spotlight|oral|poster|highlight|invited|demo)"
+    r"(?:[\s/,&+-]+(?:spotlight|oral|poster|highlight|invited|demo|presentation|paper|talk))*)"
+    r"[\s*_\])]*$",
+    re.IGNORECASE,
+)
+
+
 def read_label(line: str) -> tuple[str, str] | None:
     """Return ``(key, value)`` for a labelled line, ``("_markup", "")`` for markup only, else None."""
     stripped = line.strip()
     if not stripped:
         return None
+    tag = _TAG_LINE.match(stripped)
+    if tag:  # "Poster", "**Spotlight Poster**": a presentation tag on a line of its own
+        return f"field:{LIST_FIELD_PREFIX}presentation", WHITESPACE.sub(" ", tag.group(1))
     bold = _BOLD_LABEL.match(stripped)
     if bold and not HTML_TAG.search(bold.group("label")):
         key = _label_key(bold.group("label"))

@@ -71,6 +71,7 @@ from readinglist.formats._abstracts_blocks import (
     split_header,
 )
 from readinglist.formats._abstracts_header import YEAR, parse_header, to_year
+from readinglist.formats._abstracts_labels import PRESENTATION_TAGS
 from readinglist.formats._abstracts_links import Links, extract_links, find_urls
 from readinglist.formats._abstracts_pubmed import looks_like_pubmed, read_pubmed
 from readinglist.identifiers import arxiv_from_doi, normalize_arxiv, normalize_doi
@@ -89,11 +90,6 @@ __all__ = [
     "read",
 ]
 
-#: Presentation tags in front of a title ("[Spotlight] AbDiffuser: ...").
-PRESENTATION_TAGS: frozenset[str] = frozenset(
-    {"spotlight", "oral", "poster", "highlight", "award", "featured", "invited", "demo", "new"}
-    | {"best paper", "outstanding paper", "honorable mention"}
-)
 
 _TRAILING_VENUE = re.compile(r"\s*[(\[]([^()\[\]]{2,40})[)\]]\s*$")
 
