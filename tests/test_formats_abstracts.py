@@ -886,6 +886,9 @@ def test_title_markup_and_entities_are_decoded() -> None:
         ("## [Oral] Deep Nets (Poster)", "Deep Nets (Poster)", None,
          {"list_presentation": "Oral"}),
         ("## A Study of (Oral) Cancer", "A Study of (Oral) Cancer", None, {}),
+        # A tag written as a label before the title (fresh user: the key was li2026oral).
+        ("## Oral: Diffusion Policies", "Diffusion Policies", None, {"list_presentation": "Oral"}),
+        ("## Oral Cancer Detection: A Study", "Oral Cancer Detection: A Study", None, {}),
     ],
 )  # fmt: skip
 def test_presentation_tag_before_or_after_the_title(

@@ -91,6 +91,8 @@ __all__ = [
 ]
 
 
+#: A presentation tag written as a label before the title: "Oral: Diffusion Policies ...".
+_TAG_PREFIX = re.compile(r"^\s*(spotlight|oral|poster|highlight)\s*:\s+(?=\S)", re.IGNORECASE)
 _TRAILING_VENUE = re.compile(r"\s*[(\[]([^()\[\]]{2,40})[)\]]\s*$")
 
 
@@ -318,11 +320,11 @@ def _clean_title(raw: str, extra: dict[str, str]) -> tuple[str, dict[str, str]]:
     """Clean a title line; return it with the venue/year of a trailing "(ICML 2024)".
 
     List markers, link groups such as ``[[paper](...)] [[code](...)]`` and a
-    presentation tag before or after the title ("[Spotlight]", "(Oral)", moved to
+    presentation tag before or after the title ("[Spotlight]", "Oral: ", "(Oral)", moved to
     ``extra["list_presentation"]``) are removed; the links themselves are read from the raw line elsewhere.
     """
     text = LINK_GROUP.sub("", LIST_MARKER.sub("", raw.strip(), count=1))
-    tag = BRACKET_TAG.match(text)
+    tag = BRACKET_TAG.match(text) or _TAG_PREFIX.match(text)
     if tag and tag.group(1).strip().lower() in PRESENTATION_TAGS:
         extra.setdefault(f"{LIST_FIELD_PREFIX}presentation", tag.group(1).strip())
         text = text[tag.end() :]
