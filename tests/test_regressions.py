@@ -295,6 +295,9 @@ def test_a_whole_query_in_one_argument_is_searched_as_a_phrase_with_a_warning(in
         "to combine terms, pass them as separate arguments\n"
         "warning: no paper matches 'tag:\"rl OR tag:icml\"'\n"
     )
+    # export reads its query once: the phrase warning is said once (it was said twice).
+    exported = invoke("export", "bibtex", "tag:rl OR tag:icml")
+    assert exported.stderr == result.stderr
     # A phrase with no other warning; nothing in this library has it.
     assert invoke("list", "-k", "neural networks").stderr == (
         "warning: no paper matches '\"neural networks\"'\n"

@@ -109,13 +109,14 @@ def export_command(
         title=list_title,
         with_date=with_date,
     )
+    text = join_query(query)
     with app.session(write=False) as session:
-        selection = exporting.select_papers(session, join_query(query), aux)
+        selection = exporting.select_papers(session, text, aux)
         for message in selection.warnings:
             render.warn(message)
         count = len(selection.papers)
         if not count and aux is None:
-            warn_if_nothing_matched(session, join_query(query))
+            warn_if_nothing_matched(session, text)
         with progress_bar(f"exporting to {output or 'stdout'}", count, "papers") as advance:
             audit = exporting.export_to(
                 session,
