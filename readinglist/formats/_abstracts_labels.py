@@ -35,9 +35,13 @@ PRESENTATION_TAGS: frozenset[str] = frozenset(
     {"spotlight", "oral", "poster", "highlight", "award", "featured", "invited", "demo", "new"}
     | {"best paper", "outstanding paper", "honorable mention"}
 )
+#: The tags (of :data:`PRESENTATION_TAGS`) a list writes as a label before a title,
+#: "Oral: Diffusion Policies ..." (not "Demo:", which begins real titles).
+TAG_LABELS: tuple[str, ...] = ("spotlight", "oral", "poster", "highlight")
+#: The tags a line of its own may hold ("Poster", "Spotlight Poster", "Invited talk").
+_LINE_TAGS = "|".join((*TAG_LABELS, "invited", "demo"))
 _TAG_LINE = re.compile(
-    r"^[\s*_#\[(]*((?:spotlight|oral|poster|highlight|invited|demo)"
-    r"(?:[\s/,&+-]+(?:spotlight|oral|poster|highlight|invited|demo|presentation|paper|talk))*)"
+    rf"^[\s*_#\[(]*((?:{_LINE_TAGS})(?:[\s/,&+-]+(?:{_LINE_TAGS}|presentation|paper|talk))*)"
     r"[\s*_\])]*$",
     re.IGNORECASE,
 )

@@ -71,7 +71,7 @@ from readinglist.formats._abstracts_blocks import (
     split_header,
 )
 from readinglist.formats._abstracts_header import YEAR, parse_header, to_year
-from readinglist.formats._abstracts_labels import PRESENTATION_TAGS
+from readinglist.formats._abstracts_labels import PRESENTATION_TAGS, TAG_LABELS
 from readinglist.formats._abstracts_links import Links, extract_links, find_urls
 from readinglist.formats._abstracts_pubmed import looks_like_pubmed, read_pubmed
 from readinglist.identifiers import arxiv_from_doi, normalize_arxiv, normalize_doi
@@ -92,7 +92,7 @@ __all__ = [
 
 
 #: A presentation tag written as a label before the title: "Oral: Diffusion Policies ...".
-_TAG_PREFIX = re.compile(r"^\s*(spotlight|oral|poster|highlight)\s*:\s+(?=\S)", re.IGNORECASE)
+_TAG_PREFIX = re.compile(rf"^\s*({'|'.join(TAG_LABELS)})\s*:\s+(?=\S)", re.IGNORECASE)
 _TRAILING_VENUE = re.compile(r"\s*[(\[]([^()\[\]]{2,40})[)\]]\s*$")
 
 
