@@ -10,7 +10,8 @@ Usage (from the project root; the README names this command)::
 ``benchmarks/work`` (build once, reuse). ``--only`` takes a comma-separated list of
 sections: ``startup``, ``pubs``, ``import``, ``commands``, ``export`` (issue 9) and
 ``issue17`` (all of :mod:`issue17`: whole-library reads, BibTeX export, import scaling,
-typed commands and completion, PostgreSQL completion, papis, the ACL 10k import).
+typed commands and completion, PostgreSQL completion, papis, the ACL 10k import) and
+``scaling`` (only the import-scaling rows, as ``--import-scaling`` alone would add them).
 ``--import-scaling`` also runs the 100k/500k import on both databases
 (``import_scaling.py``, about an hour); ``--pg-url`` names the PostgreSQL database for
 completion (default: ``readinglist_bench`` on 127.0.0.1).
@@ -631,13 +632,16 @@ def main() -> None:
         pubs = pubs_figures(results, files) if "pubs" in sections else dict(PUBS_ISSUE)
         if "import" in sections:
             imports(results, files, ["beebe-10k", "acl", "beebe"])
-        library = library_100k(results, files, args.rebuild)
-        if "commands" in sections:
-            commands(results, library, pubs)
-        if "export" in sections:
-            export(results, library, files)
-        if "issue17" in sections:
-            issue17_sections(results, library, files, args)
+        if sections & {"commands", "export", "issue17"}:
+            library = library_100k(results, files, args.rebuild)
+            if "commands" in sections:
+                commands(results, library, pubs)
+            if "export" in sections:
+                export(results, library, files)
+            if "issue17" in sections:
+                issue17_sections(results, library, files, args)
+        if "scaling" in sections and "issue17" not in sections:
+            issue17_scaling(results)
     write_results(results, started, args, [load_start, _load()])
 
 
@@ -671,6 +675,17 @@ def issue17_sections(
     issue17.completion_postgresql(bench, files, args.pg_url)
     issue17.papis(bench, files)
     issue17.acl_import(bench, files)
+
+
+def issue17_scaling(results: Results) -> None:
+    """Only issue 17's import-scaling rows (``--only scaling``: about an hour)."""
+    from types import SimpleNamespace
+
+    sys.path.insert(0, str(HERE))
+    import issue17
+
+    bench = SimpleNamespace(Row=Row, results=results, HERE=HERE)
+    issue17.import_scaling(bench, True)
 
 
 def _create_pg_database(url: str) -> None:
