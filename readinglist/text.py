@@ -99,7 +99,20 @@ def _converter(math: str) -> Any:
     # stderr; we fall back to the raw text instead, so keep them out of the CLI output.
     logging.getLogger("pylatexenc").setLevel(logging.ERROR)
 
-    return LatexNodes2Text(math_mode=math, strict_latex_spaces=True)
+    return LatexNodes2Text(latex_context=_latex_context(), math_mode=math, strict_latex_spaces=True)
+
+
+def _latex_context() -> Any:
+    """pylatexenc's default text rules, with :data:`_FONT_COMMANDS` printing their argument."""
+    from pylatexenc.latex2text import MacroTextSpec, get_default_latex_context_db
+
+    context = get_default_latex_context_db()
+    context.add_context_category(
+        "readinglist-font-commands",
+        macros=[MacroTextSpec(name, discard=False) for name in sorted(_FONT_COMMANDS)],
+        prepend=True,
+    )
+    return context
 
 
 #: Values longer than this (abstracts, notes) are decoded and folded without caching: they
@@ -196,9 +209,26 @@ _SIMPLE_TOKEN = re.compile(
 )
 #: A letter in Unicode's sense: pylatexenc reads it as part of a command name.
 _UNICODE_LETTER = re.compile(r"[^\W\d_]")
-#: Font commands whose argument pylatexenc prints as it is.
+#: Font commands whose one argument is printed as it is (LaTeX's text-font commands and
+#: ``\mbox``). pylatexenc 2.10 knows that ``\texttt``, ``\textsf``, ``\textup``,
+#: ``\textmd`` and ``\mbox`` take an argument but has no text for them, so it drops the
+#: argument (``we introduce $\texttt{Spotter}$`` lost the method's name); :func:`_converter`
+#: gives pylatexenc the rule for every command here.
 _FONT_COMMANDS = frozenset(
-    {"emph", "textit", "textbf", "textsc", "textrm", "textsf", "textsl", "textup"}
+    {
+        "emph",
+        "textit",
+        "textbf",
+        "textsc",
+        "textrm",
+        "textsf",
+        "textsl",
+        "textup",
+        "texttt",
+        "textmd",
+        "textnormal",
+        "mbox",
+    }
 )
 #: Accent commands and the combining characters pylatexenc gives for them (LaTeX's
 #: OT1/T1 accents).
@@ -263,18 +293,17 @@ def simple_latex(text: str, *, bibtex: bool = False) -> str | None:
         caller then asks pylatexenc). Both modes decode case-protecting braces, accent
         commands (``\\'e``, ``{\\"o}``, ``\\c{c}``, ``\\"{\\i}``), letter commands
         (``\\ss``, ``{\\aa}``; a blank line after one is left to pylatexenc), escaped
-        specials (``\\&``), ``~``, the font commands ``\\emph``, ``\\textit``,
-        ``\\textbf``, ``\\textsc``, ``\\textrm``, ``\\textsf``, ``\\textsl``,
-        ``\\textup``, and TeX's input ligatures (``--``, ``---``, two backquotes or
-        quotes, ``?```, ``!```) within one brace group, as pylatexenc does.
+        specials (``\\&``), ``~``, the font commands of :data:`_FONT_COMMANDS`
+        (``\\emph``, ``\\textit``, ``\\texttt``, ``\\mbox`` ...), and TeX's input
+        ligatures (``--``, ``---``, two backquotes or quotes, ``?```, ``!```) within one
+        brace group, as pylatexenc does.
 
         Only without ``bibtex``: plain inline math (``$O(n^{2})$``: letters, digits,
         operators, sub- and superscripts, groups) and control spaces (``a\\ b``); a
         bare ``&`` (an alignment tab) or a NUL gives None.
 
-        Only with ``bibtex``: ``\\texttt{x}`` and a command pylatexenc does not know
-        (``\\geoname{x}``) give their argument ``x`` (pylatexenc drops the argument of
-        ``\\texttt``: the only output that differs from it); a bare ``&`` is the
+        Only with ``bibtex``: a command pylatexenc does not know (``\\geoname{x}``)
+        gives its argument ``x``; a bare ``&`` is the
         character (the reader escapes it before asking pylatexenc); a letter command
         ends at its last ASCII letter (``\\ss\u00e9`` is ``\u00df\u00e9``, as BibTeX
         and pdfTeX read it; pylatexenc reads one unknown command ``\\ss\u00e9``); math
@@ -346,10 +375,10 @@ def _command(match: re.Match[str], bibtex: bool) -> str | None:
 
 @lru_cache(maxsize=1_000)
 def _drops_to_argument(name: str) -> bool:
-    """True if ``\\name{x}`` is decoded as ``x`` in BibTeX values: a font command,
-    ``\\texttt``, or a command pylatexenc does not know (it drops those and keeps the
+    """True if ``\\name{x}`` is decoded as ``x`` in BibTeX values: a font command
+    (:data:`_FONT_COMMANDS`) or a command pylatexenc does not know (it drops those and keeps the
     group that follows)."""
-    if name in _FONT_COMMANDS or name == "texttt":
+    if name in _FONT_COMMANDS:
         return True
     from pylatexenc.latex2text import get_default_latex_context_db as text_db
     from pylatexenc.latexwalker import get_default_latex_context_db as walker_db

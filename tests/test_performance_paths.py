@@ -133,7 +133,6 @@ def test_latex_fast_path_agrees_with_pylatexenc(raw: str) -> None:
         r"a\ ",
         r"$a--b$",
         "a$$b$$c",
-        r"\texttt{x}",
         "\x00{x}",
         "\\ss\n\nx",  # a blank line after a letter command is kept (hypothesis find)
     ],
