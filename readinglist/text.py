@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -540,6 +541,22 @@ def search_document(*parts: str | None) -> str:
         if part:
             words.extend(search_tokens(part))
     return " ".join(words)
+
+
+def tag_key(name: str) -> str:
+    """The form under which two tag names are one tag (``Tag.name_folded``): the name
+    stripped and lower-cased, so ``Mast cell`` and ``mast cell `` are one tag."""
+    return name.strip().lower()
+
+
+def unique_tags(names: Iterable[str]) -> list[str]:
+    """``names`` less blank names and later spellings of one tag (:func:`tag_key`), in
+    order: the tags a paper ends up with when all of ``names`` are added to it."""
+    unique: dict[str, str] = {}
+    for name in names:
+        if name.strip():
+            unique.setdefault(tag_key(name), name)
+    return list(unique.values())
 
 
 def title_key(title: str) -> str:

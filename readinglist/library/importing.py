@@ -54,7 +54,7 @@ from readinglist.records import (
     PaperRecord,
     ParseProblem,
 )
-from readinglist.text import fold
+from readinglist.text import fold, tag_key
 
 
 @dataclass
@@ -565,8 +565,8 @@ def sync_markdown(session: Session, records: Sequence[PaperRecord], *, source: s
             set_status(session, [paper], status)
             changes.append(f"status {status}")
         have = {t.name_folded: t.name for t in paper.tags}
-        listed = {t.strip().lower() for t in record.tags if t.strip()}
-        new_tags = [t for t in record.tags if t.strip() and t.strip().lower() not in have]
+        listed = {tag_key(t) for t in record.tags if t.strip()}
+        new_tags = [t for t in record.tags if t.strip() and tag_key(t) not in have]
         gone = [name for folded, name in have.items() if folded not in listed]
         if new_tags:
             add_tags(session, [paper], new_tags)

@@ -26,7 +26,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from readinglist.library.rows import load_papers, to_record
 from readinglist.models import Note, Paper, PaperPerson, PaperTag, Tag, utcnow
 from readinglist.records import PaperRecord
-from readinglist.text import fold, search_document, search_tokens
+from readinglist.text import fold, search_document, search_tokens, unique_tags
 
 if TYPE_CHECKING:  # only a type here: `mark` and `show` need no rapidfuzz (issue 17)
     from readinglist.prepare import Prepared
@@ -54,11 +54,14 @@ def search_text_for(
     """Return the folded words indexed for full-text search of a paper.
 
     Title, short name, abstract, authors, editors, venue, keywords, tags and notes.
-    Tags are taken in folded-name order, so an import (tags in command-line order)
+    Tags are taken once per tag (``text.unique_tags``: "Mast cell" and "mast cell" are
+    one tag, as the database keeps them) in folded-name order, so an import (tags in command-line order)
     and a later refresh (tags in the database's collation order, which differs
     between SQLite and PostgreSQL) write the same text; ``db check`` compares them.
     """
     people = " ".join(p.display() for p in (*record.authors, *record.editors))
+    # One word run per tag as stored: names that are one tag (``text.tag_key``: "Mast
+    # cell", "mast cell") were counted twice by an import and once by a refresh.
     return search_document(
         record.title,
         record.short_name,
@@ -66,7 +69,7 @@ def search_text_for(
         people,
         record.venue,
         " ".join(record.keywords),
-        " ".join(sorted(tags, key=fold)),
+        " ".join(sorted(unique_tags(tags), key=fold)),
         " ".join(notes),
     )
 

@@ -22,7 +22,7 @@ from readinglist.models import (
     Tag,
     utcnow,
 )
-from readinglist.text import plural
+from readinglist.text import plural, tag_key
 
 
 def check_tag_name(name: str) -> str:
@@ -47,7 +47,7 @@ def check_tag_name(name: str) -> str:
 
 def find_tag(session: Session, name: str) -> Tag | None:
     """Return the tag called ``name`` (case-insensitive), or None."""
-    return session.scalars(select(Tag).where(Tag.name_folded == name.strip().lower())).first()
+    return session.scalars(select(Tag).where(Tag.name_folded == tag_key(name))).first()
 
 
 def tags_named(session: Session, names: Sequence[str]) -> list[Tag]:
@@ -78,7 +78,7 @@ def ensure_tags(session: Session, names: Iterable[str]) -> dict[str, int]:
     for name in names:
         clean = name.strip()
         if clean:
-            wanted.setdefault(clean.lower(), clean)
+            wanted.setdefault(tag_key(clean), clean)
     if not wanted:
         return {}
     rows = session.execute(
@@ -112,7 +112,7 @@ def link_tags(session: Session, links: list[tuple[int | dict[str, Any], list[str
         paper_id = target if isinstance(target, int) else target["id"]
         for name in names:
             if name.strip():
-                pairs.add((paper_id, tag_ids[name.strip().lower()]))
+                pairs.add((paper_id, tag_ids[tag_key(name)]))
     if not pairs:
         return
     existing: set[tuple[int, int]] = set()

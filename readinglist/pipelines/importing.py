@@ -37,6 +37,7 @@ from readinglist.formats import Sniffed
 from readinglist.library import ImportReport
 from readinglist.pipelines import Progress, limits, no_progress, reader_process
 from readinglist.records import PaperRecord, ParseProblem, ParseResult
+from readinglist.text import unique_tags
 
 #: Records handed to the library at a time when an input is read in pieces.
 IMPORT_CHUNK = 1000
@@ -192,7 +193,7 @@ class ImportOptions:
         """Return ``record`` (read as ``fmt``) with the overrides applied."""
         record = override(record, fmt, self.venue, self.year)
         if self.keywords_as_tags and record.keywords:
-            record = replace(record, tags=tuple(dict.fromkeys(record.tags + record.keywords)))
+            record = replace(record, tags=tuple(unique_tags(record.tags + record.keywords)))
         return record
 
 

@@ -1,0 +1,53 @@
+"""Faults a fresh user found in session 6, each with the value it must have.
+
+* ``$\\texttt{Spotter}$`` in a pasted abstract was shown and exported as "we introduce ,
+  a ..." (pylatexenc drops the argument of ``\\texttt``, ``\\textsf``, ``\\mbox`` ...).
+* ``import --keywords-as-tags`` of a RIS file whose keywords differ only in case ("Mast
+  cell", "mast cell": one tag) wrote search text with the words twice, so the next
+  ``db check`` reported a fault (exit 6) right after a documented import.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ABSTRACT = (
+    "1. Spotter: Forget Without Relearning\n"
+    "To counter both blind spots, we introduce $\\texttt{Spotter}$, a plug-and-play "
+    "objective, and \\textsf{Relearn}, an \\mbox{attack}.\n"
+)
+
+
+def test_font_commands_keep_their_text_in_show_and_exports(
+    invoke: Callable[..., Any], tmp_path: Path
+) -> None:
+    (tmp_path / "list.txt").write_text(ABSTRACT, encoding="utf-8")
+    assert invoke("import", str(tmp_path / "list.txt")).exit_code == 0
+    (key,) = invoke("list", "-k").stdout.split()
+    wanted = "we introduce Spotter, a plug-and-play objective, and Relearn, an attack."
+    assert wanted in " ".join(invoke("show", key).stdout.split())
+    csl = json.loads(invoke("export", "csl-json").stdout)
+    assert wanted in csl[0]["abstract"]
+    assert wanted in " ".join(invoke("export", "markdown", "--abstracts").stdout.split())
+    assert invoke("list", "-k", "relearn").stdout.split() == [key]
+
+
+def test_keywords_that_are_one_tag_give_search_text_db_check_accepts(
+    invoke: Callable[..., Any], tmp_path: Path
+) -> None:
+    (tmp_path / "m.ris").write_text(
+        "TY  - JOUR\nAU  - Uno, Yoshiro\nTI  - Hypothesis of a mechanism\nT2  - J\n"
+        "PY  - 2019\nKW  - Mast cell\nKW  - mast cell\nKW  - FODMAP\nKW  - Mast cell \n"
+        "ER  - \n",
+        encoding="utf-8",
+    )
+    result = invoke("import", "--keywords-as-tags", str(tmp_path / "m.ris"))
+    assert result.exit_code == 0, result.output
+    check = invoke("db", "check")
+    assert check.exit_code == 0, check.output
+    (key,) = invoke("list", "-k").stdout.split()
+    shown = json.loads(invoke("show", "--json", key).stdout)
+    assert sorted(shown["tags"]) == ["FODMAP", "Mast cell"]
