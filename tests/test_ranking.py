@@ -184,6 +184,37 @@ def test_topics_split_the_vocabularies_and_tag(filled) -> None:
     )
 
 
+def test_topics_tag_again_replaces_the_earlier_topic_tags(filled) -> None:
+    """Fresh user: a second `topics --tag` with another --k left the first run's tags, so
+    a label both runs produced named the union of two clusterings."""
+    assert filled("topics", "--k", "1", "--tag").exit_code == 0
+    (first,) = {t for t in tag_names(filled) if t.startswith("topic/")}
+    again = filled("topics", "--k", "2", "--tag")
+    assert again.exit_code == 0, again.stderr
+    assert "replacing an earlier run's topic tags on 12 papers" in again.stderr
+    topics = json.loads(filled("topics", "--k", "2", "--json").stdout)
+    wanted = {f"topic/{t['label']}": sorted(t["keys"]) for t in topics}
+    found = {t for t in tag_names(filled) if t.startswith("topic/")}
+    assert found == set(wanted)
+    assert first not in found
+    for tag, members in wanted.items():
+        assert sorted(keys(filled("list", "-k", f"tag:{tag}"))) == members
+
+
+def test_mark_by_query_names_the_decisions_it_overrides(filled) -> None:
+    assert filled("mark", "read", "rl1").exit_code == 0
+    assert filled("mark", "to-read", "rl2").exit_code == 0
+    result = filled("mark", "skipped", "-q", "key:rl*")
+    assert result.exit_code == 0, result.stderr
+    assert "marked 6 papers skipped (was: 1 read, 1 to-read)" in result.stderr
+
+
+def tag_names(filled) -> list[str]:
+    result = filled("tag", "list", "--json")
+    assert result.exit_code == 0, result.stderr
+    return [row["tag"] for row in json.loads(result.stdout)]
+
+
 class Keys:
     """A scripted terminal (see tests/test_triage.py's FakeTerminal)."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -94,10 +95,18 @@ def mark_command(
 
     with app.session() as session:
         papers = library.resolve_targets(session, refs, query_text)
+        before = {p.id: p.status for p in papers}
         changed = library.set_status(session, papers, status)
         keys = [p.citekey for p in papers]
         changed_keys = [p.citekey for p in changed]
-    report_changes(f"marked {{n}} {status}", keys, changed_keys, as_json, f"already {status}")
+        overridden = Counter(before[p.id] for p in changed if before[p.id] != "new")
+    verb = f"marked {{n}} {status}"
+    if overridden:
+        # Say which decisions a query overrode (fresh user: `mark skipped -q tag:topic/x`
+        # turned a read paper into a skipped one without a word).
+        was = ", ".join(f"{n} {s}" for s, n in sorted(overridden.items()))
+        verb += f" (was: {was})"
+    report_changes(verb, keys, changed_keys, as_json, f"already {status}")
 
 
 @click.command("priority", epilog=QUERY_OPTION_HELP)

@@ -9,7 +9,7 @@ import click
 
 from readinglist.cli._app import AppContext, json_option, pass_app
 from readinglist.cli._query import QUERY_HELP, QueryCommand, join_query, query_argument
-from readinglist.text import counted
+from readinglist.text import counted, tag_key
 
 
 @click.command("topics", cls=QueryCommand, epilog=QUERY_HELP)
@@ -26,7 +26,8 @@ from readinglist.text import counted
     "--tag",
     "write_tags",
     is_flag=True,
-    help="Tag each paper topic/<label> (then e.g. `mark skipped -q tag:topic/<label>`).",
+    help="Tag each paper topic/<label>, replacing the topic/ tags of an earlier run (then"
+    ' e.g. `mark skipped -q "tag:topic/<label> status:new"`).',
 )
 @json_option
 @pass_app
@@ -38,14 +39,15 @@ def topics_command(
     Clusters the papers' tf-idf vectors (title, abstract, authors, venue, tags) into
     --k topics with fixed seeds, so the same papers give the same topics; prints each
     topic's label, size, status breakdown and terms. --tag writes the tags
-    topic/<label>, so that a whole topic can be triaged or skipped with the usual
-    commands. Without a QUERY, every paper.
+    topic/<label> (replacing those of an earlier run on these papers), so that a whole
+    topic can be triaged or skipped with the usual commands; add status:new to such a
+    query to leave the papers you decided on alone. Without a QUERY, every paper.
 
     \b
     Examples:
         readinglist topics tag:icml --k 12
         readinglist topics status:new --k 10 --tag
-        readinglist mark skipped -q tag:topic/speech-recognition-asr
+        readinglist mark skipped -q "tag:topic/speech-recognition-asr status:new"
     """
     from readinglist import library, render
     from readinglist.ranking.store import load
@@ -58,7 +60,13 @@ def topics_command(
         key = {p.id: p.citekey for p in papers}
         index = load(session, app.settings.database_url)
         topics = cluster(index, [p.id for p in papers], k)
+        replaced = 0
         if write_tags:
+            # A new clustering replaces the last one on these papers: topic tags of two
+            # runs (another --k, other papers) would otherwise mix into one tag.
+            earlier = [n for n, _ in library.tag_counts(session) if tag_key(n).startswith("topic/")]
+            if earlier:
+                replaced = len(library.remove_tags(session, papers, earlier))
             by_id = {p.id: p for p in papers}
             for topic in topics:
                 chosen = [by_id[i] for i in topic.paper_ids]
@@ -81,4 +89,7 @@ def topics_command(
         render.echo(f"{row['label']}  ({counted(row['count'], 'paper')}: {counts})")
         render.echo("    " + "; ".join(row["terms"]))
     if write_tags:
-        render.info(f"tagged {counted(len(papers), 'paper')} with topic/<label> tags")
+        message = f"tagged {counted(len(papers), 'paper')} with topic/<label> tags"
+        if replaced:
+            message += f" (replacing an earlier run's topic tags on {counted(replaced, 'paper')})"
+        render.info(message)
