@@ -269,7 +269,9 @@ def why_lines(key: str | None, why: Any) -> list[str]:
     if why is None:
         return [f"{key}: no interest score yet (mark some papers to-read, read or skipped)"]
     why = why.rounded(3)
-    name = f"the model of tag {why.model}" if why.model else "all your decisions"
+    from readinglist.ranking import model_label
+
+    name = model_label(why.model)
     return [
         f"{key}: interest {why.score:.3f} (from {name}), the sum of:",
         "  raised by: "

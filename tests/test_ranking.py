@@ -284,6 +284,33 @@ def test_like_seeds_the_order(filled, db_url: str) -> None:
     assert all(k.startswith("bio") for k in order[:6]), order
 
 
+def test_like_counts_after_decisions_on_other_papers(filled, db_url: str) -> None:
+    """Fresh user: `triage --like TEXT` after decisions (on other papers) seemed ignored;
+    the text was added to the decisions' model, where it hardly moved the order."""
+    from readinglist import db, library
+    from readinglist.ranking import LIKE_MODEL
+    from readinglist.ranking.ranker import Ranker
+
+    for key in ("rl0", "rl1"):
+        assert filled("mark", "to-read", key).exit_code == 0
+    assert filled("mark", "skipped", "bio0").exit_code == 0
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine, write=False) as session:
+        ids = library.triage_queue(session)
+        key_of = {p.id: p.citekey for p in library.all_papers(session)}
+        plain = Ranker.open(session, db_url)
+        liked = Ranker.open(session, db_url, like="protein folding enzyme binding")
+    engine.dispose()
+    assert [key_of[i][:2] for i in plain.order(ids)[:4]] == ["rl"] * 4
+    top = [key_of[i] for i in liked.order(ids)[:4]]
+    assert {k.rstrip("0123456789") for k in top} == {"rl", "bio"}, top  # both near the top
+    best_bio = next(i for i in liked.order(ids) if key_of[i].startswith("bio"))
+    why = liked.why(best_bio)
+    assert why is not None
+    assert why.model == LIKE_MODEL
+    assert {t.term for t in why.up} & {"protein", "folding", "enzyme", "binding"}
+
+
 def test_the_cache_goes_to_readinglist_cache(filled, db_url: str, cache_dir: Any) -> None:
     from readinglist.ranking.store import cache_path
 

@@ -86,6 +86,7 @@ def list_by_interest(
 def show_why(app: AppContext, ref: str, as_json: bool) -> None:
     """``show REF --why``: the interest of one paper and the parts that add up to it."""
     from readinglist import library, render
+    from readinglist.ranking import LIKE_MODEL
 
     with app.session(write=False) as session:
         paper = library.resolve(session, ref)
@@ -100,7 +101,9 @@ def show_why(app: AppContext, ref: str, as_json: bool) -> None:
                 "interest": None if parts is None else parts.score,
                 "model": None
                 if parts is None
-                else (f"tag:{parts.model}" if parts.model else "all decisions"),
+                else ("like" if parts.model == LIKE_MODEL else f"tag:{parts.model}")
+                if parts.model
+                else "all decisions",
                 "raised": [{"term": t.term, "weight": t.weight} for t in parts.up] if parts else [],
                 "lowered": [{"term": t.term, "weight": t.weight} for t in parts.down]
                 if parts

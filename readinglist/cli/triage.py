@@ -212,8 +212,9 @@ def _completing(names: Sequence[str]) -> Iterator[None]:
 @click.option(
     "--like",
     metavar="TEXT",
-    help='Seed the interest order with a description of what you want, e.g. "offline '
-    'reinforcement learning" (works before the first decision).',
+    help='Rank by a description of what you want, e.g. "offline reinforcement learning":'
+    " before the first decision it is the order; after, the papers like it stay near the"
+    " top beside those your decisions favour.",
 )
 @pass_app
 def triage_command(
@@ -235,7 +236,7 @@ def triage_command(
     go on where you stopped. Once you have decided on some papers, the most
     interesting come first (learned from your decisions, on this machine) and the
     rest is re-ranked after each decision; --order added keeps the order of addition,
-    --like TEXT seeds the order. Needs a terminal (exit 2 otherwise; use `mark` in
+    --like TEXT ranks by a description too (before any decision, it alone). Needs a terminal (exit 2 otherwise; use `mark` in
     scripts).
 
     \b

@@ -25,6 +25,17 @@ from dataclasses import dataclass, replace
 #: topic labels and the ``--why`` text (``triage_view.term_label``) read them too.
 AUTHOR_TOKEN = "author_"
 TAG_TOKEN = "tag_"
+#: The name of the model of ``triage --like TEXT`` (``tag add`` refuses such a tag name);
+#: ``""`` names the model of all decisions, any other name a tag's.
+LIKE_MODEL = "--like text"
+
+
+def model_label(name: str) -> str:
+    """The words for the model ``name`` of a :class:`Why` in ``--why`` texts: "all your
+    decisions", "your --like text" or "the model of tag NAME"."""
+    if name == LIKE_MODEL:
+        return "your --like text"
+    return f"the model of tag {name}" if name else "all your decisions"
 
 
 @dataclass(frozen=True)
@@ -39,8 +50,8 @@ class Term:
 class Why:
     """Why a paper has its interest, in parts that add up to ``score``.
 
-    ``model`` is the model giving the paper its interest (``""``: all decisions, else a
-    tag's); ``up``/``down`` the terms that raised and lowered it most; ``other`` the
+    ``model`` is the model giving the paper its interest (``""``: all decisions,
+    :data:`LIKE_MODEL`: the ``--like`` text, else a tag's); ``up``/``down`` the terms that raised and lowered it most; ``other`` the
     sum of the remaining ``others`` terms; ``offset`` the library's average term score,
     subtracted (scores are standardised); ``topic`` the LSA half of the score (latent
     topics, not split into terms). ``sum(up) + sum(down) + other + offset + topic ==

@@ -121,13 +121,6 @@ class Model:
             topic = float(_standard(np.asarray(dense @ self.dense, dtype=np.float32).ravel())[row])
         return x.indices, contrib, -mean / scale, topic
 
-    def plus(self, other: Model) -> Model:
-        """Return the sum of two models (``triage --like`` adds its text's model)."""
-        dense = self.dense
-        if dense is not None and other.dense is not None:
-            dense = dense + other.dense
-        return Model(self.sparse + other.sparse, dense)
-
 
 def _moments(values: np.ndarray) -> tuple[float, float]:
     """Return the mean and the standard deviation of ``values`` (0, 0 when empty)."""

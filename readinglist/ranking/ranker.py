@@ -5,8 +5,11 @@ its decisions (:func:`.model.labels`). Its models: one over every decision, and 
 tag carried by at least two positives (positives with that tag against every
 negative), so that a user with two interests gets both (a tag an import gave to all of
 its papers is not an interest: :func:`judged_tags`); a paper's interest is its best
-score over the models. ``like`` (``triage --like TEXT``) adds the text's tf-idf vector
-to every model, which also seeds the order before the first decision.
+score over the models. ``like`` (``triage --like TEXT``) is one more model, the text's
+tf-idf vector (``ranking.LIKE_MODEL``): it seeds the order before the first decision and
+keeps the papers like the text near the top after (added to the other models, as it
+was, it hardly moved an order learnt from decisions on other papers: a fresh user's
+``--like`` seemed ignored).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from readinglist.models import PRIORITY_NAMES, Paper, PaperTag, Tag
-from readinglist.ranking import Term, Why, features, model
+from readinglist.ranking import LIKE_MODEL, Term, Why, features, model
 from readinglist.ranking.store import Index, load
 
 #: A tag needs this many positive papers to get a model of its own.
@@ -60,6 +63,25 @@ def judged_tags(
     return {pid: names for pid, names in judged.items() if names}
 
 
+#: The papers most like a ``--like`` text whose topic rows give its model's topic half.
+LIKE_FEEDBACK = 10
+
+
+def like_model(index: Index, terms: np.ndarray) -> model.Model:
+    """The model of a ``--like`` text: its tf-idf vector ``terms`` as the term half, and
+    as the topic half the mean LSA row of the :data:`LIKE_FEEDBACK` papers whose terms
+    are most like it (pseudo-relevance feedback, as the decisions' model uses), so
+    that its scores are the sum of two standardised halves like every other model's
+    and compare with them. None of the papers sharing a term: the term half alone."""
+    dense = None
+    if index.dense is not None and terms.any():
+        sims = np.asarray(index.matrix @ terms, dtype=np.float32).ravel()
+        top = [i for i in np.argsort(-sims, kind="stable")[:LIKE_FEEDBACK] if sims[i] > 0]
+        if top:
+            dense = index.dense[top].mean(axis=0)
+    return model.Model(terms, dense)
+
+
 class Ranker:
     """Interest scores over one library (see the module docstring)."""
 
@@ -74,10 +96,10 @@ class Ranker:
         self.index = index
         self.y, self.weight = model.labels(statuses, priorities)
         self.tags = tags
-        self.like = None
+        self.like: model.Model | None = None
         if like and like.strip() and index.vocabulary:
             row = features.transform([like], index.vocabulary, index.idf)
-            self.like = np.asarray(row.todense(), dtype=np.float32).ravel()
+            self.like = like_model(index, np.asarray(row.todense(), dtype=np.float32).ravel())
         self._coefs: list[tuple[str, model.Model]] | None = None
         self._scores: np.ndarray | None = None
 
@@ -127,8 +149,10 @@ class Ranker:
         matrix, dense = self.index.matrix, self.index.dense
         found: list[tuple[str, model.Model]] = []
         coef = model.fit(matrix, dense, self.y, self.weight)
-        if coef is not None or self.like is not None:
-            found.append(("", self._with_like(coef)))
+        if coef is not None:
+            found.append(("", coef))
+        if self.like is not None:
+            found.append((LIKE_MODEL, self.like))
         by_tag: dict[str, list[int]] = defaultdict(list)
         for row in np.flatnonzero(self.y > 0):
             for name in self.tags.get(int(self.index.ids[row]), ()):
@@ -139,16 +163,9 @@ class Ranker:
                 y[rows] = 1
                 tag_coef = model.fit(matrix, dense, y, self.weight)
                 if tag_coef is not None:
-                    found.append((name, self._with_like(tag_coef)))
+                    found.append((name, tag_coef))
         self._coefs = found
         return found
-
-    def _with_like(self, coef: model.Model | None) -> model.Model:
-        if self.like is None:
-            assert coef is not None
-            return coef
-        like = model.Model(self.like, None)
-        return like if coef is None else coef.plus(like)
 
     def scores(self) -> np.ndarray | None:
         """Return every row's interest (its best score over the models), or None."""
