@@ -51,3 +51,23 @@ def test_keywords_that_are_one_tag_give_search_text_db_check_accepts(
     (key,) = invoke("list", "-k").stdout.split()
     shown = json.loads(invoke("show", "--json", key).stdout)
     assert sorted(shown["tags"]) == ["FODMAP", "Mast cell"]
+
+
+def test_an_import_names_the_papers_it_added_without_a_year(
+    invoke: Callable[..., Any], tmp_path: Path
+) -> None:
+    """Fresh user: the NeurIPS poster list (no year anywhere) gave 602 undated papers and
+    citations printing "Even et al. ()" without a word at import."""
+    (tmp_path / "list.md").write_text(
+        "## Deep Nets Learn\n\n**Authors:** *Ana Lima*\n\n**Abstract:** We study nets.\n\n"
+        "## Shallow Nets Forget\n\n**Authors:** *Bo Chen*\n\n**Abstract:** We study them.\n",
+        encoding="utf-8",
+    )
+    first = invoke("import", "-f", "abstracts", str(tmp_path / "list.md"))
+    assert first.exit_code == 0, first.output
+    assert "2 added papers without a year (e.g. " in first.stderr
+    assert "import the file again with --year" in first.stderr
+    again = invoke("import", "-f", "abstracts", "--year", "2023", str(tmp_path / "list.md"))
+    assert again.exit_code == 0, again.output
+    assert "without a year" not in again.stderr
+    assert "0 added, 2 merged" in again.stderr

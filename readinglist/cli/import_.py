@@ -197,6 +197,14 @@ def _summarize_one(
     if list_added:
         for key in report.added:
             render.info(f"would add {key}")
+    if report.undated:
+        # A list without its conference's year (the NeurIPS poster list): citations
+        # would print "Even et al. ()" and bibtex warns "empty year" on each.
+        render.warn(
+            f"{source}: {counted(len(report.undated), 'added paper')} without a year "
+            f"(e.g. {report.undated[0]}): citations will show none; import the file "
+            "again with --year (and --venue) to give them one"
+        )
     state = "" if written else ", not written"
     render.info(
         f"{source} ({fmt}){state}: {len(report.added)} added, {len(report.merged)} merged, "

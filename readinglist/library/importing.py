@@ -71,6 +71,7 @@ class ImportReport:
     ``vetoed``: (file:line, key, reason) of look-alikes that are not merged.
     ``conflicts``: (key, field names) whose other value went to the merge history.
     ``rekeyed``: (old key, new key) of provisional papers that took a real key.
+    ``undated``: keys of the added papers without a year.
     """
 
     batch_id: int | None = None
@@ -84,6 +85,7 @@ class ImportReport:
     vetoed: list[tuple[str, str, str]] = field(default_factory=list)
     conflicts: list[tuple[str, list[str]]] = field(default_factory=list)
     rekeyed: list[tuple[str, str]] = field(default_factory=list)
+    undated: list[str] = field(default_factory=list)
 
     @property
     def rejected(self) -> int:
@@ -376,6 +378,8 @@ class Importer:
         )
         chunk.index.add(cand, final.doi, final.arxiv, item.tkey, item.akey, [record.citekey, key])
         self.report.added.append(key)
+        if final.year is None:
+            self.report.undated.append(key)
 
     def _new_row(self, item: Prepared, final: PaperRecord, *, keep_source: bool) -> dict[str, Any]:
         """The ``papers`` row of a new paper ``final`` (``item``'s record under its key)."""
