@@ -71,3 +71,23 @@ def test_an_import_names_the_papers_it_added_without_a_year(
     assert again.exit_code == 0, again.output
     assert "without a year" not in again.stderr
     assert "0 added, 2 merged" in again.stderr
+
+
+def test_messages_point_to_the_right_reader_and_to_key_terms(
+    invoke: Callable[..., Any], tmp_path: Path
+) -> None:
+    """Fresh user: `-f markdown` on a Markdown list of abstracts said only "no papers
+    found"; `resolve KEY` said "0 of 0 incomplete papers" (a bare key is free text)."""
+    (tmp_path / "list.md").write_text(
+        "## Deep Nets Learn\n\n**Authors:** *Ana Lima*\n\n**Abstract:** We study nets.\n",
+        encoding="utf-8",
+    )
+    wrong = invoke("import", "-f", "markdown", str(tmp_path / "list.md"))
+    assert wrong.exit_code != 0
+    assert "a list of titles and abstracts is read with -f abstracts" in wrong.stderr
+    assert invoke("import", "-f", "abstracts", str(tmp_path / "list.md")).exit_code == 0
+    (key,) = invoke("list", "-k").stdout.split()
+    (tmp_path / "p.bib").write_text("@misc{other, title = {Other}}\n", encoding="utf-8")
+    result = invoke("resolve", key, "--from", str(tmp_path / "p.bib"))
+    assert result.exit_code == 0, result.output
+    assert f"free text does not search citation keys: write key:{key}" in result.stderr

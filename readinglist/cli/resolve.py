@@ -146,6 +146,13 @@ def _run(
     from readinglist.library import resolving
 
     papers = resolving.select_incomplete(session, text)
+    if not papers and text.strip():
+        from readinglist import library
+        from readinglist.cli._query import warn_if_nothing_matched
+
+        if not library.list_papers(session, text, limit=1):
+            # `resolve spar2026`: free text, not a key (fresh user: "0 of 0" and no hint).
+            warn_if_nothing_matched(session, text)
     report = resolving.ResolveReport(selected=len(papers))
     if records:
         report = resolving.resolve_records(

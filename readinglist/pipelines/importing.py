@@ -43,6 +43,17 @@ from readinglist.text import unique_tags
 IMPORT_CHUNK = 1000
 
 
+def no_papers_found(fmt: str) -> str:
+    """The message for an input read as ``fmt`` that held no paper, with a hint when
+    another reader is the likely one (a fresh user gave ``-f markdown`` to a Markdown
+    list of abstracts: markdown is only our own reading-list format)."""
+    hint = {
+        "markdown": "; markdown reads readinglist's own lists: a list of titles and "
+        "abstracts is read with -f abstracts",
+    }.get(fmt, "")
+    return f"no papers found (read as {fmt}{hint})"
+
+
 def parse_whole(source: str, data: bytes, fmt: str) -> tuple[str, ParseResult]:
     """Decode, detect (``fmt`` ``"auto"``) and read the whole input ``data``.
 
@@ -56,7 +67,7 @@ def parse_whole(source: str, data: bytes, fmt: str) -> tuple[str, ParseResult]:
     result = formats.read(text, chosen, source)
     problems = [*warnings, *result.problems]
     if not result.records and not any(p.severity == "error" for p in problems):
-        raise InvalidInput(f"no papers found (read as {chosen})", source)
+        raise InvalidInput(no_papers_found(chosen), source)
     return chosen, ParseResult(result.records, problems, result.meta)
 
 
@@ -298,7 +309,7 @@ def _import_stream(
         else:
             stream.here(advance)
     if not stream.count and not any(p.severity == "error" for p in stream.problems):
-        raise InvalidInput(f"no papers found (read as {item.fmt})", item.source)
+        raise InvalidInput(no_papers_found(item.fmt), item.source)
     return importer.finish(stream.problems, stream.meta)
 
 
