@@ -75,6 +75,7 @@ from readinglist.formats.rules import (
     keywords_of,
     looks_like_key,
     one_line,
+    plain_fields,
     publisher_of,
     year_month,
 )
@@ -86,6 +87,7 @@ from readinglist.records import (
     ParseResult,
     Person,
     format_marks,
+    names_others,
     parse_marks,
     provisional_marks,
     with_marks,
@@ -167,6 +169,8 @@ def _split_name(text: str) -> Person:
     BibTeX ("Tame the BeaST" 11): ``van der Berg, Jan`` -> von "van der", family "Berg".
     """
     text = one_line(text)
+    if names_others(text):
+        return Person(literal="others")  # "AU  - et al.": a truncated list, not a person
     if "," not in text:
         return Person(family=text) if " " not in text else Person(literal=text)
     parts = [part.strip() for part in text.split(",")]
@@ -619,7 +623,7 @@ def _kept_pairs(fields: Mapping[str, str]) -> Iterator[tuple[str, str]]:
 
 def _pairs(record: PaperRecord, tags_as_keywords: bool) -> Iterator[tuple[str, str]]:
     """Yield ``(tag, value)`` for ``record`` in the order written (TY first)."""
-    fields = dict(record.fields)
+    fields = plain_fields(record)
     yield "TY", _written_type(record)
     yield from _people_pairs(record)
     yield from _field_pairs(record, fields)

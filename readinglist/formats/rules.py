@@ -14,7 +14,8 @@ import re
 from collections.abc import Mapping
 
 from readinglist.identifiers import is_arxiv_url, normalize_arxiv
-from readinglist.records import PaperRecord
+from readinglist.records import LIST_FIELD_PREFIX, PaperRecord
+from readinglist.text import readable
 
 __all__ = [
     "MASTERS",
@@ -26,6 +27,7 @@ __all__ = [
     "keywords_of",
     "looks_like_key",
     "one_line",
+    "plain_fields",
     "publisher_of",
     "year_month",
 ]
@@ -131,6 +133,30 @@ def arxiv_link(link: str) -> tuple[str | None, bool]:
         return None, False
     page = link.rstrip("/")
     return found, page in (arxiv_abs_url(found), f"http://arxiv.org/abs/{found}")
+
+
+#: Fields kept from RIS, CSL-JSON and pasted lists under their own names: plain text
+#: already, written back as they were read.
+_FOREIGN_PREFIXES = ("ris_", "csl_", LIST_FIELD_PREFIX)
+
+
+def plain_fields(record: PaperRecord) -> dict[str, str]:
+    """The record's fields as the plain text RIS and CSL-JSON carry.
+
+    A paper read from BibTeX keeps its fields as LaTeX (``PaperRecord.latex_fields``);
+    here each value is decoded once, by the display rule of abstracts
+    (:func:`readinglist.text.readable`): ``publisher = {Barnes {\\&} Noble}`` is
+    written ``PB  - Barnes & Noble``, never the LaTeX, which a later import of that
+    RIS would take as text and escape again. Fields kept from RIS, CSL-JSON or a
+    pasted list (``ris_``, ``csl_``, ``list_``) and every field of a paper from any
+    other source are plain text already and stay as they are. Never raises.
+    """
+    fields = dict(record.fields)
+    if record.latex_fields:
+        for name, value in fields.items():
+            if value and not name.startswith(_FOREIGN_PREFIXES):
+                fields[name] = readable(value)
+    return fields
 
 
 def publisher_of(fields: Mapping[str, str]) -> str | None:
