@@ -313,3 +313,40 @@ def test_a_markdown_reference_list_is_one_paper_per_item() -> None:
         ("2102.09672", "10.48550/arxiv.2102.09672"),
     ]
     assert [r.abstract for r in records] == [None, None, None, None]
+
+
+def test_a_ris_name_written_family_initials_is_that_person(invoke: Any, tmp_path: Path) -> None:
+    """rispy#62 (Embase RIS): ``A1  - Fanning E.`` is family Fanning, given E.; read as one
+    literal name it was not the first author of the same paper from BibTeX, and the
+    import made a duplicate."""
+    record = ris.read(
+        "TY  - JOUR\nA1  - Fanning E.\nA1  - Smith A.M.\nA1  - van der Berg J. H.\nA1  - Team B\n"
+        "A1  - WHO Collaborating Group\nT1  - Names\nER  -\n",
+        "n.ris",
+    ).records[0]
+    assert [p.display() for p in record.authors] == [
+        "Fanning, E.",
+        "Smith, A. M.",
+        "van der Berg, J. H.",
+        "Team B",  # bare initials: as likely a corporate name
+        "WHO Collaborating Group",
+    ]
+    bib = tmp_path / "a.bib"
+    bib.write_text(
+        "@article{fanning2020,\n author = {Fanning, Eric and Maritz, J.},\n"
+        " title = {Outcome Measures After Shoulder Stabilization in the Athletic Population},\n"
+        " journal = {Orthop. J. Sports Med.},\n year = 2020}\n",
+        encoding="utf-8",
+    )
+    embase = tmp_path / "a.ris"
+    embase.write_text(
+        "TY  - JOUR\nT1  - Outcome Measures After Shoulder Stabilization in the Athletic"
+        " Population\nA1  - Fanning E.\nA1  - Maritz J.\nY1  - 2020//\n"
+        "JF  - Orthopaedic Journal of Sports Medicine\nER  -\n",
+        encoding="utf-8",
+    )
+    assert invoke("import", str(bib)).exit_code == 0
+    second = invoke("import", str(embase))
+    assert second.exit_code == 0, second.stderr
+    assert "0 added" in second.stderr
+    assert invoke("list", "-k").stdout.split() == ["fanning2020"]

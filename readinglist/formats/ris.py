@@ -70,6 +70,7 @@ from readinglist.formats.rules import (
     MASTERS,
     arxiv_abs_url,
     arxiv_link,
+    initials_person,
     is_code_host,
     is_masters,
     keywords_of,
@@ -172,7 +173,9 @@ def _split_name(text: str) -> Person:
     if names_others(text):
         return Person(literal="others")  # "AU  - et al.": a truncated list, not a person
     if "," not in text:
-        return Person(family=text) if " " not in text else Person(literal=text)
+        if " " not in text:
+            return Person(family=text)
+        return initials_person(text, bare=False) or Person(literal=text)
     parts = [part.strip() for part in text.split(",")]
     last, given = parts[0], parts[1]
     jr = ", ".join(part for part in parts[2:] if part)
