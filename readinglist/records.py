@@ -87,6 +87,23 @@ EDITABLE: tuple[str, ...] = (
 )
 
 
+#: A name that stands for "and others" in RIS and CSL-JSON name lists (``others``,
+#: ``et al.``, any case): punctuation and spaces folded away before comparing.
+_ET_AL_FORMS = frozenset({"others", "etal"})
+
+
+def names_others(name: str) -> bool:
+    """True when one name of a list is the "et al." of a truncated list, not a person.
+
+    BibTeX writes it ``and others`` (its reader applies the same rule to the name list,
+    ``formats.bibtex.reader``); RIS (``AU  - others``, ``AU  - et al.``) and CSL-JSON
+    (``{"literal": "et al."}``) give it as one name. A reader gives
+    ``Person(literal="others")`` (:attr:`Person.is_others`) for such a name, so no person
+    named "others" is made. Never raises.
+    """
+    return "".join(ch for ch in name.casefold() if ch.isalpha()) in _ET_AL_FORMS
+
+
 @dataclass(frozen=True)
 class Person:
     """One author or editor, split into the four name parts BibTeX defines.

@@ -266,6 +266,38 @@ _LATEX_LETTERS = {
     "i": "ı",
     "j": "ȷ",
 }
+#: An accent or letter command followed by white space, which TeX skips after a control
+#: word (and before an accent's argument): ``\\c cois`` is ``\\c{c}ois``, ``\\ss e`` is
+#: ``\\ss{}e``. Single-letter accents and letter commands only; ``\\t`` takes two letters.
+_ACCENT_CLASS = re.escape("".join(_LATEX_ACCENTS))
+_LETTER_NAMES = "|".join(sorted(_LATEX_LETTERS, key=len, reverse=True))
+_SPACED_COMMAND = re.compile(
+    rf"(?<!\\)\\(?:(?P<acc>[{_ACCENT_CLASS}])\s+(?P<arg>\\[ij](?![A-Za-z])|[A-Za-z])"
+    rf"|(?P<let>{_LETTER_NAMES})\s+(?=[A-Za-z]))"
+)
+
+
+def group_spaced_commands(value: str) -> str:
+    """Return ``value`` with each accent or letter command written with a space before its
+    letter (``Fran\\c cois``, ``Sz\\H ol\\H o``, ``Stra\\ss e``) braced as one special
+    character (``Fran{\\c{c}}ois``, ``Stra{\\ss}e``), as TeX reads it.
+
+    BibTeX's name splitter (and bibtexparser's) cuts a name at every space outside braces,
+    so ``Fran\\c cois Dupont`` gave the given name ``Fran\u0327`` and a ``von`` part
+    ``cois``; grouped first, it is ``François Dupont``. Decoding is unchanged: the
+    decoders read both forms alike. Never raises.
+    """
+    if "\\" not in value:
+        return value
+    return _SPACED_COMMAND.sub(_grouped_command, value)
+
+
+def _grouped_command(match: re.Match[str]) -> str:
+    if match.group("let"):
+        return "{\\" + match.group("let") + "}"
+    return "{\\" + match.group("acc") + "{" + match.group("arg") + "}}"
+
+
 _TEX_LIGATURES = re.compile(r"---|--|``|''|\?`|!`")
 _LIGATURE_CHARS = {
     "---": "\u2014",

@@ -392,6 +392,9 @@ people = st.lists(
 ).map(tuple)
 records = st.builds(
     PaperRecord,
+    # Plain-text fields, as this format gives them (a BibTeX paper's LaTeX fields are
+    # decoded on export: rules.plain_fields).
+    latex_fields=st.just(False),
     citekey=st.from_regex(r"[a-z][a-z0-9:_-]{0,10}", fullmatch=True),
     entry_type=st.sampled_from(list(csljson.CSL_TYPES)).filter(
         lambda t: csljson.ENTRY_TYPES.get(csljson.CSL_TYPES[t], "misc") == t

@@ -394,6 +394,9 @@ people = st.lists(
 ).map(tuple)
 records = st.builds(
     PaperRecord,
+    # Plain-text fields, as this format gives them (a BibTeX paper's LaTeX fields are
+    # decoded on export: rules.plain_fields).
+    latex_fields=st.just(False),
     citekey=st.one_of(st.none(), st.from_regex(r"[a-z][a-z0-9:_-]{0,10}", fullmatch=True)),
     entry_type=st.sampled_from(
         ["article", "inproceedings", "book", "incollection", "phdthesis", "techreport", "misc"]

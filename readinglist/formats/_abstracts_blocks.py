@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from readinglist.formats._abstracts_authors import looks_like_author_list, looks_like_authors
 from readinglist.formats._abstracts_header import parse_header
 from readinglist.formats._abstracts_labels import read_label
+from readinglist.formats._abstracts_links import url_spans
 from readinglist.naming.markup import strip_markup
 from readinglist.naming.words import FUNCTION_WORDS
 
@@ -136,6 +137,22 @@ def _is_title_list(lines: list[str]) -> bool:
     if len(lines) < 2 or not all(LIST_MARKER.match(line) for line in lines):
         return False
     return all(_is_title_line(LINK_GROUP.sub("", line), []) for line in lines)
+
+
+#: A DOI or arXiv id written with its scheme (``doi:10.1/x``, ``arXiv:2101.00001``).
+_SCHEME_ID = re.compile(r"(?i)\b(?:doi|arxiv):\s*\S+")
+
+
+def _without_links(line: str) -> str:
+    """``line`` without its links and identifiers: a Markdown link keeps its text, a bare
+    URL, ``doi:...`` or ``arXiv:...`` goes. A list of references ("- *Title*. Karras et
+    al. 2022. doi:10.48550/...") is then judged on its words alone, so each item is a
+    paper, not one paper whose abstract holds the others (and their DOIs)."""
+    pieces, last = [], 0
+    for start, end, _url, label in url_spans(line):
+        pieces += [line[last:start], label or ""]
+        last = end
+    return _SCHEME_ID.sub("", "".join([*pieces, line[last:]])).strip()
 
 
 def _parse_paragraph(lines: list[str], line_no: int) -> Part:
@@ -266,7 +283,8 @@ def _assign_free_lines(part: Part, lines: list[str], free: list[int]) -> None:
 def _is_title_line(line: str, following: list[str]) -> bool:
     """Decide whether a paragraph's first unlabelled line is a title (see module docs)."""
     numbered = bool(LIST_MARKER.match(line))
-    text = strip_markup(LIST_MARKER.sub("", line, count=1))
+    # Judged on its words: links and identifiers are no prose (_without_links).
+    text = strip_markup(_without_links(LIST_MARKER.sub("", line, count=1)))
     words = text.split()
     if not words or len(text) > 300 or len(words) > 35:
         return False

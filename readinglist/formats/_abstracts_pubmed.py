@@ -31,6 +31,7 @@ import calendar
 import re
 from dataclasses import dataclass, field
 
+from readinglist.formats.rules import initials_person
 from readinglist.identifiers import normalize_doi
 from readinglist.records import PaperRecord, Person
 from readinglist.text import latex_to_unicode
@@ -178,7 +179,7 @@ def _people(line: str) -> tuple[Person, ...]:
         name = re.sub(r"\(\d+(?:,\d+)*\)", "", name).strip()
         family, _, initials = name.rpartition(" ")
         given = " ".join(f"{letter}." for letter in initials)
-        people.append(Person(family=family, given=given))
+        people.append(initials_person(name) or Person(family=family, given=given))
     if group.strip():
         people.append(Person(literal=group.strip()))
     return tuple(people)

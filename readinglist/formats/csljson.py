@@ -74,10 +74,18 @@ from readinglist.formats.rules import (
     keywords_of,
     looks_like_key,
     one_line,
+    plain_fields,
     publisher_of,
 )
 from readinglist.identifiers import arxiv_from_doi, normalize_arxiv, normalize_doi
-from readinglist.records import PaperRecord, ParseProblem, ParseResult, Person, provisional_marks
+from readinglist.records import (
+    PaperRecord,
+    ParseProblem,
+    ParseResult,
+    Person,
+    names_others,
+    provisional_marks,
+)
 from readinglist.text import readable
 
 __all__ = ["CSL_TYPES", "ENTRY_TYPES", "read", "write", "write_chunks"]
@@ -207,12 +215,13 @@ def _compact(value: Any) -> str:
 def _person(name: Any) -> Person | None:
     """A CSL name object (or a bare string) as a Person; None when it holds no name."""
     if isinstance(name, str):
-        return Person(literal=one_line(name)) if name.strip() else None
+        name = {"literal": name}
     if not isinstance(name, Mapping):
         return None
     literal = _text(name.get("literal"))
     if literal:
-        return Person(literal=one_line(literal))
+        # {"literal": "et al."} ends a truncated list (records.names_others).
+        return Person(literal="others" if names_others(literal) else one_line(literal))
     family = _text(name.get("family")) or ""
     given = _text(name.get("given")) or ""
     von = " ".join(
@@ -622,8 +631,9 @@ def _marks_object(record: PaperRecord) -> dict[str, bool]:
 
 def _field_variables(record: PaperRecord, csl_type: str) -> dict[str, Any]:
     """number (``issue``, or ``number`` for reports and patents), ``page``, the
-    :data:`_FIELD_VARIABLES`, the publisher fallback and a master's thesis ``genre``."""
-    fields = record.fields
+    :data:`_FIELD_VARIABLES`, the publisher fallback and a master's thesis ``genre``, as
+    plain text (:func:`~readinglist.formats.rules.plain_fields`)."""
+    fields = plain_fields(record)
     item: dict[str, Any] = {}
     if fields.get("number"):
         item["issue" if csl_type not in ("report", "patent") else "number"] = fields["number"]

@@ -70,11 +70,13 @@ from readinglist.formats.rules import (
     MASTERS,
     arxiv_abs_url,
     arxiv_link,
+    initials_person,
     is_code_host,
     is_masters,
     keywords_of,
     looks_like_key,
     one_line,
+    plain_fields,
     publisher_of,
     year_month,
 )
@@ -86,6 +88,7 @@ from readinglist.records import (
     ParseResult,
     Person,
     format_marks,
+    names_others,
     parse_marks,
     provisional_marks,
     with_marks,
@@ -167,8 +170,12 @@ def _split_name(text: str) -> Person:
     BibTeX ("Tame the BeaST" 11): ``van der Berg, Jan`` -> von "van der", family "Berg".
     """
     text = one_line(text)
+    if names_others(text):
+        return Person(literal="others")  # "AU  - et al.": a truncated list, not a person
     if "," not in text:
-        return Person(family=text) if " " not in text else Person(literal=text)
+        if " " not in text:
+            return Person(family=text)
+        return initials_person(text, bare=False) or Person(literal=text)
     parts = [part.strip() for part in text.split(",")]
     last, given = parts[0], parts[1]
     jr = ", ".join(part for part in parts[2:] if part)
@@ -619,7 +626,7 @@ def _kept_pairs(fields: Mapping[str, str]) -> Iterator[tuple[str, str]]:
 
 def _pairs(record: PaperRecord, tags_as_keywords: bool) -> Iterator[tuple[str, str]]:
     """Yield ``(tag, value)`` for ``record`` in the order written (TY first)."""
-    fields = dict(record.fields)
+    fields = plain_fields(record)
     yield "TY", _written_type(record)
     yield from _people_pairs(record)
     yield from _field_pairs(record, fields)

@@ -14,18 +14,21 @@ import re
 from collections.abc import Mapping
 
 from readinglist.identifiers import is_arxiv_url, normalize_arxiv
-from readinglist.records import PaperRecord
+from readinglist.records import LIST_FIELD_PREFIX, PaperRecord, Person
+from readinglist.text import readable
 
 __all__ = [
     "MASTERS",
     "arxiv_abs_url",
     "arxiv_link",
     "date_of",
+    "initials_person",
     "is_code_host",
     "is_masters",
     "keywords_of",
     "looks_like_key",
     "one_line",
+    "plain_fields",
     "publisher_of",
     "year_month",
 ]
@@ -131,6 +134,57 @@ def arxiv_link(link: str) -> tuple[str | None, bool]:
         return None, False
     page = link.rstrip("/")
     return found, page in (arxiv_abs_url(found), f"http://arxiv.org/abs/{found}")
+
+
+#: Fields kept from RIS, CSL-JSON and pasted lists under their own names: plain text
+#: already, written back as they were read.
+_FOREIGN_PREFIXES = ("ris_", "csl_", LIST_FIELD_PREFIX)
+
+
+def plain_fields(record: PaperRecord) -> dict[str, str]:
+    """The record's fields as the plain text RIS and CSL-JSON carry.
+
+    A paper read from BibTeX keeps its fields as LaTeX (``PaperRecord.latex_fields``);
+    here each value is decoded once, by the display rule of abstracts
+    (:func:`readinglist.text.readable`): ``publisher = {Barnes {\\&} Noble}`` is
+    written ``PB  - Barnes & Noble``, never the LaTeX, which a later import of that
+    RIS would take as text and escape again. Fields kept from RIS, CSL-JSON or a
+    pasted list (``ris_``, ``csl_``, ``list_``) and every field of a paper from any
+    other source are plain text already and stay as they are. Never raises.
+    """
+    fields = dict(record.fields)
+    if record.latex_fields:
+        for name, value in fields.items():
+            if value and not name.startswith(_FOREIGN_PREFIXES):
+                fields[name] = readable(value)
+    return fields
+
+
+#: A name written "Family Initials" (MEDLINE and PubMed ``Smith AM``, Embase RIS
+#: ``Fanning E.``, ``van der Berg JH``): family words, then 1-4 capital initials, bare or
+#: each with a period.
+_INITIALS_NAME = re.compile(
+    r"^(?P<family>[^\W\d_][\w'\u2019-]*(?:\s[\w'\u2019-]+){0,3})"
+    r"\s(?:(?P<bare>[A-Z]{1,4})|(?P<dotted>(?:[A-Z]\.\s?){1,4}))$"
+)
+
+
+def initials_person(name: str, *, bare: bool = True) -> Person | None:
+    """The person of a name written "Family Initials" without a comma, else None.
+
+    ``Smith AM`` -> family ``Smith``, given ``A. M.``; ``Fanning E.`` -> ``Fanning``,
+    ``E.``; ``van der Berg JH`` -> ``van der Berg``, ``J. H.``. PubMed's author lines and
+    RIS names from Embase are written so; read as one literal name, ``Fanning E.`` did
+    not match the same paper's ``Fanning, Eric`` from BibTeX, and an import made a
+    duplicate. A name ending in another word (``WHO Collaborating Group``) gives None;
+    so do bare initials (``Team B``, ``Google AI``: a corporate name as likely as a
+    person) unless ``bare`` (a PubMed author line, where every name has this form).
+    """
+    match = _INITIALS_NAME.match(name.strip())
+    if match is None or (match.group("bare") and not bare):
+        return None
+    letters = match.group("bare") or re.sub(r"[.\s]", "", match.group("dotted"))
+    return Person(family=match.group("family"), given=" ".join(f"{c}." for c in letters))
 
 
 def publisher_of(fields: Mapping[str, str]) -> str | None:

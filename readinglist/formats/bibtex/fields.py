@@ -72,7 +72,13 @@ from readinglist.identifiers import (
     normalize_doi,
 )
 from readinglist.records import PROVISIONAL_FIELD, PaperRecord, Person, parse_marks, with_marks
-from readinglist.text import CACHE_SIZE, bibtex_latex, latex_to_unicode, simple_latex
+from readinglist.text import (
+    CACHE_SIZE,
+    bibtex_latex,
+    group_spaced_commands,
+    latex_to_unicode,
+    simple_latex,
+)
 
 #: Entry types whose venue is a journal first (biblatex's periodicals included).
 ARTICLE_TYPES = frozenset({"article", "periodical", "suppperiodical"})
@@ -131,7 +137,7 @@ def parse_person(name: str) -> Person:
         return Person(literal="others")
     if _is_single_group(name):
         return Person(literal=decode_text(name[1:-1]))
-    parts = parse_single_name_into_parts(name, strict=False)
+    parts = parse_single_name_into_parts(group_spaced_commands(name), strict=False)
     return Person(
         family=decode_text(" ".join(parts.last)),
         given=decode_text(" ".join(parts.first)),
