@@ -405,8 +405,8 @@ def acl_import(bench: SimpleNamespace, files: dict[str, Path]) -> None:
             f"cpu {bench.secs(floor.cpu)}",
             f"<= {ACL_IMPORT_RATIO}x",
             ratio <= ACL_IMPORT_RATIO,
-            f"{ratio:.2f}x; floor: {floor.stderr.strip()} (floor_import.py keeps "
-            "strict_latex_spaces=True; issue 17 item 5 asks for pylatexenc's defaults)",
+            f"{ratio:.2f}x; floor: {floor.stderr.strip()} (floor_import.py: pylatexenc's "
+            "default settings, issue 9's floor, as issue 17 item 5 asks)",
         )
     )
 

@@ -51,8 +51,10 @@ def _has_nul(record: PaperRecord) -> bool:
         *record.fields.keys(),
         *record.fields.values(),
     ]
-    texts += [getattr(p, part) for p in (*record.authors, *record.editors) for part in PERSON_PARTS]
-    return any(t and "\x00" in t for t in texts)
+    texts += [p.family + p.given + p.von + p.jr + p.literal for p in record.authors]
+    texts += [p.family + p.given + p.von + p.jr + p.literal for p in record.editors]
+    # One scan of the joined texts (C speed) instead of a test per text.
+    return "\x00" in "".join(filter(None, texts))
 
 
 def _without_nul(record: PaperRecord) -> PaperRecord:

@@ -3,6 +3,8 @@
 * ``formats.sniff`` + ``formats.iter_decode`` over bytes in any pieces == ``formats.decode``;
 * ``text.simple_latex`` (the LaTeX fast path) == pylatexenc wherever it answers;
 * ``text.fold`` (translate-based accent stripping) == the character-by-character definition;
+* ``text.search_tokens`` of a long value (no white-space pass) == the words of its fold;
+* ``needs_escaping``'s early answer and ``repair_name_list``'s comma count == their definitions;
 * an import fed in small chunks (``library.Importer``) == one ``import_records`` call;
 * ``library.iter_records`` == ``library.to_record`` over ORM papers;
 * ``export bibtex`` written chunk by chunk == the writer called once with every record;
@@ -189,6 +191,54 @@ def test_fold_equals_its_plain_definition(value: str) -> None:
     assert text.fold(value) == old_fold(value)
     long = value * 20 + "Ünïcödé"  # past CACHED_LENGTH: the uncached path
     assert text.fold(long) == old_fold(long)
+
+
+#: Text with the characters the search-word, escaping and name-list shortcuts look at.
+_TRICKY = st.lists(
+    st.sampled_from([*"ab Zé0123e\t\n\u00a0\u2011{}\\$&%#_^~,.", " and ", "ß"]), max_size=60
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TRICKY)
+def test_search_words_of_a_long_value_are_those_of_its_fold(value: str) -> None:
+    """A value past CACHED_LENGTH (an abstract) is not white-space-collapsed before its
+    words are taken, and the scientific-notation split runs only after a hint: the same
+    words as the plain definition over :func:`fold`."""
+    long = value * 8 + " 3868e8e0 7e0l" + " word" * 60
+    assert len(long) > text.CACHED_LENGTH
+    folded = text._SCI_PREFIX.sub(r"\1 ", old_fold(long))
+    assert text.search_tokens(long) == text._WORD.findall(folded)
+    assert text.search_tokens(value) == text._WORD.findall(
+        text._SCI_PREFIX.sub(r"\1 ", old_fold(value))
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TRICKY)
+def test_the_escaping_check_equals_its_definition(value: str) -> None:
+    """``needs_escaping`` answers False without escaping when nothing could change: the
+    same answer as comparing the escaped value (bare specials, braces, ``^^``, commands)."""
+    from readinglist.formats.bibtex import encode
+
+    for extra in ("", "{", "}", "^^", "\\input x", "\\url{a_b}", "$x$"):
+        raw = value + extra
+        assert encode.needs_escaping(raw) == (encode.escape_raw(raw, "biblatex") != raw)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TRICKY)
+def test_name_list_repair_is_asked_exactly_when_a_name_has_too_many_commas(raw: str) -> None:
+    """The names of fewer than three commas skip the brace-aware count: a list is
+    repaired exactly when one name has more than two top-level commas or ends in one."""
+    from readinglist.formats.bibtex import encode
+    from readinglist.formats.bibtex.fields import split_names
+
+    def wrong(name: str) -> bool:
+        parts = [part.strip() for part in encode._top_level_commas(name)]
+        return len(parts) > 3 or (len(parts) > 1 and parts[-1] == "")
+
+    assert (encode.repair_name_list(raw) is not None) == any(map(wrong, split_names(raw)))
 
 
 # --- chunked import -----------------------------------------------------------------------------

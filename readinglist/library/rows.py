@@ -557,10 +557,16 @@ def insert_people(
     ``known`` maps ``people.name_key`` to ids already looked up or inserted in this
     transaction (an import keeps one across its chunks); it is updated.
     """
+    # Each occurrence's key computed once: (paper id, role, position, key).
+    occurrences: list[tuple[int, str, int, str]] = []
     wanted: dict[str, PersonRecord] = {}
-    for record in records:
-        for person in (*record.authors, *record.editors):
-            wanted.setdefault(person_key(person), person)
+    for record, paper_id in zip(records, ids, strict=True):
+        for role, people in (("author", record.authors), ("editor", record.editors)):
+            for position, person in enumerate(people):
+                key = person_key(person)
+                occurrences.append((paper_id, role, position, key))
+                if key not in wanted:
+                    wanted[key] = person
     if not wanted:
         return
     person_ids: dict[str, int] = known if known is not None else {}
@@ -575,18 +581,10 @@ def insert_people(
     rows = [person_row(k, wanted[k]) for k in missing]
     for row, pid in zip(rows, insert_rows(session, Person, rows), strict=True):
         person_ids[row["name_key"]] = pid
-    links = []
-    for record, paper_id in zip(records, ids, strict=True):
-        for role, people in (("author", record.authors), ("editor", record.editors)):
-            for position, person in enumerate(people):
-                links.append(
-                    {
-                        "paper_id": paper_id,
-                        "role": role,
-                        "position": position,
-                        "person_id": person_ids[person_key(person)],
-                    }
-                )
+    links = [
+        {"paper_id": paper_id, "role": role, "position": position, "person_id": person_ids[key]}
+        for paper_id, role, position, key in occurrences
+    ]
     executemany(session, PaperPerson.__table__, links)
 
 

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Literal
 
-from readinglist.formats.bibtex.fields import parse_names
+from readinglist.formats.bibtex.fields import parse_names, split_names
 from readinglist.formats.bibtex.values import ValueSyntaxError, matching_brace
 from readinglist.records import LIST_FIELD_PREFIX, Person
 from readinglist.text import latex_to_unicode
@@ -92,12 +92,17 @@ def ascii_latex(text: str, exact: bool = False) -> str:
     return "".join(ch if ch.isascii() else _encode_char(ch, exact) for ch in text)
 
 
+_BRACES = re.compile(r"[{}]")
+
+
 def _braces_balanced(text: str) -> bool:
+    if "}" not in text:
+        return "{" not in text
     depth = 0
-    for ch in text:
-        if ch == "{":
+    for brace in _BRACES.findall(text):  # the braces only: abstracts are long
+        if brace == "{":
             depth += 1
-        elif ch == "}":
+        else:
             depth -= 1
             if depth < 0:
                 return False
@@ -191,9 +196,15 @@ def neutralize(value: str) -> str:
     )
 
 
+#: The characters without which :func:`escape_raw` (biblatex) changes nothing.
+_RAW_SPECIALS = re.compile(r"[&%$#_{}\\^]")
+
+
 def needs_escaping(value: str) -> bool:
     """True when a raw (LaTeX) text value is not valid LaTeX as written: a bare ``& % # _``
     outside math, an unbalanced ``$`` or brace, or a :data:`DANGEROUS` command."""
+    if _RAW_SPECIALS.search(value) is None:  # most values: nothing to look at
+        return False
     return escape_raw(value, "biblatex") != value
 
 
@@ -223,6 +234,10 @@ def _balance_braces(value: str) -> str:
     )
 
 
+#: The characters :func:`_escape_specials` looks at; it copies the text between them.
+_SPECIAL_OR_COMMAND = re.compile(r"[\\$&%#_]")
+
+
 def _escape_specials(value: str, dialect: Dialect) -> str:
     """Escape bare ``& % $ # _`` outside math and URL arguments; keep existing LaTeX.
 
@@ -237,6 +252,13 @@ def _escape_specials(value: str, dialect: Dialect) -> str:
     n = len(value)
     in_math = False
     while i < n:
+        found = _SPECIAL_OR_COMMAND.search(value, i)
+        if found is None:
+            out.append(value[i:])
+            break
+        if found.start() > i:  # plain text up to the next character that matters
+            out.append(value[i : found.start()])
+            i = found.start()
         ch = value[i]
         if ch == "\\":
             macro = _VERBATIM_MACROS.match(value, i)
@@ -439,12 +461,12 @@ def repair_name_list(raw: str) -> str | None:
 
     Commas inside braces are not counted, as BibTeX does not count them.
     """
-    from bibtexparser.middlewares.names import split_multiple_persons_names
-
-    names = [n.strip() for n in split_multiple_persons_names(raw) if n.strip()]
     repaired: list[str] = []
     changed = False
-    for name in names:
+    for name in split_names(raw):
+        if name.count(",") <= 2 and not name.endswith(","):  # too few commas to be wrong
+            repaired.append(name)
+            continue
         parts = [p.strip() for p in _top_level_commas(name)]
         trailing = len(parts) > 1 and parts[-1] == ""
         if trailing:

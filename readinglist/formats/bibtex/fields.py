@@ -147,9 +147,17 @@ def parse_person(name: str) -> Person:
 
 
 @lru_cache(maxsize=CACHE_SIZE)
+def split_names(raw: str) -> tuple[str, ...]:
+    """The names of a BibTeX name list (``A and B and others``) as written, stripped, empty
+    ones left out (bibtexparser's ``split_multiple_persons_names``: ``and`` at brace depth
+    0). Cached: the reader checks a list (``encode.repair_name_list``) and then parses it."""
+    return tuple(name.strip() for name in split_multiple_persons_names(raw) if name.strip())
+
+
+@lru_cache(maxsize=CACHE_SIZE)
 def parse_names(raw: str) -> tuple[Person, ...]:
     """Split a BibTeX name list (``A and B and others``) into decoded people."""
-    return tuple(parse_person(name) for name in split_multiple_persons_names(raw) if name.strip())
+    return tuple(parse_person(name) for name in split_names(raw))
 
 
 def names_display(people: Sequence[Person]) -> str:

@@ -59,7 +59,12 @@ from readinglist.formats.bibtex.fields import (
 )
 from readinglist.formats.bibtex.inherit import PARENT_TYPES, add_xdata, inherit, parent_keys
 from readinglist.formats.bibtex.salvage import VALID_NAME, Salvaged, blank_comments, salvage
-from readinglist.formats.bibtex.values import MONTH_MACROS, ValueSyntaxError, evaluate
+from readinglist.formats.bibtex.values import (
+    MONTH_MACROS,
+    Evaluated,
+    ValueSyntaxError,
+    evaluate,
+)
 from readinglist.records import PaperRecord, ParseProblem, ParseResult
 
 # Failed blocks are reported as ParseProblem values; keep bibtexparser's own log
@@ -256,7 +261,12 @@ class Reader:
             )
             for fld in entry.fields
         ]
-        if any(_looks_damaged(name, value) for name, value, _ in fields):
+        # Each value evaluated once, here: a value that is not one expression (a missing
+        # comma) raises whatever the macros, so these results also say "damaged".
+        evaluated = [_evaluated(value, self.macros) for _, value, _ in fields]
+        if any(isinstance(result, ValueSyntaxError) for result in evaluated) or any(
+            VALID_NAME.fullmatch(name) is None for name, _, _ in fields
+        ):
             try:
                 parts = salvage(raw)
             except ValueSyntaxError:
@@ -265,7 +275,9 @@ class Reader:
                 yield from self._salvaged(parts, raw, line)
                 return
         key = self._restore(entry.key).strip()
-        yield from self._entry(key, entry.entry_type.lower(), fields, raw, line)
+        yield from self._entry(
+            key, entry.entry_type.lower(), fields, raw, line, evaluated=evaluated
+        )
 
     def _entry(
         self,
@@ -275,12 +287,14 @@ class Reader:
         raw: str,
         line: int,
         dirty: bool = False,
+        evaluated: list[Evaluated | ValueSyntaxError] | None = None,
     ) -> Iterator[Parsed | ParseProblem]:
         """Evaluate the fields of one entry and build its record (``dirty``: the text is
-        damaged, so the record is written anew rather than copied)."""
+        damaged, so the record is written anew rather than copied; ``evaluated``: what
+        :func:`evaluate` gave for each field with the current macros, when known)."""
         key = key.strip()
         yield from self._key_problems(key, entry_type, line)
-        values, field_lines, used, repeated = yield from self._fields(key, entry_fields)
+        values, field_lines, used, repeated = yield from self._fields(key, entry_fields, evaluated)
         dirty = dirty or repeated
         if "author" in values or "editor" in values:
             dirty = _normalize_others(values) or dirty
@@ -345,15 +359,19 @@ class Reader:
             self.seen_keys[folded] = line
 
     def _fields(
-        self, key: str, entry_fields: list[tuple[str, str, int]]
+        self,
+        key: str,
+        entry_fields: list[tuple[str, str, int]],
+        evaluated: list[Evaluated | ValueSyntaxError] | None = None,
     ) -> Generator[ParseProblem, None, tuple[dict[str, str], dict[str, int], set[str], bool]]:
-        """Evaluate each field (macros, ``#``); yield the problems; return the values,
-        the line of each field, the macros used, and whether a field was repeated."""
+        """Evaluate each field (macros, ``#``; ``evaluated``: the results, when the caller
+        has them); yield the problems; return the values, the line of each field, the
+        macros used, and whether a field was repeated."""
         values: dict[str, str] = {}
         field_lines: dict[str, int] = {}
         used: set[str] = set()
         repeated = False
-        for field_name, raw_value, fline in entry_fields:
+        for index, (field_name, raw_value, fline) in enumerate(entry_fields):
             name = field_name.lower()
             if name in values:
                 repeated = True
@@ -370,7 +388,10 @@ class Reader:
                 )
                 continue
             try:
-                value, used_here, undefined = evaluate(raw_value, self.macros)
+                result = evaluated[index] if evaluated is not None else None
+                if isinstance(result, ValueSyntaxError):
+                    raise result
+                value, used_here, undefined = result or evaluate(raw_value, self.macros)
             except ValueSyntaxError as err:
                 yield ParseProblem(
                     f"entry {key or '(no key)'!r}, field {name!r}: {err}; kept the value as written",
@@ -534,16 +555,13 @@ def _normalize_others(values: dict[str, str]) -> bool:
     return changed
 
 
-def _looks_damaged(name: str, value: str) -> bool:
-    """True for a field the splitter must have read wrong: a name BibTeX could not
-    have read (``% title``), or a value that is not one expression (a missing comma)."""
-    if VALID_NAME.fullmatch(name) is None:
-        return True
+def _evaluated(value: str, macros: Mapping[str, str]) -> Evaluated | ValueSyntaxError:
+    """:func:`evaluate` ``(value, macros)``, or the error it raised for a value that is
+    not one expression (the splitter must have read the field wrong: a missing comma)."""
     try:
-        evaluate(value, MONTH_MACROS)
-    except ValueSyntaxError:
-        return True
-    return False
+        return evaluate(value, macros)
+    except ValueSyntaxError as err:
+        return err
 
 
 # bibtexparser's splitter takes a brace or quote after a backslash as escaped (one

@@ -146,6 +146,8 @@ def _value_end(text: str, pos: int, closer: str) -> int:
 
 #: ``@comment{`` at the start of a line (where bibtexparser's splitter starts blocks).
 _COMMENT_START = re.compile(r"(?im)^[^\S\n]*@[^\S\n]*comment[^\S\n]*\{")
+#: What every match of :data:`_COMMENT_START` contains.
+_COMMENT_HINT = re.compile(r"@[^\S\n]*comment", re.IGNORECASE)
 #: A line inside a comment that bibtexparser's splitter would take as a new block.
 _INNER_BLOCK = re.compile(r"\n[^\S\n]*@")
 
@@ -160,7 +162,7 @@ def blank_comments(text: str) -> str:
     as it is (reported as before). One pass over the text: each block is scanned once,
     and an unbalanced one ends the scan.
     """
-    if "comment" not in text.lower():
+    if _COMMENT_HINT.search(text) is None:  # a search from each "@": no lower-cased copy
         return text
     pieces: list[str] = []
     pos = 0

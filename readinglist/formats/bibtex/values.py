@@ -104,7 +104,11 @@ def closing_quote(text: str, start: int) -> int:
     raise ValueSyntaxError("unterminated quoted string")
 
 
-def evaluate(expr: str, macros: Mapping[str, str]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+#: What :func:`evaluate` returns: ``(value, macros used, macros undefined)``.
+Evaluated = tuple[str, tuple[str, ...], tuple[str, ...]]
+
+
+def evaluate(expr: str, macros: Mapping[str, str]) -> Evaluated:
     """Evaluate a field value as BibTeX does.
 
     Args:
