@@ -356,6 +356,70 @@ def test_iter_records_equals_to_record(session: Any) -> None:
     ]
 
 
+def test_iter_bibtex_records_equals_iter_records_without_user_state(session: Any) -> None:
+    """The BibTeX export's reader (issue 17 item 2) gives the records of
+    ``iter_records(checked_source=True)``, less the user state no ``.bib`` entry
+    holds; tags and notes only when ``--keywords``/``--annote`` ask for them."""
+    from dataclasses import replace
+
+    from readinglist.library.rows import bibtex_batch_ids
+
+    library.import_records(session, sample_records(), source="s.bib", fmt="bibtex", tags=["b"])
+    papers = library.all_papers(session)
+    library.add_note(session, papers[0], "a note")
+    library.set_status(session, papers[1:3], "read")
+    library.set_priority(session, papers[3:4], "high")
+    library.rekey(session, papers[4], "Renamed2024")  # an alias
+    session.expire_all()
+    ids = [*[p.id for p in library.all_papers(session)][::-1], 10**9]  # unknown: skipped
+    offsets = dict.fromkeys(bibtex_batch_ids(session), 3)
+    full = list(library.iter_records(session, ids, string_offsets=offsets, checked_source=True))
+    assert any(r.source_check for r in full)
+    assert any(r.aliases for r in full)
+    assert any(r.notes for r in full)
+    assert any(r.tags for r in full)
+    assert any(r.strings_read is not None for r in full)
+    unknown = dict.fromkeys(("short_name", "code_url", "status", "priority", "added", "read_at"))
+    lean = [replace(r, **unknown) for r in full]  # type: ignore[arg-type]
+    asked = list(
+        library.iter_bibtex_records(
+            session, ids, string_offsets=offsets, with_tags=True, with_notes=True, chunk=3
+        )
+    )
+    assert asked == lean
+    assert [r.strings_read for r in asked] == [r.strings_read for r in full]
+    assert [r.latex_fields for r in asked] == [r.latex_fields for r in full]
+    plain = list(library.iter_bibtex_records(session, ids, string_offsets=offsets, chunk=3))
+    assert plain == [replace(r, tags=(), notes=()) for r in lean]
+
+
+def test_writer_reads_string_parts_once_as_the_joined_text() -> None:
+    """``Writer(string_parts=...)`` reads the ``@string`` texts of several imports once
+    (issue 17): the definitions of their joined text, each macro evaluated with the
+    earlier parts' values, and the offsets ``string_offsets`` gives."""
+    from readinglist.formats import bibtex
+
+    parts = [
+        (4, '@string{pub = "ACM"}\n@string{ack = "Ack " # pub}'),
+        (9, '@String{pub = "IEEE"}\n@string{both = pub # " and " # ack}\n@string{jan = "J"}'),
+        (11, '@string{ack = "Other"}'),
+    ]
+    joined = "\n".join(text for _, text in parts)
+    writer = bibtex.Writer(strings=joined, string_parts=parts)
+    assert writer.string_offsets == {4: 0, 9: 2, 11: 5} == bibtex.string_offsets(parts)
+    definitions = [(d.name, d.value) for d in writer.strings.definitions]
+    assert definitions == [
+        ("pub", "ACM"),
+        ("ack", "Ack ACM"),
+        ("pub", "IEEE"),
+        ("both", "IEEE and Ack ACM"),
+        ("jan", "J"),
+        ("ack", "Other"),
+    ]
+    assert writer.strings.definitions == bibtex.Writer(strings=joined).strings.definitions
+    assert bibtex.Writer(strings=joined).string_offsets == {}
+
+
 def test_bibtex_export_in_chunks_equals_one_write(
     invoke: Any, db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

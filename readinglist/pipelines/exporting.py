@@ -379,8 +379,10 @@ def _write_bibtex_in_chunks(
     )
     ids = [selected[i][0] for i in order]
     strings, preamble, parts = library.bibtex_context(session, ids)
-    offsets = bibtex.string_offsets(parts)
-    writer = bibtex.Writer(strings=strings, preamble=preamble, parents=parents, **options)
+    writer = bibtex.Writer(
+        strings=strings, preamble=preamble, parents=parents, string_parts=parts, **options
+    )
+    offsets = writer.string_offsets
     spooled = bool(strings or preamble)
     with tempfile.SpooledTemporaryFile(32 << 20, "w+", encoding="utf-8", newline="\n") as spool:
         body: IO[str] = spool if spooled else out
@@ -388,7 +390,13 @@ def _write_bibtex_in_chunks(
         chunk = library.RECORD_CHUNK
         for start in range(0, len(ids), chunk):
             part = ids[start : start + chunk]
-            rows = library.iter_records(session, part, string_offsets=offsets, checked_source=True)
+            rows = library.iter_bibtex_records(
+                session,
+                part,
+                string_offsets=offsets,
+                with_tags=bool(options.get("keywords")),
+                with_notes=bool(options.get("annote")),
+            )
             records = list(watch(rows))
             if aliases:
                 records = [

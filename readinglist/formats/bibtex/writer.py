@@ -143,14 +143,22 @@ class _Strings:
     write ``month = jan`` for BibTeX's own).
     """
 
-    def __init__(self, text: str | None) -> None:
+    def __init__(self, texts: Iterable[str | None]) -> None:
+        """Read ``texts`` in order, as one text joining them by line breaks would be
+        read (each is whole ``@string`` blocks); ``starts`` says how many blocks come
+        before each one's first."""
         self.definitions: list[_Definition] = []
-        if text:
-            reader = Reader("<strings>", checks=False, fixed_months=True)
-            for piece, offset, last in batches(text):
-                for _ in reader.feed(piece, offset, last):
+        #: For each of ``texts``, the number of blocks before its first.
+        self.starts: list[int] = []
+        reader = Reader("<strings>", checks=False, fixed_months=True)
+        line = 0
+        for text in texts:
+            self.starts.append(len(reader.definitions))
+            for piece, offset, last in batches(text or ""):
+                for _ in reader.feed(piece, line + offset, last):
                     pass
-            self.definitions = [_Definition(*item) for item in reader.definitions]
+            line += (text or "").count("\n") + 1
+        self.definitions = [_Definition(*item) for item in reader.definitions]
         #: Macro name -> the indices of its definitions, ascending (no months).
         self.indices: dict[str, list[int]] = {}
         for index, definition in enumerate(self.definitions):
@@ -180,12 +188,9 @@ def string_offsets(parts: Iterable[tuple[int, str]]) -> dict[int, int]:
     """For ``@string`` texts ``(id, text)`` that a writer gets joined by line breaks in
     this order, return how many blocks come before each one's first: what to add to
     the ``strings_read`` of an entry read with it (``PaperRecord.strings_read``)."""
-    offsets: dict[int, int] = {}
-    total = 0
-    for part_id, text in parts:
-        offsets[part_id] = total
-        total += len(_Strings(text).definitions)
-    return offsets
+    parts = list(parts)
+    starts = _Strings(text for _, text in parts).starts
+    return {part_id: start for (part_id, _), start in zip(parts, starts, strict=True)}
 
 
 def _reread(source_text: str, macros: Mapping[str, str]) -> Parsed | None:
@@ -572,6 +577,10 @@ class Writer:
         dialect, keywords, annote, strings, preamble: as for :func:`write`.
         parents: the case-folded keys of the entries others name in ``crossref``
             (:func:`crossref_parents`), written after the others.
+        string_parts: the ``(id, text)`` pairs ``strings`` joins by line breaks
+            (``library.bibtex_context``): given, they are read instead of ``strings``,
+            and :attr:`string_offsets` is :func:`string_offsets` of them, so the
+            ``@string`` text is parsed once, not twice (issue 17).
     """
 
     def __init__(
@@ -583,13 +592,23 @@ class Writer:
         strings: str | None = None,
         preamble: str | None = None,
         parents: Collection[str] = (),
+        string_parts: Sequence[tuple[int, str]] = (),
     ) -> None:
         self.dialect: Dialect = dialect
         self.parents = parents
         self.keywords = keywords
         self.annote = annote
         self.preamble = preamble
-        self.strings = _Strings(strings)
+        self.strings = _Strings([strings] if not string_parts else [t for _, t in string_parts])
+        #: For ``string_parts``, :func:`string_offsets` of them (read once, not twice).
+        self.string_offsets = (
+            {
+                part_id: start
+                for (part_id, _), start in zip(string_parts, self.strings.starts, strict=True)
+            }
+            if string_parts
+            else {}
+        )
         #: Macro name -> the value the output defines at the point written so far.
         self._out: dict[str, str] = {}
         #: Macro name -> the indices of its definitions in the head, ascending.
