@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import func, select
+from sqlalchemy import Table, func, select
 from sqlalchemy.orm import Session
 
 from readinglist.library._sql import CHUNK
@@ -115,6 +115,10 @@ def iter_listing(
     return iter_listing_records(session, ids)
 
 
+#: What :func:`export_outline` reads of each paper, after its id.
+_OUTLINE_COLUMNS = ("citekey", "status", "priority", "year", "venue")
+
+
 def export_outline(
     session: Session, ids: Sequence[int], *, with_tags: bool = False
 ) -> list[PaperRecord]:
@@ -128,15 +132,13 @@ def export_outline(
     """
     outline: list[PaperRecord] = []
     shared: dict[str, str] = {}  # one string per distinct status and venue
+    papers = cast(Table, Paper.__table__)
+    columns = select(*(papers.c[name] for name in ("id", *_OUTLINE_COLUMNS)))
+    connection = session.connection()
     for start in range(0, len(ids), CHUNK * 4):
         part = list(ids[start : start + CHUNK * 4])
         rows = {
-            row[0]: row
-            for row in session.execute(
-                select(
-                    Paper.id, Paper.citekey, Paper.status, Paper.priority, Paper.year, Paper.venue
-                ).where(Paper.id.in_(part))
-            )
+            row[0]: row for row in connection.execute(columns.where(papers.c.id.in_(part))).all()
         }
         tags = tags_by_paper(session, part) if with_tags else {}
         for pid in part:
