@@ -24,6 +24,7 @@ from typing import IO, Any, TextIO, cast
 from sqlalchemy.orm import Session
 
 from readinglist import formats, library
+from readinglist.db import collector_paused
 from readinglist.errors import InvalidInput, ReadingListError, UsageError
 from readinglist.formats import bibtex
 from readinglist.library.listing import export_outline
@@ -323,8 +324,9 @@ def write_papers(
             session, ids, columns=RECORD_COLUMNS, with_editors=True, with_notes=True
         )
         pieces = write_chunks(watch(record for _, record in found), **options)
-    for piece in pieces:
-        out.write(piece)
+    with collector_paused():  # rows and records only, no cycles (issue 17)
+        for piece in pieces:
+            out.write(piece)
 
 
 def _with_alias_copies(record: PaperRecord, old_keys: list[str] | None) -> list[PaperRecord]:
