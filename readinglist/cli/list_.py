@@ -85,12 +85,9 @@ def list_command(
             with collector_paused():
                 render.paper_table(record for _, record in iter_listing(session, ids, table=True))
             return
-        scores: dict[int, float | None] = {}
-        if ids:
-            from readinglist.cli._rank import open_ranker
+        from readinglist.cli._rank import interest_by_id
 
-            ranker = open_ranker(app, session)
-            scores = ranker.interest(ids) if ranker is not None else {}
+        scores = interest_by_id(app, session, ids)
         with collector_paused():
             render.echo_json_array(
                 render.paper_json(record, scores.get(pid))
