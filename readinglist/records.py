@@ -345,6 +345,11 @@ def has_author(record: PaperRecord) -> bool:
     return any(not person.is_others for person in people)
 
 
+#: The PaperRecord fields :func:`citation_problems` reads (an export that reads only
+#: what its writer shows reads these too, issue 17).
+CITATION_FIELDS = ("entry_type", "title_provisional", "authors", "editors")
+
+
 def citation_problems(record: PaperRecord) -> tuple[str, ...]:
     """Why ``record`` is not yet a real reference: ``"provisional title"`` (made up from
     its abstract) and/or ``"no author"`` (:func:`has_author`); empty when citable.

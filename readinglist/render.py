@@ -129,7 +129,8 @@ _JSON_ESCAPES = str.maketrans({chr(c): f"\\u{c:04x}" for c in (0x7F, *range(0x80
 
 def printable(text: str) -> str:
     """Return ``text`` with terminal control characters made visible (tab and newline kept)."""
-    return text.translate(_PRINTABLE)
+    # Every character the table maps is unprintable: most text needs no translate.
+    return text if text.isprintable() else text.translate(_PRINTABLE)
 
 
 def echo(text: str = "", *, stream: TextIO | None = None) -> None:

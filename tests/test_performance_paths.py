@@ -739,3 +739,66 @@ def test_bibtex_fast_decoder_keeps_a_blank_line_after_a_letter_command() -> None
     assert text.simple_latex("Stra\\ss\n\nx", bibtex=True) is None
     assert bibtex_fields.decode_text("Stra\\ss\n\nx") == "Straß x"
     assert bibtex_fields.decode_text("Stra\\ss x") == "Straßx"
+
+
+def test_lean_reader_gives_the_records_of_iter_records(session: Any) -> None:
+    """The reader of ``list`` and the text exports (``rows.iter_listing_records`` with
+    every record column, editors and notes; issue 17) gives what ``iter_records`` gives
+    without source text, but for the aliases it does not read."""
+    from dataclasses import replace
+
+    from readinglist.library.rows import RECORD_COLUMNS, iter_listing_records, record_columns
+
+    library.import_records(session, sample_records(), source="s.bib", fmt="bibtex", tags=["b"])
+    papers = library.all_papers(session)
+    library.add_note(session, papers[0], "a note")
+    library.set_status(session, papers[1:3], "read")
+    library.set_priority(session, papers[3:4], "high")
+    ids = [p.id for p in papers][::-1]
+    lean = [
+        record
+        for _, record in iter_listing_records(
+            session, ids, chunk=4, columns=RECORD_COLUMNS, with_editors=True, with_notes=True
+        )
+    ]
+    full = [
+        replace(record, aliases=())
+        for record in library.iter_records(session, ids, chunk=4, with_source=False)
+    ]
+    assert lean == full
+    assert any(record.notes for record in lean)
+    assert any(record.fields for record in lean)
+    assert record_columns(["added", "authors", "title", "title"]) == ("id", "added_at", "title")
+    with pytest.raises(KeyError):
+        record_columns(["aliases"])
+
+
+def test_markdown_export_reads_only_what_it_shows(
+    invoke: Any, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``export markdown`` reads the columns its writer names (``RECORD_FIELDS``) and the
+    audit's, not the field map or the source (issue 17), and writes what ``write`` of the
+    full records writes."""
+    from readinglist import db
+    from readinglist.formats import markdown
+    from readinglist.library import rows
+
+    assert invoke("import", str(shared_data("pmlr-v260-acml2024.bib")), "--tag", "x").exit_code == 0
+    read: list[tuple[str, ...]] = []
+    original = rows.iter_listing_records
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        read.append(tuple(kwargs["columns"]))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr("readinglist.pipelines.exporting.iter_listing_records", spy)
+    result = invoke("export", "markdown")
+    assert result.exit_code == 0, result.stderr
+    assert read
+    assert all("fields" not in c and "source_text" not in c for c in read)
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine, write=False) as session:
+        ids = [p.id for p in library.all_papers(session)]
+        records = list(library.iter_records(session, ids, with_source=False))
+    engine.dispose()
+    assert result.stdout == markdown.write(records)

@@ -41,15 +41,21 @@ def open_ranker(app: AppContext, session: Session, like: str | None = None) -> R
     return Ranker.open(session, app.settings.database_url, like=like)
 
 
+def interest_by_id(
+    app: AppContext, session: Session, ids: Sequence[int]
+) -> dict[int, float | None]:
+    """Return ``{paper id: interest}`` for ``ids`` (empty without a model or ids); the
+    ranker and its index are dropped on return, before a listing streams (issue 17)."""
+    ranker = open_ranker(app, session) if ids else None
+    return ranker.interest(ids) if ranker is not None else {}
+
+
 def interest_of(
     app: AppContext, session: Session, papers: Sequence[Paper]
 ) -> dict[str | None, Any]:
     """Return ``{citation key: interest}`` for ``papers`` (empty without a model)."""
-    ranker = open_ranker(app, session)
-    if ranker is None:
-        return {}
-    scores = ranker.interest([p.id for p in papers])
-    return {p.citekey: scores[p.id] for p in papers}
+    scores = interest_by_id(app, session, [p.id for p in papers])
+    return {p.citekey: scores[p.id] for p in papers} if scores else {}
 
 
 def list_by_interest(

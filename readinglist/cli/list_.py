@@ -60,6 +60,7 @@ def list_command(
         readinglist list -k year:2026 | xargs readinglist tag add icml
     """
     from readinglist import library, render
+    from readinglist.db import collector_paused
     from readinglist.library.listing import iter_listing, listing_ids
 
     text = join_query(query)
@@ -81,17 +82,17 @@ def list_command(
         if not ids:
             warn_if_nothing_matched(session, text)
         if not as_json:
-            render.paper_table(record for _, record in iter_listing(session, ids, table=True))
+            with collector_paused():
+                render.paper_table(record for _, record in iter_listing(session, ids, table=True))
             return
-        scores: dict[int, float | None] = {}
-        if ids:
-            from readinglist.cli._rank import open_ranker
+        from readinglist.cli._rank import interest_by_id
 
-            ranker = open_ranker(app, session)
-            scores = ranker.interest(ids) if ranker is not None else {}
-        render.echo_json_array(
-            render.paper_json(record, scores.get(pid)) for pid, record in iter_listing(session, ids)
-        )
+        scores = interest_by_id(app, session, ids)
+        with collector_paused():
+            render.echo_json_array(
+                render.paper_json(record, scores.get(pid))
+                for pid, record in iter_listing(session, ids)
+            )
 
 
 @click.command("show")

@@ -80,6 +80,7 @@ __all__ = [
     "FORMAT_VERSION",
     "GROUP_BY",
     "MARKER",
+    "RECORD_FIELDS",
     "STATUS_ORDER",
     "is_readinglist_markdown",
     "obsidian_tag",
@@ -106,6 +107,24 @@ _STATUS_HEADINGS = {
 }
 _PRIORITY_HEADINGS = {"high": "High priority", "medium": "Medium priority", "low": "Low priority"}
 _MAX_AUTHORS = 3
+#: The PaperRecord fields the list shows (the abstract too with ``abstracts``, the notes
+#: with ``notes``): an export reads only these (issue 17).
+RECORD_FIELDS: tuple[str, ...] = (
+    "citekey",
+    "title",
+    "title_provisional",
+    "authors",
+    "editors",
+    "venue",
+    "year",
+    "status",
+    "priority",
+    "tags",
+    "doi",
+    "arxiv",
+    "url",
+    "code_url",
+)
 _SEP = " · "
 
 # --- writing ----------------------------------------------------------------------------------

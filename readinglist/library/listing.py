@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import func, select
+from sqlalchemy import Table, func, select
 from sqlalchemy.orm import Session
 
 from readinglist.library._sql import CHUNK
@@ -115,6 +115,10 @@ def iter_listing(
     return iter_listing_records(session, ids)
 
 
+#: What :func:`export_outline` reads of each paper, after its id.
+_OUTLINE_COLUMNS = ("citekey", "status", "priority", "year", "venue")
+
+
 def export_outline(
     session: Session, ids: Sequence[int], *, with_tags: bool = False
 ) -> list[PaperRecord]:
@@ -128,15 +132,13 @@ def export_outline(
     """
     outline: list[PaperRecord] = []
     shared: dict[str, str] = {}  # one string per distinct status and venue
+    papers = cast(Table, Paper.__table__)
+    columns = select(*(papers.c[name] for name in ("id", *_OUTLINE_COLUMNS)))
+    connection = session.connection()
     for start in range(0, len(ids), CHUNK * 4):
         part = list(ids[start : start + CHUNK * 4])
         rows = {
-            row[0]: row
-            for row in session.execute(
-                select(
-                    Paper.id, Paper.citekey, Paper.status, Paper.priority, Paper.year, Paper.venue
-                ).where(Paper.id.in_(part))
-            )
+            row[0]: row for row in connection.execute(columns.where(papers.c.id.in_(part))).all()
         }
         tags = tags_by_paper(session, part) if with_tags else {}
         for pid in part:
@@ -194,36 +196,47 @@ def paper_stats(session: Session, query_text: str = "") -> dict[str, Any]:
 
         ids = query.paper_ids(session, query_text)
 
-    def chunks(stmt: Any, column: Any) -> Iterable[Any]:
+    def chunks(stmt: Any, column: Any, execute: Any = session.execute) -> Iterable[Any]:
         if ids is None:
-            yield from session.execute(stmt)
+            yield from execute(stmt)
             return
         for start in range(0, len(ids), CHUNK):
-            yield from session.execute(stmt.where(column.in_(ids[start : start + CHUNK])))
+            yield from execute(stmt.where(column.in_(ids[start : start + CHUNK])))
 
+    # Counted by the database (GROUP BY), on the connection: Core rows, no ORM (issue 17).
+    execute = session.connection().execute
     status: Counter[str] = Counter()
     priority: Counter[str] = Counter()
-    read_at: dict[int, datetime] = {}
-    papers = 0
-    for pid, st, prio, when in chunks(
-        select(Paper.id, Paper.status, Paper.priority, Paper.read_at), Paper.id
+    for st, count in chunks(
+        select(Paper.status, func.count()).group_by(Paper.status), Paper.id, execute
     ):
-        papers += 1
-        status[st] += 1
-        priority[PRIORITY_NAMES.get(prio, "none") if prio is not None else "none"] += 1
-        if when is not None:
-            read_at[int(pid)] = when
+        status[st] += count
+    for prio, count in chunks(
+        select(Paper.priority, func.count()).group_by(Paper.priority), Paper.id, execute
+    ):
+        priority[PRIORITY_NAMES.get(prio, "none") if prio is not None else "none"] += count
+    papers = sum(status.values())
+    read_at: dict[int, datetime] = {
+        int(pid): when
+        for pid, when in chunks(
+            select(Paper.id, Paper.read_at).where(Paper.read_at.is_not(None)), Paper.id, execute
+        )
+    }
     tags: Counter[str] = Counter()
-    for name, _pid in chunks(
-        select(Tag.name, PaperTag.paper_id).join(PaperTag, PaperTag.tag_id == Tag.id),
+    for name, count in chunks(
+        select(Tag.name, func.count())
+        .join(PaperTag, PaperTag.tag_id == Tag.id)
+        .group_by(Tag.id, Tag.name),
         PaperTag.paper_id,
+        execute,
     ):
-        tags[str(name)] += 1
+        tags[str(name)] += count
     months: dict[str, set[int]] = defaultdict(set)
     with_events: set[int] = set()
     for pid, at in chunks(
         select(StatusEvent.paper_id, StatusEvent.at).where(StatusEvent.to_status == "read"),
         StatusEvent.paper_id,
+        execute,
     ):
         with_events.add(int(pid))
         months[at.strftime("%Y-%m")].add(int(pid))

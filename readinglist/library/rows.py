@@ -305,12 +305,17 @@ def tags_by_paper(session: Session, ids: Sequence[int]) -> dict[int, list[str]]:
     """Return the tag names of the papers ``ids`` (one chunk: one ``IN`` query), each
     paper's in ``ORDER BY tags.name`` order as the ORM relationship orders them;
     untagged papers are missing from the dict."""
+    links, names = cast(Table, PaperTag.__table__), cast(Table, Tag.__table__)
     tags: dict[int, list[str]] = defaultdict(list)
-    for pid, name in session.execute(
-        select(PaperTag.paper_id, Tag.name)
-        .join(Tag, Tag.id == PaperTag.tag_id)
-        .where(PaperTag.paper_id.in_(ids))
-        .order_by(Tag.name)
+    for pid, name in (
+        session.connection()
+        .execute(  # Core: no ORM row handling (issue 17)
+            select(links.c.paper_id, names.c.name)
+            .join(names, names.c.id == links.c.tag_id)
+            .where(links.c.paper_id.in_(ids))
+            .order_by(names.c.name)
+        )
+        .all()
     ):
         tags[pid].append(name)
     return tags
@@ -443,6 +448,70 @@ LISTING_COLUMNS = (
 TABLE_COLUMNS = ("id", "citekey", "title", "title_provisional", "year", "status", "priority")
 
 
+#: The ``papers`` columns that hold a PaperRecord's data and user state, without
+#: :data:`SOURCE_COLUMNS` (``id`` first): what RIS and CSL-JSON export read (issue 17).
+RECORD_COLUMNS = (
+    "id",
+    "citekey",
+    "entry_type",
+    "title",
+    "title_provisional",
+    "citekey_provisional",
+    "short_name",
+    "year",
+    "month",
+    "venue",
+    "abstract",
+    "doi",
+    "arxiv",
+    "url",
+    "code_url",
+    "keywords",
+    "fields",
+    "status",
+    "priority",
+    "added_at",
+    "read_at",
+)
+
+
+#: The PaperRecord field of a ``papers`` column whose name differs.
+_FIELD_OF_COLUMN = {"added_at": "added"}
+
+
+def record_columns(names: Iterable[str]) -> tuple[str, ...]:
+    """Return the ``papers`` columns that hold the PaperRecord fields ``names`` (``id``
+    first), for :func:`iter_listing_records`: a writer names what it reads (e.g.
+    ``formats.markdown.RECORD_FIELDS``), the reader selects only that. People, tags and
+    notes are not columns (:func:`iter_listing_records` reads them by its flags); a
+    name that is neither a column nor one of those raises KeyError."""
+    papers = cast(Table, Paper.__table__)
+    column_of = {field: column for column, field in _FIELD_OF_COLUMN.items()}
+    columns = ["id"]
+    for name in names:
+        if name in ("authors", "editors", "tags", "notes"):
+            continue
+        column = column_of.get(name, name)
+        if column not in papers.c:
+            raise KeyError(f"no papers column holds the record field {name!r}")
+        if column not in columns:
+            columns.append(column)
+    return tuple(columns)
+
+
+def _priority_name(code: int | None) -> str | None:
+    return PRIORITY_NAMES.get(code) if code is not None else None
+
+
+#: How a ``papers`` value becomes its PaperRecord field's value (others are taken as read).
+_CONVERT: dict[str, Any] = {
+    "priority": _priority_name,
+    "keywords": split_keywords,
+    "fields": lambda value: dict(value or {}),
+    "citekey_provisional": bool,
+}
+
+
 def iter_listing_records(
     session: Session,
     ids: Sequence[int],
@@ -450,52 +519,90 @@ def iter_listing_records(
     chunk: int = RECORD_CHUNK,
     columns: Sequence[str] = LISTING_COLUMNS,
     with_tags: bool = True,
+    with_editors: bool = False,
+    with_notes: bool = False,
 ) -> Iterator[tuple[int, PaperRecord]]:
     """Yield, for each paper of ``ids`` in that order, its id and a PaperRecord with what
-    a listing shows: the ``columns`` (:data:`LISTING_COLUMNS`, or :data:`TABLE_COLUMNS`
-    for a table; ``id`` first), authors (in order) and tags (by name; none without
-    ``with_tags``).
+    a listing or a text export shows: the ``columns`` (:data:`LISTING_COLUMNS`,
+    :data:`TABLE_COLUMNS` for a table, or :func:`record_columns` of what a writer reads;
+    ``id`` first), authors (in order), editors (with ``with_editors``), tags (by name,
+    as the ORM relationship orders them; none without ``with_tags``) and notes (oldest
+    first, with ``with_notes``).
 
-    Streams in bounded memory (issue 17): per chunk of papers three Core queries
-    (those columns only, authors joined to people, tags joined to their links), no
-    ORM objects, no identity map, no digest; other fields keep their defaults.
-    Unknown ids are skipped.
+    Streams in bounded memory (issue 17): per chunk of papers a few Core queries on
+    the session's connection (those columns only, people joined to their links,
+    tags, notes), each fetched at once; no ORM objects, no identity map, no digest,
+    no ``source_text``; other fields keep their defaults (``aliases`` empty,
+    ``latex_fields`` True). Unknown ids are skipped.
     """
     papers = cast(Table, Paper.__table__)
+    links = cast(Table, PaperPerson.__table__)
+    people = cast(Table, Person.__table__)
+    notes_table = cast(Table, Note.__table__)
     selected = [papers.c[name] for name in columns]
+    names = [_FIELD_OF_COLUMN.get(name, name) for name in columns[1:]]
+    converted = [(i, _CONVERT[name]) for i, name in enumerate(columns[1:]) if name in _CONVERT]
+    people_query = (
+        select(
+            links.c.paper_id,
+            links.c.role,
+            people.c.family,
+            people.c.given,
+            people.c.von,
+            people.c.jr,
+            people.c.literal,
+        )
+        .join(people, people.c.id == links.c.person_id)
+        .order_by(links.c.paper_id, links.c.role, links.c.position)
+    )
+    if not with_editors:
+        people_query = people_query.where(links.c.role == "author")
+    connection = session.connection()
     for start in range(0, len(ids), chunk):
         part = list(ids[start : start + chunk])
         rows = {
-            row[0]: row for row in session.execute(select(*selected).where(papers.c.id.in_(part)))
+            row[0]: row
+            for row in connection.execute(select(*selected).where(papers.c.id.in_(part))).all()
         }
-        authors: dict[int, list[PersonRecord]] = defaultdict(list)
-        for pid, family, given, von, jr, literal in session.execute(
-            select(
-                PaperPerson.paper_id,
-                Person.family,
-                Person.given,
-                Person.von,
-                Person.jr,
-                Person.literal,
-            )
-            .join(Person, Person.id == PaperPerson.person_id)
-            .where(PaperPerson.paper_id.in_(part), PaperPerson.role == "author")
-            .order_by(PaperPerson.paper_id, PaperPerson.position)
-        ):
-            authors[pid].append(PersonRecord(family, given, von, jr, literal))
+        named: dict[str, dict[int, list[PersonRecord]]] = {
+            "author": defaultdict(list),
+            "editor": defaultdict(list),
+        }
+        for pid, role, family, given, von, jr, literal in connection.execute(
+            people_query.where(links.c.paper_id.in_(part))
+        ).all():
+            named[role][pid].append(PersonRecord(family, given, von, jr, literal))
+        authors, editors = named["author"], named["editor"]
         tags = tags_by_paper(session, part) if with_tags else {}
+        notes: dict[int, list[NoteRecord]] = defaultdict(list)
+        if with_notes:
+            for pid, body, created, updated in connection.execute(
+                select(
+                    notes_table.c.paper_id,
+                    notes_table.c.body,
+                    notes_table.c.created_at,
+                    notes_table.c.updated_at,
+                )
+                .where(notes_table.c.paper_id.in_(part))
+                .order_by(notes_table.c.id)
+            ).all():
+                notes[pid].append(NoteRecord(text=body, created=created, updated=updated))
         for pid in part:
             row = rows.get(pid)
-            if row is not None:
-                values = dict(zip(columns, row, strict=True))
-                del values["id"]
-                if "added_at" in values:
-                    values["added"] = values.pop("added_at")
-                if values.get("priority") is not None:
-                    values["priority"] = PRIORITY_NAMES.get(values["priority"])
-                values["authors"] = tuple(authors.get(pid, ()))
-                values["tags"] = tuple(tags.get(pid, ()))
-                yield pid, PaperRecord(**values)
+            if row is None:
+                continue
+            values = list(row[1:])
+            for index, convert in converted:
+                values[index] = convert(values[index])
+            record = dict(zip(names, values, strict=True))
+            record["authors"] = tuple(authors.get(pid, ()))
+            if with_editors:
+                record["editors"] = tuple(editors.get(pid, ()))
+            if with_tags:
+                record["tags"] = tuple(tags.get(pid, ()))
+            if with_notes:
+                record["notes"] = tuple(notes.get(pid, ()))
+            yield pid, PaperRecord(**record)
 
 
 def load_papers(

@@ -24,11 +24,13 @@ from typing import IO, Any, TextIO, cast
 from sqlalchemy.orm import Session
 
 from readinglist import formats, library
+from readinglist.db import collector_paused
 from readinglist.errors import InvalidInput, ReadingListError, UsageError
 from readinglist.formats import bibtex
 from readinglist.library.listing import export_outline
+from readinglist.library.rows import RECORD_COLUMNS, iter_listing_records, record_columns
 from readinglist.pipelines.atomic import open_atomically
-from readinglist.records import PaperRecord, citation_problems
+from readinglist.records import CITATION_FIELDS, PaperRecord, citation_problems
 
 #: The formats whose writer is :class:`readinglist.formats.bibtex.Writer`.
 BIBTEX_FORMATS = ("bibtex", "biblatex")
@@ -302,24 +304,29 @@ def write_papers(
     if fmt == "markdown":
         by_key = {key: paper_id for paper_id, key in papers}
         outline = export_outline(session, ids, with_tags=options["group_by"] == "tag")
+        shown = [*formats.module(fmt).RECORD_FIELDS, *CITATION_FIELDS]  # Audit reads these
+        columns = record_columns([*shown, *(["abstract"] if options["abstracts"] else [])])
 
         def complete(members: list[PaperRecord]) -> Iterator[PaperRecord]:
-            return watch(
-                library.iter_records(
-                    session,
-                    [by_key[member.citekey or ""] for member in members],
-                    with_notes=bool(options["notes"]),
-                    with_source=False,
-                )
+            found = iter_listing_records(
+                session,
+                [by_key[member.citekey or ""] for member in members],
+                columns=columns,
+                with_editors=True,
+                with_notes=bool(options["notes"]),
             )
+            return watch(record for _, record in found)
 
         pieces = write_chunks(outline, complete=complete, **options)
     else:
         # RIS and CSL-JSON carry the user's notes (N1 / note), issue 15.
-        records = library.iter_records(session, ids, with_notes=True, with_source=False)
-        pieces = write_chunks(watch(records), **options)
-    for piece in pieces:
-        out.write(piece)
+        found = iter_listing_records(
+            session, ids, columns=RECORD_COLUMNS, with_editors=True, with_notes=True
+        )
+        pieces = write_chunks(watch(record for _, record in found), **options)
+    with collector_paused():  # rows and records only, no cycles (issue 17)
+        for piece in pieces:
+            out.write(piece)
 
 
 def _with_alias_copies(record: PaperRecord, old_keys: list[str] | None) -> list[PaperRecord]:

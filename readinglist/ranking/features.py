@@ -9,7 +9,9 @@ keeps terms in 5+ papers and at most 10% of them, which leaves nothing in a smal
 list. Author names become one token each (``author_smith_j``) so that a person is a
 feature of their own and "Smith" the author is not "smith" the word.
 
-scikit-learn is imported here, so this module is imported only by commands that rank.
+scikit-learn is imported by :func:`fit` and :func:`transform` when they run, not with
+this module: scoring from a cached index (``list --json``) needs neither (its import
+alone is about 65 MiB of RSS, issue 17).
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from typing import Any
 
 import numpy as np
 from scipy import sparse
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from readinglist.ranking import AUTHOR_TOKEN, TAG_TOKEN
 from readinglist.text import latex_to_unicode
@@ -89,6 +90,8 @@ def fit(texts: Sequence[str]) -> tuple[sparse.csr_matrix, list[str], np.ndarray]
 
     An empty vocabulary (no text at all) gives a matrix with no columns.
     """
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     vectorizer = TfidfVectorizer(**vectorizer_params(len(texts)))
     try:
         matrix = vectorizer.fit_transform(texts)
@@ -102,6 +105,8 @@ def transform(texts: Sequence[str], vocabulary: Sequence[str], idf: np.ndarray) 
     """Return the tf-idf rows of ``texts`` in the columns of a fitted ``vocabulary``."""
     params = vectorizer_params(len(vocabulary))
     params.update(min_df=1, max_df=1.0, max_features=None)
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     vectorizer = TfidfVectorizer(vocabulary={t: i for i, t in enumerate(vocabulary)}, **params)
     vectorizer.idf_ = idf
     return sparse.csr_matrix(vectorizer.transform(texts), dtype=np.float32)

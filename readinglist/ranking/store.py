@@ -16,9 +16,11 @@ import contextlib
 import hashlib
 import os
 from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property, partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -37,19 +39,35 @@ LSA_DIMS = 256
 
 @dataclass
 class Index:
-    """The tf-idf rows of every paper: ``ids[i]`` is the paper of row ``i``."""
+    """The tf-idf rows of every paper: ``ids[i]`` is the paper of row ``i``.
+
+    ``terms`` is the vocabulary in column order, or a function that reads it: a cached
+    index reads its terms (about 65 MB at 100,000 papers) only when :attr:`vocabulary`
+    is first asked for (``--like``, ``show --why``, topics), never to score (issue 17).
+    """
 
     ids: np.ndarray
     matrix: sparse.csr_matrix
-    vocabulary: list[str]
+    terms: list[str] | Callable[[], list[str]]
     idf: np.ndarray
     dense: np.ndarray | None = None
-    row: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.row = {int(pid): i for i, pid in enumerate(self.ids)}
         self._sorter = np.argsort(self.ids, kind="stable")
         self._sorted = self.ids[self._sorter]
+
+    @cached_property
+    def row(self) -> dict[int, int]:
+        """``{paper id: row}``, built on first use (about 10 MB at 100,000 papers; scoring
+        a listing uses :meth:`rows_of` instead)."""
+        return {int(pid): i for i, pid in enumerate(self.ids)}
+
+    @property
+    def vocabulary(self) -> list[str]:
+        """The terms of the columns, in order (read on first use; see the class docstring)."""
+        if callable(self.terms):
+            self.terms = self.terms()
+        return self.terms
 
     def rows_of(self, pids: Sequence[int]) -> np.ndarray:
         """Return the row of each paper id (-1 for a paper not in the index), vectorised."""
@@ -147,17 +165,32 @@ def load(session: Session, url: str) -> Index:
 
 def _read(path: Path, counter: str) -> Index | None:
     try:
-        with np.load(path, allow_pickle=False) as data:
-            if str(data["counter"]) != counter:
-                return None
-            matrix = sparse.csr_matrix(
-                (data["data"], data["indices"], data["indptr"]), shape=tuple(data["shape"])
-            )
-            dense = data["dense"] if data["dense"].size else None
-            vocabulary = [str(t) for t in data["vocabulary"]]
-            return Index(data["ids"], matrix, vocabulary, data["idf"], dense)
-    except (OSError, KeyError, ValueError):
+        data = np.load(path, allow_pickle=False)
+    except (OSError, ValueError):
         return None
+    try:
+        if str(data["counter"]) != counter:
+            data.close()
+            return None
+        matrix = sparse.csr_matrix(
+            (data["data"], data["indices"], data["indptr"]), shape=tuple(data["shape"])
+        )
+        dense = data["dense"] if data["dense"].size else None
+        # The file stays open until the terms are read: a rebuild that replaces it
+        # meanwhile (os.replace) leaves this open file as it was, terms and matrix alike.
+        return Index(data["ids"], matrix, partial(_terms, data), data["idf"], dense)
+    except (OSError, KeyError, ValueError):
+        data.close()
+        return None
+
+
+def _terms(data: Any) -> list[str]:
+    """The vocabulary of the open cache file ``data`` (an ``NpzFile``, then closed), read
+    by :attr:`Index.vocabulary` on first use."""
+    try:
+        return [str(t) for t in data["vocabulary"]]
+    finally:
+        data.close()
 
 
 def _write(path: Path, counter: str, index: Index) -> None:
