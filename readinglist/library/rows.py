@@ -329,6 +329,64 @@ def bibtex_batch_ids(session: Session) -> frozenset[int]:
     return frozenset(session.scalars(query))
 
 
+def people_by_paper(
+    session: Session, ids: Sequence[int], *, with_editors: bool = True
+) -> tuple[dict[int, list[PersonRecord]], dict[int, list[PersonRecord]]]:
+    """Return ``(authors, editors)`` of the papers ``ids``: paper id -> people in their
+    order, read with one Core query on the session's connection (no ORM objects).
+    ``with_editors=False`` reads authors only (the editors map stays empty). The one
+    reader of people for every whole-library read (issue 17)."""
+    links = cast(Table, PaperPerson.__table__)
+    people = cast(Table, Person.__table__)
+    query = (
+        select(
+            links.c.paper_id,
+            links.c.role,
+            people.c.family,
+            people.c.given,
+            people.c.von,
+            people.c.jr,
+            people.c.literal,
+        )
+        .join(people, people.c.id == links.c.person_id)
+        .where(links.c.paper_id.in_(list(ids)))
+        .order_by(links.c.paper_id, links.c.role, links.c.position)
+    )
+    if not with_editors:
+        query = query.where(links.c.role == "author")
+    authors: dict[int, list[PersonRecord]] = defaultdict(list)
+    editors: dict[int, list[PersonRecord]] = defaultdict(list)
+    by_role = {"author": authors, "editor": editors}
+    for pid, role, family, given, von, jr, literal in session.connection().execute(query).all():
+        named = by_role.get(role)
+        if named is not None:
+            named[pid].append(PersonRecord(family, given, von, jr, literal))
+    return authors, editors
+
+
+def notes_by_paper(session: Session, ids: Sequence[int]) -> dict[int, list[NoteRecord]]:
+    """Return paper id -> its notes (oldest first) for the papers ``ids``, read with one
+    Core query on the session's connection."""
+    notes_table = cast(Table, Note.__table__)
+    notes: dict[int, list[NoteRecord]] = defaultdict(list)
+    for pid, body, created, updated in (
+        session.connection()
+        .execute(
+            select(
+                notes_table.c.paper_id,
+                notes_table.c.body,
+                notes_table.c.created_at,
+                notes_table.c.updated_at,
+            )
+            .where(notes_table.c.paper_id.in_(list(ids)))
+            .order_by(notes_table.c.id)
+        )
+        .all()
+    ):
+        notes[pid].append(NoteRecord(text=body, created=created, updated=updated))
+    return notes
+
+
 def iter_records(
     session: Session,
     ids: Sequence[int],
@@ -366,49 +424,24 @@ def iter_records(
         result = session.execute(select(*columns).where(papers.c.id.in_(part)))
         names = list(result.keys())
         rows = {row[0]: row for row in result}
-        people: dict[int, dict[str, list[PersonRecord]]] = defaultdict(
-            lambda: {"author": [], "editor": []}
-        )
-        for pid, role, family, given, von, jr, literal in session.execute(
-            select(
-                PaperPerson.paper_id,
-                PaperPerson.role,
-                Person.family,
-                Person.given,
-                Person.von,
-                Person.jr,
-                Person.literal,
-            )
-            .join(Person, Person.id == PaperPerson.person_id)
-            .where(PaperPerson.paper_id.in_(part))
-            .order_by(PaperPerson.paper_id, PaperPerson.role, PaperPerson.position)
-        ):
-            people[pid].setdefault(role, []).append(PersonRecord(family, given, von, jr, literal))
+        authors, editors = people_by_paper(session, part)
         tags = tags_by_paper(session, part)
         aliases = aliases_by_paper(session, part)
-        notes: dict[int, list[NoteRecord]] = defaultdict(list)
-        if with_notes:
-            for pid, body, created, updated in session.execute(
-                select(Note.paper_id, Note.body, Note.created_at, Note.updated_at)
-                .where(Note.paper_id.in_(part))
-                .order_by(Note.id)
-            ):
-                notes[pid].append(NoteRecord(text=body, created=created, updated=updated))
+        notes = notes_by_paper(session, part) if with_notes else {}
         for pid in part:
             if pid not in rows:
                 continue
             # One plain object per row, when it is used: a Row resolves each attribute
             # by name through __getattr__, about ten times a plain attribute (issue 17).
             row = SimpleNamespace(**dict(zip(names, rows[pid], strict=True)))
-            named = people.get(pid, {})
             read = None
             if string_offsets and row.batch_id in string_offsets:
                 stored = row.source_strings_read if with_source else None
                 read = None if stored is None else string_offsets[row.batch_id] + stored
             record = record_of(
                 row,
-                tuple(named.get("author", ())),
-                tuple(named.get("editor", ())),
+                tuple(authors.get(pid, ())),
+                tuple(editors.get(pid, ())),
                 tuple(tags.get(pid, ())),
                 tuple(notes.get(pid, ())),
                 with_source=with_source,
@@ -536,27 +569,9 @@ def iter_listing_records(
     ``latex_fields`` True). Unknown ids are skipped.
     """
     papers = cast(Table, Paper.__table__)
-    links = cast(Table, PaperPerson.__table__)
-    people = cast(Table, Person.__table__)
-    notes_table = cast(Table, Note.__table__)
     selected = [papers.c[name] for name in columns]
     names = [_FIELD_OF_COLUMN.get(name, name) for name in columns[1:]]
     converted = [(i, _CONVERT[name]) for i, name in enumerate(columns[1:]) if name in _CONVERT]
-    people_query = (
-        select(
-            links.c.paper_id,
-            links.c.role,
-            people.c.family,
-            people.c.given,
-            people.c.von,
-            people.c.jr,
-            people.c.literal,
-        )
-        .join(people, people.c.id == links.c.person_id)
-        .order_by(links.c.paper_id, links.c.role, links.c.position)
-    )
-    if not with_editors:
-        people_query = people_query.where(links.c.role == "author")
     connection = session.connection()
     for start in range(0, len(ids), chunk):
         part = list(ids[start : start + chunk])
@@ -564,29 +579,9 @@ def iter_listing_records(
             row[0]: row
             for row in connection.execute(select(*selected).where(papers.c.id.in_(part))).all()
         }
-        named: dict[str, dict[int, list[PersonRecord]]] = {
-            "author": defaultdict(list),
-            "editor": defaultdict(list),
-        }
-        for pid, role, family, given, von, jr, literal in connection.execute(
-            people_query.where(links.c.paper_id.in_(part))
-        ).all():
-            named[role][pid].append(PersonRecord(family, given, von, jr, literal))
-        authors, editors = named["author"], named["editor"]
+        authors, editors = people_by_paper(session, part, with_editors=with_editors)
         tags = tags_by_paper(session, part) if with_tags else {}
-        notes: dict[int, list[NoteRecord]] = defaultdict(list)
-        if with_notes:
-            for pid, body, created, updated in connection.execute(
-                select(
-                    notes_table.c.paper_id,
-                    notes_table.c.body,
-                    notes_table.c.created_at,
-                    notes_table.c.updated_at,
-                )
-                .where(notes_table.c.paper_id.in_(part))
-                .order_by(notes_table.c.id)
-            ).all():
-                notes[pid].append(NoteRecord(text=body, created=created, updated=updated))
+        notes = notes_by_paper(session, part) if with_notes else {}
         for pid in part:
             row = rows.get(pid)
             if row is None:
@@ -777,19 +772,6 @@ def iter_bibtex_records(
     columns = [papers.c[name] for name in BIBTEX_COLUMNS]
     bibtex_batches = bibtex_batch_ids(session)
     connection = session.connection()
-    people_query = (
-        select(
-            PaperPerson.paper_id,
-            PaperPerson.role,
-            Person.family,
-            Person.given,
-            Person.von,
-            Person.jr,
-            Person.literal,
-        )
-        .join(Person, Person.id == PaperPerson.person_id)
-        .order_by(PaperPerson.paper_id, PaperPerson.role, PaperPerson.position)
-    )
     offsets = string_offsets or {}
     for start in range(0, len(ids), chunk):
         part = list(ids[start : start + chunk])
@@ -797,25 +779,10 @@ def iter_bibtex_records(
             row[0]: row
             for row in connection.execute(select(*columns).where(papers.c.id.in_(part))).all()
         }
-        authors: dict[int, list[PersonRecord]] = defaultdict(list)
-        editors: dict[int, list[PersonRecord]] = defaultdict(list)
-        by_role = {"author": authors, "editor": editors}
-        for pid, role, family, given, von, jr, literal in connection.execute(
-            people_query.where(PaperPerson.paper_id.in_(part))
-        ).all():
-            named = by_role.get(role)
-            if named is not None:
-                named[pid].append(PersonRecord(family, given, von, jr, literal))
+        authors, editors = people_by_paper(session, part)
         tags = tags_by_paper(session, part) if with_tags else {}
         aliases = aliases_by_paper(session, part)
-        notes: dict[int, list[NoteRecord]] = defaultdict(list)
-        if with_notes:
-            for pid, body, created, updated in connection.execute(
-                select(Note.paper_id, Note.body, Note.created_at, Note.updated_at)
-                .where(Note.paper_id.in_(part))
-                .order_by(Note.id)
-            ):
-                notes[pid].append(NoteRecord(text=body, created=created, updated=updated))
+        notes = notes_by_paper(session, part) if with_notes else {}
         for pid in part:
             values = rows.get(pid)
             if values is None:
