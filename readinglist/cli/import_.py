@@ -197,9 +197,10 @@ def _summarize_one(
     if list_added:
         for key in report.added:
             render.info(f"would add {key}")
-    if report.undated:
-        # A list without its conference's year (the NeurIPS poster list): citations
-        # would print "Even et al. ()" and bibtex warns "empty year" on each.
+    if report.undated and fmt == "abstracts":
+        # A pasted list without its conference's year (the NeurIPS poster list): its
+        # citations would print "Even et al. ()" and bibtex warns "empty year" on each.
+        # (A bibliography's entries without a year are its author's choice.)
         render.warn(
             f"{source}: {counted(len(report.undated), 'added paper')} without a year "
             f"(e.g. {report.undated[0]}): citations will show none; import the file "

@@ -101,7 +101,7 @@ def mark_command(
         changed_keys = [p.citekey for p in changed]
         overridden = Counter(before[p.id] for p in changed if before[p.id] != "new")
     verb = f"marked {{n}} {status}"
-    if overridden:
+    if overridden and query_text:
         # Say which decisions a query overrode (fresh user: `mark skipped -q tag:topic/x`
         # turned a read paper into a skipped one without a word).
         was = ", ".join(f"{n} {s}" for s, n in sorted(overridden.items()))
