@@ -11,7 +11,7 @@ DOI and arXiv identifiers themselves follow :mod:`readinglist.identifiers`.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from readinglist.identifiers import is_arxiv_url, normalize_arxiv
 from readinglist.records import LIST_FIELD_PREFIX, PaperRecord, Person
@@ -141,23 +141,46 @@ def arxiv_link(link: str) -> tuple[str | None, bool]:
 _FOREIGN_PREFIXES = ("ris_", "csl_", LIST_FIELD_PREFIX)
 
 
-def plain_fields(record: PaperRecord) -> dict[str, str]:
+def plain_fields(record: PaperRecord) -> Mapping[str, str]:
     """The record's fields as the plain text RIS and CSL-JSON carry.
 
     A paper read from BibTeX keeps its fields as LaTeX (``PaperRecord.latex_fields``);
-    here each value is decoded once, by the display rule of abstracts
-    (:func:`readinglist.text.readable`): ``publisher = {Barnes {\\&} Noble}`` is
-    written ``PB  - Barnes & Noble``, never the LaTeX, which a later import of that
-    RIS would take as text and escape again. Fields kept from RIS, CSL-JSON or a
-    pasted list (``ris_``, ``csl_``, ``list_``) and every field of a paper from any
-    other source are plain text already and stay as they are. Never raises.
+    here each value is decoded by the display rule of abstracts
+    (:func:`readinglist.text.readable`) when a writer reads it, once: ``publisher =
+    {Barnes {\\&} Noble}`` is written ``PB  - Barnes & Noble``, never the LaTeX, which a
+    later import of that RIS would take as text and escape again. Fields kept from RIS,
+    CSL-JSON or a pasted list (``ris_``, ``csl_``, ``list_``) and every field of a paper
+    from any other source are plain text already and stay as they are. Decoding only
+    what is read matters: a Beebe paper has twenty fields the writers never write, and
+    decoding them all made the RIS export of 100,000 papers take 285 s. Never raises.
     """
-    fields = dict(record.fields)
-    if record.latex_fields:
-        for name, value in fields.items():
-            if value and not name.startswith(_FOREIGN_PREFIXES):
-                fields[name] = readable(value)
-    return fields
+    return _PlainFields(record.fields, record.latex_fields)
+
+
+class _PlainFields(Mapping[str, str]):
+    """The mapping :func:`plain_fields` returns: values decoded on first reading."""
+
+    __slots__ = ("_decoded", "_fields", "_latex")
+
+    def __init__(self, fields: Mapping[str, str], latex: bool) -> None:
+        self._fields = fields
+        self._latex = latex
+        self._decoded: dict[str, str] = {}
+
+    def __getitem__(self, name: str) -> str:
+        value = self._fields[name]
+        if not self._latex or not value or name.startswith(_FOREIGN_PREFIXES):
+            return value
+        decoded = self._decoded.get(name)
+        if decoded is None:
+            decoded = self._decoded[name] = readable(value)
+        return decoded
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._fields)
+
+    def __len__(self) -> int:
+        return len(self._fields)
 
 
 #: A name written "Family Initials" (MEDLINE and PubMed ``Smith AM``, Embase RIS
