@@ -329,6 +329,18 @@ def bibtex_batch_ids(session: Session) -> frozenset[int]:
     return frozenset(session.scalars(query))
 
 
+def strings_read(
+    string_offsets: Mapping[int, int] | None, batch_id: int | None, stored: int | None
+) -> int | None:
+    """The ``@string`` blocks before a stored entry in an export's text: its import
+    batch's offset there (``string_offsets``) plus the count stored with the entry
+    (``source_strings_read``); None when either is unknown."""
+    if not string_offsets or batch_id is None or stored is None:
+        return None
+    before = string_offsets.get(batch_id)
+    return None if before is None else before + stored
+
+
 def people_by_paper(
     session: Session, ids: Sequence[int], *, with_editors: bool = True
 ) -> tuple[dict[int, list[PersonRecord]], dict[int, list[PersonRecord]]]:
@@ -434,10 +446,9 @@ def iter_records(
             # One plain object per row, when it is used: a Row resolves each attribute
             # by name through __getattr__, about ten times a plain attribute (issue 17).
             row = SimpleNamespace(**dict(zip(names, rows[pid], strict=True)))
-            read = None
-            if string_offsets and row.batch_id in string_offsets:
-                stored = row.source_strings_read if with_source else None
-                read = None if stored is None else string_offsets[row.batch_id] + stored
+            read = strings_read(
+                string_offsets, row.batch_id, row.source_strings_read if with_source else None
+            )
             record = record_of(
                 row,
                 tuple(authors.get(pid, ())),
@@ -772,7 +783,6 @@ def iter_bibtex_records(
     columns = [papers.c[name] for name in BIBTEX_COLUMNS]
     bibtex_batches = bibtex_batch_ids(session)
     connection = session.connection()
-    offsets = string_offsets or {}
     for start in range(0, len(ids), chunk):
         part = list(ids[start : start + chunk])
         rows = {
@@ -788,10 +798,7 @@ def iter_bibtex_records(
             if values is None:
                 continue
             row = _BibtexRow(*values)
-            read = None
-            before = offsets.get(row.batch_id) if row.batch_id is not None else None
-            if before is not None and row.source_strings_read is not None:
-                read = before + row.source_strings_read
+            read = strings_read(string_offsets, row.batch_id, row.source_strings_read)
             record = record_of(
                 row,
                 tuple(authors.get(pid, ())),
