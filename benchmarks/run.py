@@ -102,65 +102,100 @@ class Run:
     stdout_bytes: int = 0
 
 
-#: Output kept in memory per run: more would grow this process, and a child forked from
-#: a large parent reports the parent's resident size as its own ``ru_maxrss`` (Linux
-#: keeps the high-water mark across exec), which spoiled the peak RSS of exports.
+#: Output kept in memory per run: more would grow this process (see :data:`LAUNCHER`).
 KEEP_STDOUT = 1 << 20
+
+#: A small Python process that forks and execs the measured command, waits for it and
+#: writes its ``os.wait4`` usage (user, system, max RSS in KiB) to the file descriptor
+#: its first argument names. Linux keeps a
+#: process's RSS high-water mark across exec, and a child starts with its parent's
+#: resident size, so a child forked from this (possibly large: it cuts 150 MB inputs and
+#: builds libraries) process would report this process's size as its own peak: every
+#: row of one run once showed 509 MiB, floors included. Forked from the launcher, the
+#: command starts from a ~10 MB process.
+LAUNCHER = """\
+import os, sys
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(sys.argv[2], sys.argv[2:])
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+os.write(int(sys.argv[1]), f"{usage.ru_utime} {usage.ru_stime} {usage.ru_maxrss}".encode())
+code = os.waitstatus_to_exitcode(status)
+sys.exit(128 - code if code < 0 else code)
+"""
 
 
 def run(cmd: list[str], *, cwd: Path = ROOT, env: dict[str, str] | None = None) -> Run:
     """Run ``cmd`` to the end; raise CalledProcessError (with its stderr) if it fails.
 
-    Wall time from start to reaping; CPU (user + system) of this child and of the
-    processes it waited for (``os.wait4``). Peak RSS: the larger of ``ru_maxrss``
-    (the largest single process) and the peak of the summed resident memory of the
-    child and all its descendants, sampled every 20 ms from ``/proc`` (an import reads
-    large files in a second process: both count).
+    The command runs as the child of :data:`LAUNCHER`. Wall time from start to
+    reaping (the launcher's ~10 ms start-up included); CPU (user + system) of the
+    command and of the processes it waited for (``os.wait4`` in the launcher). Peak
+    RSS: the larger of the command's ``ru_maxrss`` (the largest single process) and
+    the peak of the summed resident memory of the command and all its descendants,
+    sampled every 20 ms from ``/proc`` (an import reads large files in a second
+    process: both count); the launcher itself is not counted.
     """
     import threading
 
     out_path = WORK / ".stdout"
     err_path = WORK / ".stderr"
+    read_fd, write_fd = os.pipe()
     with out_path.open("wb") as out, err_path.open("wb") as err:
         start = time.perf_counter()
         proc = subprocess.Popen(
-            cmd, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL
+            [sys.executable, "-c", LAUNCHER, str(write_fd), *cmd],
+            cwd=cwd,
+            env=env,
+            stdout=out,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            pass_fds=(write_fd,),
         )
+        os.close(write_fd)
         peak = [0]
         done = threading.Event()
 
         def sample() -> None:
             while not done.wait(0.02):
-                peak[0] = max(peak[0], _tree_rss_kib(proc.pid))
+                peak[0] = max(peak[0], _tree_rss_kib(proc.pid, skip_root=True))
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
-        _, status, usage = os.wait4(proc.pid, 0)
+        _, status, _usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         done.set()
         sampler.join()
+    with os.fdopen(read_fd, "rb") as pipe:
+        report = pipe.read().decode()
     proc.returncode = os.waitstatus_to_exitcode(status)
     stdout_bytes = out_path.stat().st_size
     with out_path.open("rb") as handle:
         stdout = handle.read(KEEP_STDOUT).decode("utf-8", errors="replace")
     out_path.unlink()
     stderr = err_path.read_text(errors="replace")
-    if proc.returncode != 0:
+    if proc.returncode != 0 or not report:
         raise subprocess.CalledProcessError(proc.returncode, cmd, stdout, stderr)
-    rss_kib = max(usage.ru_maxrss, peak[0])
-    return Run(wall, usage.ru_utime + usage.ru_stime, rss_kib / 1024, stdout, stderr, stdout_bytes)
+    user, system, maxrss = report.split()
+    rss_kib = max(int(maxrss), peak[0])
+    return Run(wall, float(user) + float(system), rss_kib / 1024, stdout, stderr, stdout_bytes)
 
 
-def _tree_rss_kib(pid: int) -> int:
-    """Resident memory (KiB) of ``pid`` and all its descendants now (0 when gone)."""
+def _tree_rss_kib(pid: int, *, skip_root: bool = False) -> int:
+    """Resident memory (KiB) of ``pid`` and all its descendants now (0 when gone);
+    ``skip_root``: of the descendants only."""
     total = 0
     stack = [pid]
     while stack:
         current = stack.pop()
         try:
-            status = Path(f"/proc/{current}/status").read_text()
-            match = re.search(r"^VmRSS:\s+(\d+)", status, re.MULTILINE)
-            total += int(match.group(1)) if match else 0
+            if not (skip_root and current == pid):
+                status = Path(f"/proc/{current}/status").read_text()
+                match = re.search(r"^VmRSS:\s+(\d+)", status, re.MULTILINE)
+                total += int(match.group(1)) if match else 0
             for task in Path(f"/proc/{current}/task").iterdir():
                 stack.extend(int(c) for c in (task / "children").read_text().split())
         except (OSError, ValueError):
