@@ -110,3 +110,24 @@ def test_the_library_package_still_exports_every_name() -> None:
     assert set(library.__all__) <= set(dir(library))
     with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
         _ = library.nothing_here
+
+
+def test_the_database_path_is_resolved_as_pathlib_resolved_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """config.to_url uses os.path (no pathlib, no re at start-up) with Path's result."""
+    from readinglist.config import Settings, to_url
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for value in ("lib.db", "./link/../real/lib.db", "link/lib.db", "~/link/x.db", "//a//b.db"):
+        assert to_url(value) == f"sqlite:///{Path(value).expanduser().resolve()}", value
+    assert to_url("postgres://u@h/db") == "postgresql+psycopg://u@h/db"
+    settings = Settings.resolve("link/lib.db")
+    assert settings == Settings(f"sqlite:///{tmp_path / 'real' / 'lib.db'}", settings.editor)
+    assert settings != Settings("sqlite:///other.db", settings.editor)
+    assert repr(settings).startswith("Settings(database_url='sqlite:///")
+    with pytest.raises(AttributeError):
+        settings.color = "red"  # type: ignore[attr-defined]
