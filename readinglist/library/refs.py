@@ -12,10 +12,7 @@ from sqlalchemy.orm import Session
 
 from readinglist.errors import NotFound, UsageError
 from readinglist.library.rows import load_papers
-from readinglist.models import (
-    Alias,
-    Paper,
-)
+from readinglist.models import ALIASES, PAPERS, Alias, Paper
 from readinglist.text import plural
 
 
@@ -64,9 +61,12 @@ def resolve_many(session: Session, refs: Sequence[str]) -> list[Paper]:
 
 def key_taken(session: Session, folded: str) -> bool:
     """True when ``folded`` (a lower-case key) is a paper's key or an alias."""
-    if session.scalar(select(Paper.id).where(Paper.citekey_folded == folded)) is not None:
+    # Table columns (Core): `list QUERY` calls this when nothing matched, and so
+    # configures no mapper (models.PAPERS).
+    if session.scalar(select(PAPERS.c.id).where(PAPERS.c.citekey_folded == folded)) is not None:
         return True
-    return session.scalar(select(Alias.paper_id).where(Alias.alias_folded == folded)) is not None
+    found = session.scalar(select(ALIASES.c.paper_id).where(ALIASES.c.alias_folded == folded))
+    return found is not None
 
 
 def resolve_targets(session: Session, refs: Sequence[str], query_text: str | None) -> list[Paper]:
@@ -114,7 +114,7 @@ def select_ids_and_keys(session: Session, query_text: str = "") -> list[tuple[in
     """
     from readinglist import query
 
-    stmt = query.statement(session, query_text, (Paper.id, Paper.citekey))
+    stmt = query.statement(session, query_text, (PAPERS.c.id, PAPERS.c.citekey))
     return [(int(paper_id), str(key)) for paper_id, key in session.execute(stmt)]
 
 
