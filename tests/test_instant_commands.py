@@ -155,6 +155,9 @@ print("CONFIGURED", Paper.__mapper__.configured, file=sys.stderr)
         ("list", "-k", "year:2020", "-tag:x", "author:smith", "key:smith*", "has:authors"),
         ("list", "--limit", "5", "venue:x", "OR", "is:provisional", "OR", "runs"),
         ("list", "nothing", "smith2020"),  # no match: the hint looks up keys, in Core too
+        ("mark", "read", "SMITH2020"),  # Core rows (library.target_rows, write_status)
+        ("priority", "high", "smith2020"),
+        ("mark", "to-read", "-q", "author:smith"),
     ],
     ids=lambda args: " ".join(args[:2]),
 )
@@ -170,4 +173,31 @@ def test_list_with_a_query_configures_no_mapper(
         check=True,
     )
     assert done.stderr.splitlines()[-1] == "CONFIGURED False", done.stderr
-    assert "smith2020" in done.stdout + done.stderr
+    assert "smith2020" in done.stdout + done.stderr or args[0] != "list"
+
+
+def test_mark_and_priority_on_core_rows_keep_the_status_rules(
+    invoke: Callable[..., Any], one_paper: None, tmp_path: Path
+) -> None:
+    """mark/priority write through library.write_status/write_priority (Core rows, no
+    objects): history, read date, aliases, unchanged papers and errors as before."""
+    assert invoke("rekey", "smith2020", "salmon2020").exit_code == 0  # smith2020: an alias
+    done = invoke("mark", "read", "smith2020", "--json")
+    assert json.loads(done.stdout) == {"changed": ["salmon2020"], "unchanged": []}
+    again = invoke("mark", "read", "SALMON2020", "smith2020", "--json")
+    assert json.loads(again.stdout) == {"changed": [], "unchanged": ["salmon2020"]}
+    shown = json.loads(invoke("show", "--json", "salmon2020").stdout)
+    assert [(h["from"], h["to"]) for h in shown["history"]] == [("new", "read")]
+    assert shown["status"] == "read"
+    assert shown["read_at"] is not None
+    assert invoke("mark", "to-read", "-q", "author:smith").exit_code == 0
+    shown = json.loads(invoke("show", "--json", "salmon2020").stdout)
+    assert [h["to"] for h in shown["history"]] == ["read", "to-read"]
+    assert shown["read_at"] is None  # leaving read clears the read date
+    assert invoke("mark", "read", "salmon2020", "nosuch").exit_code == 3
+    assert json.loads(invoke("show", "--json", "salmon2020").stdout)["status"] == "to-read"
+    assert invoke("priority", "high", "smith2020").exit_code == 0
+    assert json.loads(invoke("show", "--json", "salmon2020").stdout)["priority"] == "high"
+    cleared = invoke("priority", "none", "salmon2020", "--json")
+    assert json.loads(cleared.stdout) == {"changed": ["salmon2020"], "unchanged": []}
+    assert json.loads(invoke("show", "--json", "salmon2020").stdout)["priority"] is None
