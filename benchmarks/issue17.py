@@ -226,13 +226,16 @@ def typed_commands(bench: SimpleNamespace, library: Path) -> None:
                 f"cpu {bench.ms(imports.cpu)}, click + sqlalchemy (Core) {bench.ms(core.cpu)}",
             )
         )
-    phase_table(bench, scratch, keys)
+    phase_table(bench, scratch, keys, library)
     bench.fresh_db("scratch17-100k.db")
     completion(bench, library, keys[0][:2], "sqlite", COMPLETE_SQLITE_MS)
 
 
-def phase_table(bench: SimpleNamespace, scratch: Path, keys: list[str]) -> None:
-    """Where the CPU of ``show`` and ``mark`` goes (:mod:`phases`), as a RESULTS.md section."""
+def phase_table(
+    bench: SimpleNamespace, scratch: Path, keys: list[str], library: Path | None = None
+) -> None:
+    """Where the CPU of the typed commands and of a TAB goes (:mod:`phases`), as a
+    RESULTS.md section."""
     import phases  # type: ignore[import-not-found]
 
     db = ["--db", str(scratch)]
@@ -245,32 +248,50 @@ def phase_table(bench: SimpleNamespace, scratch: Path, keys: list[str]) -> None:
     profiles = {
         name: phases.profile(bench.PYTHON, args, bench.WORK) for name, args in cases.items()
     }
+    prefix = keys[0][:2]
+    tab = {
+        **os.environ,
+        "_READINGLIST_COMPLETE": "bash_complete",
+        "COMP_WORDS": f"readinglist show {prefix}",
+        "COMP_CWORD": "2",
+        "READINGLIST_DB": str(library or scratch),
+    }
+    profiles[f"TAB: show {prefix}"] = phases.profile(bench.PYTHON, [], bench.WORK, env=tab)
     head = "| phase | " + " | ".join(f"`{name}`" for name in profiles) + " |"
     lines = [
         "CPU per phase (`benchmarks/phases.py`: the modules a plain run imports are "
-        "imported first and timed, then the command runs with `AppContext.engine` and "
-        "`Session.execute`/`flush`/`commit` timed; the rest is Click, our logic and the "
-        "output). Import self-times by package come from `python -X importtime` of a "
-        "plain run (wall clock, so inflated on a shared machine; the CPU phase is exact).",
+        "imported first and timed, then the command runs with `AppContext.engine`, the "
+        "ORM's mapper configuration and the Session's and Connection's statements timed; the "
+        "rest is Click, our logic and the output). Import self-times by package come "
+        "from `python -X importtime` of a plain run (wall clock, so inflated on a shared "
+        "machine; the CPU phase is exact); `readinglist.models` is SQLAlchemy's "
+        "declarative mapping of our tables. The TAB column is a bash completion of a "
+        "key, answered before Click is imported (`cli/_fast.py`): imports only.",
         "",
         head,
         "|---|" + "---|" * len(profiles),
     ]
+
+    def phase(name: str) -> Any:
+        return lambda p: p["phases"][name] if p["phases"] else None
+
     rows = [
         ("interpreter start (`python -c pass`)", lambda p: p["start"]),
-        ("imports (CPU)", lambda p: p["phases"]["imports"]),
-        ("engine + schema check", lambda p: p["phases"]["engine"]),
-        ("SQL: compile, execute, load", lambda p: p["phases"]["sql"]),
-        ("Click, our logic, output", lambda p: p["phases"]["rest"]),
+        ("imports (CPU)", phase("imports")),
+        ("engine + schema check", phase("engine")),
+        ("ORM mapper configuration", phase("configure")),
+        ("SQL: compile, execute, load", phase("sql")),
+        ("Click, our logic, output", phase("rest")),
     ]
     for label, get in rows:
+        cells = [get(p) for p in profiles.values()]
         lines.append(
-            f"| {label} | " + " | ".join(bench.ms(get(p)) for p in profiles.values()) + " |"
+            f"| {label} | " + " | ".join("—" if c is None else bench.ms(c) for c in cells) + " |"
         )
     lines.append(
         "| modules imported | " + " | ".join(str(p["modules"]) for p in profiles.values()) + " |"
     )
-    for package in ("sqlalchemy", "readinglist", "click", "other"):
+    for package in (*phases.PACKAGES, "other"):
         lines.append(
             f"| importtime self, `{package}` | "
             + " | ".join(bench.ms(p["imports"].get(package, 0.0)) for p in profiles.values())

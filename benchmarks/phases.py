@@ -7,14 +7,17 @@ Usage::
 Runs ``readinglist ARGS`` twice in child processes and prints one JSON object:
 
 * ``imports``: a ``python -X importtime`` run of the command, its self times summed
-  by top-level package (``sqlalchemy``, ``readinglist``, ``click``, the rest) and the
-  number of modules imported;
+  by package (:data:`PACKAGES`: ``sqlalchemy``, ``readinglist.models``, the rest of
+  ``readinglist``, ``click``, ``psycopg``, the rest) and the number of modules
+  imported;
 * ``phases``: a second run, in this script's child, that first imports every module
   the first run imported (timed: ``imports``), then runs the command with CPU time
   (``time.process_time``) accounted to ``engine`` (``AppContext.engine``: engine
-  creation and the schema check), ``sql`` (``Session.execute``/``flush``/``commit``:
-  compiling, executing, loading rows into objects) and ``rest`` (Click's parsing,
-  our logic, rendering the output);
+  creation and the schema check), ``configure`` (the ORM's mapper configuration, on
+  the first ORM statement of a process; commands on Core rows skip it), ``sql``
+  (``Session.execute``/``scalar(s)``/``flush``/``commit`` and ``Connection.execute``:
+  compiling, executing, loading rows into objects) and ``rest`` (Click's parsing, our logic, rendering the output), each
+  call's CPU counted once, in its innermost timed phase;
 * ``start``: CPU of ``python -c pass`` (the interpreter itself).
 
 The sum is close to, not exactly, the CPU of a plain run: ``-X importtime`` and the
@@ -42,29 +45,34 @@ for name in modules:
     except Exception:
         pass
 imports = time.process_time() - start
-spent = {"engine": 0.0, "sql": 0.0}
-depth = [0]
+spent = {"engine": 0.0, "configure": 0.0, "sql": 0.0}
+stack = []  # CPU of the timed calls inside the current one (exclusive accounting)
 
 def timed(owner, name, phase):
     original = getattr(owner, name)
     def wrapper(*args, **kwargs):
-        if depth[0]:
-            return original(*args, **kwargs)
-        depth[0] += 1
         begin = time.process_time()
+        stack.append(0.0)
         try:
             return original(*args, **kwargs)
         finally:
-            spent[phase] += time.process_time() - begin
-            depth[0] -= 1
+            inner = stack.pop()
+            elapsed = time.process_time() - begin
+            spent[phase] += elapsed - inner
+            if stack:
+                stack[-1] += elapsed
     setattr(owner, name, wrapper)
 
 from readinglist.cli._app import AppContext
 timed(AppContext, "engine", "engine")
 if "sqlalchemy.orm" in sys.modules:
+    from sqlalchemy.engine import Connection
     from sqlalchemy.orm import Session
-    for name in ("execute", "flush", "commit"):
+    for name in ("execute", "scalar", "scalars", "flush", "commit"):
         timed(Session, name, "sql")
+    timed(Connection, "execute", "sql")  # Core reads on the session's connection
+    # the ORM's first use (a module function, looked up at each call)
+    timed(sys.modules["sqlalchemy.orm.mapper"], "_configure_registries", "configure")
 sys.argv = ["readinglist", *sys.argv[2:]]
 from readinglist.cli import main
 begin = time.process_time()
@@ -78,17 +86,25 @@ result = {"imports": imports, **spent, "rest": total - sum(spent.values())}
 print("PHASES " + json.dumps(result), file=sys.stderr)
 """
 
+#: The packages import self-times are summed by (``readinglist.models`` apart: its
+#: import is SQLAlchemy's declarative mapping of our tables, not our own code).
+PACKAGES = ("sqlalchemy", "readinglist.models", "readinglist", "click", "psycopg")
+
 _IMPORTTIME = re.compile(r"^import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)$")
 
 
-def import_profile(python: str, args: list[str]) -> tuple[dict[str, float], list[str]]:
-    """Run ``readinglist ARGS`` under ``-X importtime``; return the self seconds by
-    top-level package and the modules in the order they finished importing."""
+def import_profile(
+    python: str, args: list[str], env: dict[str, str] | None = None
+) -> tuple[dict[str, float], list[str]]:
+    """Run ``readinglist ARGS`` (in the environment ``env``, default this one) under
+    ``-X importtime``; return the self seconds by package (:data:`PACKAGES`, the rest
+    as ``other``) and the modules in the order they finished importing."""
     done = subprocess.run(
         [python, "-X", "importtime", "-m", "readinglist", *args],
         capture_output=True,
         text=True,
         check=True,
+        env=env,
     )
     by_package: dict[str, float] = {}
     modules: list[str] = []
@@ -98,8 +114,7 @@ def import_profile(python: str, args: list[str]) -> tuple[dict[str, float], list
             continue
         name = match.group(4)
         modules.append(name)
-        top = name.split(".")[0]
-        key = top if top in ("sqlalchemy", "readinglist", "click", "psycopg") else "other"
+        key = next((p for p in PACKAGES if name == p or name.startswith(p + ".")), "other")
         by_package[key] = by_package.get(key, 0.0) + int(match.group(1)) / 1e6
     return by_package, modules
 
@@ -129,14 +144,19 @@ def start_cpu(python: str) -> float:
     return min(cpus)
 
 
-def profile(python: str, args: list[str], scratch: Path) -> dict[str, object]:
-    """All three measurements of ``readinglist ARGS`` as one dictionary."""
-    by_package, modules = import_profile(python, args)
+def profile(
+    python: str, args: list[str], scratch: Path, env: dict[str, str] | None = None
+) -> dict[str, object]:
+    """All three measurements of ``readinglist ARGS`` as one dictionary. With ``env``
+    (a TAB completion request) only the import profile: the phases child imports
+    ``readinglist.cli._app`` (Click), which a completion answered before Click skips;
+    ``phases`` is then None."""
+    by_package, modules = import_profile(python, args, env)
     return {
         "start": start_cpu(python),
         "imports": by_package,
         "modules": len(modules),
-        "phases": phases(python, args, modules, scratch),
+        "phases": None if env is not None else phases(python, args, modules, scratch),
     }
 
 

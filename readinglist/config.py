@@ -7,13 +7,19 @@ Resolution order (ARCHITECTURE.md "Configuration"): ``--db URL|PATH`` beats the
 Online sources (``resolve --online``) are sent the contact address of
 ``READINGLIST_CONTACT`` in the User-Agent; their answers are cached under
 ``READINGLIST_CACHE`` (default: ``platformdirs.user_cache_dir("readinglist")``).
+
+Shell completion resolves the database here too, before anything else is imported
+(issue 17), so this module imports only ``os`` at start-up: no ``pathlib`` or
+``typing`` (both bring ``re``), no ``dataclasses`` (which brings ``inspect``).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from pathlib import Path
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 ENV_DB = "READINGLIST_DB"
 ENV_CONTACT = "READINGLIST_CONTACT"
@@ -22,6 +28,8 @@ ENV_CACHE = "READINGLIST_CACHE"
 
 def default_database_path() -> Path:
     """Return the default SQLite file in the user data directory (platformdirs)."""
+    from pathlib import Path
+
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("readinglist", appauthor=False)) / "readinglist.db"
@@ -36,6 +44,8 @@ def cache_directory(part: str) -> Path:
     """The folder of one kind of derived, disposable data (``"http"``: answers of online
     sources; ``"rank"``: ranking matrices of server libraries) under ``READINGLIST_CACHE``,
     else the user cache directory (platformdirs). The one home of where caches live."""
+    from pathlib import Path
+
     value = os.environ.get(ENV_CACHE, "").strip()
     if value:
         return Path(value).expanduser() / part
@@ -56,24 +66,42 @@ def to_url(value: str) -> str:
         if scheme in ("postgresql", "postgres"):
             return f"postgresql+psycopg://{rest}"
         return value
-    return f"sqlite:///{Path(value).expanduser().resolve()}"
+    return f"sqlite:///{os.path.realpath(os.path.expanduser(value))}"
 
 
 def sqlite_path(url: str) -> Path | None:
     """Return the file of an ``sqlite:///PATH`` URL; None for a server or an in-memory
     database. Used to keep outputs from overwriting the library itself."""
+    from pathlib import Path
+
     prefix = "sqlite:///"
     if url.startswith(prefix) and url[len(prefix) :] not in ("", ":memory:"):
         return Path(url[len(prefix) :])
     return None
 
 
-@dataclass(frozen=True)
 class Settings:
-    """Resolved settings for one run: the database URL and the editor command."""
+    """Resolved settings for one run: the database URL and the editor command.
 
-    database_url: str
-    editor: str
+    A plain class, not a dataclass (see the module docstring); compared by value.
+    """
+
+    __slots__ = ("database_url", "editor")
+
+    def __init__(self, database_url: str, editor: str) -> None:
+        self.database_url = database_url
+        self.editor = editor
+
+    def __repr__(self) -> str:
+        return f"Settings(database_url={self.database_url!r}, editor={self.editor!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Settings):
+            return NotImplemented
+        return (self.database_url, self.editor) == (other.database_url, other.editor)
+
+    def __hash__(self) -> int:
+        return hash((self.database_url, self.editor))
 
     @classmethod
     def resolve(cls, db: str | None = None) -> Settings:

@@ -23,11 +23,13 @@ file: the callers in ``cli/_complete.py`` turn any error into no candidates.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
-from urllib.parse import quote
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name)
+if TYPE_CHECKING:
+    from typing import Any
 
 #: The largest code point: ``prefix + TOP`` is above every string starting with ``prefix``.
 TOP = "\U0010ffff"
@@ -76,15 +78,24 @@ def _run(url: str, what: str, prefix: str, limit: int, timeout: int) -> list[str
     folded = prefix.lower()
     if url.startswith("sqlite:"):
         path = url.split(":///", 1)[-1]
-        if not path or not Path(path).is_file():
+        if not path or not os.path.isfile(path):
             return []
         params = (folded, folded + TOP, len(folded), folded, limit)
         return _sqlite(path, _SQLITE[what], params)
     return _postgres(url, _POSTGRES[what], (folded, limit), timeout)
 
 
+def sqlite_uri(path: str) -> str:
+    """The read-only SQLite URI of the file ``path`` (absolute): ``file:PATH?mode=ro``
+    with the three characters a URI path cannot hold as they are (``%``, ``?``, ``#``)
+    escaped, which is all SQLite decodes ("URI Filenames"). Not ``urllib.parse.quote``:
+    it imports ``re``, a tenth of a completion's CPU (issue 17)."""
+    escaped = path.replace("%", "%25").replace("?", "%3F").replace("#", "%23")
+    return f"file:{escaped}?mode=ro"
+
+
 def _sqlite(path: str, statements: Sequence[str], params: tuple[Any, ...]) -> list[str]:
-    conn = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True)
+    conn = sqlite3.connect(sqlite_uri(path), uri=True)
     try:
         return [str(row[0]) for sql in statements for row in conn.execute(sql, params)]
     finally:

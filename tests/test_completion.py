@@ -548,3 +548,139 @@ def test_zsh_and_fish_show_what_a_field_means(library_url: str) -> None:
         cli, [], prog_name="readinglist", env=protocol("fish", ["list", "stat"], library_url)
     )
     assert result.stdout == f"plain,status:\t{FIELDS['status']}\n"
+
+
+# --- the answer before Click (cli/_fast.py) ------------------------------------------------------
+
+
+def bash_request(line: list[str]) -> dict[str, str]:
+    """COMP_WORDS and COMP_CWORD as Click's bash script sends them (words joined by
+    spaces, unquoted; an empty last word is a trailing space)."""
+    return {"COMP_WORDS": " ".join(["readinglist", *line]), "COMP_CWORD": str(len(line))}
+
+
+#: Lines whose last word is a REF or TAG positional argument: answered without Click.
+FAST_LINES = [
+    ["show", ""],
+    ["show", "d"],
+    ["show", "HO"],
+    ["show", "DBLP", ":"],
+    ["show", "DBLP", ":", "conf"],
+    ["show", "dblp", ":", "x"],
+    ["show", "DBLP:co"],
+    ["mark", "read", ""],
+    ["mark", "read", "vaswani2017attention", "d"],
+    ["priority", "high", "ho"],
+    ["tag", "add", ""],
+    ["tag", "add", "th"],
+    ["tag", "add", "nlp", "va"],
+    ["tag", "remove", "vision", "d"],
+    ["tag", "merge", "vision", ""],
+    ["tag", "rename", "th"],
+    ["merge", "vaswani2017attention", "d"],
+    ["rm", "v"],
+    ["note", "add", "v"],
+    ["not-duplicate", "vaswani2017attention", "h"],
+]
+
+#: Lines the fast path leaves to Click: options, choices, queries, groups, full arguments.
+CLICK_LINES = [
+    [""],
+    ["tag", ""],
+    ["mark", "re"],
+    ["mark", "read", "-q", "ta"],
+    ["mark", "read", "-"],
+    ["list", "sta"],
+    ["show", "va", "x"],
+    ["tag", "rename", "old", ""],
+    ["rekey", "vaswani2017attention", "x"],
+    ["add", "--tag", "=", "vi"],
+    ["--db", "x.db", "show", "va"],
+    ["import", "ex"],
+    ["show", "=va"],
+]
+
+
+def test_fast_answers_equal_clicks(library_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from readinglist.cli._fast import answer_bash
+
+    monkeypatch.setenv("READINGLIST_DB", library_url)
+    for line in FAST_LINES:
+        request = bash_request(line)
+        fast = answer_bash(request)
+        assert fast is not None, line
+        env = {"_READINGLIST_COMPLETE": "bash_complete", **request}
+        clicks = CliRunner().invoke(cli, [], prog_name="readinglist", env=env)
+        assert (clicks.exit_code, clicks.stdout) == (0, fast + "\n"), line
+    assert answer_bash(bash_request(["show", "va"])) == "plain,vaswani2017attention"
+    assert answer_bash(bash_request(["tag", "add", "nlp", "va"])) == "plain,vaswani2017attention"
+    for line in CLICK_LINES:
+        assert answer_bash(bash_request(line)) is None, line
+    # Quotes and backslashes are shlex's to read (Click's split_arg_string).
+    assert answer_bash({"COMP_WORDS": "readinglist show 'va", "COMP_CWORD": "2"}) is None
+    assert answer_bash({"COMP_WORDS": "readinglist show va", "COMP_CWORD": "x"}) is None
+
+
+def test_fast_table_is_derived_from_the_commands() -> None:
+    """cli/_completion_table.py is what ``python -m readinglist.cli._complete`` writes."""
+    from readinglist.cli import _completion_table
+    from readinglist.cli._complete import positional_completions, table_source
+
+    assert Path(_completion_table.__file__).read_text(encoding="utf-8") == table_source(cli), (
+        "run: python -m readinglist.cli._complete"
+    )
+    table = positional_completions(cli)
+    assert table["show"] == ((1, "keys"),)
+    assert table["tag add"] == ((1, "tags"), (-1, "keys"))
+    assert "list" not in table  # a QUERY argument: Click completes it
+
+
+#: A completing process that reports the modules it imported without importing any
+#: itself (json would bring re).
+MODULES_OF_COMPLETION = """
+import sys
+sys.argv = ["readinglist"]
+from readinglist.cli import main
+main()
+sys.stdout.flush()
+sys.stderr.write(" ".join(sorted(sys.modules)))
+"""
+
+
+def test_key_and_tag_completion_imports_neither_click_nor_sqlalchemy(sqlite_library: str) -> None:
+    heavy = {"click", "sqlalchemy", "re", "typing", "dataclasses", "pathlib", "inspect"}
+    for line, expected in (
+        (["show", "va"], "plain,vaswani2017attention\n"),
+        (["tag", "add", "th"], "plain,Thesis\n"),
+        (["mark", "read", "DBLP", ":", "co"], "plain,conf/nips/HoJA20\n"),
+    ):
+        env = {
+            **os.environ,
+            "_READINGLIST_COMPLETE": "bash_complete",
+            "READINGLIST_DB": sqlite_library,
+            **bash_request(line),
+        }
+        done = subprocess.run(
+            [sys.executable, "-c", MODULES_OF_COMPLETION],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.stdout == expected, line
+        modules = set(done.stderr.split())
+        assert "readinglist.cli._fast" in modules
+        assert not {m for m in modules if m.split(".")[0] in heavy}, line
+
+
+def test_completion_reads_a_library_whose_path_needs_escaping(
+    sqlite_library: str, tmp_path: Path
+) -> None:
+    from readinglist import lookup
+
+    odd = tmp_path / "a b?c#d%20é" / "lib?.db"
+    odd.parent.mkdir()
+    shutil.copyfile(sqlite_library, odd)
+    assert lookup.sqlite_uri(str(odd)).endswith("/a b%3Fc%23d%2520é/lib%3F.db?mode=ro")
+    assert lookup.keys_starting(f"sqlite:///{odd}", "va", 10) == ["vaswani2017attention"]
+    assert lookup.tags_starting(f"sqlite:///{odd}", "TH", 10) == ["Thesis"]

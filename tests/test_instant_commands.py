@@ -110,3 +110,94 @@ def test_the_library_package_still_exports_every_name() -> None:
     assert set(library.__all__) <= set(dir(library))
     with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
         _ = library.nothing_here
+
+
+def test_the_database_path_is_resolved_as_pathlib_resolved_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """config.to_url uses os.path (no pathlib, no re at start-up) with Path's result."""
+    from readinglist.config import Settings, to_url
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for value in ("lib.db", "./link/../real/lib.db", "link/lib.db", "~/link/x.db", "//a//b.db"):
+        assert to_url(value) == f"sqlite:///{Path(value).expanduser().resolve()}", value
+    assert to_url("postgres://u@h/db") == "postgresql+psycopg://u@h/db"
+    settings = Settings.resolve("link/lib.db")
+    assert settings == Settings(f"sqlite:///{tmp_path / 'real' / 'lib.db'}", settings.editor)
+    assert settings != Settings("sqlite:///other.db", settings.editor)
+    assert repr(settings).startswith("Settings(database_url='sqlite:///")
+    with pytest.raises(AttributeError):
+        settings.color = "red"  # type: ignore[attr-defined]
+
+
+#: Runs ``readinglist ARGS``, then prints whether the ORM's mappers were configured.
+CONFIGURED = """
+import sys
+sys.argv = ["readinglist", *sys.argv[1:]]
+from readinglist.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+sys.stdout.flush()
+from readinglist.models import Paper
+print("CONFIGURED", Paper.__mapper__.configured, file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("list", "--limit", "50", "salmon"),
+        ("list", "-k", "year:2020", "-tag:x", "author:smith", "key:smith*", "has:authors"),
+        ("list", "--limit", "5", "venue:x", "OR", "is:provisional", "OR", "runs"),
+        ("list", "nothing", "smith2020"),  # no match: the hint looks up keys, in Core too
+        ("mark", "read", "SMITH2020"),  # Core rows (library.target_rows, write_status)
+        ("priority", "high", "smith2020"),
+        ("mark", "to-read", "-q", "author:smith"),
+    ],
+    ids=lambda args: " ".join(args[:2]),
+)
+def test_list_with_a_query_configures_no_mapper(
+    one_paper: None, db_url: str, args: tuple[str, ...]
+) -> None:
+    """The query compiler builds Core statements of the tables (models.PAPERS...):
+    configuring the ORM's mappers would cost ~55 ms CPU (issue 17)."""
+    done = subprocess.run(
+        [sys.executable, "-c", CONFIGURED, "--db", db_url, *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stderr.splitlines()[-1] == "CONFIGURED False", done.stderr
+    assert "smith2020" in done.stdout + done.stderr or args[0] != "list"
+
+
+def test_mark_and_priority_on_core_rows_keep_the_status_rules(
+    invoke: Callable[..., Any], one_paper: None, tmp_path: Path
+) -> None:
+    """mark/priority write through library.write_status/write_priority (Core rows, no
+    objects): history, read date, aliases, unchanged papers and errors as before."""
+    assert invoke("rekey", "smith2020", "salmon2020").exit_code == 0  # smith2020: an alias
+    done = invoke("mark", "read", "smith2020", "--json")
+    assert json.loads(done.stdout) == {"changed": ["salmon2020"], "unchanged": []}
+    again = invoke("mark", "read", "SALMON2020", "smith2020", "--json")
+    assert json.loads(again.stdout) == {"changed": [], "unchanged": ["salmon2020"]}
+    shown = json.loads(invoke("show", "--json", "salmon2020").stdout)
+    assert [(h["from"], h["to"]) for h in shown["history"]] == [("new", "read")]
+    assert shown["status"] == "read"
+    assert shown["read_at"] is not None
+    assert invoke("mark", "to-read", "-q", "author:smith").exit_code == 0
+    shown = json.loads(invoke("show", "--json", "salmon2020").stdout)
+    assert [h["to"] for h in shown["history"]] == ["read", "to-read"]
+    assert shown["read_at"] is None  # leaving read clears the read date
+    assert invoke("mark", "read", "salmon2020", "nosuch").exit_code == 3
+    assert json.loads(invoke("show", "--json", "salmon2020").stdout)["status"] == "to-read"
+    assert invoke("priority", "high", "smith2020").exit_code == 0
+    assert json.loads(invoke("show", "--json", "salmon2020").stdout)["priority"] == "high"
+    cleared = invoke("priority", "none", "salmon2020", "--json")
+    assert json.loads(cleared.stdout) == {"changed": ["salmon2020"], "unchanged": []}
+    assert json.loads(invoke("show", "--json", "salmon2020").stdout)["priority"] is None

@@ -23,48 +23,36 @@ replaces only the text after the last colon. :class:`BashComplete` joins such wo
 again before Click parses them, so the callbacks always see whole words, as with zsh
 and fish, and cuts from each candidate the part up to that colon
 (tests/test_completion.py checks it in an interactive bash).
+
+The commonest requests, a REF or TAG positional argument in bash, are answered
+before Click is imported (:mod:`readinglist.cli._fast`, with the same word joining
+and look-up); :func:`positional_completions` derives which positional argument of
+which command completes keys or tags from the parameters' ``shell_complete`` here,
+and ``python -m readinglist.cli._complete`` writes it to
+``cli/_completion_table.py`` for that path.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import click
 from click import shell_completion
 from click.shell_completion import CompletionItem, ShellComplete
 
-#: Candidates offered at most per completion (shells page longer lists anyway).
-LIMIT = 200
-
-
-def _from_library(
-    ctx: click.Context, fetch: Callable[[str, str, int], list[str]], prefix: str
-) -> list[str]:
-    """Run ``fetch(url, prefix, LIMIT)`` (a :mod:`readinglist.lookup` function) on the
-    command's library; [] on any problem. No SQLAlchemy: see :mod:`readinglist.lookup`."""
-    try:
-        from readinglist.config import Settings
-
-        root = ctx.find_root()
-        url = Settings.resolve(root.params.get("db")).database_url
-        return fetch(url, prefix, LIMIT)
-    except Exception:  # completion must never crash the shell's prompt
-        return []
+from readinglist.cli._fast import bash_prefix, cut_bash_prefix, library_values, rejoin_bash_words
 
 
 def citation_keys(ctx: click.Context, prefix: str) -> list[str]:
-    """Return the library's citation keys and aliases starting with ``prefix``."""
-    from readinglist import lookup
-
-    return _from_library(ctx, lookup.keys_starting, prefix)
+    """Return the library's citation keys and aliases starting with ``prefix`` ([] on
+    any problem; :func:`readinglist.cli._fast.library_values`)."""
+    return library_values(ctx.find_root().params.get("db"), "keys", prefix)
 
 
 def tag_names(ctx: click.Context, prefix: str) -> list[str]:
-    """Return the library's tag names starting with ``prefix`` (case-insensitive)."""
-    from readinglist import lookup
-
-    return _from_library(ctx, lookup.tags_starting, prefix)
+    """Return the library's tag names starting with ``prefix`` (case-insensitive; [] on
+    any problem)."""
+    return library_values(ctx.find_root().params.get("db"), "tags", prefix)
 
 
 def complete_ref(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
@@ -162,33 +150,6 @@ class _Quiet(ShellComplete):
             return ""
 
 
-def rejoin_bash_words(words: list[str]) -> list[str]:
-    """Undo bash's splitting at ``:`` and ``=`` (``COMP_WORDBREAKS``) of ``words``, the
-    words up to and including the one being completed.
-
-    A word made only of colons is glued to the word before it and the non-empty word
-    after it (``[tag, :, ml]`` -> ``[tag:ml]``); a ``=`` between an option and its
-    value is dropped (``[--tag, =, ml]`` -> ``[--tag, ml]``), except as the last word,
-    which Click reads as an empty value. A colon typed on its own between spaces
-    looks the same to completion and is joined too.
-    """
-    joined: list[str] = []
-    glue = False
-    for index, word in enumerate(words):
-        if word and joined and set(word) == {":"}:
-            joined[-1] += word
-            glue = True
-        elif glue and word:
-            joined[-1] += word
-            glue = False
-        elif word == "=" and joined and joined[-1].startswith("-") and index < len(words) - 1:
-            glue = False
-        else:
-            joined.append(word)
-            glue = False
-    return joined
-
-
 class BashComplete(_Quiet, shell_completion.BashComplete):
     """Click's bash completion, with the words bash split at ``:`` and ``=`` joined again
     (see the module and :func:`rejoin_bash_words`)."""
@@ -202,8 +163,7 @@ class BashComplete(_Quiet, shell_completion.BashComplete):
         whole = joined[-1]
         # readline replaces the text after the last colon: bash's word when that is
         # text ("vi" of "tag:vi"), nothing when bash's word is the colon ("tag:").
-        replaced = "" if incomplete and set(incomplete) == {":"} else incomplete
-        self._typed = whole[: len(whole) - len(replaced)] if whole.endswith(replaced) else ""
+        self._typed = bash_prefix(whole, incomplete)
         return joined[:-1], whole
 
     def get_completions(self, args: list[str], incomplete: str) -> list[CompletionItem]:
@@ -211,13 +171,13 @@ class BashComplete(_Quiet, shell_completion.BashComplete):
         typed = self._typed
         if not typed:
             return items
-        return [
-            CompletionItem(item.value[len(typed) :], type=item.type, help=item.help)
-            if item.type == "plain"
-            else item
-            for item in items
-            if item.type != "plain" or str(item.value).lower().startswith(typed.lower())
-        ]
+        cut: list[CompletionItem] = []
+        for item in items:
+            if item.type != "plain":
+                cut.append(item)
+            elif (value := cut_bash_prefix(str(item.value), typed)) is not None:
+                cut.append(CompletionItem(value, type=item.type, help=item.help))
+        return cut
 
 
 class ZshComplete(_Quiet, shell_completion.ZshComplete):
@@ -234,3 +194,58 @@ def register_shells() -> None:
     the ``*_source`` scripts stay Click's."""
     for cls in (BashComplete, ZshComplete, FishComplete):
         shell_completion.add_completion_class(cls)
+
+
+def positional_completions(group: click.Group) -> dict[str, tuple[tuple[int, str | None], ...]]:
+    """For every command of ``group``'s tree (``"show"``, ``"tag add"``) with a positional
+    argument completed by :func:`complete_ref` or :func:`complete_tag`: its positional
+    arguments in order, each as ``(nargs, "keys" | "tags" | None)``."""
+    kinds = {complete_ref: "keys", complete_tag: "tags"}
+    table: dict[str, tuple[tuple[int, str | None], ...]] = {}
+
+    def walk(command: click.Command, path: str) -> None:
+        arguments = [p for p in command.params if isinstance(p, click.Argument)]
+        found = tuple(
+            (p.nargs, kinds.get(p._custom_shell_complete))  # type: ignore[arg-type]
+            for p in arguments
+        )
+        if any(kind for _, kind in found):
+            table[path] = found
+        if isinstance(command, click.Group):
+            for name in command.list_commands(click.Context(command)):
+                sub = command.get_command(click.Context(command), name)
+                if sub is not None:
+                    walk(sub, f"{path} {name}".strip())
+
+    walk(group, "")
+    return table
+
+
+def table_source(group: click.Group) -> str:
+    """The text of ``cli/_completion_table.py`` for ``group`` (:func:`positional_completions`)."""
+    lines = [
+        '"""Which positional argument of which command completes citation keys or tags.',
+        "",
+        "Generated from the Click commands by ``python -m readinglist.cli._complete``",
+        "(:func:`readinglist.cli._complete.positional_completions`); do not edit by hand:",
+        "tests/test_completion.py fails when it differs from the commands. Read by",
+        ":mod:`readinglist.cli._fast` to answer TAB before Click is imported.",
+        '"""',
+        "",
+        "#: Command path -> its positional arguments in order: (nargs, what they complete).",
+        "POSITIONALS: dict[str, tuple[tuple[int, str | None], ...]] = {",
+    ]
+    for path, params in sorted(positional_completions(group).items()):
+        lines.append(f"    {path!r}: {params!r},")
+    lines.append("}")
+    return "\n".join(lines).replace("'", '"') + "\n"
+
+
+if __name__ == "__main__":  # python -m readinglist.cli._complete: rewrite the table
+    from pathlib import Path
+
+    from readinglist.cli import _complete  # the module the commands use, not __main__
+    from readinglist.cli._root import cli
+
+    table = Path(__file__).with_name("_completion_table.py")
+    table.write_text(_complete.table_source(cli), encoding="utf-8")

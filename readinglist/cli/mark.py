@@ -94,12 +94,13 @@ def mark_command(
     from readinglist import library
 
     with app.session() as session:
-        papers = library.resolve_targets(session, refs, query_text)
-        before = {p.id: p.status for p in papers}
-        changed = library.set_status(session, papers, status)
-        keys = [p.citekey for p in papers]
-        changed_keys = [p.citekey for p in changed]
-        overridden = Counter(before[p.id] for p in changed if before[p.id] != "new")
+        # Core rows, not papers: one column changes (issue 17: no mapper configured).
+        targets = library.target_rows(session, refs, query_text)
+        current = {t.id: t.status for t in targets}
+        changed = set(library.write_status(session, current, status))
+        keys = [t.citekey for t in targets]
+        changed_keys = [t.citekey for t in targets if t.id in changed]
+        overridden = Counter(current[i] for i in changed if current[i] != "new")
     verb = f"marked {{n}} {status}"
     if overridden and query_text:
         # Say which decisions a query overrode (fresh user: `mark skipped -q tag:topic/x`
@@ -132,10 +133,10 @@ def priority_command(
     from readinglist import library
 
     with app.session() as session:
-        papers = library.resolve_targets(session, refs, query_text)
-        changed = library.set_priority(session, papers, level)
-        keys = [p.citekey for p in papers]
-        changed_keys = [p.citekey for p in changed]
+        targets = library.target_rows(session, refs, query_text)  # Core rows, as in mark
+        changed = set(library.write_priority(session, {t.id: t.priority for t in targets}, level))
+        keys = [t.citekey for t in targets]
+        changed_keys = [t.citekey for t in targets if t.id in changed]
     what = "cleared the priority of {n}" if level == "none" else f"set {{n}} to priority {level}"
     already = "had none" if level == "none" else f"already {level}"
     report_changes(what, keys, changed_keys, as_json, already)

@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, and_, exists, false, not_, or_, select, true
 from sqlalchemy.orm import Session
 
-from readinglist.models import Alias, Note, Paper, PaperPerson, PaperTag, Person, Tag
+from readinglist.models import ALIASES, NOTES, PAPER_PEOPLE, PAPER_TAGS, PAPERS, PEOPLE, TAGS
 from readinglist.query.fulltext import text_clause
 from readinglist.query.tree import (
     And,
@@ -107,25 +107,25 @@ class Builder:
             return self._title(node.value)
         if node.field == "venue":
             names = self.matching_venues(node.value)
-            return known(Paper.venue, Paper.venue.in_(names)) if names else false()
+            return known(PAPERS.c.venue, PAPERS.c.venue.in_(names)) if names else false()
         return self._author(node.value, node.given)
 
     def _title(self, words: str) -> ColumnElement[bool]:
-        matches = known(Paper.title_key, Paper.title_key.contains(words, autoescape=True))
+        matches = known(PAPERS.c.title_key, PAPERS.c.title_key.contains(words, autoescape=True))
         # looked up through the narrow ix_papers_title_key instead of the wide rows
-        return self.resolved(select(Paper.id).where(matches), lambda: matches)
+        return self.resolved(select(PAPERS.c.id).where(matches), lambda: matches)
 
     def _author(self, name: str, given: str | None) -> ColumnElement[bool]:
         if given is not None:
             person = and_(
-                Person.family_folded == name,
-                Person.name_folded.startswith(given, autoescape=True),
+                PEOPLE.c.family_folded == name,
+                PEOPLE.c.name_folded.startswith(given, autoescape=True),
             )
         else:
-            person = Person.name_folded.contains(name, autoescape=True)
+            person = PEOPLE.c.name_folded.contains(name, autoescape=True)
         # People first: PostgreSQL cannot estimate how many names LIKE '%smith%'
         # matches, and its plans for a wrong guess are ten times slower either way.
-        people: Any = select(Person.id).where(person)
+        people: Any = select(PEOPLE.c.id).where(person)
         if self.session is not None:
             found = list(self.session.scalars(people.limit(PEOPLE_INLINE + 1)))
             if not found:
@@ -135,15 +135,15 @@ class Builder:
 
         def authored() -> ColumnElement[bool]:
             return exists().where(
-                PaperPerson.paper_id == Paper.id,
-                PaperPerson.role == "author",
-                PaperPerson.person_id.in_(people),
+                PAPER_PEOPLE.c.paper_id == PAPERS.c.id,
+                PAPER_PEOPLE.c.role == "author",
+                PAPER_PEOPLE.c.person_id.in_(people),
             )
 
         if not isinstance(people, list):
             return authored()  # many people: let the search stop at the first papers
-        ids = select(PaperPerson.paper_id).where(
-            PaperPerson.person_id.in_(people), PaperPerson.role == "author"
+        ids = select(PAPER_PEOPLE.c.paper_id).where(
+            PAPER_PEOPLE.c.person_id.in_(people), PAPER_PEOPLE.c.role == "author"
         )
         return self.resolved(ids, authored)
 
@@ -169,7 +169,7 @@ class Builder:
         if len(found) > cap:
             return otherwise()
         self.inline_budget -= len(found)
-        return Paper.id.in_(found) if found else false()
+        return PAPERS.c.id.in_(found) if found else false()
 
     def matching_venues(self, words: str) -> list[str]:
         """Return the stored venue strings whose folded words contain ``words``."""
@@ -179,43 +179,43 @@ class Builder:
 
     def _tagterm(self, node: TagTerm) -> ColumnElement[bool]:
         if node.prefix:
-            wanted = self.prefix(Tag.name_folded, node.name)
+            wanted = self.prefix(TAGS.c.name_folded, node.name)
         else:
             wanted = or_(
-                Tag.name_folded == node.name, self.prefix(Tag.name_folded, node.name + "/")
+                TAGS.c.name_folded == node.name, self.prefix(TAGS.c.name_folded, node.name + "/")
             )
         # tags first, then their papers through ix_paper_tags_tag_id
-        tags: Any = select(Tag.id).where(wanted)
+        tags: Any = select(TAGS.c.id).where(wanted)
         if self.session is not None:
             tags = list(self.session.scalars(tags))
             if not tags:
                 return false()
 
-        tagged = select(PaperTag.paper_id).where(PaperTag.tag_id.in_(tags))
+        tagged = select(PAPER_TAGS.c.paper_id).where(PAPER_TAGS.c.tag_id.in_(tags))
         # Many papers: still a semi-join (its cost grows with the papers tagged, which
         # combines better with other terms than a check per paper).
-        return self.resolved(tagged, lambda: Paper.id.in_(tagged))
+        return self.resolved(tagged, lambda: PAPERS.c.id.in_(tagged))
 
     def _status(self, node: Status) -> ColumnElement[bool]:
-        return Paper.status == node.value
+        return PAPERS.c.status == node.value
 
     def _priority(self, node: Priority) -> ColumnElement[bool]:
         if node.code is None:
-            return Paper.priority.is_(None)
-        return known(Paper.priority, Paper.priority == node.code)
+            return PAPERS.c.priority.is_(None)
+        return known(PAPERS.c.priority, PAPERS.c.priority == node.code)
 
     def _year(self, node: Year) -> ColumnElement[bool]:
         if node.low == node.high:
-            return known(Paper.year, Paper.year == node.low)
-        parts: list[ColumnElement[bool]] = [Paper.year.is_not(None)]
+            return known(PAPERS.c.year, PAPERS.c.year == node.low)
+        parts: list[ColumnElement[bool]] = [PAPERS.c.year.is_not(None)]
         if node.low is not None:
-            parts.append(Paper.year >= node.low)
+            parts.append(PAPERS.c.year >= node.low)
         if node.high is not None:
-            parts.append(Paper.year <= node.high)
+            parts.append(PAPERS.c.year <= node.high)
         return and_(*parts)
 
     def _daterange(self, node: DateRange) -> ColumnElement[bool]:
-        col = Paper.added_at if node.field == "added" else Paper.read_at
+        col = PAPERS.c.added_at if node.field == "added" else PAPERS.c.read_at
         parts: list[ColumnElement[bool]] = [col.is_not(None)]
         if node.low is not None:
             parts.append(col >= node.low.period(self.now)[0])
@@ -227,12 +227,12 @@ class Builder:
 
     def _key(self, node: Key) -> ColumnElement[bool]:
         if node.prefix:
-            own = self.prefix(Paper.citekey_folded, node.key)
-            alias = self.prefix(Alias.alias_folded, node.key)
+            own = self.prefix(PAPERS.c.citekey_folded, node.key)
+            alias = self.prefix(ALIASES.c.alias_folded, node.key)
         else:
-            own = Paper.citekey_folded == node.key
-            alias = Alias.alias_folded == node.key
-        return or_(own, Paper.id.in_(select(Alias.paper_id).where(alias)))
+            own = PAPERS.c.citekey_folded == node.key
+            alias = ALIASES.c.alias_folded == node.key
+        return or_(own, PAPERS.c.id.in_(select(ALIASES.c.paper_id).where(alias)))
 
     def prefix(self, col: Any, value: str) -> ColumnElement[bool]:
         """``col`` starts with ``value`` (a LIKE with escaping); on SQLite also a range
@@ -250,10 +250,10 @@ class Builder:
         return and_(col >= value, col < upper, like)
 
     def _doi(self, node: Doi) -> ColumnElement[bool]:
-        return self._identifier(Paper.doi, node.doi, node.prefix)
+        return self._identifier(PAPERS.c.doi, node.doi, node.prefix)
 
     def _arxiv(self, node: Arxiv) -> ColumnElement[bool]:
-        return self._identifier(Paper.arxiv, node.arxiv, node.prefix)
+        return self._identifier(PAPERS.c.arxiv, node.arxiv, node.prefix)
 
     def _identifier(self, col: Any, value: str, prefix: bool) -> ColumnElement[bool]:
         """A stored normalized identifier equal to ``value``, or starting with it."""
@@ -263,20 +263,22 @@ class Builder:
 
     def _has(self, node: Has) -> ColumnElement[bool]:
         if node.what == "notes":
-            return Paper.id.in_(select(Note.paper_id))
+            return PAPERS.c.id.in_(select(NOTES.c.paper_id))
         if node.what == "tags":
-            return Paper.id.in_(select(PaperTag.paper_id))
+            return PAPERS.c.id.in_(select(PAPER_TAGS.c.paper_id))
         if node.what == "authors":
-            return Paper.id.in_(select(PaperPerson.paper_id).where(PaperPerson.role == "author"))
+            return PAPERS.c.id.in_(
+                select(PAPER_PEOPLE.c.paper_id).where(PAPER_PEOPLE.c.role == "author")
+            )
         col = {
-            "abstract": Paper.abstract,
-            "arxiv": Paper.arxiv,
-            "code": Paper.code_url,
-            "doi": Paper.doi,
-            "priority": Paper.priority,
-            "url": Paper.url,
-            "venue": Paper.venue,
-            "year": Paper.year,
+            "abstract": PAPERS.c.abstract,
+            "arxiv": PAPERS.c.arxiv,
+            "code": PAPERS.c.code_url,
+            "doi": PAPERS.c.doi,
+            "priority": PAPERS.c.priority,
+            "url": PAPERS.c.url,
+            "venue": PAPERS.c.venue,
+            "year": PAPERS.c.year,
         }[node.what]
         if node.what in ("priority", "year"):
             return col.is_not(None)
@@ -285,7 +287,7 @@ class Builder:
     def _is(self, node: Is) -> ColumnElement[bool]:
         # ``= true`` (not ``IS 1``): SQLite uses a partial index only for a WHERE term
         # equal to the index's own (``title_provisional = 1``, migration 0002).
-        return Paper.title_provisional == true()
+        return PAPERS.c.title_provisional == true()
 
 
 def to_clause(
@@ -323,7 +325,7 @@ def uses_venue(query: Query) -> bool:
 
 def distinct_venues(session: Session) -> list[str]:
     """Return the distinct non-empty venue strings of the library."""
-    return [v for v in session.scalars(select(Paper.venue).distinct()) if v]
+    return [v for v in session.scalars(select(PAPERS.c.venue).distinct()) if v]
 
 
 def session_builder(session: Session, query: Query, now: datetime | None = None) -> Builder:

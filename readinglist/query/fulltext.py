@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, String, column, func, literal, literal_column, select, table
 from sqlalchemy.sql.elements import ColumnClause
 
-from readinglist.models import Paper
+from readinglist.models import PAPERS
 from readinglist.query.tree import Text
 
 _FTS = table("paper_fts", column("rowid"))
@@ -57,7 +57,7 @@ def text_clause(term: Text, dialect: str) -> ColumnElement[bool]:
     ``search_vector @@ to_tsquery``). Raises nothing.
     """
     if dialect == "sqlite":
-        return Paper.id.in_(select(_FTS.c.rowid).where(_fts5_match(fts5_expression(term))))
+        return PAPERS.c.id.in_(select(_FTS.c.rowid).where(_fts5_match(fts5_expression(term))))
     tsquery = func.to_tsquery(_SIMPLE, literal(tsquery_expression(term), String))
     return _SEARCH_VECTOR.op("@@", is_comparison=True)(tsquery)
 

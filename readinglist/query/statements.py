@@ -14,7 +14,7 @@ from sqlalchemy import ColumnElement, Select, case, select
 from sqlalchemy.orm import Session
 
 from readinglist.errors import UsageError
-from readinglist.models import Paper
+from readinglist.models import PAPERS
 from readinglist.query.compiler import Builder, session_builder
 from readinglist.query.fulltext import rank_postgresql, rank_sqlite
 from readinglist.query.parser import parse
@@ -42,7 +42,7 @@ def filter_clause(
 def statement(
     session: Session,
     text: str,
-    columns: Sequence[Any] = (Paper.id,),
+    columns: Sequence[Any] = (PAPERS.c.id,),
     *,
     sort: str | None = None,
     limit: int | None = None,
@@ -70,13 +70,13 @@ def statement(
     builder = session_builder(session, tree, now)
     terms = ranked_terms(tree)
     sort = sort or ("relevance" if terms else "added")
-    stmt = select(*columns).select_from(Paper)
+    stmt = select(*columns).select_from(PAPERS)
     where: Query = tree
     if sort == "relevance" and terms:
         stmt, where, order = _by_relevance(builder, stmt, tree, terms, reverse)
     else:
         order = _by_column(sort, builder.dialect, reverse)
-    order += [_direction(Paper.added_at, reverse), _direction(Paper.id, reverse)]
+    order += [_direction(PAPERS.c.added_at, reverse), _direction(PAPERS.c.id, reverse)]
     if not isinstance(where, Everything):
         stmt = stmt.where(builder.clause(where))
     stmt = stmt.order_by(*order)
@@ -98,17 +98,20 @@ def _by_column(sort: str, dialect: str, reverse: bool) -> list[Any]:
         return col.collate("C") if dialect == "postgresql" else col
 
     if sort == "year":
-        return [Paper.year.is_(None), _direction(Paper.year, reverse)]
+        return [PAPERS.c.year.is_(None), _direction(PAPERS.c.year, reverse)]
     if sort == "title":
-        return [Paper.title_key.is_(None), _direction(bytewise(Paper.title_key), reverse)]
+        return [PAPERS.c.title_key.is_(None), _direction(bytewise(PAPERS.c.title_key), reverse)]
     if sort == "key":
-        return [_direction(bytewise(Paper.citekey_folded), reverse)]
+        return [_direction(bytewise(PAPERS.c.citekey_folded), reverse)]
     if sort == "priority":
-        return [_direction(Paper.priority.is_(None), reverse), _direction(Paper.priority, reverse)]
+        return [
+            _direction(PAPERS.c.priority.is_(None), reverse),
+            _direction(PAPERS.c.priority, reverse),
+        ]
     if sort == "status":
         rank = case(
             {status: position for position, status in enumerate(STATUS_ORDER)},
-            value=Paper.status,
+            value=PAPERS.c.status,
             else_=len(STATUS_ORDER),
         )
         return [_direction(rank, reverse)]
@@ -137,12 +140,12 @@ def _by_relevance(
     ranking = rank_sqlite(terms)
     where = tree
     if required:
-        stmt = stmt.join(ranking, ranking.c.rid == Paper.id)
+        stmt = stmt.join(ranking, ranking.c.rid == PAPERS.c.id)
         if len(terms) == 1 and terms[0] in conjuncts:
             rest = tuple(c for c in conjuncts if c != terms[0])
             where = And(rest) if len(rest) > 1 else rest[0] if rest else Everything()
     else:
-        stmt = stmt.outerjoin(ranking, ranking.c.rid == Paper.id)
+        stmt = stmt.outerjoin(ranking, ranking.c.rid == PAPERS.c.id)
         order.append(ranking.c.score.is_(None))
     order.append(_direction(ranking.c.score, reverse))
     return stmt, where, order
@@ -180,6 +183,6 @@ def paper_keys(
     Like :func:`paper_ids` but without loading papers: ``list -k`` on a large library.
     """
     stmt = statement(
-        session, text, (Paper.citekey,), sort=sort, limit=limit, reverse=reverse, now=now
+        session, text, (PAPERS.c.citekey,), sort=sort, limit=limit, reverse=reverse, now=now
     )
     return list(session.scalars(stmt))
