@@ -303,7 +303,8 @@ _UNRECORDED = frozenset(
 
 def tags_by_paper(session: Session, ids: Sequence[int]) -> dict[int, list[str]]:
     """Return the tag names of the papers ``ids`` (one chunk: one ``IN`` query), each
-    paper's in ``ORDER BY tags.name`` order as the ORM relationship orders them;
+    paper's in ``ORDER BY tags.name_folded`` order, as the ORM relationship
+    ``Paper.tags`` orders them (``show`` and exports list a paper's tags alike);
     untagged papers are missing from the dict."""
     links, names = cast(Table, PaperTag.__table__), cast(Table, Tag.__table__)
     tags: dict[int, list[str]] = defaultdict(list)
@@ -313,7 +314,7 @@ def tags_by_paper(session: Session, ids: Sequence[int]) -> dict[int, list[str]]:
             select(links.c.paper_id, names.c.name)
             .join(names, names.c.id == links.c.tag_id)
             .where(links.c.paper_id.in_(ids))
-            .order_by(names.c.name)
+            .order_by(names.c.name_folded, names.c.name)
         )
         .all()
     ):
@@ -569,8 +570,8 @@ def iter_listing_records(
     """Yield, for each paper of ``ids`` in that order, its id and a PaperRecord with what
     a listing or a text export shows: the ``columns`` (:data:`LISTING_COLUMNS`,
     :data:`TABLE_COLUMNS` for a table, or :func:`record_columns` of what a writer reads;
-    ``id`` first), authors (in order), editors (with ``with_editors``), tags (by name,
-    as the ORM relationship orders them; none without ``with_tags``) and notes (oldest
+    ``id`` first), authors (in order), editors (with ``with_editors``), tags (by folded
+    name, as the ORM relationship orders them; none without ``with_tags``) and notes (oldest
     first, with ``with_notes``).
 
     Streams in bounded memory (issue 17): per chunk of papers a few Core queries on
