@@ -496,17 +496,118 @@ def _migrating(engine: Engine) -> Iterator[Connection]:
 
 
 def _upgrade(engine: Engine, target: str = "head") -> str:
-    from alembic import command
-
     try:
         with _migrating(engine) as conn:
             revision = current_revision(conn)
             _check_known(revision)
+            if revision is None and target == "head" and _create_sqlite_at_head(conn):
+                return HEAD
             if revision != HEAD:
+                from alembic import command
+
                 command.upgrade(alembic_config(conn), target)
             return current_revision(conn) or ""
     except OperationalError as exc:
         raise DatabaseError(_describe(exc)) from exc
+
+
+#: The schema of a new SQLite library at :data:`HEAD`, as the migrations leave it
+#: (:func:`sqlite_schema_script`), in the migrations folder.
+SQLITE_HEAD_SCRIPT = "sqlite_head.sql"
+
+
+def _create_sqlite_at_head(conn: Connection) -> bool:
+    """Create the schema of an empty SQLite database from :data:`SQLITE_HEAD_SCRIPT`, in
+    ``conn``'s transaction, instead of running every migration: Alembic's cookbook
+    ("Building an Up to Date Database from Scratch": create the schema, then stamp).
+    Importing Alembic and running the migrations cost about 0.3 s of CPU, a new
+    library's first import pays it (issue 17 item 5). The script is what the
+    migrations give, statement for statement (a test compares the two), and stamps
+    :data:`HEAD`. False, creating nothing, for another database, a database with any
+    object in it, or a script written for another revision: Alembic does the work then.
+    """
+    if conn.dialect.name != "sqlite":
+        return False
+    if conn.exec_driver_sql("SELECT count(*) FROM sqlite_master").scalar():
+        return False
+    try:
+        script = (migrations_dir() / SQLITE_HEAD_SCRIPT).read_text(encoding="utf-8")
+    except OSError:
+        return False
+    if not script.startswith(_script_header(HEAD)):
+        return False
+    for statement in sql_statements(script):
+        conn.exec_driver_sql(statement)
+    return True
+
+
+def _script_header(revision: str) -> str:
+    return f"-- readinglist: the SQLite schema at revision {revision}"
+
+
+def sql_statements(script: str) -> list[str]:
+    """The statements of an SQL ``script``, one per item, split where SQLite's
+    ``sqlite3.complete_statement`` says a statement ends (a trigger's body keeps its
+    semicolons); ``--`` comment lines between statements are dropped."""
+    statements: list[str] = []
+    pending: list[str] = []
+    for line in script.splitlines():
+        if not pending and (not line.strip() or line.startswith("--")):
+            continue
+        pending.append(line)
+        joined = "\n".join(pending)
+        if sqlite3.complete_statement(joined):
+            statements.append(joined.strip().removesuffix(";"))
+            pending = []
+    if pending:
+        raise ValueError(f"incomplete SQL statement at the end of the script: {pending[0]!r}")
+    return statements
+
+
+def sqlite_schema_script(conn: Connection) -> str:
+    """The text of :data:`SQLITE_HEAD_SCRIPT` for the SQLite database of ``conn``: every
+    object of ``sqlite_master`` in creation order (less what SQLite makes itself:
+    automatic indexes, the shadow tables of an FTS5 table) and its Alembic revision.
+    Run on a database the migrations brought to :data:`HEAD`; a test compares the
+    stored script with it (write it again with ``python -c "from readinglist import
+    db; db.write_sqlite_head_script()"``)."""
+    rows = conn.exec_driver_sql(
+        "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid"
+    ).fetchall()
+    virtual = [name for type_, name, sql in rows if sql.upper().startswith("CREATE VIRTUAL")]
+    lines = [_script_header(current_revision(conn) or "none")]
+    for type_, name, sql in rows:
+        if type_ == "table" and any(name.startswith(f"{v}_") for v in virtual):
+            continue  # an FTS5 shadow table: CREATE VIRTUAL TABLE makes it
+        lines.append(f"{sql};")
+    for (revision,) in conn.exec_driver_sql("SELECT version_num FROM alembic_version"):
+        lines.append(f"INSERT INTO alembic_version (version_num) VALUES ('{revision}');")
+    return "\n".join(lines) + "\n"
+
+
+def migrated_sqlite_schema_script() -> str:
+    """:func:`sqlite_schema_script` of a new SQLite database that the migrations alone
+    brought to head (in a temporary folder): what :data:`SQLITE_HEAD_SCRIPT` must hold."""
+    import tempfile
+
+    from alembic import command
+
+    with tempfile.TemporaryDirectory() as folder:
+        engine = make_engine(f"sqlite:///{Path(folder) / 'head.db'}")
+        try:
+            with _migrating(engine) as conn:
+                command.upgrade(alembic_config(conn), "head")
+                return sqlite_schema_script(conn)
+        finally:
+            engine.dispose()
+
+
+def write_sqlite_head_script() -> Path:
+    """Write :data:`SQLITE_HEAD_SCRIPT` into the migrations folder from
+    :func:`migrated_sqlite_schema_script`; return its path (after a new migration)."""
+    path = migrations_dir() / SQLITE_HEAD_SCRIPT
+    path.write_text(migrated_sqlite_schema_script(), encoding="utf-8")
+    return path
 
 
 def downgrade(engine: Engine, target: str) -> None:

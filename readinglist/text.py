@@ -538,11 +538,31 @@ def _fold_characters(value: str) -> str:
     case-folded; white space as it was (search words do not depend on it)."""
     text = latex_to_unicode(value)
     if not text.isascii():  # _FOLD_TABLE maps non-ASCII characters only
-        text = text.translate(_FOLD_TABLE)
+        text = _translated(text, _FOLD_TABLE)
     if not text.isascii():
-        # Drop combining marks and map again (_UNMARK: one C-speed pass, issue 9).
-        text = unicodedata.normalize("NFKD", text).translate(_UNMARK)
+        # Drop combining marks and map again (_UNMARK, issue 9).
+        text = _translated(unicodedata.normalize("NFKD", text), _UNMARK)
     return text.casefold()
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _translated(text: str, table: dict[int, Any]) -> str:
+    """``text.translate(table)`` for a table that maps non-ASCII characters to ASCII text,
+    to nothing (None) or to themselves: one ``str.replace`` per distinct non-ASCII
+    character of ``text`` that the table changes. ``str.translate`` looks every character
+    up in the table; on an abstract with a few non-ASCII characters this is several times
+    faster (issue 17 item 5: a quarter of the search words' CPU on the ACL Anthology)."""
+    for char in set(_NON_ASCII.findall(text)):
+        code = ord(char)
+        # _UNMARK fills itself (__missing__); _FOLD_TABLE keeps what it does not list.
+        new = table[code] if code in table or isinstance(table, _Unmark) else code
+        if new is None:
+            text = text.replace(char, "")
+        elif new != code and new != char:
+            text = text.replace(char, new if isinstance(new, str) else chr(new))
+    return text
 
 
 _fold_cached = lru_cache(maxsize=CACHE_SIZE)(_fold)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -254,3 +255,27 @@ def test_naming_is_text_mining_only(path: Path) -> None:
     found = imports_of(path)
     assert not any(n.split(".")[0] == "sqlalchemy" for n in found)
     assert not any(n.startswith(("readinglist.formats", "readinglist.models")) for n in found)
+
+
+def test_bibtex_import_into_a_new_library_loads_no_writer_nor_alembic(tmp_path: Path) -> None:
+    """``readinglist import refs.bib`` into a new SQLite file needs the reader, not the
+    BibTeX writer (``formats.bibtex`` exports its names lazily), and creates the library
+    from its schema script, not through Alembic (issue 17 item 5)."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{a2020, title = {A Title}, author = {Doe, Jane}, year = 2020}\n")
+    code = (
+        "import sys\n"
+        "from readinglist.cli import cli\n"
+        f"cli.main(['--db', {str(tmp_path / 'new.db')!r}, 'import', {str(bib)!r}],"
+        " standalone_mode=False)\n"
+        "loaded = [m for m in ('readinglist.formats.bibtex.writer', 'alembic') if m in sys.modules]\n"
+        "print('LOADED=' + ','.join(loaded))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "READINGLIST_READER_PROCESS": "0"},
+    )
+    assert result.stdout.splitlines()[-1] == "LOADED="

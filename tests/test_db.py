@@ -100,3 +100,83 @@ def test_session_scope_rolls_back_on_error(engine) -> None:
         raise RuntimeError("boom")
     with engine.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM tags")).scalar() == 0
+
+
+def test_sqlite_head_script_is_what_the_migrations_give() -> None:
+    """A new SQLite library is created from ``alembic/sqlite_head.sql`` (issue 17 item 5);
+    it must hold what the migrations give, object for object. After a new migration:
+    ``python -c "from readinglist import db; db.write_sqlite_head_script()"``."""
+    stored = (ROOT / "alembic" / db.SQLITE_HEAD_SCRIPT).read_text(encoding="utf-8")
+    assert stored == db.migrated_sqlite_schema_script()
+    assert stored.startswith(f"-- readinglist: the SQLite schema at revision {db.HEAD}\n")
+
+
+def _schema(path: Path) -> list[tuple[str, str, str, str | None]]:
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    try:
+        rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid")
+        return [tuple(row) for row in rows] + [
+            ("config", *row, None) for row in conn.execute("SELECT * FROM paper_fts_config")
+        ]
+    finally:
+        conn.close()
+
+
+def test_new_sqlite_library_from_the_script_equals_a_migrated_one(tmp_path: Path) -> None:
+    """ensure_schema on a new file runs the script, not Alembic (not even imported), and
+    gives the objects, in order, of a library the migrations built; the FTS5 index works."""
+    import subprocess
+    import sys
+
+    new = tmp_path / "new.db"
+    code = (
+        "import sys\nfrom readinglist import db\n"
+        f"assert db.ensure_schema(db.make_engine({f'sqlite:///{new}'!r})) == db.HEAD\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'alembic'))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+    migrated = tmp_path / "migrated.db"
+    engine = db.make_engine(f"sqlite:///{migrated}")
+    with db._migrating(engine) as conn:
+        from alembic import command
+
+        command.upgrade(db.alembic_config(conn), "head")
+    engine.dispose()
+    assert _schema(new) == _schema(migrated)
+
+    engine = db.make_engine(f"sqlite:///{new}")
+    with engine.begin() as conn:
+        conn.exec_driver_sql(
+            "INSERT INTO import_batches (id, source, format, started_at, added, merged, "
+            "rejected) VALUES (1, 'x', 'bibtex', '2026-01-01', 0, 0, 0)"
+        )
+        assert db.current_revision(conn) == db.HEAD
+    engine.dispose()
+
+
+def test_sqlite_script_of_another_revision_is_not_used(tmp_path: Path, monkeypatch) -> None:
+    """A script stamped with another revision than HEAD is left alone: Alembic creates
+    the library (a stale script can never stamp a schema it does not hold)."""
+    monkeypatch.setattr(db, "HEAD", "0003")
+    engine = db.make_engine(f"sqlite:///{tmp_path / 'new.db'}")
+    with db._migrating(engine) as conn:
+        assert db._create_sqlite_at_head(conn) is False
+        assert conn.exec_driver_sql("SELECT count(*) FROM sqlite_master").scalar() == 0
+    engine.dispose()
+
+
+def test_sql_statements_keep_a_trigger_whole() -> None:
+    script = (
+        "-- a comment\nCREATE TABLE t (a INTEGER);\n\n"
+        "CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN\n  SELECT 1;\n  SELECT 2;\nEND;\n"
+        "INSERT INTO t (a) VALUES (1);\n"
+    )
+    assert db.sql_statements(script) == [
+        "CREATE TABLE t (a INTEGER)",
+        "CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN\n  SELECT 1;\n  SELECT 2;\nEND",
+        "INSERT INTO t (a) VALUES (1)",
+    ]

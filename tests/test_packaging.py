@@ -24,6 +24,7 @@ def test_wheel_contains_the_migrations(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "readinglist/_migrations/env.py" in names
     assert "readinglist/_migrations/script.py.mako" in names
+    assert "readinglist/_migrations/sqlite_head.sql" in names  # new SQLite libraries
     shipped = sorted(
         n for n in names if n.startswith("readinglist/_migrations/versions/") and n.endswith(".py")
     )

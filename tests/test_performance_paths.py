@@ -193,6 +193,30 @@ def test_fold_equals_its_plain_definition(value: str) -> None:
     assert text.fold(long) == old_fold(long)
 
 
+#: Text with the non-ASCII characters fold maps: its table, accents (precomposed and
+#: combining), and characters NFKD turns into one of the table's (``ǿ`` -> ``ø`` + accent).
+_FOLDED_CHARS = st.lists(
+    st.sampled_from(
+        [*"aZ 0-'\"", *(chr(code) for code in text._FOLD_TABLE), *"éÅçñüǿǾﬁ²\u0301\u0327ẞ‰"]
+    ),
+    max_size=60,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_FOLDED_CHARS)
+def test_fold_replacing_characters_equals_translate(value: str) -> None:
+    """``text._translated`` (one ``str.replace`` per distinct character, issue 17 item 5)
+    gives what ``str.translate`` gives, for both of fold's tables; and fold, short and
+    long, equals its plain definition on such text."""
+    assert text._translated(value, text._FOLD_TABLE) == value.translate(text._FOLD_TABLE)
+    decomposed = unicodedata.normalize("NFKD", value)
+    assert text._translated(decomposed, text._UNMARK) == decomposed.translate(text._UNMARK)
+    assert text.fold(value) == old_fold(value)
+    long = value * 10 + " word" * 60
+    assert text.fold(long) == old_fold(long)
+
+
 #: Text with the characters the search-word, escaping and name-list shortcuts look at.
 _TRICKY = st.lists(
     st.sampled_from([*"ab Zé0123e\t\n\u00a0\u2011{}\\$&%#_^~,.", " and ", "ß"]), max_size=60

@@ -23,23 +23,49 @@ written as its own bytes (``source_text``); see :mod:`.writer`.
 
 from __future__ import annotations
 
-from readinglist.formats.bibtex.digest import (
-    bibliographic_data,
-    bibliographic_fingerprint,
-    source_check,
-)
-from readinglist.formats.bibtex.encode import VERBATIM_FIELDS, Dialect, valid_citekey
-from readinglist.formats.bibtex.reader import iter_read, read, read_aux
-from readinglist.formats.bibtex.values import macro_names
-from readinglist.formats.bibtex.writer import (
-    FIELD_ORDER,
-    Writer,
-    crossref_parents,
-    entry_order,
-    string_offsets,
-    write,
-)
-from readinglist.identifiers import normalize_arxiv, normalize_doi
+from typing import TYPE_CHECKING
+
+from readinglist._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from readinglist.formats.bibtex.digest import (
+        bibliographic_data,
+        bibliographic_fingerprint,
+        source_check,
+    )
+    from readinglist.formats.bibtex.encode import VERBATIM_FIELDS, Dialect, valid_citekey
+    from readinglist.formats.bibtex.reader import iter_read, read, read_aux
+    from readinglist.formats.bibtex.values import macro_names
+    from readinglist.formats.bibtex.writer import (
+        FIELD_ORDER,
+        Writer,
+        crossref_parents,
+        entry_order,
+        string_offsets,
+        write,
+    )
+    from readinglist.identifiers import normalize_arxiv, normalize_doi
+
+#: Where each public name lives; imported on first use (:mod:`readinglist._lazy`), so an
+#: import loads the reader without the writer (issue 17 item 5).
+_HOMES = {
+    **dict.fromkeys(
+        ("bibliographic_data", "bibliographic_fingerprint", "source_check"),
+        "readinglist.formats.bibtex.digest",
+    ),
+    **dict.fromkeys(
+        ("VERBATIM_FIELDS", "Dialect", "valid_citekey"), "readinglist.formats.bibtex.encode"
+    ),
+    **dict.fromkeys(("iter_read", "read", "read_aux"), "readinglist.formats.bibtex.reader"),
+    "macro_names": "readinglist.formats.bibtex.values",
+    **dict.fromkeys(
+        ("FIELD_ORDER", "Writer", "crossref_parents", "entry_order", "string_offsets", "write"),
+        "readinglist.formats.bibtex.writer",
+    ),
+    **dict.fromkeys(("normalize_arxiv", "normalize_doi"), "readinglist.identifiers"),
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES, globals())
 
 __all__ = [
     "FIELD_ORDER",

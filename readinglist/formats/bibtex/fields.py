@@ -95,6 +95,10 @@ _LATEX_SPECIAL = re.compile(r"[\\{}$~]")
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
 _ISO_DATE = re.compile(r"^\s*(\d{4})(?:-(\d{2}))?")
 _WORDS = re.compile(r"[A-Za-z]+")
+#: Names parsed and kept by :func:`parse_person`: people recur in a bibliography more
+#: than other values (the first 10,000 ACL Anthology entries name 19,002 people 83,959
+#: times; a cache of ``CACHE_SIZE`` parsed 23,406 names, this one each once; a few MiB).
+PERSON_CACHE_SIZE = 1 << 15
 
 
 # --- decoding raw values into columns ------------------------------------------------
@@ -129,7 +133,7 @@ def _is_single_group(name: str) -> bool:
         return False
 
 
-@lru_cache(maxsize=CACHE_SIZE)
+@lru_cache(maxsize=PERSON_CACHE_SIZE)
 def parse_person(name: str) -> Person:
     """One name of a BibTeX name list as a decoded :class:`Person` (rules in the module doc)."""
     name = WS.sub(" ", name).strip()
