@@ -238,6 +238,31 @@ class PaperRecord:
 
 
 @dataclass(frozen=True)
+class IntactEntry:
+    """A stored paper a BibTeX export may copy without decoding it (issue 17 item 2).
+
+    The library vouches (``papers.source_intact``) that the paper's bibliographic
+    data is still what ``record.source_text`` was read to, so the data half of
+    ``record.source_check`` holds, and that it is a real reference (no provisional
+    title, an author: :func:`citation_problems` of the whole record is empty).
+    ``record`` holds only what the BibTeX writer's copy rules read: the key, entry
+    type, provisional marks, keywords, aliases, ``source_text``, ``source_check``,
+    ``strings_read``, tags and notes when the export asked for them, and of
+    ``fields`` only those the rules name (``formats.bibtex.COPY_RULE_FIELDS``);
+    no people, no other column. A writer that cannot copy the text asks for the
+    whole record of ``paper_id``.
+    """
+
+    paper_id: int
+    record: PaperRecord
+
+    @property
+    def citekey(self) -> str | None:
+        """The paper's citation key (what exports order by)."""
+        return self.record.citekey
+
+
+@dataclass(frozen=True)
 class ParseProblem:
     """Something a reader could not take, or took with a caveat.
 

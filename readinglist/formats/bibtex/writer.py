@@ -56,7 +56,11 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from readinglist.formats.bibtex.digest import bibliographic_fingerprint, source_check
+from readinglist.formats.bibtex.digest import (
+    bibliographic_fingerprint,
+    macro_check,
+    source_check,
+)
 from readinglist.formats.bibtex.encode import (
     Dialect,
     ascii_latex,
@@ -93,7 +97,13 @@ from readinglist.formats.bibtex.values import (
     macro_names,
 )
 from readinglist.identifiers import normalize_arxiv, normalize_doi
-from readinglist.records import PROVISIONAL_FIELD, PaperRecord, format_marks, provisional_marks
+from readinglist.records import (
+    PROVISIONAL_FIELD,
+    IntactEntry,
+    PaperRecord,
+    format_marks,
+    provisional_marks,
+)
 
 #: Order of the fields in a generated entry; other fields follow alphabetically.
 FIELD_ORDER: tuple[str, ...] = (
@@ -535,6 +545,10 @@ def _marks_or_ids_differ(record: PaperRecord, dialect: Dialect) -> bool:
 #: biblatex fields that stand for a classic BibTeX field (``date`` for ``year``/``month``,
 #: ``journaltitle`` for ``journal``): a BibTeX style reads none of them.
 BIBLATEX_FOR_BIBTEX = ("date", "journaltitle")
+#: The fields whose values the rules for copying a text read (:meth:`Writer._stale`:
+#: ``annote`` for ``--annote``, ``ids`` for biblatex, :data:`BIBLATEX_FOR_BIBTEX`):
+#: all of ``fields`` an :class:`~readinglist.records.IntactEntry` needs to hold.
+COPY_RULE_FIELDS = ("annote", "ids", *BIBLATEX_FOR_BIBTEX)
 
 
 def _biblatex_in_bibtex(record: PaperRecord, dialect: Dialect) -> bool:
@@ -561,6 +575,13 @@ def entry_order(
 def crossref_parents(crossrefs: Iterable[str | None]) -> frozenset[str]:
     """The case-folded keys named by ``crossref`` values (for :func:`entry_order`)."""
     return frozenset(value.strip().casefold() for value in crossrefs if value and value.strip())
+
+
+def _whole(
+    complete: Callable[[Sequence[IntactEntry]], Sequence[PaperRecord]], item: IntactEntry
+) -> PaperRecord:
+    """The whole record of ``item``, from ``complete`` (see :meth:`Writer.entries`)."""
+    return complete([item])[0]
 
 
 class Writer:
@@ -740,35 +761,100 @@ class Writer:
         self._leftover.extend(pending)
         return None
 
-    def entries(self, records: Sequence[PaperRecord]) -> str:
+    def entries(
+        self,
+        records: Sequence[PaperRecord | IntactEntry],
+        complete: Callable[[Sequence[IntactEntry]], Sequence[PaperRecord]] | None = None,
+    ) -> str:
         """Return the entries of ``records``, ordered by citation key case-insensitively
         (no key last, ties in input order), separated by one blank line, without a
         final newline; empty for no records. A copied entry is preceded by the
         ``@string`` blocks that give its macros the values it was read with, when the
-        output has given them other values before (see :meth:`_provide`)."""
+        output has given them other values before (see :meth:`_provide`).
+
+        An :class:`~readinglist.records.IntactEntry` is copied as a record whose data
+        half of ``source_check`` holds would be, without recomputing that half; one
+        that cannot be copied is written from its whole record, which ``complete``
+        gives (the whole records of the entries passed, in that order; called once
+        for those found not copyable before writing, and once for each whose
+        definitions could not be arranged). The text is the same as for the whole
+        records. Raises ValueError for an IntactEntry without ``complete``.
+        """
         blocks: list[str] = []
         order = sorted(
             enumerate(records), key=lambda item: entry_order(item[1].citekey, item[0], self.parents)
         )
-        for _, record in order:
+        intact = [item for _, item in order if isinstance(item, IntactEntry)]
+        if intact and complete is None:
+            raise ValueError("an IntactEntry needs complete= to give its whole record")
+        names: dict[int, tuple[str, ...]] = {}
+        whole: dict[int, PaperRecord] = {}
+        if complete is not None:
+            names = {id(item): macro_names(item.record.source_text or "") for item in intact}
+            # Those a copy is refused anyway (a macro means something else now, tags or
+            # notes to merge ...) are completed at once, not one at a time.
+            refused = [item for item in intact if not self._copyable(item, names[id(item)])]
+            if refused:
+                whole = {
+                    id(item): full for item, full in zip(refused, complete(refused), strict=True)
+                }
+        for _, item in order:
             self._leftover = []
-            text = self._entry(record)
+            if isinstance(item, IntactEntry):
+                full = whole.get(id(item))
+                if full is not None:
+                    text = self._entry(full)
+                else:
+                    assert complete is not None
+                    text = self._entry(
+                        item.record, names[id(item)], partial(_whole, complete, item)
+                    )
+            else:
+                text = self._entry(item)
             if self._leftover:
                 blocks.append("\n".join(self._leftover))
             blocks.append(text)
         return "\n\n".join(blocks)
 
-    def _entry(self, record: PaperRecord) -> str:
-        """One entry: copied (with the definitions it needs first) or generated."""
+    def _copyable(self, item: IntactEntry, names: Sequence[str]) -> bool:
+        """True when :meth:`_entry` would try to copy ``item``'s text (its macros mean
+        what they meant when it was read and nothing else is asked of it)."""
+        record = item.record
+        if not record.source_text or record.source_check is None:
+            return False
+        table, needed = self._macros_of(names, self._read(record))
+        return (
+            needed is not None
+            and not self._stale(record)
+            and macro_check(table, names, self._checks) == record.source_check[32:]
+        )
+
+    def _entry(
+        self,
+        record: PaperRecord,
+        names: Sequence[str] | None = None,
+        complete: Callable[[], PaperRecord] | None = None,
+    ) -> str:
+        """One entry: copied (with the definitions it needs first) or generated.
+
+        With ``complete``, ``record`` is an :class:`~readinglist.records.IntactEntry`'s
+        (the data half of its ``source_check`` holds) and ``complete`` gives its whole
+        record, taken before anything but a copy. ``names``: :func:`macro_names` of
+        the source text, when known."""
         source = record.source_text
         if not source:
             return _format_entry(record, self.dialect, self.keywords, self.annote)
         read = self._read(record)
-        names = macro_names(source)
+        if names is None:
+            names = macro_names(source)
         table, needed = self._macros_of(names, read)
         stale = self._stale(record)
         if record.source_check is not None:
-            check = source_check(record, table, names, self._checks)
+            check: str | None
+            if complete is not None:
+                check = record.source_check[:32] + macro_check(table, names, self._checks)
+            else:
+                check = source_check(record, table, names, self._checks)
             if check == record.source_check and not stale and needed is not None:
                 # Unchanged since it was read, and every macro it may use means what
                 # it meant then: copy it without reading it again.
@@ -780,9 +866,12 @@ class Writer:
                 # entry gets tags or notes): the record stands for its re-read, and
                 # unless tags or notes change its keywords or annote, its raw values
                 # agree with its columns without being decoded again.
+                record = complete() if complete is not None else record
                 return _format_entry(
                     record, self.dialect, self.keywords, self.annote, record, not stale
                 )
+        if complete is not None:
+            record = complete()
         again = _reread(source, self.strings.env(read))
         if (
             again is not None
