@@ -14,7 +14,20 @@ from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any, NamedTuple, cast
 
-from sqlalchemy import Table, Text, event, exists, inspect, or_, select, update
+from sqlalchemy import (
+    Select,
+    Table,
+    Text,
+    bindparam,
+    case,
+    event,
+    exists,
+    inspect,
+    null,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy import cast as sql_cast
 from sqlalchemy.orm import Session, selectinload
 
@@ -212,13 +225,17 @@ def _sorted_aliases(aliases: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(aliases, key=lambda alias: (alias.casefold(), alias)))
 
 
+#: The aliases of some papers (Core, the ids an expanding parameter: compiled once).
+_ALIASES = select(
+    cast(Table, Alias.__table__).c.paper_id, cast(Table, Alias.__table__).c.alias
+).where(cast(Table, Alias.__table__).c.paper_id.in_(bindparam("ids", expanding=True)))
+
+
 def aliases_by_paper(session: Session, ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
     """Return the old keys (aliases) of the papers ``ids`` (one ``IN`` query), each
     paper's sorted by :func:`_sorted_aliases`; papers without any are missing."""
     found: dict[int, list[str]] = defaultdict(list)
-    for pid, alias in session.execute(
-        select(Alias.paper_id, Alias.alias).where(Alias.paper_id.in_(ids))
-    ):
+    for pid, alias in session.connection().execute(_ALIASES, {"ids": list(ids)}):
         found[pid].append(alias)
     return {pid: _sorted_aliases(aliases) for pid, aliases in found.items()}
 
@@ -868,14 +885,15 @@ def iter_bibtex_records(
     :func:`record_of`). ``string_offsets`` as for :func:`iter_records`.
     """
     bibtex_batches = bibtex_batch_ids(session)
+    intact_query = _intact_query(intact_fields) if intact_fields is not None else None
     for start in range(0, len(ids), chunk):
         part = list(ids[start : start + chunk])
         tags = tags_by_paper(session, part) if with_tags else {}
         aliases = aliases_by_paper(session, part)
         notes = notes_by_paper(session, part) if with_notes else {}
-        intact: dict[int, dict[str, Any]] = {}
-        if intact_fields is not None:
-            intact = _intact_rows(session, part, intact_fields, string_offsets)
+        intact: dict[int, IntactEntry] = {}
+        if intact_query is not None and intact_fields is not None:
+            intact = _intact_rows(session, intact_query, part, intact_fields, string_offsets)
         rest = [pid for pid in part if pid not in intact]
         records = (
             _bibtex_records(session, rest, string_offsets, bibtex_batches, tags, notes)
@@ -885,15 +903,13 @@ def iter_bibtex_records(
         for pid in part:
             found = intact.get(pid)
             if found is not None:
-                yield IntactEntry(
-                    pid,
-                    PaperRecord(
-                        **found,
+                if pid in aliases or pid in tags or pid in notes:
+                    found = found._replace(
                         aliases=aliases.get(pid, ()),
                         tags=tuple(tags.get(pid, ())),
                         notes=tuple(notes.get(pid, ())),
-                    ),
-                )
+                    )
+                yield found
                 continue
             record = records.get(pid)
             if record is None:
@@ -901,65 +917,82 @@ def iter_bibtex_records(
             yield replace(record, aliases=aliases[pid]) if pid in aliases else record
 
 
-def _intact_rows(
-    session: Session,
-    part: list[int],
-    intact_fields: Sequence[str],
-    string_offsets: Mapping[int, int] | None,
-) -> dict[int, dict[str, Any]]:
-    """The papers of ``part`` :func:`iter_bibtex_records` yields as IntactEntry, by id:
-    their record's values but aliases, tags and notes. One query, no people;
-    ``fields`` decoded only when it names one of ``intact_fields`` (then only those
-    are kept)."""
+def _intact_query(intact_fields: Sequence[str]) -> Select[Any]:
+    """The query of :func:`_intact_rows` (the ids an expanding parameter ``ids``: built
+    once, not per chunk; 1,000 literals per statement cost more than the query)."""
     papers = cast(Table, Paper.__table__)
     links = cast(Table, PaperPerson.__table__)
     people = cast(Table, Person.__table__)
-    # An author that is not the ``and others`` mark (records.Person.is_others) makes
-    # ``citation_problems`` find an author; the ORM's people are not loaded for it.
+    # A first author that is not the ``and others`` mark (records.Person.is_others)
+    # makes ``citation_problems`` find an author: one probe of the links' primary key,
+    # the mark's person found by the unique ``name_key`` (a scan of ``people`` for
+    # ``literal`` per chunk cost more than the rest of the query).
+    others = select(people.c.id).where(
+        people.c.name_key == person_key(PersonRecord(literal="others"))
+    )
     authored = exists().where(
         links.c.paper_id == papers.c.id,
         links.c.role == "author",
-        people.c.id == links.c.person_id,
-        people.c.literal != "others",
+        links.c.position == 0,
+        links.c.person_id.not_in(others),
     )
-    query = select(
+    # ``fields`` is read only when its JSON text names one of them (a superset: then
+    # decoded and looked up): most rows name none, and their fields are never read.
+    fields_text = sql_cast(papers.c.fields, Text)
+    named = or_(
+        *(fields_text.contains(json.dumps(name), autoescape=True) for name in intact_fields)
+    )
+    return select(
         papers.c.id,
         papers.c.citekey,
         papers.c.entry_type,
         papers.c.citekey_provisional,
         papers.c.keywords,
-        sql_cast(papers.c.fields, Text),
+        case((named, fields_text), else_=None) if intact_fields else null(),
         papers.c.source_text,
         papers.c.source_check,
         papers.c.source_strings_read,
         papers.c.batch_id,
     ).where(
-        papers.c.id.in_(part),
+        papers.c.id.in_(bindparam("ids", expanding=True)),
         papers.c.source_intact.is_(True),
         papers.c.source_check.is_not(None),
         papers.c.source_text.is_not(None),
         papers.c.title_provisional.is_(False),
         authored,
     )
-    quoted = [json.dumps(name) for name in intact_fields]
-    found: dict[int, dict[str, Any]] = {}
-    for pid, key, entry_type, key_mark, keywords, fields_text, text, check, read, batch in (
-        session.connection().execute(query).all()
+
+
+def _intact_rows(
+    session: Session,
+    query: Select[Any],
+    part: list[int],
+    intact_fields: Sequence[str],
+    string_offsets: Mapping[int, int] | None,
+) -> dict[int, IntactEntry]:
+    """The papers of ``part`` :func:`iter_bibtex_records` yields as IntactEntry (without
+    aliases, tags and notes yet), by id: ``query`` (:func:`_intact_query`), no people;
+    ``fields`` read only when its JSON text names one of ``intact_fields`` (then
+    decoded, only those kept)."""
+    found: dict[int, IntactEntry] = {}
+    for pid, key, entry_type, key_mark, keywords, some_fields, text, check, read, batch in (
+        session.connection().execute(query, {"ids": part}).all()
     ):
         fields: dict[str, str] = {}
-        if fields_text and any(name in fields_text for name in quoted):
-            decoded = json.loads(fields_text)
+        if some_fields:
+            decoded = json.loads(some_fields)
             fields = {name: decoded[name] for name in intact_fields if name in decoded}
-        found[pid] = {
-            "citekey": key,
-            "entry_type": entry_type,
-            "citekey_provisional": bool(key_mark),
-            "keywords": split_keywords(keywords),
-            "fields": fields,
-            "source_text": text,
-            "source_check": check,
-            "strings_read": strings_read(string_offsets, batch, read),
-        }
+        found[pid] = IntactEntry(
+            pid,
+            key,
+            entry_type,
+            bool(key_mark),
+            split_keywords(keywords),
+            fields,
+            text,
+            check,
+            strings_read(string_offsets, batch, read),
+        )
     return found
 
 

@@ -433,7 +433,7 @@ def _write_bibtex_in_chunks(
                 string_offsets=offsets,
                 with_tags=tags,
                 with_notes=notes,
-                intact_fields=bibtex.COPY_RULE_FIELDS,
+                intact_fields=writer.rule_fields,
             )
             records = list(watch(rows))
             if aliases:

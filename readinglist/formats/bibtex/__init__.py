@@ -32,7 +32,6 @@ from readinglist.formats.bibtex.encode import VERBATIM_FIELDS, Dialect, valid_ci
 from readinglist.formats.bibtex.reader import iter_read, read, read_aux
 from readinglist.formats.bibtex.values import macro_names
 from readinglist.formats.bibtex.writer import (
-    COPY_RULE_FIELDS,
     FIELD_ORDER,
     Writer,
     crossref_parents,
@@ -43,7 +42,6 @@ from readinglist.formats.bibtex.writer import (
 from readinglist.identifiers import normalize_arxiv, normalize_doi
 
 __all__ = [
-    "COPY_RULE_FIELDS",
     "FIELD_ORDER",
     "VERBATIM_FIELDS",
     "Dialect",

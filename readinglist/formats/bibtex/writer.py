@@ -55,6 +55,7 @@ from bisect import bisect_left, insort
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Protocol
 
 from readinglist.formats.bibtex.digest import (
     bibliographic_fingerprint,
@@ -100,6 +101,7 @@ from readinglist.identifiers import normalize_arxiv, normalize_doi
 from readinglist.records import (
     PROVISIONAL_FIELD,
     IntactEntry,
+    NoteRecord,
     PaperRecord,
     format_marks,
     provisional_marks,
@@ -129,6 +131,30 @@ FIELD_ORDER: tuple[str, ...] = (
     "url",
 )
 _ORDER_INDEX = {name: i for i, name in enumerate(FIELD_ORDER)}
+
+
+class _Facts(Protocol):
+    """What the rules for copying an entry's text read (:meth:`Writer._stale`,
+    :meth:`Writer._read`): a PaperRecord, or an IntactEntry, which holds no more."""
+
+    @property
+    def keywords(self) -> tuple[str, ...]: ...
+    @property
+    def tags(self) -> tuple[str, ...]: ...
+    @property
+    def notes(self) -> tuple[NoteRecord, ...]: ...
+    @property
+    def fields(self) -> Mapping[str, str]: ...
+    @property
+    def aliases(self) -> tuple[str, ...]: ...
+    @property
+    def source_text(self) -> str | None: ...
+    @property
+    def strings_read(self) -> int | None: ...
+    @property
+    def title_provisional(self) -> bool: ...
+    @property
+    def citekey_provisional(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -212,7 +238,7 @@ def _reread(source_text: str, macros: Mapping[str, str]) -> Parsed | None:
     return parsed[0] if len(parsed) == 1 else None
 
 
-def _merged_keywords(record: PaperRecord) -> tuple[str, ...]:
+def _merged_keywords(record: _Facts) -> tuple[str, ...]:
     seen = {k.casefold() for k in record.keywords}
     merged = list(record.keywords)
     for tag in record.tags:
@@ -222,7 +248,7 @@ def _merged_keywords(record: PaperRecord) -> tuple[str, ...]:
     return tuple(merged)
 
 
-def _merged_annote(record: PaperRecord) -> str | None:
+def _merged_annote(record: _Facts) -> str | None:
     existing = record.fields.get("annote")
     texts = [note.text.strip() for note in record.notes if note.text.strip()]
     if existing:
@@ -523,13 +549,13 @@ def _format_entry(
     return "\n".join(lines)
 
 
-def _needs_user_state(record: PaperRecord, keywords: bool, annote: bool) -> bool:
+def _needs_user_state(record: _Facts, keywords: bool, annote: bool) -> bool:
     if keywords and _merged_keywords(record) != record.keywords:
         return True
     return annote and _merged_annote(record) != record.fields.get("annote")
 
 
-def _marks_or_ids_differ(record: PaperRecord, dialect: Dialect) -> bool:
+def _marks_or_ids_differ(record: _Facts, dialect: Dialect) -> bool:
     """True when ``record``'s ``source_text`` cannot be copied because it says other
     than the record about the provisional marks (it has the field or not), or, for
     biblatex, about the old keys (``ids``)."""
@@ -545,13 +571,9 @@ def _marks_or_ids_differ(record: PaperRecord, dialect: Dialect) -> bool:
 #: biblatex fields that stand for a classic BibTeX field (``date`` for ``year``/``month``,
 #: ``journaltitle`` for ``journal``): a BibTeX style reads none of them.
 BIBLATEX_FOR_BIBTEX = ("date", "journaltitle")
-#: The fields whose values the rules for copying a text read (:meth:`Writer._stale`:
-#: ``annote`` for ``--annote``, ``ids`` for biblatex, :data:`BIBLATEX_FOR_BIBTEX`):
-#: all of ``fields`` an :class:`~readinglist.records.IntactEntry` needs to hold.
-COPY_RULE_FIELDS = ("annote", "ids", *BIBLATEX_FOR_BIBTEX)
 
 
-def _biblatex_in_bibtex(record: PaperRecord, dialect: Dialect) -> bool:
+def _biblatex_in_bibtex(record: _Facts, dialect: Dialect) -> bool:
     """True when ``record``'s ``source_text`` cannot be copied into a ``bibtex`` export
     because it gives a value only in a biblatex field (:data:`BIBLATEX_FOR_BIBTEX`):
     classic BibTeX has no ``date`` (issue 15), so the entry is generated with
@@ -575,13 +597,6 @@ def entry_order(
 def crossref_parents(crossrefs: Iterable[str | None]) -> frozenset[str]:
     """The case-folded keys named by ``crossref`` values (for :func:`entry_order`)."""
     return frozenset(value.strip().casefold() for value in crossrefs if value and value.strip())
-
-
-def _whole(
-    complete: Callable[[Sequence[IntactEntry]], Sequence[PaperRecord]], item: IntactEntry
-) -> PaperRecord:
-    """The whole record of ``item``, from ``complete`` (see :meth:`Writer.entries`)."""
-    return complete([item])[0]
 
 
 class Writer:
@@ -644,7 +659,16 @@ class Writer:
         #: Definitions given for an entry that was generated after all (:meth:`_copy`).
         self._leftover: list[str] = []
 
-    def _stale(self, record: PaperRecord) -> bool:
+    @property
+    def rule_fields(self) -> tuple[str, ...]:
+        """The fields whose values this writer's rules for copying a text read
+        (:meth:`_stale`: ``annote`` with ``annote``, ``ids`` for biblatex,
+        :data:`BIBLATEX_FOR_BIBTEX` for bibtex): all of ``fields`` an
+        :class:`~readinglist.records.IntactEntry` given to :meth:`entries` must hold."""
+        names = ["ids"] if self.dialect == "biblatex" else list(BIBLATEX_FOR_BIBTEX)
+        return (*(["annote"] if self.annote else []), *names)
+
+    def _stale(self, record: _Facts) -> bool:
         """True when ``record`` needs more than its source says: tags or notes to merge
         (``keywords``/``annote``), other provisional marks or old keys, or (bibtex)
         classic fields for biblatex ones."""
@@ -654,7 +678,7 @@ class Writer:
             or _biblatex_in_bibtex(record, self.dialect)
         )
 
-    def _read(self, record: PaperRecord) -> int:
+    def _read(self, record: _Facts) -> int:
         """How many ``strings`` blocks were read before ``record``: its ``strings_read``,
         all of them when unknown (the last definition of each macro wins)."""
         end = len(self.strings.definitions)
@@ -749,8 +773,14 @@ class Writer:
         definition needing other values of macros the entry uses too: then any
         definitions already given are written as a block of their own by
         :meth:`entries`)."""
-        pending: list[str] = []
         definitions = self.strings.definitions
+        out = self._out
+        if all(out.get(name) == definitions[i].value for name, i in needed):
+            # The output gives every macro its value already (nearly every entry of a
+            # large export): what the loop below would find without changing anything.
+            self._relied.update(name for name, _ in needed)
+            return text
+        pending: list[str] = []
         needed = sorted(needed, key=lambda item: item[1])
         for _ in range(3):
             for name, index in needed:
@@ -772,13 +802,13 @@ class Writer:
         ``@string`` blocks that give its macros the values it was read with, when the
         output has given them other values before (see :meth:`_provide`).
 
-        An :class:`~readinglist.records.IntactEntry` is copied as a record whose data
-        half of ``source_check`` holds would be, without recomputing that half; one
-        that cannot be copied is written from its whole record, which ``complete``
-        gives (the whole records of the entries passed, in that order; called once
-        for those found not copyable before writing, and once for each whose
-        definitions could not be arranged). The text is the same as for the whole
-        records. Raises ValueError for an IntactEntry without ``complete``.
+        An :class:`~readinglist.records.IntactEntry` is written as its whole record
+        would be, the data half of its ``source_check`` taken as holding (not
+        recomputed): copied when the macro half and the other copy rules allow, else
+        from its whole record, which ``complete`` gives (the whole records of the
+        entries passed, in that order; called once for those whose copy the rules
+        refuse, and once for each whose definitions could not be arranged). Raises
+        ValueError for an IntactEntry without ``complete``.
         """
         blocks: list[str] = []
         order = sorted(
@@ -787,74 +817,66 @@ class Writer:
         intact = [item for _, item in order if isinstance(item, IntactEntry)]
         if intact and complete is None:
             raise ValueError("an IntactEntry needs complete= to give its whole record")
-        names: dict[int, tuple[str, ...]] = {}
+        plans: dict[int, tuple[int, list[tuple[str, int]]]] = {}
+        refused: list[IntactEntry] = []
+        for entry in intact:
+            plan = self._copy_plan(entry)
+            if plan is None:
+                refused.append(entry)
+            else:
+                plans[id(entry)] = plan
+        # The entries the rules refuse to copy are completed at once, not one by one.
         whole: dict[int, PaperRecord] = {}
-        if complete is not None:
-            names = {id(item): macro_names(item.record.source_text or "") for item in intact}
-            # Those a copy is refused anyway (a macro means something else now, tags or
-            # notes to merge ...) are completed at once, not one at a time.
-            refused = [item for item in intact if not self._copyable(item, names[id(item)])]
-            if refused:
-                whole = {
-                    id(item): full for item, full in zip(refused, complete(refused), strict=True)
-                }
+        if refused and complete is not None:
+            whole = dict(zip(map(id, refused), complete(refused), strict=True))
         for _, item in order:
             self._leftover = []
-            if isinstance(item, IntactEntry):
-                full = whole.get(id(item))
-                if full is not None:
-                    text = self._entry(full)
-                else:
-                    assert complete is not None
-                    text = self._entry(
-                        item.record, names[id(item)], partial(_whole, complete, item)
-                    )
-            else:
+            if not isinstance(item, IntactEntry):
                 text = self._entry(item)
+            elif id(item) in whole:
+                text = self._entry(whole[id(item)])
+            else:
+                assert complete is not None
+                read, needed = plans[id(item)]
+                copied = self._copy(item.source_text, needed)
+                if copied is not None:
+                    text = copied
+                else:  # as _entry goes on after a failed copy, with the whole record
+                    whole_record = complete([item])[0]
+                    text = self._reread_entry(whole_record, item.source_text, read, needed, False)
             if self._leftover:
                 blocks.append("\n".join(self._leftover))
             blocks.append(text)
         return "\n\n".join(blocks)
 
-    def _copyable(self, item: IntactEntry, names: Sequence[str]) -> bool:
-        """True when :meth:`_entry` would try to copy ``item``'s text (its macros mean
-        what they meant when it was read and nothing else is asked of it)."""
-        record = item.record
-        if not record.source_text or record.source_check is None:
-            return False
-        table, needed = self._macros_of(names, self._read(record))
-        return (
-            needed is not None
-            and not self._stale(record)
-            and macro_check(table, names, self._checks) == record.source_check[32:]
-        )
+    def _copy_plan(self, record: IntactEntry) -> tuple[int, list[tuple[str, int]]] | None:
+        """For an IntactEntry (the data half of its ``source_check`` holds): ``(read,
+        needed)`` as :meth:`_entry` computes them when it would try to copy the text
+        (every macro the text may use means what it meant when read, nothing else is
+        asked of it), else None."""
+        source, check = record.source_text, record.source_check
+        if not source:
+            return None
+        read = self._read(record)
+        names = macro_names(source)
+        table, needed = self._macros_of(names, read)
+        if needed is None or self._stale(record):
+            return None
+        if macro_check(table, names, self._checks) != check[32:]:
+            return None
+        return read, needed
 
-    def _entry(
-        self,
-        record: PaperRecord,
-        names: Sequence[str] | None = None,
-        complete: Callable[[], PaperRecord] | None = None,
-    ) -> str:
-        """One entry: copied (with the definitions it needs first) or generated.
-
-        With ``complete``, ``record`` is an :class:`~readinglist.records.IntactEntry`'s
-        (the data half of its ``source_check`` holds) and ``complete`` gives its whole
-        record, taken before anything but a copy. ``names``: :func:`macro_names` of
-        the source text, when known."""
+    def _entry(self, record: PaperRecord) -> str:
+        """One entry: copied (with the definitions it needs first) or generated."""
         source = record.source_text
         if not source:
             return _format_entry(record, self.dialect, self.keywords, self.annote)
         read = self._read(record)
-        if names is None:
-            names = macro_names(source)
+        names = macro_names(source)
         table, needed = self._macros_of(names, read)
         stale = self._stale(record)
         if record.source_check is not None:
-            check: str | None
-            if complete is not None:
-                check = record.source_check[:32] + macro_check(table, names, self._checks)
-            else:
-                check = source_check(record, table, names, self._checks)
+            check = source_check(record, table, names, self._checks)
             if check == record.source_check and not stale and needed is not None:
                 # Unchanged since it was read, and every macro it may use means what
                 # it meant then: copy it without reading it again.
@@ -866,12 +888,22 @@ class Writer:
                 # entry gets tags or notes): the record stands for its re-read, and
                 # unless tags or notes change its keywords or annote, its raw values
                 # agree with its columns without being decoded again.
-                record = complete() if complete is not None else record
                 return _format_entry(
                     record, self.dialect, self.keywords, self.annote, record, not stale
                 )
-        if complete is not None:
-            record = complete()
+        return self._reread_entry(record, source, read, needed, stale)
+
+    def _reread_entry(
+        self,
+        record: PaperRecord,
+        source: str,
+        read: int,
+        needed: list[tuple[str, int]] | None,
+        stale: bool,
+    ) -> str:
+        """:meth:`_entry` when the check did not settle it: ``source`` read again with
+        the macros of ``read``, copied when it reads to the record's data, else the
+        entry generated."""
         again = _reread(source, self.strings.env(read))
         if (
             again is not None
