@@ -358,7 +358,7 @@ def bibtex_context(session: Session, ids: Iterable[int]) -> BibtexContext:
     wanted = set(ids)
     used = {
         batch_id
-        for paper_id, batch_id in session.execute(
+        for paper_id, batch_id in session.connection().execute(
             select(Paper.id, Paper.batch_id).where(Paper.batch_id.in_([b.id for b in batches]))
         )
         if paper_id in wanted
