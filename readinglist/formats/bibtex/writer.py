@@ -578,7 +578,8 @@ def _biblatex_in_bibtex(record: _Facts, dialect: Dialect) -> bool:
     because it gives a value only in a biblatex field (:data:`BIBLATEX_FOR_BIBTEX`):
     classic BibTeX has no ``date`` (issue 15), so the entry is generated with
     ``year``/``month`` and ``journal``."""
-    return dialect == "bibtex" and any(name in record.fields for name in BIBLATEX_FOR_BIBTEX)
+    fields = record.fields
+    return dialect == "bibtex" and bool(fields) and any(n in fields for n in BIBLATEX_FOR_BIBTEX)
 
 
 def entry_order(
@@ -656,6 +657,10 @@ class Writer:
         self._relied: set[str] = set()
         #: The macro halves of :func:`source_check` by the values they cover.
         self._checks: dict[tuple[tuple[str, str | None], ...], str] = {}
+        #: :meth:`_copy_plan`'s ``needed`` and macro half by macro names and blocks read.
+        self._plans: dict[
+            tuple[tuple[str, ...], int], tuple[list[tuple[str, int]] | None, str]
+        ] = {}
         #: Definitions given for an entry that was generated after all (:meth:`_copy`).
         self._leftover: list[str] = []
 
@@ -859,10 +864,14 @@ class Writer:
             return None
         read = self._read(record)
         names = macro_names(source)
-        table, needed = self._macros_of(names, read)
-        if needed is None or self._stale(record):
-            return None
-        if macro_check(table, names, self._checks) != check[32:]:
+        # Entries read after the same blocks with the same macro names (most of a
+        # large export) share what their macros mean: computed once per pair.
+        known = self._plans.get((names, read))
+        if known is None:
+            table, needed = self._macros_of(names, read)
+            known = self._plans[names, read] = (needed, macro_check(table, names, self._checks))
+        needed, half = known
+        if needed is None or half != check[32:] or self._stale(record):
             return None
         return read, needed
 
