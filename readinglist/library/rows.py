@@ -358,9 +358,11 @@ def bibtex_context(session: Session, ids: Iterable[int]) -> BibtexContext:
     wanted = set(ids)
     used = {
         batch_id
-        for paper_id, batch_id in session.connection().execute(
+        for paper_id, batch_id in session.connection()
+        .execute(
             select(Paper.id, Paper.batch_id).where(Paper.batch_id.in_([b.id for b in batches]))
         )
+        .all()
         if paper_id in wanted
     }
     parts = tuple((b.id, b.bibtex_strings) for b in batches if b.id in used and b.bibtex_strings)
