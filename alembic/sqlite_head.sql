@@ -1,4 +1,4 @@
--- readinglist: the SQLite schema at revision 0004
+-- readinglist: the SQLite schema at revision 0005
 CREATE TABLE alembic_version (
 	version_num VARCHAR(32) NOT NULL, 
 	CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num)
@@ -62,7 +62,7 @@ CREATE TABLE papers (
 	added_at DATETIME NOT NULL, 
 	updated_at DATETIME NOT NULL, 
 	read_at DATETIME, 
-	batch_id INTEGER, source_check VARCHAR(64), citekey_provisional BOOLEAN DEFAULT 0 NOT NULL, source_strings_read INTEGER, 
+	batch_id INTEGER, source_check VARCHAR(64), citekey_provisional BOOLEAN DEFAULT 0 NOT NULL, source_strings_read INTEGER, source_intact BOOLEAN, 
 	CONSTRAINT pk_papers PRIMARY KEY (id), 
 	CONSTRAINT fk_papers_batch_id_import_batches FOREIGN KEY(batch_id) REFERENCES import_batches (id) ON DELETE SET NULL, 
 	CONSTRAINT uq_papers_citekey_folded UNIQUE (citekey_folded)
@@ -158,4 +158,4 @@ CREATE TABLE not_duplicates (
 	CONSTRAINT fk_not_duplicates_high_id_papers FOREIGN KEY(high_id) REFERENCES papers (id) ON DELETE CASCADE
 );
 CREATE INDEX ix_not_duplicates_high_id ON not_duplicates (high_id);
-INSERT INTO alembic_version (version_num) VALUES ('0004');
+INSERT INTO alembic_version (version_num) VALUES ('0005');

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 #: Every revision this code knows, oldest first; the last is the head. A test keeps
 #: this equal to the scripts in ``alembic/versions`` so start-up needs no Alembic.
-KNOWN_REVISIONS: tuple[str, ...] = ("0001", "0002", "0003", "0004")
+KNOWN_REVISIONS: tuple[str, ...] = ("0001", "0002", "0003", "0004", "0005")
 HEAD = KNOWN_REVISIONS[-1]
 #: How long an SQLite writer waits for another one's lock, in milliseconds, unless
 #: ``READINGLIST_BUSY_TIMEOUT`` (seconds) says otherwise (:func:`busy_timeout_ms`).

@@ -158,6 +158,11 @@ class Paper(Base):
     #: ``@string`` blocks of its batch's ``bibtex_strings`` came before the entry, so
     #: export gives its macros the values it was read with.
     source_strings_read: Mapped[int | None] = mapped_column(Integer)
+    #: True while the bibliographic data is what ``source_text`` was read to (the
+    #: data half of ``source_check`` holds without being recomputed; migration 0005):
+    #: set by an import, cleared by every change (``library.rows.sources_changed``).
+    #: NULL: unknown, the export recomputes.
+    source_intact: Mapped[bool | None] = mapped_column(Boolean)
     search_text: Mapped[str] = mapped_column(Text, default="")
     status: Mapped[str] = mapped_column(String(16), default="new", index=True)
     priority: Mapped[int | None] = mapped_column(SmallInteger, index=True)

@@ -267,6 +267,14 @@ def rows_0004(dialect: str) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+def rows_0005(dialect: str) -> list[tuple[str, dict[str, Any]]]:
+    """Revision 0004's rows plus a paper whose data is still its source text's."""
+    return [
+        *rows_0004(dialect),
+        ("UPDATE papers SET source_intact = :yes WHERE id = 1", {"yes": True}),
+    ]
+
+
 #: For every revision: rows in plain SQL valid at that revision. A new revision must
 #: add its entry (the test fails without one), with rows in each of its tables.
 ROWS_AT: dict[str, Callable[[str], list[tuple[str, dict[str, Any]]]]] = {
@@ -274,6 +282,7 @@ ROWS_AT: dict[str, Callable[[str], list[tuple[str, dict[str, Any]]]]] = {
     "0002": rows_0002,
     "0003": rows_0003,
     "0004": rows_0004,
+    "0005": rows_0005,
 }
 
 

@@ -395,6 +395,8 @@ class Importer:
             "source_digest": bibliographic_digest(final) if keep_source else None,
             "source_check": final.source_check if keep_source else None,
             "source_strings_read": final.strings_read if keep_source else None,
+            # The data is the text's until something changes it (migration 0005).
+            "source_intact": True if keep_source and final.source_check else None,
             "citekey_provisional": final.citekey_provisional
             or (
                 citekeys.is_provisional_key(final)
@@ -416,7 +418,9 @@ class Importer:
             people = row.pop("_people", None)
             if people:  # a later record of the chunk brought people it lacked
                 final = chunk.new_records[index] = replace(final, **people)
+                row["source_intact"] = None  # no longer the text's data
             if row.pop("_refresh", False):  # a later record of the chunk filled it
+                row["source_intact"] = None
                 filled_record = replace(
                     final,
                     **{k: row[k] for k in FILLABLE if k != "keywords"},
@@ -428,7 +432,7 @@ class Importer:
         self.statistics.grew(len(ids))
         for row, paper_id in zip(chunk.new_rows, ids, strict=True):
             row["id"] = paper_id
-        insert_people(session, chunk.new_records, ids, self.person_ids)
+        insert_people(session, chunk.new_records, ids, self.person_ids, new_papers=True)
         apply_merges(session, chunk.merged)
         if chunk.people:
             insert_people(
@@ -447,12 +451,13 @@ class Importer:
         update_many(
             session,
             {
-                ("citekey", "citekey_folded", "citekey_provisional"): [
+                ("citekey", "citekey_folded", "citekey_provisional", "source_intact"): [
                     {
                         "b_id": paper_id,
                         "b_citekey": new,
                         "b_citekey_folded": new.lower(),
                         "b_citekey_provisional": False,
+                        "b_source_intact": None,  # a new key: not the text's data
                     }
                     for paper_id, _, new in chunk.rekeys
                 ]

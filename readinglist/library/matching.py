@@ -256,6 +256,8 @@ def merge_into(dup: Candidate, record: PaperRecord) -> MergePlan:
         # As :func:`apply_merges` does for a stored paper: merged data is no longer
         # the source text's, whichever chunk of the import the paper came from.
         changed["source_digest"] = None
+    if dup.pending is not None and (changed or plan.people):
+        changed["source_intact"] = None  # migration 0005
     dup.values.update(changed if dup.pending is not None else plan.values)
     if "title" in plan.values:
         dup.title = plan.values["title"]
@@ -281,6 +283,7 @@ def apply_merges(session: Session, merged: dict[int, tuple[Candidate, set[str]]]
             continue
         values = derived_values({name: cand.values[name] for name in names})
         values["source_digest"] = None
+        values["source_intact"] = None  # sources_changed, in the same statement
         values["updated_at"] = now
         groups[tuple(sorted(values))].append(
             {"b_id": paper_id, **{f"b_{k}": v for k, v in values.items()}}

@@ -168,7 +168,10 @@ def select_ids_and_keys(session: Session, query_text: str = "") -> list[tuple[in
     from readinglist import query
 
     stmt = query.statement(session, query_text, (PAPERS.c.id, PAPERS.c.citekey))
-    return [(int(paper_id), str(key)) for paper_id, key in session.execute(stmt)]
+    # Columns only: run on the connection, without the ORM's row handling (100,000
+    # papers: about a third of a second less, issue 17).
+    rows = session.connection().execute(stmt).all()  # one fetch, not one per row
+    return [(int(paper_id), str(key)) for paper_id, key in rows]
 
 
 def papers_for_keys(session: Session, refs: Sequence[str]) -> tuple[list[Paper], list[str]]:

@@ -7,13 +7,28 @@ library stores at import to know whether ``source_text`` may be exported verbati
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any, NamedTuple, cast
 
-from sqlalchemy import Table, or_, select
+from sqlalchemy import (
+    Select,
+    Table,
+    Text,
+    bindparam,
+    case,
+    event,
+    exists,
+    inspect,
+    null,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy import cast as sql_cast
 from sqlalchemy.orm import Session, selectinload
 
 from readinglist.digest import json_digest
@@ -30,6 +45,7 @@ from readinglist.models import (
     Tag,
 )
 from readinglist.records import (
+    IntactEntry,
     NoteRecord,
     PaperRecord,
 )
@@ -76,6 +92,76 @@ def bibliographic_digest(record: PaperRecord) -> str:
         sorted(record.fields.items()),
     ]
     return json_digest(data)
+
+
+#: The ``Paper`` attributes that hold bibliographic data (what
+#: ``formats.bibtex.bibliographic_fingerprint`` covers, people included) or the source
+#: text and its check: a flush that changes one clears ``papers.source_intact``.
+BIBLIOGRAPHIC_ATTRIBUTES = (
+    "citekey",
+    "entry_type",
+    "title",
+    "people",
+    "year",
+    "month",
+    "venue",
+    "abstract",
+    "doi",
+    "arxiv",
+    "url",
+    "keywords",
+    "fields",
+    "source_text",
+    "source_check",
+    "source_strings_read",
+)
+#: ``session.info`` key of the ids of papers whose bibliographic data a flush changes.
+_CHANGED = "readinglist.sources_changed"
+
+
+def sources_changed(session: Session, ids: Iterable[int]) -> None:
+    """Record that the bibliographic data of papers ``ids`` changed: their
+    ``papers.source_intact`` becomes NULL (a BibTeX export checks them again instead
+    of trusting ``source_check``; migration 0005). The one home of "bibliographic data
+    changed": the Session's flush hook calls it for ORM changes (a Paper's
+    :data:`BIBLIOGRAPHIC_ATTRIBUTES`, people links added or removed),
+    :func:`insert_people` for any paper it links people to after the import that made
+    it, and a Core write of those columns calls it (or sets the column) itself."""
+    papers = cast(Table, Paper.__table__)
+    wanted = sorted(set(ids))
+    for start in range(0, len(wanted), CHUNK):
+        session.execute(
+            update(papers)
+            .where(
+                papers.c.id.in_(wanted[start : start + CHUNK]),
+                papers.c.source_intact.is_not(None),
+            )
+            .values(source_intact=None)
+        )
+
+
+@event.listens_for(Session, "before_flush")
+def _note_source_changes(session: Session, _context: Any, _instances: Any) -> None:
+    """Note the papers whose bibliographic data this flush changes (:func:`sources_changed`)."""
+    changed: set[int] = session.info.setdefault(_CHANGED, set())
+    for obj in session.dirty:
+        if isinstance(obj, Paper) and obj.id is not None:
+            state = inspect(obj)
+            if any(state.attrs[name].history.has_changes() for name in BIBLIOGRAPHIC_ATTRIBUTES):
+                changed.add(obj.id)
+        elif isinstance(obj, PaperPerson) and obj.paper_id is not None:
+            changed.add(obj.paper_id)
+    for obj in (*session.new, *session.deleted):
+        if isinstance(obj, PaperPerson) and obj.paper_id is not None:
+            changed.add(obj.paper_id)
+
+
+@event.listens_for(Session, "after_flush_postexec")
+def _clear_source_intact(session: Session, _context: Any) -> None:
+    """Clear ``source_intact`` of the papers the flush changed (:func:`sources_changed`)."""
+    changed: set[int] = session.info.pop(_CHANGED, set())
+    if changed:
+        sources_changed(session, changed)
 
 
 def keywords_text(keywords: Iterable[str]) -> str | None:
@@ -139,13 +225,17 @@ def _sorted_aliases(aliases: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(aliases, key=lambda alias: (alias.casefold(), alias)))
 
 
+#: The aliases of some papers (Core, the ids an expanding parameter: compiled once).
+_ALIASES = select(
+    cast(Table, Alias.__table__).c.paper_id, cast(Table, Alias.__table__).c.alias
+).where(cast(Table, Alias.__table__).c.paper_id.in_(bindparam("ids", expanding=True)))
+
+
 def aliases_by_paper(session: Session, ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
     """Return the old keys (aliases) of the papers ``ids`` (one ``IN`` query), each
     paper's sorted by :func:`_sorted_aliases`; papers without any are missing."""
     found: dict[int, list[str]] = defaultdict(list)
-    for pid, alias in session.execute(
-        select(Alias.paper_id, Alias.alias).where(Alias.paper_id.in_(ids))
-    ):
+    for pid, alias in session.connection().execute(_ALIASES, {"ids": list(ids)}):
         found[pid].append(alias)
     return {pid: _sorted_aliases(aliases) for pid, aliases in found.items()}
 
@@ -268,9 +358,11 @@ def bibtex_context(session: Session, ids: Iterable[int]) -> BibtexContext:
     wanted = set(ids)
     used = {
         batch_id
-        for paper_id, batch_id in session.execute(
+        for paper_id, batch_id in session.connection()
+        .execute(
             select(Paper.id, Paper.batch_id).where(Paper.batch_id.in_([b.id for b in batches]))
         )
+        .all()
         if paper_id in wanted
     }
     parts = tuple((b.id, b.bibtex_strings) for b in batches if b.id in used and b.bibtex_strings)
@@ -665,12 +757,19 @@ def insert_people(
     records: Sequence[PaperRecord],
     ids: Sequence[int],
     known: dict[str, int] | None = None,
+    *,
+    new_papers: bool = False,
 ) -> None:
-    """Insert the people of new papers (reusing stored spellings) and their ordered links.
+    """Insert the people of papers ``ids`` (reusing stored spellings) and their ordered links.
 
     ``known`` maps ``people.name_key`` to ids already looked up or inserted in this
-    transaction (an import keeps one across its chunks); it is updated.
+    transaction (an import keeps one across its chunks); it is updated. Unless
+    ``new_papers`` (the import linking the people its new rows were read with), the
+    papers' bibliographic data changed (:func:`sources_changed`), whether or not
+    ``records`` name anyone (the caller may have removed links first).
     """
+    if not new_papers:
+        sources_changed(session, ids)
     # Each occurrence's key computed once: (paper id, role, position, key).
     occurrences: list[tuple[int, str, int, str]] = []
     wanted: dict[str, PersonRecord] = {}
@@ -765,7 +864,8 @@ def iter_bibtex_records(
     with_tags: bool = False,
     with_notes: bool = False,
     chunk: int = RECORD_CHUNK,
-) -> Iterator[PaperRecord]:
+    intact_fields: Sequence[str] | None = None,
+) -> Iterator[PaperRecord | IntactEntry]:
     """Yield, for each paper of ``ids`` in that order (unknown ids skipped), the
     PaperRecord the BibTeX writer needs: what :func:`iter_records` gives with
     ``checked_source=True``, except the user state no ``.bib`` entry holds (status,
@@ -773,43 +873,161 @@ def iter_bibtex_records(
     only when asked (``with_tags`` for ``--keywords``, ``with_notes`` for
     ``--annote``).
 
+    With ``intact_fields`` (the fields the writer's copy rules read,
+    ``formats.bibtex.COPY_RULE_FIELDS``), a paper whose row vouches that its data is
+    still its source text's (``source_intact``, with a ``source_check``), whose title
+    is not provisional and which has an author other than ``others`` is yielded as an
+    :class:`~readinglist.records.IntactEntry` instead: its people and its other
+    fields are not read (issue 17 item 2: at 100,000 papers, decoding them and
+    recomputing the digest was most of the export).
+
     Per chunk of papers: Core queries on the session's connection (no ORM execution,
-    no identity map) for :data:`BIBTEX_COLUMNS`, the people, the aliases, and the
-    tags and notes when asked; no digest is computed for a row with a
-    ``source_check`` (the writer checks it, :func:`record_of`). ``string_offsets`` as
-    for :func:`iter_records`. Issue 17 item 2: the export of a 100,000-paper library
-    read through :func:`iter_records` spent most of its time here.
+    no identity map) for :data:`BIBTEX_COLUMNS` (the intact entries' row first, the
+    others' then), the people, the aliases, and the tags and notes when asked; no
+    digest is computed for a row with a ``source_check`` (the writer checks it,
+    :func:`record_of`). ``string_offsets`` as for :func:`iter_records`.
     """
-    papers = cast(Table, Paper.__table__)
-    columns = [papers.c[name] for name in BIBTEX_COLUMNS]
     bibtex_batches = bibtex_batch_ids(session)
-    connection = session.connection()
+    intact_query = _intact_query(intact_fields) if intact_fields is not None else None
     for start in range(0, len(ids), chunk):
         part = list(ids[start : start + chunk])
-        rows = {
-            row[0]: row
-            for row in connection.execute(select(*columns).where(papers.c.id.in_(part))).all()
-        }
-        authors, editors = people_by_paper(session, part)
         tags = tags_by_paper(session, part) if with_tags else {}
         aliases = aliases_by_paper(session, part)
         notes = notes_by_paper(session, part) if with_notes else {}
+        intact: dict[int, IntactEntry] = {}
+        if intact_query is not None and intact_fields is not None:
+            intact = _intact_rows(session, intact_query, part, intact_fields, string_offsets)
+        rest = [pid for pid in part if pid not in intact]
+        records = (
+            _bibtex_records(session, rest, string_offsets, bibtex_batches, tags, notes)
+            if rest
+            else {}
+        )
         for pid in part:
-            values = rows.get(pid)
-            if values is None:
+            found = intact.get(pid)
+            if found is not None:
+                if pid in aliases or pid in tags or pid in notes:
+                    found = found._replace(
+                        aliases=aliases.get(pid, ()),
+                        tags=tuple(tags.get(pid, ())),
+                        notes=tuple(notes.get(pid, ())),
+                    )
+                yield found
                 continue
-            row = _BibtexRow(*values)
-            read = strings_read(string_offsets, row.batch_id, row.source_strings_read)
-            record = record_of(
-                row,
-                tuple(authors.get(pid, ())),
-                tuple(editors.get(pid, ())),
-                tuple(tags.get(pid, ())),
-                tuple(notes.get(pid, ())),
-                latex_fields=bool(row.source_text) or row.batch_id in bibtex_batches,
-                checked_source=True,
-                strings_read=read,
-            )
-            if pid in aliases:
-                record = replace(record, aliases=aliases[pid])
-            yield record
+            record = records.get(pid)
+            if record is None:
+                continue
+            yield replace(record, aliases=aliases[pid]) if pid in aliases else record
+
+
+def _intact_query(intact_fields: Sequence[str]) -> Select[Any]:
+    """The query of :func:`_intact_rows` (the ids an expanding parameter ``ids``: built
+    once, not per chunk; 1,000 literals per statement cost more than the query)."""
+    papers = cast(Table, Paper.__table__)
+    links = cast(Table, PaperPerson.__table__)
+    people = cast(Table, Person.__table__)
+    # A first author that is not the ``and others`` mark (records.Person.is_others)
+    # makes ``citation_problems`` find an author: one probe of the links' primary key,
+    # the mark's person found by the unique ``name_key`` (a scan of ``people`` for
+    # ``literal`` per chunk cost more than the rest of the query).
+    others = select(people.c.id).where(
+        people.c.name_key == person_key(PersonRecord(literal="others"))
+    )
+    authored = exists().where(
+        links.c.paper_id == papers.c.id,
+        links.c.role == "author",
+        links.c.position == 0,
+        links.c.person_id.not_in(others),
+    )
+    # ``fields`` is read only when its JSON text names one of them (a superset: then
+    # decoded and looked up): most rows name none, and their fields are never read.
+    fields_text = sql_cast(papers.c.fields, Text)
+    named = or_(
+        *(fields_text.contains(json.dumps(name), autoescape=True) for name in intact_fields)
+    )
+    return select(
+        papers.c.id,
+        papers.c.citekey,
+        papers.c.entry_type,
+        papers.c.citekey_provisional,
+        papers.c.keywords,
+        case((named, fields_text), else_=None) if intact_fields else null(),
+        papers.c.source_text,
+        papers.c.source_check,
+        papers.c.source_strings_read,
+        papers.c.batch_id,
+    ).where(
+        papers.c.id.in_(bindparam("ids", expanding=True)),
+        papers.c.source_intact.is_(True),
+        papers.c.source_check.is_not(None),
+        papers.c.source_text.is_not(None),
+        papers.c.title_provisional.is_(False),
+        authored,
+    )
+
+
+def _intact_rows(
+    session: Session,
+    query: Select[Any],
+    part: list[int],
+    intact_fields: Sequence[str],
+    string_offsets: Mapping[int, int] | None,
+) -> dict[int, IntactEntry]:
+    """The papers of ``part`` :func:`iter_bibtex_records` yields as IntactEntry (without
+    aliases, tags and notes yet), by id: ``query`` (:func:`_intact_query`), no people;
+    ``fields`` read only when its JSON text names one of ``intact_fields`` (then
+    decoded, only those kept)."""
+    found: dict[int, IntactEntry] = {}
+    for pid, key, entry_type, key_mark, keywords, some_fields, text, check, read, batch in (
+        session.connection().execute(query, {"ids": part}).all()
+    ):
+        fields: dict[str, str] = {}
+        if some_fields:
+            decoded = json.loads(some_fields)
+            fields = {name: decoded[name] for name in intact_fields if name in decoded}
+        found[pid] = IntactEntry(
+            pid,
+            key,
+            entry_type,
+            bool(key_mark),
+            split_keywords(keywords),
+            fields,
+            text,
+            check,
+            strings_read(string_offsets, batch, read),
+        )
+    return found
+
+
+def _bibtex_records(
+    session: Session,
+    part: list[int],
+    string_offsets: Mapping[int, int] | None,
+    bibtex_batches: frozenset[int],
+    tags: Mapping[int, list[str]],
+    notes: Mapping[int, list[NoteRecord]],
+) -> dict[int, PaperRecord]:
+    """The whole records of papers ``part`` for :func:`iter_bibtex_records` (without
+    aliases), by id."""
+    papers = cast(Table, Paper.__table__)
+    columns = [papers.c[name] for name in BIBTEX_COLUMNS]
+    rows = {
+        row[0]: row
+        for row in session.connection().execute(select(*columns).where(papers.c.id.in_(part))).all()
+    }
+    authors, editors = people_by_paper(session, part)
+    records: dict[int, PaperRecord] = {}
+    for pid, values in rows.items():
+        row = _BibtexRow(*values)
+        read = strings_read(string_offsets, row.batch_id, row.source_strings_read)
+        records[pid] = record_of(
+            row,
+            tuple(authors.get(pid, ())),
+            tuple(editors.get(pid, ())),
+            tuple(tags.get(pid, ())),
+            tuple(notes.get(pid, ())),
+            latex_fields=bool(row.source_text) or row.batch_id in bibtex_batches,
+            checked_source=True,
+            strings_read=read,
+        )
+    return records

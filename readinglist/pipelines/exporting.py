@@ -14,12 +14,12 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any, TextIO, cast
+from typing import IO, Any, TextIO, TypeVar, cast
 
 from sqlalchemy.orm import Session
 
@@ -30,7 +30,10 @@ from readinglist.formats import bibtex
 from readinglist.library.listing import export_outline
 from readinglist.library.rows import RECORD_COLUMNS, iter_listing_records, record_columns
 from readinglist.pipelines.atomic import open_atomically
-from readinglist.records import CITATION_FIELDS, PaperRecord, citation_problems
+from readinglist.records import CITATION_FIELDS, IntactEntry, PaperRecord, citation_problems
+
+#: What an export's records are: whole, or (BibTeX) an entry to copy as stored.
+_Entry = TypeVar("_Entry", PaperRecord, PaperRecord | IntactEntry)
 
 #: The formats whose writer is :class:`readinglist.formats.bibtex.Writer`.
 BIBTEX_FORMATS = ("bibtex", "biblatex")
@@ -161,10 +164,14 @@ class Audit:
     problems: dict[str, int] = field(default_factory=dict)
     keys: list[str] = field(default_factory=list)
 
-    def watch(self, records: Iterable[PaperRecord]) -> Iterator[PaperRecord]:
-        """Yield ``records`` unchanged, counting them as they pass."""
+    def watch(self, records: Iterable[_Entry]) -> Iterator[_Entry]:
+        """Yield ``records`` unchanged, counting them as they pass (an
+        :class:`~readinglist.records.IntactEntry` is a real reference by definition)."""
         for record in records:
             self.total += 1
+            if isinstance(record, IntactEntry):
+                yield record
+                continue
             problems = citation_problems(record)
             if problems:
                 self.count += 1
@@ -329,12 +336,17 @@ def write_papers(
             out.write(piece)
 
 
-def _with_alias_copies(record: PaperRecord, old_keys: list[str] | None) -> list[PaperRecord]:
+def _with_alias_copies(
+    record: PaperRecord | IntactEntry, old_keys: list[str] | None
+) -> list[PaperRecord | IntactEntry]:
     """``record``, then a copy of it under each of ``old_keys`` (no source text to copy,
-    no aliases of its own)."""
+    no aliases of its own); an IntactEntry has none to copy (its whole record is
+    given for those that have)."""
+    if not old_keys or isinstance(record, IntactEntry):
+        return [record]
     copies = [
         replace(record, citekey=key, aliases=(), source_text=None, source_check=None)
-        for key in old_keys or ()
+        for key in old_keys
     ]
     return [record, *copies]
 
@@ -342,12 +354,16 @@ def _with_alias_copies(record: PaperRecord, old_keys: list[str] | None) -> list[
 def _crossref_parents(session: Session, ids: list[int]) -> frozenset[str]:
     """The keys (case-folded) that papers ``ids`` name in ``crossref``: BibTeX needs those
     entries after the entries that name them (issue 15, the real-tools test)."""
-    from sqlalchemy import select
+    from sqlalchemy import Text, cast, select
 
     from readinglist.models import Paper
 
     crossref = Paper.fields["crossref"].as_string()
-    rows = session.execute(select(Paper.id, crossref).where(crossref.is_not(None)))
+    # The JSON text's plain search first (a superset): most rows are never decoded.
+    named = cast(Paper.fields, Text).contains('"crossref"', autoescape=True)
+    rows = session.connection().execute(
+        select(Paper.id, crossref).where(named, crossref.is_not(None))
+    )
     wanted = set(ids)
     return bibtex.crossref_parents(value for paper_id, value in rows if paper_id in wanted)
 
@@ -362,7 +378,7 @@ def _write_bibtex_in_chunks(
     options: dict[str, Any],
     selected: list[tuple[int, str]],
     advance: Callable[[int], None],
-    watch: Callable[[Iterable[PaperRecord]], Iterator[PaperRecord]],
+    watch: Callable[[Iterable[PaperRecord | IntactEntry]], Iterator[PaperRecord | IntactEntry]],
     aliases: dict[str, list[str]] | None = None,
 ) -> None:
     """Write ``selected`` papers ``(id, key)`` as BibTeX, a chunk of records at a time.
@@ -379,6 +395,11 @@ def _write_bibtex_in_chunks(
     first but are known only after the last entry: when the papers' imports kept
     any (:func:`readinglist.library.bibtex_context`), the entries are spooled to a
     temporary file (in memory up to 32 MB) and copied after the header.
+
+    A paper whose data the library vouches is its source text's comes as an
+    :class:`~readinglist.records.IntactEntry` (``library.iter_bibtex_records``): its
+    people and fields are read only when the writer cannot copy its text (issue 17
+    item 2); the text written is the same.
     """
     parents = _crossref_parents(session, [paper_id for paper_id, _ in selected])
     order = sorted(
@@ -391,6 +412,19 @@ def _write_bibtex_in_chunks(
     )
     offsets = writer.string_offsets
     spooled = bool(strings or preamble)
+    tags, notes = bool(options.get("keywords")), bool(options.get("annote"))
+
+    def complete(entries: Sequence[IntactEntry]) -> list[PaperRecord]:
+        """The whole records of ``entries`` (see ``bibtex.Writer.entries``)."""
+        found = library.iter_bibtex_records(
+            session,
+            [entry.paper_id for entry in entries],
+            string_offsets=offsets,
+            with_tags=tags,
+            with_notes=notes,
+        )
+        return [record for record in found if isinstance(record, PaperRecord)]
+
     with tempfile.SpooledTemporaryFile(32 << 20, "w+", encoding="utf-8", newline="\n") as spool:
         body: IO[str] = spool if spooled else out
         written = False
@@ -401,17 +435,23 @@ def _write_bibtex_in_chunks(
                 session,
                 part,
                 string_offsets=offsets,
-                with_tags=bool(options.get("keywords")),
-                with_notes=bool(options.get("annote")),
+                with_tags=tags,
+                with_notes=notes,
+                intact_fields=writer.rule_fields,
             )
             records = list(watch(rows))
             if aliases:
+                # An entry written again under an old key is generated from its record.
+                cited = [r for r in records if isinstance(r, IntactEntry) and r.citekey in aliases]
+                wholes = dict(zip(map(id, cited), complete(cited), strict=True))
                 records = [
                     copy
                     for record in records
-                    for copy in _with_alias_copies(record, aliases.get(record.citekey or ""))
+                    for copy in _with_alias_copies(
+                        wholes.get(id(record), record), aliases.get(record.citekey or "")
+                    )
                 ]
-            text = writer.entries(records)
+            text = writer.entries(records, complete)
             if text:
                 body.write("\n\n" + text if written else text)
                 written = True

@@ -59,13 +59,26 @@ def source_check(
         return None
     if names is None:
         names = macro_names(record.source_text)
+    return bibliographic_fingerprint(record)[:32] + macro_check(macros, names, cache)
+
+
+def macro_check(
+    macros: Mapping[str, str],
+    names: Sequence[str],
+    cache: dict[tuple[tuple[str, str | None], ...], str] | None = None,
+) -> str:
+    """Return the second half of :func:`source_check`: 32 hex characters of SHA-256
+    over the value in ``macros`` (None when undefined) of each of ``names``
+    (:func:`macro_names` of the text). ``cache`` as for :func:`source_check`. A
+    writer that knows the data half holds (``readinglist.records.IntactEntry``)
+    compares only this half."""
     values = tuple((name, macros.get(name)) for name in names)
     half = cache.get(values) if cache is not None else None
     if half is None:
         half = json_digest(list(values))[:32]
         if cache is not None:
             cache[values] = half
-    return bibliographic_fingerprint(record)[:32] + half
+    return half
 
 
 def _people_data(people: Sequence[Person]) -> list[list[str]]:

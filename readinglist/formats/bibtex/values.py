@@ -14,8 +14,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-#: A bare word where a field value or a ``#`` piece begins: a possible macro use.
-_MACRO_USE = re.compile(r'[=#][ \t\r\n]*([^\s"{}#,=()0-9][^\s"{}#,=()]*)')
+#: A bare word where a field value begins (after ``=``) or a ``#`` piece begins: a
+#: possible macro use. Two patterns, each starting with one literal character, which
+#: the regex engine finds about twice as fast as a class ``[=#]`` (issue 17: 100,000
+#: Beebe entries, 1.4 s -> 0.65 s); a match holds no other ``=`` or ``#``, so the two
+#: find together what one ``[=#]`` pattern finds.
+_MACRO_AFTER_EQUALS = re.compile(r'=[ \t\r\n]*([^\s"{}#,=()0-9][^\s"{}#,=()]*)')
+_MACRO_AFTER_HASH = re.compile(r'#[ \t\r\n]*([^\s"{}#,=()0-9][^\s"{}#,=()]*)')
 
 
 #: A bare word that begins a ``@preamble`` value or follows ``#`` in it.
@@ -34,7 +39,10 @@ def macro_names(source_text: str) -> tuple[str, ...]:
     never misses a macro in use.
     Month names are included like any other.
     """
-    return tuple(sorted({name.lower() for name in _MACRO_USE.findall(source_text)}))
+    found = _MACRO_AFTER_EQUALS.findall(source_text)
+    if "#" in source_text:
+        found += _MACRO_AFTER_HASH.findall(source_text)
+    return tuple(sorted({name.lower() for name in found}))
 
 
 #: BibTeX's month macros as plain.bst defines them (``MACRO {jan} {"January"}``).

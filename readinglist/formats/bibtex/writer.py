@@ -55,8 +55,13 @@ from bisect import bisect_left, insort
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Protocol
 
-from readinglist.formats.bibtex.digest import bibliographic_fingerprint, source_check
+from readinglist.formats.bibtex.digest import (
+    bibliographic_fingerprint,
+    macro_check,
+    source_check,
+)
 from readinglist.formats.bibtex.encode import (
     Dialect,
     ascii_latex,
@@ -93,7 +98,14 @@ from readinglist.formats.bibtex.values import (
     macro_names,
 )
 from readinglist.identifiers import normalize_arxiv, normalize_doi
-from readinglist.records import PROVISIONAL_FIELD, PaperRecord, format_marks, provisional_marks
+from readinglist.records import (
+    PROVISIONAL_FIELD,
+    IntactEntry,
+    NoteRecord,
+    PaperRecord,
+    format_marks,
+    provisional_marks,
+)
 
 #: Order of the fields in a generated entry; other fields follow alphabetically.
 FIELD_ORDER: tuple[str, ...] = (
@@ -119,6 +131,30 @@ FIELD_ORDER: tuple[str, ...] = (
     "url",
 )
 _ORDER_INDEX = {name: i for i, name in enumerate(FIELD_ORDER)}
+
+
+class _Facts(Protocol):
+    """What the rules for copying an entry's text read (:meth:`Writer._stale`,
+    :meth:`Writer._read`): a PaperRecord, or an IntactEntry, which holds no more."""
+
+    @property
+    def keywords(self) -> tuple[str, ...]: ...
+    @property
+    def tags(self) -> tuple[str, ...]: ...
+    @property
+    def notes(self) -> tuple[NoteRecord, ...]: ...
+    @property
+    def fields(self) -> Mapping[str, str]: ...
+    @property
+    def aliases(self) -> tuple[str, ...]: ...
+    @property
+    def source_text(self) -> str | None: ...
+    @property
+    def strings_read(self) -> int | None: ...
+    @property
+    def title_provisional(self) -> bool: ...
+    @property
+    def citekey_provisional(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -202,7 +238,7 @@ def _reread(source_text: str, macros: Mapping[str, str]) -> Parsed | None:
     return parsed[0] if len(parsed) == 1 else None
 
 
-def _merged_keywords(record: PaperRecord) -> tuple[str, ...]:
+def _merged_keywords(record: _Facts) -> tuple[str, ...]:
     seen = {k.casefold() for k in record.keywords}
     merged = list(record.keywords)
     for tag in record.tags:
@@ -212,7 +248,7 @@ def _merged_keywords(record: PaperRecord) -> tuple[str, ...]:
     return tuple(merged)
 
 
-def _merged_annote(record: PaperRecord) -> str | None:
+def _merged_annote(record: _Facts) -> str | None:
     existing = record.fields.get("annote")
     texts = [note.text.strip() for note in record.notes if note.text.strip()]
     if existing:
@@ -513,13 +549,13 @@ def _format_entry(
     return "\n".join(lines)
 
 
-def _needs_user_state(record: PaperRecord, keywords: bool, annote: bool) -> bool:
+def _needs_user_state(record: _Facts, keywords: bool, annote: bool) -> bool:
     if keywords and _merged_keywords(record) != record.keywords:
         return True
     return annote and _merged_annote(record) != record.fields.get("annote")
 
 
-def _marks_or_ids_differ(record: PaperRecord, dialect: Dialect) -> bool:
+def _marks_or_ids_differ(record: _Facts, dialect: Dialect) -> bool:
     """True when ``record``'s ``source_text`` cannot be copied because it says other
     than the record about the provisional marks (it has the field or not), or, for
     biblatex, about the old keys (``ids``)."""
@@ -537,12 +573,13 @@ def _marks_or_ids_differ(record: PaperRecord, dialect: Dialect) -> bool:
 BIBLATEX_FOR_BIBTEX = ("date", "journaltitle")
 
 
-def _biblatex_in_bibtex(record: PaperRecord, dialect: Dialect) -> bool:
+def _biblatex_in_bibtex(record: _Facts, dialect: Dialect) -> bool:
     """True when ``record``'s ``source_text`` cannot be copied into a ``bibtex`` export
     because it gives a value only in a biblatex field (:data:`BIBLATEX_FOR_BIBTEX`):
     classic BibTeX has no ``date`` (issue 15), so the entry is generated with
     ``year``/``month`` and ``journal``."""
-    return dialect == "bibtex" and any(name in record.fields for name in BIBLATEX_FOR_BIBTEX)
+    fields = record.fields
+    return dialect == "bibtex" and bool(fields) and any(n in fields for n in BIBLATEX_FOR_BIBTEX)
 
 
 def entry_order(
@@ -620,10 +657,23 @@ class Writer:
         self._relied: set[str] = set()
         #: The macro halves of :func:`source_check` by the values they cover.
         self._checks: dict[tuple[tuple[str, str | None], ...], str] = {}
+        #: :meth:`_copy_plan`'s ``needed`` and macro half by macro names and blocks read.
+        self._plans: dict[
+            tuple[tuple[str, ...], int], tuple[list[tuple[str, int]] | None, str]
+        ] = {}
         #: Definitions given for an entry that was generated after all (:meth:`_copy`).
         self._leftover: list[str] = []
 
-    def _stale(self, record: PaperRecord) -> bool:
+    @property
+    def rule_fields(self) -> tuple[str, ...]:
+        """The fields whose values this writer's rules for copying a text read
+        (:meth:`_stale`: ``annote`` with ``annote``, ``ids`` for biblatex,
+        :data:`BIBLATEX_FOR_BIBTEX` for bibtex): all of ``fields`` an
+        :class:`~readinglist.records.IntactEntry` given to :meth:`entries` must hold."""
+        names = ["ids"] if self.dialect == "biblatex" else list(BIBLATEX_FOR_BIBTEX)
+        return (*(["annote"] if self.annote else []), *names)
+
+    def _stale(self, record: _Facts) -> bool:
         """True when ``record`` needs more than its source says: tags or notes to merge
         (``keywords``/``annote``), other provisional marks or old keys, or (bibtex)
         classic fields for biblatex ones."""
@@ -633,7 +683,7 @@ class Writer:
             or _biblatex_in_bibtex(record, self.dialect)
         )
 
-    def _read(self, record: PaperRecord) -> int:
+    def _read(self, record: _Facts) -> int:
         """How many ``strings`` blocks were read before ``record``: its ``strings_read``,
         all of them when unknown (the last definition of each macro wins)."""
         end = len(self.strings.definitions)
@@ -728,8 +778,14 @@ class Writer:
         definition needing other values of macros the entry uses too: then any
         definitions already given are written as a block of their own by
         :meth:`entries`)."""
-        pending: list[str] = []
         definitions = self.strings.definitions
+        out = self._out
+        if all(out.get(name) == definitions[i].value for name, i in needed):
+            # The output gives every macro its value already (nearly every entry of a
+            # large export): what the loop below would find without changing anything.
+            self._relied.update(name for name, _ in needed)
+            return text
+        pending: list[str] = []
         needed = sorted(needed, key=lambda item: item[1])
         for _ in range(3):
             for name, index in needed:
@@ -740,23 +796,84 @@ class Writer:
         self._leftover.extend(pending)
         return None
 
-    def entries(self, records: Sequence[PaperRecord]) -> str:
+    def entries(
+        self,
+        records: Sequence[PaperRecord | IntactEntry],
+        complete: Callable[[Sequence[IntactEntry]], Sequence[PaperRecord]] | None = None,
+    ) -> str:
         """Return the entries of ``records``, ordered by citation key case-insensitively
         (no key last, ties in input order), separated by one blank line, without a
         final newline; empty for no records. A copied entry is preceded by the
         ``@string`` blocks that give its macros the values it was read with, when the
-        output has given them other values before (see :meth:`_provide`)."""
+        output has given them other values before (see :meth:`_provide`).
+
+        An :class:`~readinglist.records.IntactEntry` is written as its whole record
+        would be, the data half of its ``source_check`` taken as holding (not
+        recomputed): copied when the macro half and the other copy rules allow, else
+        from its whole record, which ``complete`` gives (the whole records of the
+        entries passed, in that order; called once for those whose copy the rules
+        refuse, and once for each whose definitions could not be arranged). Raises
+        ValueError for an IntactEntry without ``complete``.
+        """
         blocks: list[str] = []
         order = sorted(
             enumerate(records), key=lambda item: entry_order(item[1].citekey, item[0], self.parents)
         )
-        for _, record in order:
+        intact = [item for _, item in order if isinstance(item, IntactEntry)]
+        if intact and complete is None:
+            raise ValueError("an IntactEntry needs complete= to give its whole record")
+        plans: dict[int, tuple[int, list[tuple[str, int]]]] = {}
+        refused: list[IntactEntry] = []
+        for entry in intact:
+            plan = self._copy_plan(entry)
+            if plan is None:
+                refused.append(entry)
+            else:
+                plans[id(entry)] = plan
+        # The entries the rules refuse to copy are completed at once, not one by one.
+        whole: dict[int, PaperRecord] = {}
+        if refused and complete is not None:
+            whole = dict(zip(map(id, refused), complete(refused), strict=True))
+        for _, item in order:
             self._leftover = []
-            text = self._entry(record)
+            if not isinstance(item, IntactEntry):
+                text = self._entry(item)
+            elif id(item) in whole:
+                text = self._entry(whole[id(item)])
+            else:
+                assert complete is not None
+                read, needed = plans[id(item)]
+                copied = self._copy(item.source_text, needed)
+                if copied is not None:
+                    text = copied
+                else:  # as _entry goes on after a failed copy, with the whole record
+                    whole_record = complete([item])[0]
+                    text = self._reread_entry(whole_record, item.source_text, read, needed, False)
             if self._leftover:
                 blocks.append("\n".join(self._leftover))
             blocks.append(text)
         return "\n\n".join(blocks)
+
+    def _copy_plan(self, record: IntactEntry) -> tuple[int, list[tuple[str, int]]] | None:
+        """For an IntactEntry (the data half of its ``source_check`` holds): ``(read,
+        needed)`` as :meth:`_entry` computes them when it would try to copy the text
+        (every macro the text may use means what it meant when read, nothing else is
+        asked of it), else None."""
+        source, check = record.source_text, record.source_check
+        if not source:
+            return None
+        read = self._read(record)
+        names = macro_names(source)
+        # Entries read after the same blocks with the same macro names (most of a
+        # large export) share what their macros mean: computed once per pair.
+        known = self._plans.get((names, read))
+        if known is None:
+            table, needed = self._macros_of(names, read)
+            known = self._plans[names, read] = (needed, macro_check(table, names, self._checks))
+        needed, half = known
+        if needed is None or half != check[32:] or self._stale(record):
+            return None
+        return read, needed
 
     def _entry(self, record: PaperRecord) -> str:
         """One entry: copied (with the definitions it needs first) or generated."""
@@ -783,6 +900,19 @@ class Writer:
                 return _format_entry(
                     record, self.dialect, self.keywords, self.annote, record, not stale
                 )
+        return self._reread_entry(record, source, read, needed, stale)
+
+    def _reread_entry(
+        self,
+        record: PaperRecord,
+        source: str,
+        read: int,
+        needed: list[tuple[str, int]] | None,
+        stale: bool,
+    ) -> str:
+        """:meth:`_entry` when the check did not settle it: ``source`` read again with
+        the macros of ``read``, copied when it reads to the record's data, else the
+        entry generated."""
         again = _reread(source, self.strings.env(read))
         if (
             again is not None
