@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from readinglist.cli import cli
+from readinglist.db import HEAD
 
 BIB = "@article{a1, title={One paper about tests}, author={Doe, Jane}, year={2020}}\n"
 
@@ -68,7 +69,7 @@ def test_db_check_reports_a_damaged_index_page(tmp_path: Path) -> None:
     _corrupt_index(db)
     code, out, err = _run("--db", str(db), "db", "check")
     assert code == 6
-    assert out.splitlines()[0] == "ok     schema: revision 0004 (head)"
+    assert out.splitlines()[0] == f"ok     schema: revision {HEAD} (head)"
     assert out.splitlines()[1:] == [
         "FAULT  sqlite-integrity: the database file is damaged (database disk image is "
         "malformed): restore a backup"
@@ -107,7 +108,7 @@ def test_db_check_repair_refuses_an_unknown_schema(tmp_path: Path) -> None:
     assert code == 6
     assert err == (
         "Error: not repaired: schema revision '9999' is unknown to this version (which knows "
-        "up to 0004); it was probably written by a newer version\n"
+        f"up to {HEAD}); it was probably written by a newer version\n"
     )
     assert db.read_bytes() == before
 
@@ -118,7 +119,7 @@ def test_db_check_repair_on_an_old_schema_says_upgrade(tmp_path: Path) -> None:
     code, _out, err = _run("--db", str(db), "db", "check", "--repair")
     assert code == 6
     assert err == (
-        "Error: not repaired: schema is at revision 0001, head is 0004: "
+        f"Error: not repaired: schema is at revision 0001, head is {HEAD}: "
         "run `readinglist db upgrade`\n"
     )
 
