@@ -81,15 +81,37 @@ def papers(
 ) -> Iterator[tuple[sqlite3.Row, list[str], list[str]]]:
     """Yield ``(row, author names, tag names)`` for every paper, in the order added:
     names "Given Family", or "Family, Given" with ``json_names`` (``list --json``)."""
-    for row, people, tags, _notes in exchange_papers(conn, columns, editors=False, notes=False):
-        if json_names:
-            yield (
-                row,
-                [f"{family}, {given}" if given else family for _r, family, given in people],
-                tags,
+    ids = [i for (i,) in conn.execute("SELECT id FROM papers ORDER BY added_at, id")]
+    for start in range(0, len(ids), CHUNK):
+        part = ids[start : start + CHUNK]
+        marks = ",".join("?" * len(part))
+        rows = {
+            r["id"]: r
+            for r in conn.execute(f"SELECT {columns} FROM papers WHERE id IN ({marks})", part)
+        }
+        authors: dict[int, list[str]] = {}
+        for pid, family, given in conn.execute(
+            "SELECT pp.paper_id, p.family, p.given FROM paper_people pp JOIN people p "
+            f"ON p.id = pp.person_id WHERE pp.paper_id IN ({marks}) AND pp.role = 'author' "
+            "ORDER BY pp.paper_id, pp.position",
+            part,
+        ):
+            name = (
+                (f"{family}, {given}" if given else family)
+                if json_names
+                else f"{given} {family}".strip()
             )
-        else:
-            yield row, [f"{given} {family}".strip() for _role, family, given in people], tags
+            authors.setdefault(pid, []).append(name)
+        tags: dict[int, list[str]] = {}
+        for pid, name in conn.execute(
+            "SELECT pt.paper_id, t.name FROM paper_tags pt JOIN tags t ON t.id = pt.tag_id "
+            f"WHERE pt.paper_id IN ({marks}) ORDER BY t.name_folded",
+            part,
+        ):
+            tags.setdefault(pid, []).append(name)
+        for pid in part:
+            if pid in rows:
+                yield rows[pid], authors.get(pid, []), tags.get(pid, [])
 
 
 def exchange_papers(
