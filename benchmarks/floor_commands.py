@@ -22,7 +22,10 @@ and prints an output of the same shape and size to stdout, written in chunks:
   default settings, as ``floor_import.py``) where they hold markup. On the 100k Beebe
   library their output differs from ours in under 3% of the lines (``von`` parts,
   provisional marks, a few decodings) and is within 0.3% of its size. Earlier floors
-  printed a third less (no fields, no notes, nothing decoded).
+  printed a third less (no fields, no notes, nothing decoded). Measured at 100k (shared
+  machine): pylatexenc is about 6.5 s of the RIS floor's 10.6 s and 8 s of CSL-JSON's
+  18 s; CSL-JSON's ``json.dumps(indent=2)`` is the standard library's pure-Python
+  encoder, slower than ``readinglist.jsontext``, so that floor flatters CSL-JSON.
 * one-paper commands (item 4): ``show KEY``, ``mark STATUS KEY``, ``priority LEVEL
   KEY``, ``tag TAG KEY``, ``note TEXT KEY`` (one transaction each: the look-up of the
   key, the update or insert) and ``search WORD`` (``list --limit 50 WORD``: the FTS5
