@@ -83,9 +83,23 @@ def _encode(value: Any, newline: str, out: Callable[[str], None], sort_keys: boo
         for key, item in items:
             if not isinstance(key, str):
                 raise _Unsupported
-            out(("{" if first else ",") + inner + encode_basestring(key) + ": ")
+            head = ("{" if first else ",") + inner + encode_basestring(key) + ": "
             first = False
-            _encode(item, inner, out, sort_keys)
+            # The values of a paper's object, written without a call each (issue 17).
+            kind = type(item)
+            if kind is str:
+                out(head + encode_basestring(item))
+            elif item is None:
+                out(head + "null")
+            elif kind is int:
+                out(head + int.__repr__(item))
+            elif kind is list and item and all(type(x) is str for x in item):
+                deeper = inner + "  "
+                words = ("," + deeper).join(map(encode_basestring, item))
+                out(head + "[" + deeper + words + inner + "]")
+            else:
+                out(head)
+                _encode(item, inner, out, sort_keys)
         out(newline + "}")
     else:
         raise _Unsupported

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 import textwrap
@@ -125,6 +126,14 @@ _PRINTABLE = str.maketrans(
 )
 #: DEL and C1 controls, which JSON allows raw, as ``\\u`` escapes (same data, safe to print).
 _JSON_ESCAPES = str.maketrans({chr(c): f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0))})
+_JSON_ESCAPED = re.compile("[\x7f-\x9f]")
+
+
+def json_escaped(text: str) -> str:
+    """``text`` (JSON) with DEL and the C1 controls written as ``\\u`` escapes
+    (:data:`_JSON_ESCAPES`); text without any is returned as it is, unscanned by
+    ``str.translate`` (a tenth of ``list --json``'s CPU at 100k papers, issue 17)."""
+    return text.translate(_JSON_ESCAPES) if _JSON_ESCAPED.search(text) else text
 
 
 def printable(text: str) -> str:
@@ -141,7 +150,7 @@ def echo(text: str = "", *, stream: TextIO | None = None) -> None:
 
 def echo_json(data: Any) -> None:
     """Print ``data`` as indented UTF-8 JSON on stdout (control characters escaped)."""
-    text = json.dumps(data, ensure_ascii=False, indent=2).translate(_JSON_ESCAPES)
+    text = json_escaped(json.dumps(data, ensure_ascii=False, indent=2))
     sys.stdout.write(text + "\n")
 
 
@@ -160,7 +169,7 @@ def echo_json_array(items: Iterable[Any]) -> None:
     pending: list[str] = []
     size = 0
     for item in items:
-        text = opening + jsontext.dumps(item, newline="\n  ").translate(_JSON_ESCAPES)
+        text = opening + json_escaped(jsontext.dumps(item, newline="\n  "))
         opening = ",\n  "
         pending.append(text)
         size += len(text)

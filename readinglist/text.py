@@ -511,8 +511,21 @@ def readable_paragraphs(value: str | None) -> list[str]:
     return paragraphs
 
 
+#: What gives :func:`readable_paragraphs` something to do: a line break (a paragraph
+#: break needs one), LaTeX (:data:`_LATEX_CHARS`) or an input ligature (:data:`_LIGATURE_HINT`).
+_READABLE_WORK = re.compile(r"[\n\\{}$~`]|--|''")
+
+
 def readable(value: str | None) -> str:
-    """:func:`readable_paragraphs` joined by blank lines (``""`` for None or empty text)."""
+    """:func:`readable_paragraphs` joined by blank lines (``""`` for None or empty text).
+
+    A value with nothing to decode (no line break, LaTeX or ligature) is its one
+    paragraph, stripped, without splitting (the RIS and CSL-JSON exports read most
+    fields so, issue 17)."""
+    if not value:
+        return ""
+    if not _READABLE_WORK.search(value):
+        return value.strip()
     return "\n\n".join(readable_paragraphs(value))
 
 

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
+import rispy
 from helpers import assert_golden, without_line
 from helpers import shared_text as shared
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from readinglist.formats import ris
+from readinglist.formats import ris, ris_syntax
 from readinglist.records import PaperRecord, Person
 from readinglist.text import readable
 
@@ -353,6 +355,53 @@ def test_writer_layout() -> None:
         "TY  - THES\nID  - thesis2015\nTI  - On Theses\nPY  - 2015\nM3  - Master's thesis\nER  - \n"
     )
     assert ris.write([]) == ""
+
+
+class _Rispy(rispy.RisWriter):  # type: ignore[misc]  # rispy has no type hints
+    """rispy's writer without the ``1.`` line before each record."""
+
+    def set_header(self, count: int) -> str:
+        return ""
+
+
+def _rispy_dumps(references: list[list[tuple[str, str]]]) -> str:
+    """The text ``rispy.dumps`` gives for records of ``(tag, value)`` pairs, each value
+    in a list under its rispy name (unknown tags under ``unknown_tag``)."""
+    names, unknown = rispy.TAG_KEY_MAPPING, rispy.TAG_KEY_MAPPING["UK"]
+    dicts: list[dict[str, Any]] = []
+    for pairs in references:
+        found: dict[str, Any] = {}
+        for tag, value in pairs:
+            if tag == "TY":
+                found[names["TY"]] = value
+            elif tag not in names or tag == "UK":
+                found.setdefault(unknown, {}).setdefault(tag, []).append(value)
+            else:
+                found.setdefault(names[tag], []).append(value)
+        dicts.append(found)
+    return str(rispy.dumps(dicts, implementation=_Rispy, enforce_list_tags=False))
+
+
+ris_pairs = st.lists(
+    st.lists(
+        st.tuples(
+            st.sampled_from(
+                ["TY", "AU", "A2", "TI", "UR", "SN", "KW", "N1", "XX", "C8", "UK", "ID"]
+            ),
+            st.text(alphabet="ab \n-", max_size=6),
+        ),
+        max_size=12,
+    ),
+    max_size=4,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ris_pairs)
+def test_dumps_writes_what_rispy_writes(references: list[list[tuple[str, str]]]) -> None:
+    # ris_syntax.dumps writes the lines itself (issue 17): the text rispy 0.10 gives,
+    # tags grouped by first occurrence, unknown tags together, TY first (JOUR without).
+    assert ris_syntax.dumps(references) == (_rispy_dumps(references) if references else "")
 
 
 def test_tags_as_keywords() -> None:

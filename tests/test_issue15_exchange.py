@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from readinglist.formats import bibtex, decode
 from readinglist.formats.bibtex.encode import repair_name_list
@@ -55,12 +57,23 @@ def library(invoke: Invoke, tmp_path: Path) -> Invoke:
         ("One\n\n \n\nTwo $x^2$ and $\\alpha$.", ["One", "Two x^2 and α."]),
         ("It costs $5 and 20% more.", ["It costs $5 and 20% more."]),
         ("Nothing  to\ndecode here.", ["Nothing  to\ndecode here."]),
+        ("  Springer-Verlag, 1999 ", ["Springer-Verlag, 1999"]),
+        ("  ", []),
+        ("It's Smith's ''Fish'' 1--2", ["It's Smith's ”Fish” 1–2"]),
         ("", []),
     ],
 )
 def test_readable_paragraphs(text: str, paragraphs: list[str]) -> None:
     assert readable_paragraphs(text) == paragraphs
     assert readable(text) == "\n\n".join(paragraphs)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab '`-\n\t\\{}$~%", max_size=12))
+def test_readable_is_its_paragraphs_joined(text: str) -> None:
+    # readable() skips the paragraph split for a value with nothing to decode (issue 17):
+    # the same text as the rule it stands for.
+    assert readable(text) == "\n\n".join(readable_paragraphs(text))
 
 
 def test_show_prints_the_abstract_readable(library: Invoke) -> None:

@@ -49,3 +49,13 @@ def test_values_json_writes_specially() -> None:
     )
     assert jsontext.dumps({1: [True, None]}) == '{\n  "1": [\n    true,\n    null\n  ]\n}'
     assert jsontext.dumps({1: 2}, newline="\n  ") == '{\n    "1": 2\n  }'
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0xA5), max_size=12))
+def test_json_escaped_is_the_translation_table(text: str) -> None:
+    # render.json_escaped skips str.translate for text without DEL or C1 controls
+    # (issue 17): the same text as the table applied to everything.
+    from readinglist import render
+
+    assert render.json_escaped(text) == text.translate(render._JSON_ESCAPES)

@@ -203,6 +203,9 @@ def test_streamed_writers_give_the_text_of_one_call() -> None:
     assert "".join(ris.write_chunks(records, chunk=2)) == ris.write(records)
     assert ris.write(records).count("ER  - \n\nTY  - ") == 4
     assert "".join(csljson.write_chunks([])) == "[]\n"
+    pieces = list(csljson.write_chunks(records, chunk=2))  # items 2 at a time (issue 17)
+    assert len(pieces) == 3
+    assert "".join(pieces) == csljson.write(records)
     assert json.loads(csljson.write(records))[4]["id"] == "k4"
     light = [PaperRecord(citekey=r.citekey, status=r.status, year=r.year) for r in records]
     full = {r.citekey: r for r in records}

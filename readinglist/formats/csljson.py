@@ -710,16 +710,24 @@ def write(records: Iterable[PaperRecord], *, tags_as_keywords: bool = True) -> s
     return "".join(write_chunks(records, tags_as_keywords=tags_as_keywords))
 
 
-def write_chunks(records: Iterable[PaperRecord], *, tags_as_keywords: bool = True) -> Iterator[str]:
-    """Yield the text of :func:`write` an item at a time, reading ``records`` as it goes
-    (an export streams them, issue 17): the pieces joined are exactly the text of
-    ``json.dumps`` of the whole array with ``indent=2``, each item dumped alone one
-    level deep (``jsontext.dumps``, the same text without the pure-Python encoder)."""
+def write_chunks(
+    records: Iterable[PaperRecord], *, tags_as_keywords: bool = True, chunk: int = 500
+) -> Iterator[str]:
+    """Yield the text of :func:`write` ``chunk`` items at a time, reading ``records`` as
+    it goes (an export streams them and writes each piece, issue 17): the pieces joined
+    are exactly the text of ``json.dumps`` of the whole array with ``indent=2``, each
+    item dumped alone one level deep (``jsontext.dumps``, the same text without the
+    pure-Python encoder)."""
     from readinglist import jsontext
 
     opening = "[\n  "
+    pending: list[str] = []
     for index, record in enumerate(records, 1):
         item = _item(record, index, tags_as_keywords)
-        yield opening + jsontext.dumps(item, sort_keys=True, newline="\n  ")
+        pending.append(opening + jsontext.dumps(item, sort_keys=True, newline="\n  "))
         opening = ",\n  "
-    yield "[]\n" if opening == "[\n  " else "\n]\n"
+        if len(pending) == chunk:
+            yield "".join(pending)
+            pending = []
+    pending.append("[]\n" if opening == "[\n  " else "\n]\n")
+    yield "".join(pending)

@@ -367,8 +367,8 @@ def write_chunks(
     title: str = "Reading list",
     generated: datetime | None = None,
 ) -> Iterator[str]:
-    """Yield the text of :func:`write` (same arguments) an item at a time; the pieces
-    joined are exactly :func:`write`'s text. Raises UsageError for an unknown ``group_by``.
+    """Yield the text of :func:`write` (same arguments) a few hundred items at a time;
+    the pieces joined are exactly :func:`write`'s text. Raises UsageError for an unknown ``group_by``.
 
     With ``complete``, ``records`` need hold only what groups and orders them (key,
     status, priority, year, venue, tags): ``complete(members)`` returns the full
@@ -394,17 +394,22 @@ def write_chunks(
             out.extend([f"## {heading} ({len(members)})", ""])
         last, loose = out[-1], False
         ordered = sorted(members, key=_sort_key)
-        for record in complete(ordered) if complete else ordered:
+        for count, record in enumerate(complete(ordered) if complete else ordered, 1):
             item = _item(record, show_status=group_by != "status", abstracts=abstracts, notes=notes)
             has_body = "" in item
             if (loose or has_body) and last != "":
                 out.append("")
             out.extend(item)
             last, loose = item[-1], has_body
-            yield "".join(line + "\n" for line in out)
-            out = []
+            if count % _ITEMS_PER_PIECE == 0:  # a piece per 500 items, not per item (issue 17)
+                yield "".join(line + "\n" for line in out)
+                out = []
         if out:
             yield "".join(line + "\n" for line in out)
+
+
+#: How many list items :func:`write_chunks` joins into one piece of text.
+_ITEMS_PER_PIECE = 500
 
 
 # --- reading ----------------------------------------------------------------------------------

@@ -637,7 +637,7 @@ def _pairs(record: PaperRecord, tags_as_keywords: bool) -> Iterator[tuple[str, s
 
 
 def write(records: Iterable[PaperRecord], *, tags_as_keywords: bool = True) -> str:
-    """Write ``records`` as RIS text (through ``rispy.dumps``, :func:`ris_syntax.dumps`).
+    """Write ``records`` as RIS text (:func:`ris_syntax.dumps`: the text ``rispy.dumps`` gives).
 
     The inverse of :func:`read`: entry type -> ``TY`` (:data:`RIS_TYPES`, or the
     ``ris_ty`` the record was read with), citation key -> ``ID``, title -> ``TI``,

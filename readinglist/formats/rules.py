@@ -176,6 +176,14 @@ class _PlainFields(Mapping[str, str]):
             decoded = self._decoded[name] = readable(value)
         return decoded
 
+    def get(self, name: str, default: str | None = None) -> str | None:  # type: ignore[override]
+        """``self[name]``, or ``default`` for a field the record lacks (without the
+        KeyError that ``Mapping.get`` raises and catches: the writers ask for a dozen
+        absent fields per paper)."""
+        if name not in self._fields:
+            return default
+        return self[name]
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._fields)
 

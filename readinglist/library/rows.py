@@ -11,6 +11,7 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from functools import lru_cache
 from types import SimpleNamespace
 from typing import Any, NamedTuple, cast
 
@@ -393,23 +394,27 @@ _UNRECORDED = frozenset(
 )
 
 
+@lru_cache(maxsize=1)
+def _tags_query() -> Select[Any]:
+    """The query of :func:`tags_by_paper`, its ids one expanding parameter (compiled
+    once per process, as :func:`_people_query`)."""
+    links, names = cast(Table, PaperTag.__table__), cast(Table, Tag.__table__)
+    return (
+        select(links.c.paper_id, names.c.name)
+        .join(names, names.c.id == links.c.tag_id)
+        .where(links.c.paper_id.in_(bindparam("ids", expanding=True)))
+        .order_by(names.c.name_folded, names.c.name)
+    )
+
+
 def tags_by_paper(session: Session, ids: Sequence[int]) -> dict[int, list[str]]:
     """Return the tag names of the papers ``ids`` (one chunk: one ``IN`` query), each
     paper's in ``ORDER BY tags.name_folded`` order, as the ORM relationship
     ``Paper.tags`` orders them (``show`` and exports list a paper's tags alike);
     untagged papers are missing from the dict."""
-    links, names = cast(Table, PaperTag.__table__), cast(Table, Tag.__table__)
     tags: dict[int, list[str]] = defaultdict(list)
-    for pid, name in (
-        session.connection()
-        .execute(  # Core: no ORM row handling (issue 17)
-            select(links.c.paper_id, names.c.name)
-            .join(names, names.c.id == links.c.tag_id)
-            .where(links.c.paper_id.in_(ids))
-            .order_by(names.c.name_folded, names.c.name)
-        )
-        .all()
-    ):
+    # Core: no ORM row handling (issue 17)
+    for pid, name in session.connection().execute(_tags_query(), {"ids": list(ids)}).all():
         tags[pid].append(name)
     return tags
 
@@ -434,13 +439,11 @@ def strings_read(
     return None if before is None else before + stored
 
 
-def people_by_paper(
-    session: Session, ids: Sequence[int], *, with_editors: bool = True
-) -> tuple[dict[int, list[PersonRecord]], dict[int, list[PersonRecord]]]:
-    """Return ``(authors, editors)`` of the papers ``ids``: paper id -> people in their
-    order, read with one Core query on the session's connection (no ORM objects).
-    ``with_editors=False`` reads authors only (the editors map stays empty). The one
-    reader of people for every whole-library read (issue 17)."""
+@lru_cache(maxsize=2)
+def _people_query(with_editors: bool) -> Select[Any]:
+    """The query of :func:`people_by_paper`, built once: its ids are one expanding
+    parameter, so SQLAlchemy compiles it once per process, not once per chunk of
+    1,000 literal ids (issue 17)."""
     links = cast(Table, PaperPerson.__table__)
     people = cast(Table, Person.__table__)
     query = (
@@ -454,15 +457,24 @@ def people_by_paper(
             people.c.literal,
         )
         .join(people, people.c.id == links.c.person_id)
-        .where(links.c.paper_id.in_(list(ids)))
+        .where(links.c.paper_id.in_(bindparam("ids", expanding=True)))
         .order_by(links.c.paper_id, links.c.role, links.c.position)
     )
-    if not with_editors:
-        query = query.where(links.c.role == "author")
+    return query if with_editors else query.where(links.c.role == "author")
+
+
+def people_by_paper(
+    session: Session, ids: Sequence[int], *, with_editors: bool = True
+) -> tuple[dict[int, list[PersonRecord]], dict[int, list[PersonRecord]]]:
+    """Return ``(authors, editors)`` of the papers ``ids``: paper id -> people in their
+    order, read with one Core query on the session's connection (no ORM objects).
+    ``with_editors=False`` reads authors only (the editors map stays empty). The one
+    reader of people for every whole-library read (issue 17)."""
     authors: dict[int, list[PersonRecord]] = defaultdict(list)
     editors: dict[int, list[PersonRecord]] = defaultdict(list)
     by_role = {"author": authors, "editor": editors}
-    for pid, role, family, given, von, jr, literal in session.connection().execute(query).all():
+    rows = session.connection().execute(_people_query(with_editors), {"ids": list(ids)})
+    for pid, role, family, given, von, jr, literal in rows.all():
         named = by_role.get(role)
         if named is not None:
             named[pid].append(PersonRecord(family, given, von, jr, literal))
@@ -677,12 +689,11 @@ def iter_listing_records(
     names = [_FIELD_OF_COLUMN.get(name, name) for name in columns[1:]]
     converted = [(i, _CONVERT[name]) for i, name in enumerate(columns[1:]) if name in _CONVERT]
     connection = session.connection()
+    # One statement, its ids an expanding parameter: compiled once, not per chunk.
+    query = select(*selected).where(papers.c.id.in_(bindparam("ids", expanding=True)))
     for start in range(0, len(ids), chunk):
         part = list(ids[start : start + chunk])
-        rows = {
-            row[0]: row
-            for row in connection.execute(select(*selected).where(papers.c.id.in_(part))).all()
-        }
+        rows = {row[0]: row for row in connection.execute(query, {"ids": part}).all()}
         authors, editors = people_by_paper(session, part, with_editors=with_editors)
         tags = tags_by_paper(session, part) if with_tags else {}
         notes = notes_by_paper(session, part) if with_notes else {}
