@@ -158,6 +158,8 @@ print("CONFIGURED", Paper.__mapper__.configured, file=sys.stderr)
         ("mark", "read", "SMITH2020"),  # Core rows (library.target_rows, write_status)
         ("priority", "high", "smith2020"),
         ("mark", "to-read", "-q", "author:smith"),
+        ("stats",),  # Core rows of the tables (library.paper_stats)
+        ("stats", "author:smith"),
     ],
     ids=lambda args: " ".join(args[:2]),
 )

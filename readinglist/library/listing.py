@@ -19,11 +19,12 @@ from readinglist.library.rows import (
     tags_by_paper,
 )
 from readinglist.models import (
+    PAPER_TAGS,
+    PAPERS,
     PRIORITY_NAMES,
+    STATUS_EVENTS,
+    TAGS,
     Paper,
-    PaperTag,
-    StatusEvent,
-    Tag,
 )
 from readinglist.records import (
     PRIORITY_LEVELS,
@@ -203,39 +204,44 @@ def paper_stats(session: Session, query_text: str = "") -> dict[str, Any]:
         for start in range(0, len(ids), CHUNK):
             yield from execute(stmt.where(column.in_(ids[start : start + CHUNK])))
 
-    # Counted by the database (GROUP BY), on the connection: Core rows, no ORM (issue 17).
+    # Counted by the database (GROUP BY), on the connection: Core rows of the tables, so
+    # the ORM's mappers are never configured (~55 ms; issue 17).
     execute = session.connection().execute
     status: Counter[str] = Counter()
     priority: Counter[str] = Counter()
     for st, count in chunks(
-        select(Paper.status, func.count()).group_by(Paper.status), Paper.id, execute
+        select(PAPERS.c.status, func.count()).group_by(PAPERS.c.status), PAPERS.c.id, execute
     ):
         status[st] += count
     for prio, count in chunks(
-        select(Paper.priority, func.count()).group_by(Paper.priority), Paper.id, execute
+        select(PAPERS.c.priority, func.count()).group_by(PAPERS.c.priority), PAPERS.c.id, execute
     ):
         priority[PRIORITY_NAMES.get(prio, "none") if prio is not None else "none"] += count
     papers = sum(status.values())
     read_at: dict[int, datetime] = {
         int(pid): when
         for pid, when in chunks(
-            select(Paper.id, Paper.read_at).where(Paper.read_at.is_not(None)), Paper.id, execute
+            select(PAPERS.c.id, PAPERS.c.read_at).where(PAPERS.c.read_at.is_not(None)),
+            PAPERS.c.id,
+            execute,
         )
     }
     tags: Counter[str] = Counter()
     for name, count in chunks(
-        select(Tag.name, func.count())
-        .join(PaperTag, PaperTag.tag_id == Tag.id)
-        .group_by(Tag.id, Tag.name),
-        PaperTag.paper_id,
+        select(TAGS.c.name, func.count())
+        .join(PAPER_TAGS, PAPER_TAGS.c.tag_id == TAGS.c.id)
+        .group_by(TAGS.c.id, TAGS.c.name),
+        PAPER_TAGS.c.paper_id,
         execute,
     ):
         tags[str(name)] += count
     months: dict[str, set[int]] = defaultdict(set)
     with_events: set[int] = set()
     for pid, at in chunks(
-        select(StatusEvent.paper_id, StatusEvent.at).where(StatusEvent.to_status == "read"),
-        StatusEvent.paper_id,
+        select(STATUS_EVENTS.c.paper_id, STATUS_EVENTS.c.at).where(
+            STATUS_EVENTS.c.to_status == "read"
+        ),
+        STATUS_EVENTS.c.paper_id,
         execute,
     ):
         with_events.add(int(pid))
