@@ -27,3 +27,68 @@ def test_show_listing_and_exports_order_a_papers_tags_alike(
     assert listed["tags"] == folded
     (csl,) = json.loads(invoke("export", "csl-json").stdout)
     assert csl["keyword"] == ", ".join(folded)
+
+
+def test_every_field_the_bibtex_fingerprint_covers_clears_the_intact_mark() -> None:
+    """``rows.BIBLIOGRAPHIC_ATTRIBUTES`` (a flush changing one clears
+    ``papers.source_intact``) must name every field that
+    ``bibliographic_fingerprint`` covers: a field it missed would let an export copy a
+    stale entry text. Derived by changing each PaperRecord field and watching the
+    fingerprint, so a field added to the fingerprint fails here until it is added there."""
+    import dataclasses
+
+    from readinglist.formats.bibtex import bibliographic_fingerprint
+    from readinglist.library.rows import BIBLIOGRAPHIC_ATTRIBUTES
+    from readinglist.models import Paper
+    from readinglist.records import PaperRecord, Person
+
+    base = PaperRecord(citekey="a1", title="T", year=2020, fields={"pages": "1"})
+    changed = {
+        "citekey": "b2",
+        "entry_type": "article",
+        "title": "U",
+        "authors": (Person(family="Doe"),),
+        "editors": (Person(family="Roe"),),
+        "year": 2021,
+        "month": 3,
+        "venue": "V",
+        "abstract": "A",
+        "doi": "10.1/x",
+        "arxiv": "2401.01234",
+        "url": "https://x.org",
+        "keywords": ("k",),
+        "fields": {"pages": "2"},
+        "title_provisional": True,
+        "short_name": "S",
+        "code_url": "https://github.com/x/y",
+    }
+    covered = set()
+    for name, value in changed.items():
+        other = dataclasses.replace(base, **{name: value})
+        if bibliographic_fingerprint(other) != bibliographic_fingerprint(base):
+            covered.add("people" if name in ("authors", "editors") else name)
+    record_fields = {f.name for f in dataclasses.fields(PaperRecord)}
+    assert covered >= {"citekey", "title", "people", "year", "doi", "fields"}
+    assert covered <= set(BIBLIOGRAPHIC_ATTRIBUTES), covered - set(BIBLIOGRAPHIC_ATTRIBUTES)
+    assert all(hasattr(Paper, name) for name in BIBLIOGRAPHIC_ATTRIBUTES)
+    untested = (
+        record_fields
+        - set(changed)
+        - {
+            # user state, provenance and the source itself: not bibliographic data
+            "status",
+            "priority",
+            "tags",
+            "notes",
+            "added",
+            "read_at",
+            "aliases",
+            "source_text",
+            "source_check",
+            "line",
+            "strings_read",
+            "citekey_provisional",
+            "latex_fields",
+        }
+    )
+    assert not untested, f"decide whether the fingerprint covers {untested}"
