@@ -59,14 +59,24 @@ def to_url(value: str) -> str:
 
     A value containing ``://`` is taken as a URL (``postgresql+psycopg://...``;
     ``postgresql://`` and ``postgres://`` are mapped to the psycopg 3 driver);
-    anything else is a path to an SQLite file, made absolute.
+    anything else is a path to an SQLite file, made absolute. Raises UsageError for
+    a path holding ``?``: an SQLAlchemy URL reads the rest as options (``lib?x=1``
+    would open ``lib``), and SQLAlchemy does not unquote ``%3F`` in a database path.
     """
     if "://" in value:
         scheme, rest = value.split("://", 1)
         if scheme in ("postgresql", "postgres"):
             return f"postgresql+psycopg://{rest}"
         return value
-    return f"sqlite:///{os.path.realpath(os.path.expanduser(value))}"
+    path = os.path.realpath(os.path.expanduser(value))
+    if "?" in path:
+        from readinglist.errors import UsageError
+
+        raise UsageError(
+            f"{path}: a library path cannot contain '?' (a database URL reads what follows "
+            "it as options); rename the file or its folder"
+        )
+    return f"sqlite:///{path}"
 
 
 def sqlite_path(url: str) -> Path | None:

@@ -223,13 +223,20 @@ def parse(chunk: Chunk) -> Mapping[str, Any]:
 # --- records -> text -------------------------------------------------------------------------
 
 
+#: A line end as universal newlines read one (``\r\n``, ``\r``, ``\n``).
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 def value_lines(text: str) -> str:
-    """Normalize a multi-line value so it reads back the same.
+    r"""Normalize a multi-line value so it reads back the same.
 
     Each line is stripped (readers strip them); a continuation line that would
-    read as a tag line gets a leading space.
+    read as a tag line gets a leading space. Lines end at ``\n``, ``\r\n`` or a bare
+    ``\r``, as for a reader with universal newlines (Python's ``open``, ours): a value
+    split only at ``\n`` let ``note\rER  - \rTY  - BOOK`` end its record and start
+    another when read back.
     """
-    lines = [line.strip() for line in text.strip().split("\n")]
+    lines = [line.strip() for line in _LINE_END.split(text.strip())]
     return "\n".join(" " + line if _TAG_LINE.match(line) else line for line in lines)
 
 

@@ -157,6 +157,24 @@ class _Chunk:
     aliases: list[tuple[Target, str]] = field(default_factory=list)
 
 
+def still_as_read(record: PaperRecord) -> bool:
+    """True when ``record``'s bibliographic data is still what its BibTeX reader read:
+    its ``source_check`` (digest of the data as read, then of the macros) begins with
+    :func:`~readinglist.formats.bibtex.bibliographic_fingerprint` of the record now.
+
+    The import marks such a paper ``source_intact`` (its text may be copied by the
+    export without checking the data again). What changes a record between the reader
+    and the row (``--venue``/``--year``, the limits' cut of a long author list, a key
+    made unique) makes this False. False without a ``source_check`` (not BibTeX, or no
+    text kept).
+    """
+    if not record.source_check:
+        return False
+    from readinglist.formats.bibtex.digest import bibliographic_fingerprint
+
+    return record.source_check[:32] == bibliographic_fingerprint(record)[:32]
+
+
 class Importer:
     """One import batch, fed records in one or more chunks inside the caller's transaction.
 
@@ -396,7 +414,7 @@ class Importer:
             "source_check": final.source_check if keep_source else None,
             "source_strings_read": final.strings_read if keep_source else None,
             # The data is the text's until something changes it (migration 0005).
-            "source_intact": True if keep_source and final.source_check else None,
+            "source_intact": True if keep_source and still_as_read(final) else None,
             "citekey_provisional": final.citekey_provisional
             or (
                 citekeys.is_provisional_key(final)
