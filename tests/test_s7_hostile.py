@@ -1,5 +1,5 @@
 """Faults found by the session-7 hostile tester (s7-hostile), each with the value it
-must have (the crossref ones are marked xfail: an older bug, not fixed yet)."""
+must have."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from click.testing import CliRunner
 
 from readinglist.cli import cli
@@ -37,16 +36,6 @@ def _keys_and_crossrefs(text: str) -> tuple[set[str], set[str]]:
     return keys, crossrefs
 
 
-#: Found by session 7's hostile test, older than it (the full-check export path too):
-#: the parent's old key lives on as an alias, but the child's ``crossref`` field still
-#: names it. Fixing it means resolving ``crossref`` through aliases in the export and
-#: refusing to copy a child whose parent was rekeyed; left for a later session.
-CROSSREF_ALIAS = pytest.mark.xfail(
-    strict=True, reason="crossref names the parent's old key after rekey/merge (older bug)"
-)
-
-
-@CROSSREF_ALIAS
 def test_export_keeps_crossref_link_after_parent_rekey(
     invoke: Callable[..., Any], tmp_path: Path
 ) -> None:
@@ -63,7 +52,6 @@ def test_export_keeps_crossref_link_after_parent_rekey(
         assert crossrefs <= keys, (fmt, out)
 
 
-@CROSSREF_ALIAS
 def test_export_keeps_crossref_link_after_parent_merged_away(
     invoke: Callable[..., Any], tmp_path: Path
 ) -> None:

@@ -30,7 +30,7 @@ from sqlalchemy.orm import Session
 
 from readinglist import citekeys, dedupe
 from readinglist.digest import json_digest
-from readinglist.library.refs import key_taken
+from readinglist.library.refs import follow_crossrefs, key_taken
 from readinglist.library.rows import insert_people, person_key, person_record, record_values
 from readinglist.library.search import refresh_search_text
 from readinglist.models import Alias, MergeConflict, NotDuplicate, Paper, PaperPerson, utcnow
@@ -320,6 +320,7 @@ def adopt_key(session: Session, paper: Paper, new_key: str) -> str | None:
     session.add(Alias(alias=old, alias_folded=paper.citekey_folded, paper_id=paper.id))
     paper.citekey, paper.citekey_folded = new_key, folded
     session.flush()
+    follow_crossrefs(session, [old], new_key)
     return old
 
 

@@ -20,7 +20,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from readinglist import db
 from readinglist.errors import Conflict, UsageError
 from readinglist.library._sql import CHUNK
-from readinglist.library.refs import find_paper, key_taken
+from readinglist.library.refs import find_paper, follow_crossrefs, key_taken
 from readinglist.library.rows import insert_people, keywords_text, to_record
 from readinglist.library.search import refresh_search_text
 from readinglist.models import (
@@ -306,6 +306,7 @@ def rekey(session: Session, paper: Paper, new_key: str) -> str:
     paper.citekey_provisional = False  # a key the user chose is real
     paper.updated_at = utcnow()
     session.flush()
+    follow_crossrefs(session, [old], new_key)
     return old
 
 
@@ -351,6 +352,7 @@ def merge_papers(
             if folded != keep.citekey_folded and not key_taken(session, folded):
                 session.add(Alias(alias=alias, alias_folded=folded, paper_id=keep.id))
         session.flush()
+        follow_crossrefs(session, [other_key, *(alias for alias, _ in aliases)], keep.citekey)
         if tag_names:
             add_tags(session, [keep], tag_names)
     keep.updated_at = utcnow()

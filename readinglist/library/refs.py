@@ -196,3 +196,40 @@ def _find_all_ids(session: Session, refs: Sequence[str]) -> tuple[list[int], lis
             seen.add(paper_id)
             ids.append(paper_id)
     return ids, unknown
+
+
+def crossref_values(session: Session) -> list[tuple[int, str]]:
+    """Return ``(paper id, crossref value)`` of every paper whose ``fields`` name a
+    ``crossref`` parent (the value as stored, not folded). The JSON text's plain
+    search first (a superset), so most rows are never decoded."""
+    from sqlalchemy import Text, cast
+
+    crossref = Paper.fields["crossref"].as_string()
+    named = cast(Paper.fields, Text).contains('"crossref"', autoescape=True)
+    rows = session.connection().execute(
+        select(Paper.id, crossref).where(named, crossref.is_not(None))
+    )
+    return [(int(paper_id), str(value)) for paper_id, value in rows]
+
+
+def follow_crossrefs(session: Session, old_keys: Sequence[str], new_key: str) -> list[int]:
+    """Point every ``crossref`` naming one of ``old_keys`` (case-insensitive, as BibTeX
+    compares keys) at ``new_key``; return the ids of the papers changed.
+
+    Called where a paper's key becomes an alias (``rekey``, ``merge``, a real key
+    adopted from a later source): the old key still finds the paper in readinglist,
+    but BibTeX and biber resolve ``crossref`` only among the exported keys. The
+    children's flush clears their ``source_intact``, so the export writes them again.
+    """
+    from readinglist.models import utcnow
+
+    folded = {key.strip().casefold() for key in old_keys if key and key.strip()}
+    folded.discard(new_key.casefold())
+    ids = [pid for pid, value in crossref_values(session) if value.strip().casefold() in folded]
+    for start in range(0, len(ids), CHUNK):
+        for child in session.scalars(select(Paper).where(Paper.id.in_(ids[start : start + CHUNK]))):
+            child.fields = {**child.fields, "crossref": new_key}
+            child.updated_at = utcnow()
+    if ids:
+        session.flush()
+    return ids

@@ -354,16 +354,9 @@ def _with_alias_copies(
 def _crossref_parents(session: Session, ids: list[int]) -> frozenset[str]:
     """The keys (case-folded) that papers ``ids`` name in ``crossref``: BibTeX needs those
     entries after the entries that name them (issue 15, the real-tools test)."""
-    from sqlalchemy import Text, cast, select
+    from readinglist.library.refs import crossref_values
 
-    from readinglist.models import Paper
-
-    crossref = Paper.fields["crossref"].as_string()
-    # The JSON text's plain search first (a superset): most rows are never decoded.
-    named = cast(Paper.fields, Text).contains('"crossref"', autoescape=True)
-    rows = session.connection().execute(
-        select(Paper.id, crossref).where(named, crossref.is_not(None))
-    )
+    rows = crossref_values(session)
     wanted = set(ids)
     return bibtex.crossref_parents(value for paper_id, value in rows if paper_id in wanted)
 
