@@ -92,3 +92,38 @@ def test_every_field_the_bibtex_fingerprint_covers_clears_the_intact_mark() -> N
         }
     )
     assert not untested, f"decide whether the fingerprint covers {untested}"
+
+
+def test_a_crossref_follows_its_parent_when_an_import_gives_it_a_real_key(
+    invoke: Callable[..., Any], tmp_path: Path
+) -> None:
+    """A pasted list's paper (provisional key ``learning2020``) is named in ``crossref``
+    by a child; the proceedings' BibTeX later gives it its real key: the child follows,
+    so the export's crossref names an exported entry."""
+    (tmp_path / "list.txt").write_text(
+        "1. Learning Things From Many Other Things\n"
+        "We study things and how many other things relate to them in detail.\n",
+        encoding="utf-8",
+    )
+    assert (
+        invoke(
+            "import", str(tmp_path / "list.txt"), "--venue", "Proc X", "--year", "2020"
+        ).exit_code
+        == 0
+    )
+    (key,) = invoke("list", "-k").stdout.split()
+    (tmp_path / "child.bib").write_text(
+        "@inproceedings{child1, title={A Child Paper}, author={Doe, Jane}, year=2020, "
+        f"crossref={{{key}}}}}\n",
+        encoding="utf-8",
+    )
+    assert invoke("import", str(tmp_path / "child.bib")).exit_code == 0
+    (tmp_path / "parent.bib").write_text(
+        "@proceedings{proc2020real, title={Learning Things From Many Other Things}, "
+        "editor={Roe, Rick}, year=2020, booktitle={Proc X}}\n",
+        encoding="utf-8",
+    )
+    assert invoke("import", str(tmp_path / "parent.bib")).exit_code == 0
+    out = invoke("export", "bibtex").stdout
+    assert "crossref = {proc2020real}" in out
+    assert "@proceedings{proc2020real," in out

@@ -32,7 +32,7 @@ from readinglist.library.matching import (
 )
 from readinglist.library.merging import conflict_rows, write_conflicts
 from readinglist.library.papers import set_status
-from readinglist.library.refs import find_paper
+from readinglist.library.refs import find_paper, follow_crossrefs
 from readinglist.library.rows import (
     PERSON_CACHE,
     bibliographic_digest,
@@ -482,6 +482,7 @@ class Importer:
             },
         )
         chunk.aliases.extend((paper_id, old) for paper_id, old, _ in chunk.rekeys)
+        follow_crossrefs(session, {old: new for _, old, new in chunk.rekeys})
         link_tags(session, chunk.tag_links)
         if chunk.aliases:
             session.execute(

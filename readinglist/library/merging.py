@@ -320,7 +320,7 @@ def adopt_key(session: Session, paper: Paper, new_key: str) -> str | None:
     session.add(Alias(alias=old, alias_folded=paper.citekey_folded, paper_id=paper.id))
     paper.citekey, paper.citekey_folded = new_key, folded
     session.flush()
-    follow_crossrefs(session, [old], new_key)
+    follow_crossrefs(session, {old: new_key})
     return old
 
 

@@ -306,7 +306,7 @@ def rekey(session: Session, paper: Paper, new_key: str) -> str:
     paper.citekey_provisional = False  # a key the user chose is real
     paper.updated_at = utcnow()
     session.flush()
-    follow_crossrefs(session, [old], new_key)
+    follow_crossrefs(session, {old: new_key})
     return old
 
 
@@ -352,7 +352,9 @@ def merge_papers(
             if folded != keep.citekey_folded and not key_taken(session, folded):
                 session.add(Alias(alias=alias, alias_folded=folded, paper_id=keep.id))
         session.flush()
-        follow_crossrefs(session, [other_key, *(alias for alias, _ in aliases)], keep.citekey)
+        follow_crossrefs(
+            session, dict.fromkeys([other_key, *(alias for alias, _ in aliases)], keep.citekey)
+        )
         if tag_names:
             add_tags(session, [keep], tag_names)
     keep.updated_at = utcnow()

@@ -5,7 +5,7 @@ Raises NotFound naming what is unknown; the query language is ``readinglist.quer
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Row, select
@@ -212,23 +212,35 @@ def crossref_values(session: Session) -> list[tuple[int, str]]:
     return [(int(paper_id), str(value)) for paper_id, value in rows]
 
 
-def follow_crossrefs(session: Session, old_keys: Sequence[str], new_key: str) -> list[int]:
-    """Point every ``crossref`` naming one of ``old_keys`` (case-insensitive, as BibTeX
-    compares keys) at ``new_key``; return the ids of the papers changed.
+def follow_crossrefs(session: Session, renamed: Mapping[str, str]) -> list[int]:
+    """Point every ``crossref`` naming an old key of ``renamed`` (old key -> new key;
+    compared case-insensitively, as BibTeX compares keys) at the new key; return the
+    ids of the papers changed.
 
     Called where a paper's key becomes an alias (``rekey``, ``merge``, a real key
-    adopted from a later source): the old key still finds the paper in readinglist,
-    but BibTeX and biber resolve ``crossref`` only among the exported keys. The
-    children's flush clears their ``source_intact``, so the export writes them again.
+    adopted from a later source or at import): the old key still finds the paper in
+    readinglist, but BibTeX and biber resolve ``crossref`` only among the exported
+    keys. The children's flush clears their ``source_intact``, so the export writes
+    them again. One scan of the crossref values, however many keys changed.
     """
     from readinglist.models import utcnow
 
-    folded = {key.strip().casefold() for key in old_keys if key and key.strip()}
-    folded.discard(new_key.casefold())
-    ids = [pid for pid, value in crossref_values(session) if value.strip().casefold() in folded]
+    new_keys = {
+        old.strip().casefold(): new
+        for old, new in renamed.items()
+        if old and old.strip() and old.strip().casefold() != new.casefold()
+    }
+    if not new_keys:
+        return []
+    targets = {
+        pid: new_keys[value.strip().casefold()]
+        for pid, value in crossref_values(session)
+        if value.strip().casefold() in new_keys
+    }
+    ids = list(targets)
     for start in range(0, len(ids), CHUNK):
         for child in session.scalars(select(Paper).where(Paper.id.in_(ids[start : start + CHUNK]))):
-            child.fields = {**child.fields, "crossref": new_key}
+            child.fields = {**child.fields, "crossref": targets[child.id]}
             child.updated_at = utcnow()
     if ids:
         session.flush()
