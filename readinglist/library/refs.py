@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from readinglist.errors import NotFound, UsageError
 from readinglist.library._sql import CHUNK
 from readinglist.library.rows import load_papers
-from readinglist.models import ALIASES, PAPERS, Paper
+from readinglist.models import ALIASES, PAPERS, Paper, utcnow
 from readinglist.text import plural
 
 
@@ -204,10 +204,10 @@ def crossref_values(session: Session) -> list[tuple[int, str]]:
     search first (a superset), so most rows are never decoded."""
     from sqlalchemy import Text, cast
 
-    crossref = Paper.fields["crossref"].as_string()
-    named = cast(Paper.fields, Text).contains('"crossref"', autoescape=True)
+    crossref = PAPERS.c.fields["crossref"].as_string()
+    named = cast(PAPERS.c.fields, Text).contains('"crossref"', autoescape=True)
     rows = session.connection().execute(
-        select(Paper.id, crossref).where(named, crossref.is_not(None))
+        select(PAPERS.c.id, crossref).where(named, crossref.is_not(None))
     )
     return [(int(paper_id), str(value)) for paper_id, value in rows]
 
@@ -223,8 +223,6 @@ def follow_crossrefs(session: Session, renamed: Mapping[str, str]) -> list[int]:
     keys. The children's flush clears their ``source_intact``, so the export writes
     them again. One scan of the crossref values, however many keys changed.
     """
-    from readinglist.models import utcnow
-
     new_keys = {
         old.strip().casefold(): new
         for old, new in renamed.items()
