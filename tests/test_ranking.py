@@ -496,3 +496,38 @@ def test_a_decision_keeps_the_cached_index_and_a_new_title_rebuilds_it(
     assert filled("list", "--json").exit_code == 0
     assert filled("list", "--json").exit_code == 0  # the rebuilt cache is current again
     assert built == [1]
+
+
+def test_a_streamed_index_scores_as_the_index_in_memory(
+    filled, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rows read from the cache file a block at a time (``list --json``; issue 17:
+    903 MiB for 500,000 papers with every row in memory) give the scores, the order and
+    the rows of the index in memory; blocks of 3 rows here, so products and gathers cross
+    block boundaries."""
+    import numpy as np
+
+    from readinglist import db
+    from readinglist.ranking import stored
+    from readinglist.ranking.ranker import Ranker
+
+    monkeypatch.setattr(stored, "ROWS_PER_READ", 3)
+    assert filled("mark", "to-read", "bio0", "bio1", "rl2").exit_code == 0
+    assert filled("mark", "skipped", "rl0").exit_code == 0
+    assert filled("tag", "add", "x", "bio0", "bio1").exit_code == 0
+    assert filled("list", "--json").exit_code == 0  # writes the cache
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine, write=False) as session:
+        whole = Ranker.open(session, db_url)
+        streamed = Ranker.open(session, db_url, streamed=True)
+        assert isinstance(streamed.index.matrix, stored.StoredCSR)
+        assert isinstance(streamed.index.dense, stored.StoredDense)
+        ids = [int(i) for i in whole.index.ids]
+        assert np.allclose(streamed.scores(), whole.scores(), atol=1e-5)
+        assert streamed.order(ids) == whole.order(ids)
+        rows = np.array([5, 0, 5, 2, 9, 8], dtype=np.int64)
+        assert (streamed.index.matrix[rows] != whole.index.matrix[rows]).nnz == 0
+        assert np.array_equal(streamed.index.dense[rows], whole.index.dense[rows])
+        assert np.array_equal(streamed.index.dense[4], whole.index.dense[4])
+        assert (streamed.index.matrix[7] != whole.index.matrix[7]).nnz == 0
+    engine.dispose()

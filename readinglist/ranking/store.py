@@ -19,13 +19,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import zipfile
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property, partial
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 from scipy import sparse
@@ -34,7 +35,8 @@ from sqlalchemy.orm import Session
 
 from readinglist.config import cache_directory
 from readinglist.models import Paper, PaperPerson, PaperTag, Person, Tag
-from readinglist.ranking import features
+from readinglist.ranking import features, stored
+from readinglist.ranking.stored import StoredCSR, StoredDense
 
 #: Bumped when the features or the cache's contents change, so that old caches are rebuilt.
 VERSION = 3
@@ -49,13 +51,15 @@ class Index:
     ``terms`` is the vocabulary in column order, or a function that reads it: a cached
     index reads its terms (about 65 MB at 100,000 papers) only when :attr:`vocabulary`
     is first asked for (``--like``, ``show --why``, topics), never to score (issue 17).
+    A cached index loaded ``streamed`` (:func:`load`) reads its tf-idf and LSA rows from
+    the file when they are used (:mod:`.stored`), for scoring a whole library.
     """
 
     ids: np.ndarray
-    matrix: sparse.csr_matrix
+    matrix: sparse.csr_matrix | StoredCSR
     terms: list[str] | Callable[[], list[str]]
     idf: np.ndarray
-    dense: np.ndarray | None = None
+    dense: np.ndarray | StoredDense | None = None
     #: :func:`text_digest` of each row's feature text (empty when not known).
     digests: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
     #: The papers' last ``updated_at`` when the cache was written (:attr:`Counter.updated`).
@@ -202,12 +206,17 @@ def build(session: Session) -> Index:
     )
 
 
-def load(session: Session, url: str) -> Index:
+def load(session: Session, url: str, *, streamed: bool = False) -> Index:
     """Return the index of the library: from the cache when current, else rebuilt
-    (and the cache rewritten, atomically; failures to write are ignored)."""
+    (and the cache rewritten, atomically; failures to write are ignored).
+
+    ``streamed``: a cached index keeps its rows in the file and reads them a block at a
+    time when used (:mod:`.stored`): for one pass of scores over a large library
+    (``list --json``), not for the repeated re-ranks of ``triage``.
+    """
     counter = change_counter(session)
     path = cache_path(url)
-    cached = _read(path, counter)
+    cached = _read(path, counter, streamed)
     if cached is not None and _texts_unchanged(session, cached, counter):
         return cached
     index = build(session)
@@ -229,45 +238,67 @@ def _texts_unchanged(session: Session, cached: Index, counter: Counter) -> bool:
     return bool((rows >= 0).all() and (cached.digests[rows] == digests(texts)).all())
 
 
-def _read(path: Path, counter: Counter) -> Index | None:
+def _read(path: Path, counter: Counter, streamed: bool = False) -> Index | None:
     try:
-        data = np.load(path, allow_pickle=False)
+        handle = open(path, "rb")  # noqa: SIM115 - kept open by the index (see below)
+    except OSError:
+        return None
+    try:
+        data = np.load(handle, allow_pickle=False)
     except (OSError, ValueError):
+        handle.close()
         return None
     try:
         if str(data["counter"]) != counter.shape:
             data.close()
+            handle.close()
             return None
-        matrix = sparse.csr_matrix(
-            (data["data"], data["indices"], data["indptr"]), shape=tuple(data["shape"])
-        )
-        dense = data["dense"] if data["dense"].size else None
-        # The file stays open until the terms are read: a rebuild that replaces it
-        # meanwhile (os.replace) leaves this open file as it was, terms and matrix alike.
+        shape = (int(data["shape"][0]), int(data["shape"][1]))
+        layout = stored.members(handle) if streamed else {}
+        matrix: sparse.csr_matrix | stored.StoredCSR
+        dense: np.ndarray | stored.StoredDense | None
+        if {"data", "indices", "dense"} <= layout.keys():
+            matrix = stored.StoredCSR(
+                handle, layout["data"], layout["indices"], data["indptr"], shape
+            )
+            has_dense = layout["dense"].shape[0] > 0
+            dense = stored.StoredDense(handle, layout["dense"]) if has_dense else None
+        else:
+            matrix = sparse.csr_matrix((data["data"], data["indices"], data["indptr"]), shape=shape)
+            dense = data["dense"] if data["dense"].size else None
+        # The file stays open until the terms are read (and, streamed, while the rows
+        # are: the stored rows hold it): a rebuild that replaces it meanwhile
+        # (os.replace) leaves this open file as it was, terms and matrix alike.
         return Index(
             data["ids"],
             matrix,
-            partial(_terms, data),
+            partial(_terms, data, None if layout else handle),
             data["idf"],
             dense,
             data["digests"],
             str(data["updated"]),
         )
-    except (OSError, KeyError, ValueError):
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
         data.close()
+        handle.close()
         return None
 
 
-def _terms(data: Any) -> list[str]:
-    """The vocabulary of the open cache file ``data`` (an ``NpzFile``, then closed), read
-    by :attr:`Index.vocabulary` on first use."""
+def _terms(data: Any, handle: BinaryIO | None) -> list[str]:
+    """The vocabulary of the open cache file ``data`` (an ``NpzFile``, then closed with
+    ``handle``, the file it reads, when given), read by :attr:`Index.vocabulary` on first
+    use."""
     try:
         return [str(t) for t in data["vocabulary"]]
     finally:
         data.close()
+        if handle is not None:
+            handle.close()
 
 
 def _write(path: Path, counter: Counter, index: Index) -> None:
+    if not isinstance(index.matrix, sparse.csr_matrix) or isinstance(index.dense, StoredDense):
+        return  # only a built index is written, never one read from the file
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
