@@ -238,8 +238,9 @@ PAUSED_THRESHOLD = 200_000
 
 
 @contextmanager
-def collector_paused() -> Iterator[None]:
-    """Run the cyclic garbage collector rarely until the block ends (then restore it).
+def collector_paused(threshold: int = PAUSED_THRESHOLD) -> Iterator[None]:
+    """Run the cyclic garbage collector rarely until the block ends (then restore it):
+    its young generation is collected after ``threshold`` allocations, not 700.
 
     For whole-library reads (``list``, the text exports, issue 17): they allocate
     hundreds of thousands of rows, records and strings, none in a reference cycle,
@@ -249,17 +250,18 @@ def collector_paused() -> Iterator[None]:
     not switched off: decoding LaTeX with pylatexenc (RIS and CSL-JSON exports of
     BibTeX papers) leaves node trees in cycles, and with the collector off an export of
     100,000 Beebe papers grew to 4.5 GB. A young generation of
-    :data:`PAUSED_THRESHOLD` allocations keeps both small.
+    :data:`PAUSED_THRESHOLD` allocations keeps both small. An import passes a smaller
+    ``threshold`` (``pipelines.importing.IMPORT_COLLECTOR_THRESHOLD``).
     """
     if not gc.isenabled():
         yield
         return
-    threshold = gc.get_threshold()
-    gc.set_threshold(PAUSED_THRESHOLD, *threshold[1:])
+    previous = gc.get_threshold()
+    gc.set_threshold(threshold, *previous[1:])
     try:
         yield
     finally:
-        gc.set_threshold(*threshold)
+        gc.set_threshold(*previous)
 
 
 def expunge_all(session: Session) -> None:

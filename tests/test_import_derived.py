@@ -4,7 +4,13 @@ computed afresh, and must not survive a change of the record it describes."""
 from __future__ import annotations
 
 import dataclasses
+import gc
 import pickle
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
 
 from readinglist.formats.bibtex import bibliographic_fingerprint, read
 from readinglist.formats.bibtex.encode import repair_name_list
@@ -20,7 +26,8 @@ def test_the_readers_fingerprint_is_the_records_and_goes_with_any_change() -> No
     fresh = dataclasses.replace(record)  # the same data, built anew: nothing kept
     assert fresh.fingerprint is None
     assert bibliographic_fingerprint(fresh) == record.fingerprint
-    assert still_as_read(record) and still_as_read(fresh)
+    assert still_as_read(record)
+    assert still_as_read(fresh)
     changed = dataclasses.replace(record, year=2021)  # e.g. import --year
     assert changed.fingerprint is None
     assert not still_as_read(changed)
@@ -39,3 +46,26 @@ def test_cached_name_rules_answer_each_list_as_written() -> None:
         assert braced.fields["author"] == "{Doe}, Jane"  # kept: the column loses the braces
         assert repair_name_list("Miller, D., Firby, J.") == "Miller, D. and Firby, J."
         assert repair_name_list(people) is None
+
+
+def test_an_import_collects_young_garbage_rarely_and_restores_the_collector(
+    invoke: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While records are imported the collector's young generation waits for
+    IMPORT_COLLECTOR_THRESHOLD allocations; afterwards it is as it was."""
+    from readinglist import library
+    from readinglist.pipelines.importing import IMPORT_COLLECTOR_THRESHOLD
+
+    seen: list[int] = []
+    add = library.Importer.add
+
+    def spy(self: Any, records: Any) -> None:
+        seen.append(gc.get_threshold()[0])
+        add(self, records)
+
+    monkeypatch.setattr(library.Importer, "add", spy)
+    (tmp_path / "one.bib").write_text(ENTRY, encoding="utf-8")
+    before = gc.get_threshold()
+    assert invoke("import", str(tmp_path / "one.bib")).exit_code == 0
+    assert set(seen) == {IMPORT_COLLECTOR_THRESHOLD}  # the import added records
+    assert gc.get_threshold() == before
