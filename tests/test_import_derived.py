@@ -52,9 +52,9 @@ def test_an_import_collects_young_garbage_rarely_and_restores_the_collector(
     invoke: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """While records are imported the collector's young generation waits for
-    IMPORT_COLLECTOR_THRESHOLD allocations; afterwards it is as it was."""
+    IMPORT_THRESHOLD allocations; afterwards it is as it was."""
     from readinglist import library
-    from readinglist.pipelines.importing import IMPORT_COLLECTOR_THRESHOLD
+    from readinglist.collector import IMPORT_THRESHOLD
 
     seen: list[int] = []
     add = library.Importer.add
@@ -67,5 +67,5 @@ def test_an_import_collects_young_garbage_rarely_and_restores_the_collector(
     (tmp_path / "one.bib").write_text(ENTRY, encoding="utf-8")
     before = gc.get_threshold()
     assert invoke("import", str(tmp_path / "one.bib")).exit_code == 0
-    assert set(seen) == {IMPORT_COLLECTOR_THRESHOLD}  # the import added records
+    assert set(seen) == {IMPORT_THRESHOLD}  # the import added records
     assert gc.get_threshold() == before

@@ -32,7 +32,7 @@ from typing import BinaryIO
 from sqlalchemy.orm import Session
 
 from readinglist import formats, library
-from readinglist.db import collector_paused
+from readinglist.collector import IMPORT_THRESHOLD, collector_paused
 from readinglist.errors import InvalidInput, input_error
 from readinglist.formats import Sniffed
 from readinglist.library import ImportReport
@@ -42,13 +42,6 @@ from readinglist.text import unique_tags
 
 #: Records handed to the library at a time when an input is read in pieces.
 IMPORT_CHUNK = 1000
-#: The young-generation threshold of the cyclic garbage collector while an import runs
-#: (:func:`readinglist.db.collector_paused`; CPython's default: 700). Readers, records
-#: and rows are freed by reference counting, and each young collection only walked
-#: them: 0.75 s of CPU, a tenth of the import of 10,000 ACL Anthology entries (issue 17
-#: item 5). Measured there: 50,000 -> 0.23 s and 138 MiB peak (default: 145 MiB);
-#: 200,000 -> 0.13 s but 176 MiB (bibtexparser's blocks of a batch wait longer).
-IMPORT_COLLECTOR_THRESHOLD = 50_000
 
 
 def no_papers_found(fmt: str) -> str:
@@ -258,7 +251,7 @@ def import_inputs(
     """
     limits.check_tags(options.tags)
     run = ImportRun()
-    with collector_paused(IMPORT_COLLECTOR_THRESHOLD):
+    with collector_paused(IMPORT_THRESHOLD):  # (issue 17 item 5)
         for item in inputs:
             if item.parsed is None:
                 report = _import_stream(session, item, options, progress)
