@@ -233,35 +233,6 @@ def _collector_paused_at_exit() -> Iterator[Callable[[], None]]:
             gc.enable()
 
 
-#: The young-generation threshold of :func:`collector_paused` (CPython's default: 700).
-PAUSED_THRESHOLD = 200_000
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Run the cyclic garbage collector rarely until the block ends (then restore it).
-
-    For whole-library reads (``list``, the text exports, issue 17): they allocate
-    hundreds of thousands of rows, records and strings, none in a reference cycle,
-    which reference counting frees; each young-generation collection would only walk
-    them, and the full collections their number triggers walk everything still held
-    (a table's rows): about 40% of ``list``'s CPU on 100,000 papers. The collector is
-    not switched off: decoding LaTeX with pylatexenc (RIS and CSL-JSON exports of
-    BibTeX papers) leaves node trees in cycles, and with the collector off an export of
-    100,000 Beebe papers grew to 4.5 GB. A young generation of
-    :data:`PAUSED_THRESHOLD` allocations keeps both small.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    threshold = gc.get_threshold()
-    gc.set_threshold(PAUSED_THRESHOLD, *threshold[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*threshold)
-
-
 def expunge_all(session: Session) -> None:
     """``session.expunge_all()`` with the cyclic collector paused on CPython < 3.12.
 

@@ -72,7 +72,9 @@ def _without_nul(record: PaperRecord) -> PaperRecord:
             return PersonRecord(*(clean(getattr(value, f)) for f in PERSON_PARTS))
         return value
 
-    return replace(record, **{f.name: clean(getattr(record, f.name)) for f in fields(record)})
+    return replace(
+        record, **{f.name: clean(getattr(record, f.name)) for f in fields(record) if f.init}
+    )
 
 
 PERSON_PARTS = ("family", "given", "von", "jr", "literal")

@@ -243,6 +243,12 @@ class PaperRecord:
     line: int | None = None
     latex_fields: bool = field(default=True, compare=False)
     strings_read: int | None = field(default=None, compare=False)
+    #: The BibTeX fingerprint of this very record, kept by whoever computed it
+    #: (``formats.bibtex.digest.source_check``: the reader, once per entry) so the
+    #: import's ``still_as_read`` does not compute it again (issue 17 item 5). Not an
+    #: argument: ``dataclasses.replace`` (the only way a record changes) leaves it
+    #: None, so it always describes the data of the object that holds it.
+    fingerprint: str | None = field(default=None, init=False, compare=False, repr=False)
 
 
 class IntactEntry(NamedTuple):

@@ -85,6 +85,7 @@ def test_every_field_the_bibtex_fingerprint_covers_clears_the_intact_mark() -> N
             "aliases",
             "source_text",
             "source_check",
+            "fingerprint",
             "line",
             "strings_read",
             "citekey_provisional",

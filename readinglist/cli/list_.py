@@ -60,7 +60,7 @@ def list_command(
         readinglist list -k year:2026 | xargs readinglist tag add icml
     """
     from readinglist import library, render
-    from readinglist.db import collector_paused
+    from readinglist.collector import collector_paused
     from readinglist.library.listing import iter_listing, listing_ids
 
     text = join_query(query)

@@ -166,7 +166,9 @@ def still_as_read(record: PaperRecord) -> bool:
     export without checking the data again). What changes a record between the reader
     and the row (``--venue``/``--year``, the limits' cut of a long author list, a key
     made unique) makes this False. False without a ``source_check`` (not BibTeX, or no
-    text kept).
+    text kept). A record the reader handed on unchanged holds its fingerprint
+    (``PaperRecord.fingerprint``), so this costs no digest; a changed one is a new
+    record (``dataclasses.replace``) and is digested again.
     """
     if not record.source_check:
         return False

@@ -24,7 +24,7 @@ from typing import IO, Any, TextIO, TypeVar, cast
 from sqlalchemy.orm import Session
 
 from readinglist import formats, library
-from readinglist.db import collector_paused
+from readinglist.collector import collector_paused
 from readinglist.errors import InvalidInput, ReadingListError, UsageError
 from readinglist.formats import bibtex
 from readinglist.library.listing import export_outline

@@ -32,6 +32,7 @@ from typing import BinaryIO
 from sqlalchemy.orm import Session
 
 from readinglist import formats, library
+from readinglist.collector import IMPORT_THRESHOLD, collector_paused
 from readinglist.errors import InvalidInput, input_error
 from readinglist.formats import Sniffed
 from readinglist.library import ImportReport
@@ -250,12 +251,13 @@ def import_inputs(
     """
     limits.check_tags(options.tags)
     run = ImportRun()
-    for item in inputs:
-        if item.parsed is None:
-            report = _import_stream(session, item, options, progress)
-        else:
-            report = _import_parsed(session, item, item.parsed, options, progress)
-        run.reports.append((item, report))
+    with collector_paused(IMPORT_THRESHOLD):  # (issue 17 item 5)
+        for item in inputs:
+            if item.parsed is None:
+                report = _import_stream(session, item, options, progress)
+            else:
+                report = _import_parsed(session, item, item.parsed, options, progress)
+            run.reports.append((item, report))
     return run
 
 

@@ -183,6 +183,7 @@ def _work(
     # Imported here, not at the top, so that the child ignores SIGINT as early as it
     # can: the spawned interpreter imports this module before it runs this function.
     from readinglist import formats
+    from readinglist.collector import IMPORT_THRESHOLD, collector_paused
     from readinglist.pipelines import limits
     from readinglist.prepare import prepare_record
 
@@ -195,7 +196,7 @@ def _work(
         meta: dict[str, str] = {}
         prepared: list[Prepared] = []
         problems: list[ParseProblem] = []
-        with _open(path, source) as raw:
+        with _open(path, source) as raw, collector_paused(IMPORT_THRESHOLD):
             texts = formats.iter_decode(formats.iter_bytes(raw, source, advance), encoding, source)
             for entry in formats.module(fmt).iter_read(texts, source, meta=meta):
                 if isinstance(entry, ParseProblem):

@@ -59,7 +59,10 @@ def source_check(
         return None
     if names is None:
         names = macro_names(record.source_text)
-    return bibliographic_fingerprint(record)[:32] + macro_check(macros, names, cache)
+    fingerprint = bibliographic_fingerprint(record)
+    # Kept on the record (PaperRecord.fingerprint): the import asks for it again.
+    object.__setattr__(record, "fingerprint", fingerprint)
+    return fingerprint[:32] + macro_check(macros, names, cache)
 
 
 def macro_check(
@@ -95,8 +98,11 @@ def bibliographic_fingerprint(record: PaperRecord) -> str:
     ``source_text`` and ``line``. Two records with equal fingerprints are written
     identically by :func:`write`. The library may store it at import and compare at
     export; :func:`write` itself compares the record with its re-read
-    ``source_text``.
+    ``source_text``. A record that holds its ``fingerprint`` (taken by
+    :func:`source_check`) is not digested again.
     """
+    if record.fingerprint is not None:
+        return record.fingerprint
     data = [
         "bibtex-fp-1",
         record.citekey,

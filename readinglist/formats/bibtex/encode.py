@@ -30,7 +30,7 @@ from typing import Any, Literal
 from readinglist.formats.bibtex.fields import parse_names, split_names
 from readinglist.formats.bibtex.values import ValueSyntaxError, matching_brace
 from readinglist.records import LIST_FIELD_PREFIX, Person
-from readinglist.text import latex_to_unicode
+from readinglist.text import CACHE_SIZE, latex_to_unicode
 
 Dialect = Literal["bibtex", "biblatex"]
 
@@ -444,9 +444,11 @@ def valid_citekey(key: str, dialect: Dialect = "bibtex") -> str:
 _INITIALS = re.compile(r"^(?:[A-Z][a-z]?\.?[\s~-]*){1,4}$")
 
 
+@lru_cache(maxsize=CACHE_SIZE)
 def repair_name_list(raw: str) -> str | None:
     """A raw ``author``/``editor`` list that BibTeX rejects, rewritten so that it reads
-    it as the people meant; None when BibTeX reads ``raw`` as it is.
+    it as the people meant; None when BibTeX reads ``raw`` as it is (cached: a
+    proceedings' editor list recurs in every entry of it).
 
     BibTeX stops with "Too many commas in name" for a name of more than two commas
     and "has a comma at the end" for a name ending in one (BibTeX manual, "Tame the

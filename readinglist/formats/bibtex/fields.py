@@ -169,6 +169,14 @@ def names_display(people: Sequence[Person]) -> str:
     return " and ".join(p.display() for p in people)
 
 
+@lru_cache(maxsize=CACHE_SIZE)
+def _names_as_displayed(raw: str) -> bool:
+    """True when the name list ``raw`` is :func:`names_display` of its people, so the
+    author/editor column gives it back and the raw field need not be kept (cached with
+    :func:`parse_names`: an editor list recurs in every entry of its proceedings)."""
+    return raw == names_display(parse_names(raw))
+
+
 def decode_year(raw: str) -> int | None:
     """The first run of exactly four digits (``{2016a}``, ``c. 1998``), else None."""
     match = _YEAR.search(raw)
@@ -296,8 +304,8 @@ def record_from_fields(
     fields = dict(values)
     has_year, has_month = "year" in fields, "month" in fields
     title = _column(fields, "title", decode_title, _same)
-    authors = _column(fields, "author", parse_names, lambda r, p: r == names_display(p))
-    editors = _column(fields, "editor", parse_names, lambda r, p: r == names_display(p))
+    authors = _column(fields, "author", parse_names, lambda r, _: _names_as_displayed(r))
+    editors = _column(fields, "editor", parse_names, lambda r, _: _names_as_displayed(r))
     year = _column(fields, "year", decode_year, lambda r, y: r == str(y))
     month = _column(fields, "month", decode_month, lambda r, _: month_is_simple(r))
     if "date" in fields:

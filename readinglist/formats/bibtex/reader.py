@@ -301,7 +301,8 @@ class Reader:
             for problem in _repair_names(key, values, field_lines, line, self.source):
                 dirty = True
                 yield problem
-        if any(not is_verbatim(n, v) and needs_escaping(v) for n, v in values.items()):
+        # needs_escaping first: one regex search clears most values (issue 17 item 5).
+        if any(needs_escaping(v) and not is_verbatim(n, v) for n, v in values.items()):
             dirty = True
             if not self.escaping_reported:
                 self.escaping_reported = True
