@@ -20,6 +20,10 @@ PRIORITIES: tuple[str, ...] = ("high", "medium", "low")
 #: Priority words a user may give (``mark --priority``, ``priority:`` in queries):
 #: the levels plus ``none`` for "no priority". The one home of the vocabulary.
 PRIORITY_LEVELS: tuple[str, ...] = (*PRIORITIES, "none")
+#: Priority levels stored as small integers so that ``ORDER BY priority`` is high-first
+#: (``papers.priority``; ``readinglist.models`` and ``readinglist.counting`` read them).
+PRIORITY_CODES: dict[str, int] = {name: code for code, name in enumerate(PRIORITIES, start=1)}
+PRIORITY_NAMES: dict[int, str] = {code: name for name, code in PRIORITY_CODES.items()}
 
 Severity = Literal["error", "warning"]
 
