@@ -482,11 +482,25 @@ def people_by_paper(
     editors: dict[int, list[PersonRecord]] = defaultdict(list)
     by_role = {"author": authors, "editor": editors}
     rows = session.connection().execute(_people_query(with_editors), {"ids": list(ids)})
-    for pid, role, family, given, von, jr, literal in rows.all():
+    known = _PERSON_RECORDS
+    if len(known) > PERSON_CACHE:
+        known.clear()
+    for pid, role, *parts in rows.all():
         named = by_role.get(role)
         if named is not None:
-            named[pid].append(PersonRecord(family, given, von, jr, literal))
+            name = tuple(parts)
+            person = known.get(name)
+            if person is None:
+                person = known[name] = PersonRecord(*parts)
+            named[pid].append(person)
     return authors, editors
+
+
+#: The PersonRecords :func:`people_by_paper` built, by their name parts: a person named
+#: in many papers is one (frozen) record, not one per paper (a whole-library read meets
+#: each of ~300,000 names several times; a lookup costs a twentieth of a new record).
+#: Emptied when it holds more than :data:`PERSON_CACHE` names.
+_PERSON_RECORDS: dict[tuple[str, ...], PersonRecord] = {}
 
 
 def notes_by_paper(session: Session, ids: Sequence[int]) -> dict[int, list[NoteRecord]]:
