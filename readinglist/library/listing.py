@@ -26,6 +26,7 @@ from readinglist.models import (
     Paper,
 )
 from readinglist.records import (
+    OutlineRecord,
     PaperRecord,
 )
 
@@ -119,16 +120,17 @@ _OUTLINE_COLUMNS = ("citekey", "status", "priority", "year", "venue")
 
 def export_outline(
     session: Session, ids: Sequence[int], *, with_tags: bool = False
-) -> list[PaperRecord]:
+) -> list[OutlineRecord]:
     """Return, for the papers ``ids`` in that order (unknown ids skipped), light records
-    holding only what a Markdown export groups and orders by: key, status, priority,
-    year, venue, and the tags (by name) when ``with_tags``.
+    (:class:`~readinglist.records.OutlineRecord`) holding only what a Markdown export
+    groups and orders by: key, status, priority, year, venue, and the tags (by name)
+    when ``with_tags``.
 
     Two Core queries per chunk of ids (the columns, then the tags), no ORM objects, so
     ``export markdown`` of a whole library holds these small records while the full
     ones stream (``formats.markdown.write_chunks``, issue 17).
     """
-    outline: list[PaperRecord] = []
+    outline: list[OutlineRecord] = []
     shared: dict[str, str] = {}  # one string per distinct status and venue
     papers = cast(Table, Paper.__table__)
     columns = select(*(papers.c[name] for name in ("id", *_OUTLINE_COLUMNS)))
@@ -143,15 +145,13 @@ def export_outline(
             if (row := rows.get(pid)) is not None:
                 _, citekey, status, code, year, venue = row  # by position: Row.__getattr__ is slow
                 outline.append(
-                    PaperRecord(
-                        **{
-                            "citekey": citekey,
-                            "status": shared.setdefault(status, status),
-                            "priority": PRIORITY_NAMES.get(code) if code is not None else None,
-                            "year": year,
-                            "venue": shared.setdefault(venue, venue) if venue else None,
-                            "tags": tuple(tags.get(pid, ())),
-                        }
+                    OutlineRecord(
+                        citekey,
+                        shared.setdefault(status, status),
+                        PRIORITY_NAMES.get(code) if code is not None else None,
+                        year,
+                        shared.setdefault(venue, venue) if venue else None,
+                        tuple(tags.get(pid, ())),
                     )
                 )
     return outline

@@ -31,7 +31,13 @@ from readinglist.formats import bibtex
 from readinglist.library.listing import export_outline
 from readinglist.library.rows import RECORD_COLUMNS, iter_listing_records, record_columns
 from readinglist.pipelines.atomic import open_atomically
-from readinglist.records import CITATION_FIELDS, IntactEntry, PaperRecord, citation_problems
+from readinglist.records import (
+    CITATION_FIELDS,
+    IntactEntry,
+    OutlineRecord,
+    PaperRecord,
+    citation_problems,
+)
 
 #: What an export's records are: whole, or (BibTeX) an entry to copy as stored.
 _Entry = TypeVar("_Entry", PaperRecord, PaperRecord | IntactEntry)
@@ -315,7 +321,7 @@ def write_papers(
         shown = [*formats.module(fmt).RECORD_FIELDS, *CITATION_FIELDS]  # Audit reads these
         columns = record_columns([*shown, *(["abstract"] if options["abstracts"] else [])])
 
-        def complete(members: list[PaperRecord]) -> Iterator[PaperRecord]:
+        def complete(members: list[OutlineRecord]) -> Iterator[PaperRecord]:
             found = iter_listing_records(
                 session,
                 [by_key[member.citekey or ""] for member in members],
