@@ -485,14 +485,14 @@ def people_by_paper(
     known = _PERSON_RECORDS
     if len(known) > PERSON_CACHE:
         known.clear()
-    for pid, role, *parts in rows.all():
-        named = by_role.get(role)
+    for row in rows.all():
+        named = by_role.get(row[1])
         if named is not None:
-            name = tuple(parts)
+            name = cast(tuple[str, ...], row[2:])  # family, given, von, jr, literal
             person = known.get(name)
             if person is None:
-                person = known[name] = PersonRecord(*parts)
-            named[pid].append(person)
+                person = known[name] = PersonRecord(*name)
+            named[row[0]].append(person)
     return authors, editors
 
 
