@@ -666,6 +666,8 @@ class Writer:
         self._accepted: dict[
             tuple[str, int], tuple[list[tuple[str, int]], tuple[tuple[str, ...], int]]
         ] = {}
+        #: :meth:`_deps` by definition index.
+        self._dep_lists: dict[int, list[str]] = {}
         #: Definitions given for an entry that was generated after all (:meth:`_copy`).
         self._leftover: list[str] = []
         #: Bumped whenever :attr:`_out` changes; :meth:`entries` remembers, per copy
@@ -750,7 +752,7 @@ class Writer:
             return True
         if pending is None:
             return False
-        for dep in sorted(definition.deps - MONTH_MACROS.keys()):
+        for dep in self._deps(index):
             dep_index = self.strings.index_at(dep, index)
             if dep_index is not None and not self._provide(dep, dep_index, pending):
                 return False
@@ -759,6 +761,15 @@ class Writer:
         self._version += 1
         self._inline.add(name)
         return True
+
+    def _deps(self, index: int) -> list[str]:
+        """The macros definition ``index`` uses, months aside, sorted: computed once per
+        definition (Beebe's ``ack-nhfb`` is given again before ~45,000 entries)."""
+        found = self._dep_lists.get(index)
+        if found is None:
+            deps = self.strings.definitions[index].deps - MONTH_MACROS.keys()
+            found = self._dep_lists[index] = sorted(deps)
+        return found
 
     def _head_value(self, name: str, index: int) -> str | None:
         """The value the head gives ``name`` where definition ``index`` would stand."""
@@ -778,7 +789,7 @@ class Writer:
         if name in self._head and (name in self._relied or index <= self._head_end):
             return False
         definition = self.strings.definitions[index]
-        for dep in sorted(definition.deps - MONTH_MACROS.keys()):
+        for dep in self._deps(index):
             dep_index = self.strings.index_at(dep, index)
             if dep_index is None:
                 continue
