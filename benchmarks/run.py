@@ -704,6 +704,7 @@ def issue17_sections(
         fresh_db=fresh_db,
     )
     issue17.streaming(bench, library)
+    issue17.streaming(bench, issue17.library_500k(bench, library), "500k")
     issue17.bibtex_export(bench, library, files["beebe-100k"])
     issue17.import_scaling(bench, args.import_scaling)
     issue17.typed_commands(bench, library)

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
     from readinglist.models import Paper
-    from readinglist.ranking.ranker import Ranker
+    from readinglist.ranking.ranker import Interest, Ranker
 
 
 def has_decisions(session: Session) -> bool:
@@ -32,22 +32,25 @@ def has_decisions(session: Session) -> bool:
     return found is not None
 
 
-def open_ranker(app: AppContext, session: Session, like: str | None = None) -> Ranker | None:
-    """Return the library's Ranker, or None when there is nothing to learn from."""
+def open_ranker(
+    app: AppContext, session: Session, like: str | None = None, *, streamed: bool = False
+) -> Ranker | None:
+    """Return the library's Ranker, or None when there is nothing to learn from.
+    ``streamed``: for one pass of scores over many papers (the index's rows are read
+    from its cache file a block at a time; ``store.load``)."""
     if not has_decisions(session) and not (like and like.strip()):
         return None
     from readinglist.ranking.ranker import Ranker
 
-    return Ranker.open(session, app.settings.database_url, like=like)
+    return Ranker.open(session, app.settings.database_url, like=like, streamed=streamed)
 
 
-def interest_by_id(
-    app: AppContext, session: Session, ids: Sequence[int]
-) -> dict[int, float | None]:
-    """Return ``{paper id: interest}`` for ``ids`` (empty without a model or ids); the
-    ranker and its index are dropped on return, before a listing streams (issue 17)."""
-    ranker = open_ranker(app, session) if ids else None
-    return ranker.interest(ids) if ranker is not None else {}
+def interest_by_id(app: AppContext, session: Session, ids: Sequence[int]) -> Interest | None:
+    """Return the interest of the papers (``.get(paper id)``), or None without a model or
+    ids; the ranker and its index are dropped on return, before a listing streams
+    (issue 17)."""
+    ranker = open_ranker(app, session, streamed=True) if ids else None
+    return ranker.interest_table() if ranker is not None else None
 
 
 def interest_of(
@@ -55,7 +58,7 @@ def interest_of(
 ) -> dict[str | None, Any]:
     """Return ``{citation key: interest}`` for ``papers`` (empty without a model)."""
     scores = interest_by_id(app, session, [p.id for p in papers])
-    return {p.citekey: scores[p.id] for p in papers} if scores else {}
+    return {p.citekey: scores.get(p.id) for p in papers} if scores is not None else {}
 
 
 def list_by_interest(
@@ -66,7 +69,7 @@ def list_by_interest(
 
     with app.session(write=False) as session:
         papers = library.list_papers(session, text)
-        ranker = open_ranker(app, session)
+        ranker = open_ranker(app, session, streamed=True)
         scores: dict[int, float | None] = {}
         if ranker is not None:
             scores = ranker.interest([p.id for p in papers])

@@ -90,7 +90,7 @@ def list_command(
         scores = interest_by_id(app, session, ids)
         with collector_paused():
             render.echo_json_array(
-                render.paper_json(record, scores.get(pid))
+                render.paper_json(record, None if scores is None else scores.get(pid))
                 for pid, record in iter_listing(session, ids)
             )
 

@@ -29,10 +29,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 from scipy import sparse
+
+if TYPE_CHECKING:
+    from readinglist.ranking.stored import StoredCSR, StoredDense
 
 POSITIVE_STATUSES = frozenset({"to-read", "reading", "read"})
 NEGATIVE_STATUSES = frozenset({"skipped"})
@@ -42,8 +45,13 @@ WEAK = 0.3
 BETA = 0.2
 PRF = 0.5
 PRF_K = 10
-#: A feature matrix: sparse tf-idf rows or dense LSA rows.
-Features: TypeAlias = "sparse.csr_matrix | np.ndarray"
+#: Dense LSA rows: in memory, or read from the cache file a block at a time.
+Dense: TypeAlias = "np.ndarray | StoredDense"
+#: Sparse tf-idf rows: in memory, or read from the cache file a block at a time.
+Terms: TypeAlias = "sparse.csr_matrix | StoredCSR"
+#: A feature matrix: sparse tf-idf rows or dense LSA rows, in memory or in the cache
+#: file (:mod:`.stored`: they offer ``shape``, ``rows[i]`` and ``rows @ x``).
+Features: TypeAlias = "sparse.csr_matrix | np.ndarray | StoredCSR | StoredDense"
 
 
 def labels(
@@ -70,11 +78,19 @@ def _norm(vec: np.ndarray) -> float:
     return float(np.sqrt(np.einsum("i,i->", vec, vec)))
 
 
+#: Rows gathered at once by :func:`_centroid` (the negatives of a large library are
+#: tens of thousands of rows: gathered whole they doubled the peak of ``list --json``).
+CENTROID_ROWS = 8192
+
+
 def _centroid(matrix: Features, rows: np.ndarray, weight: np.ndarray) -> np.ndarray:
     if len(rows) == 0:
         return np.zeros(matrix.shape[1], dtype=np.float32)
     w = (weight[rows] / weight[rows].sum()).astype(np.float32)
-    vec = np.asarray(matrix[rows].T @ w, dtype=np.float32).ravel()
+    vec = np.zeros(matrix.shape[1], dtype=np.float32)
+    for start in range(0, len(rows), CENTROID_ROWS):
+        part = slice(start, start + CENTROID_ROWS)
+        vec += np.asarray(matrix[rows[part]].T @ w[part], dtype=np.float32).ravel()
     norm = _norm(vec)
     return vec / norm if norm else vec
 
@@ -92,7 +108,7 @@ class Model:
     sparse: np.ndarray
     dense: np.ndarray | None
 
-    def scores(self, matrix: Features, dense: np.ndarray | None) -> np.ndarray:
+    def scores(self, matrix: Features, dense: Dense | None) -> np.ndarray:
         """Return the score of every row of ``matrix`` (and its ``dense`` rows)."""
         total = _standard(np.asarray(matrix @ self.sparse, dtype=np.float32).ravel())
         if self.dense is not None and dense is not None:
@@ -100,7 +116,7 @@ class Model:
         return total
 
     def parts(
-        self, matrix: Features, dense: np.ndarray | None, row: int
+        self, matrix: Terms, dense: Dense | None, row: int
     ) -> tuple[np.ndarray, np.ndarray, float, float]:
         """Return the score of ``row`` split into parts that add up to it exactly:
         (columns of the row's terms, each term's contribution, the offset of the term
@@ -162,9 +178,7 @@ def profile(
     return coef
 
 
-def fit(
-    matrix: Features, dense: np.ndarray | None, y: np.ndarray, weight: np.ndarray
-) -> Model | None:
+def fit(matrix: Features, dense: Dense | None, y: np.ndarray, weight: np.ndarray) -> Model | None:
     """Return the model of the labels ``y`` (see :class:`Model`), or None without a positive."""
     coef = profile(matrix, y, weight)
     if coef is None:

@@ -15,8 +15,8 @@ was, it hardly moved an order learnt from decisions on other papers: a fresh use
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from typing import cast
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Protocol, cast
 
 import numpy as np
 from sqlalchemy import Table, select
@@ -25,13 +25,14 @@ from sqlalchemy.orm import Session
 from readinglist.models import PRIORITY_NAMES, Paper, PaperTag, Tag
 from readinglist.ranking import LIKE_MODEL, Term, Why, features, model
 from readinglist.ranking.store import Index, load
+from readinglist.records import STATUSES
 
 #: A tag needs this many positive papers to get a model of its own.
 TAG_MODEL_MIN = 2
 
 
 def judged_tags(
-    tags: dict[int, list[str]], batch: dict[int, int], positive: set[int]
+    tags: dict[int, list[str]], batch: BatchMap, positive: set[int]
 ) -> dict[int, list[str]]:
     """Return ``tags`` (``{paper id: tag names}``) without the tags that say where a paper
     came from rather than what the user thinks of it: the basis of the per-tag models.
@@ -55,7 +56,7 @@ def judged_tags(
     for pid, names in tags.items():
         if pid in batch:
             for name in names:
-                carried[batch[pid], name.casefold()] += 1
+                carried[batch.get(pid, -1), name.casefold()] += 1
     provenance = {key for key, n in carried.items() if key[0] in mixed and n == size[key[0]]}
     judged = {
         pid: [n for n in names if (batch.get(pid, -1), n.casefold()) not in provenance]
@@ -83,6 +84,69 @@ def like_model(index: Index, terms: np.ndarray) -> model.Model:
     return model.Model(terms, dense)
 
 
+#: Rows of the papers table read per block by :meth:`Ranker.open`.
+_ROWS_PER_BLOCK = 10_000
+
+
+class BatchMap(Protocol):
+    """What :func:`judged_tags` reads of ``{paper id: import batch id}``: a dict, or a
+    :class:`BatchOf`."""
+
+    def items(self) -> Iterable[tuple[int, int]]: ...
+
+    def get(self, pid: int, default: int, /) -> int: ...
+
+    def __contains__(self, pid: object, /) -> bool: ...
+
+
+class BatchOf:
+    """``{paper id: import batch id}`` of the papers of ``index`` that have one (a
+    :class:`BatchMap`), read from an array per row (``-1``: none) instead of a dict of
+    every paper."""
+
+    def __init__(self, index: Index, batches: np.ndarray) -> None:
+        self.index = index
+        self.batches = batches
+
+    def get(self, pid: int, default: int, /) -> int:
+        """The batch of ``pid``, or ``default`` for a paper without one."""
+        at = int(self.index.rows_of([pid])[0])
+        return default if at < 0 or self.batches[at] < 0 else int(self.batches[at])
+
+    def __contains__(self, pid: object, /) -> bool:
+        return isinstance(pid, int) and self.get(pid, -1) >= 0
+
+    def items(self) -> Iterator[tuple[int, int]]:
+        """The (paper id, batch id) pairs, a block of rows at a time."""
+        for start in range(0, len(self.batches), _ROWS_PER_BLOCK):
+            block = slice(start, start + _ROWS_PER_BLOCK)
+            held = self.batches[block] >= 0
+            yield from zip(
+                self.index.ids[block][held].tolist(),
+                self.batches[block][held].tolist(),
+                strict=True,
+            )
+
+
+class Interest:
+    """Interest by paper id, kept in two arrays (``ids``, ``scores``, as the index's rows):
+    a dict of every paper of a 500,000-paper library took ~50 MB at the peak of
+    ``list --json`` (issue 17). :meth:`get` gives the interest as it is printed."""
+
+    def __init__(self, ids: np.ndarray, scores: np.ndarray) -> None:
+        order = np.argsort(ids, kind="stable")
+        self.ids = np.asarray(ids, dtype=np.int64)[order]
+        self.scores = np.asarray(scores, dtype=np.float64)[order]
+
+    def get(self, pid: int) -> float | None:
+        """Return the interest of paper ``pid`` rounded to 4 digits, or None when it has
+        none (no model, or a paper not indexed)."""
+        at = int(np.searchsorted(self.ids, pid))
+        if at >= len(self.ids) or self.ids[at] != pid:
+            return None
+        return round(float(self.scores[at]), 4)
+
+
 class Ranker:
     """Interest scores over one library (see the module docstring)."""
 
@@ -105,32 +169,42 @@ class Ranker:
         self._scores: np.ndarray | None = None
 
     @classmethod
-    def open(cls, session: Session, url: str, *, like: str | None = None) -> Ranker:
-        """Return the ranker of the library in ``session`` (the index cached per ``url``)."""
-        index = load(session, url)
-        status: dict[int, tuple[str, str | None]] = {}
-        batch: dict[int, int] = {}
-        # Core rows on the connection, read as they come: the ORM would first fetch every
-        # row of the library at once (about 25 MB more at the peak of `list --json`, issue 17).
-        connection = session.connection()
+    def open(
+        cls, session: Session, url: str, *, like: str | None = None, streamed: bool = False
+    ) -> Ranker:
+        """Return the ranker of the library in ``session`` (the index cached per ``url``;
+        ``streamed``: its rows stay in the cache file, see :func:`.store.load`)."""
+        index = load(session, url, streamed=streamed)
+        # Per row of the index, in lists of shared strings and an array (issue 17: a dict
+        # of every paper's (status, priority) and one of its batch took 200 MB at the
+        # peak of `list --json` on 500,000 papers): Core rows read a block at a time.
+        count = len(index.ids)
+        statuses: list[str] = ["new"] * count
+        priorities: list[str | None] = [None] * count
+        batches = np.full(count, -1, dtype=np.int64)
+        shared = {name: name for name in STATUSES}
         papers = cast(Table, Paper.__table__)
-        for pid, st, prio, batch_id in connection.execute(
+        connection = session.connection()
+        result = connection.execute(
             select(papers.c.id, papers.c.status, papers.c.priority, papers.c.batch_id)
-        ):
-            status[pid] = (st, PRIORITY_NAMES.get(prio) if prio is not None else None)
-            if batch_id is not None:
-                batch[pid] = batch_id
-        pairs = [status.get(int(pid), ("new", None)) for pid in index.ids]
+        )
+        for block in result.partitions(_ROWS_PER_BLOCK):
+            found = index.rows_of([row[0] for row in block]).tolist()
+            for at, (_, st, prio, batch_id) in zip(found, block, strict=True):
+                if at >= 0:
+                    statuses[at] = shared.get(st, st)
+                    priorities[at] = PRIORITY_NAMES.get(prio) if prio is not None else None
+                    batches[at] = -1 if batch_id is None else batch_id
         links, names = cast(Table, PaperTag.__table__), cast(Table, Tag.__table__)
         tags: dict[int, list[str]] = defaultdict(list)
         for pid, name in connection.execute(
             select(links.c.paper_id, names.c.name).join(names, names.c.id == links.c.tag_id)
         ):
             tags[pid].append(name)
-        y, _ = model.labels([s for s, _ in status.values()], [p for _, p in status.values()])
-        positive = {pid for pid, label in zip(status, y, strict=True) if label > 0}
-        judged = judged_tags(tags, batch, positive)
-        return cls(index, [s for s, _ in pairs], [p for _, p in pairs], judged, like)
+        y, _ = model.labels(statuses, priorities)
+        positive = set(index.ids[y > 0].tolist())
+        judged = judged_tags(tags, BatchOf(index, batches), positive)
+        return cls(index, statuses, priorities, judged, like)
 
     # --- models ---------------------------------------------------------------------------
 
@@ -189,15 +263,16 @@ class Ranker:
     def interest(self, pids: Iterable[int]) -> dict[int, float | None]:
         """Return ``{paper id: interest}`` (None for every paper without a model)."""
         pids = list(pids)
+        found = self.interest_table()
+        return {pid: found.get(pid) for pid in pids}
+
+    def interest_table(self) -> Interest:
+        """Return the interest of every indexed paper as an :class:`Interest` (two
+        arrays: for a whole-library listing, which looks papers up as it writes them)."""
         scores = self.scores()
         if scores is None or not len(scores):
-            return dict.fromkeys(pids)
-        rows = self.index.rows_of(pids)
-        values = scores[np.maximum(rows, 0)].tolist()
-        return {
-            pid: (None if row < 0 else round(value, 4))
-            for pid, row, value in zip(pids, rows.tolist(), values, strict=True)
-        }
+            return Interest(np.zeros(0, dtype=np.int64), np.zeros(0))
+        return Interest(self.index.ids, scores)
 
     def order(self, pids: Sequence[int]) -> list[int]:
         """Return ``pids`` highest interest first (ties and no model: the given order)."""
