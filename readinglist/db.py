@@ -30,14 +30,14 @@ from sqlalchemy.exc import DatabaseError as SQLAlchemyDatabaseError
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
+from readinglist import schema
 from readinglist.errors import DatabaseError
 
 if TYPE_CHECKING:
     from alembic.config import Config
 
-#: Every revision this code knows, oldest first; the last is the head. A test keeps
-#: this equal to the scripts in ``alembic/versions`` so start-up needs no Alembic.
-KNOWN_REVISIONS: tuple[str, ...] = ("0001", "0002", "0003", "0004", "0005")
+#: Every revision this code knows, oldest first, and the head (:mod:`readinglist.schema`).
+KNOWN_REVISIONS: tuple[str, ...] = schema.KNOWN_REVISIONS
 HEAD = KNOWN_REVISIONS[-1]
 #: How long an SQLite writer waits for another one's lock, in milliseconds, unless
 #: ``READINGLIST_BUSY_TIMEOUT`` (seconds) says otherwise (:func:`busy_timeout_ms`).

@@ -32,7 +32,8 @@ from sqlalchemy import (
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-from readinglist.records import PRIORITIES
+from readinglist.records import PRIORITY_CODES as PRIORITY_CODES  # re-exported: its old home
+from readinglist.records import PRIORITY_NAMES as PRIORITY_NAMES
 
 #: Constraint names as the Alembic "naming" docs recommend, so migrations can name them.
 NAMING_CONVENTION = {
@@ -42,11 +43,6 @@ NAMING_CONVENTION = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
-
-#: Priority levels stored as small integers so that ``ORDER BY priority`` is high-first
-#: (the words and their order come from ``records.PRIORITIES``).
-PRIORITY_CODES: dict[str, int] = {name: code for code, name in enumerate(PRIORITIES, start=1)}
-PRIORITY_NAMES: dict[int, str] = {code: name for name, code in PRIORITY_CODES.items()}
 
 
 def utcnow() -> datetime:
@@ -371,3 +367,4 @@ PAPER_TAGS = cast(Table, PaperTag.__table__)
 NOTES = cast(Table, Note.__table__)
 ALIASES = cast(Table, Alias.__table__)
 STATUS_EVENTS = cast(Table, StatusEvent.__table__)
+IMPORT_BATCHES = cast(Table, ImportBatch.__table__)

@@ -122,3 +122,56 @@ def test_stats_bad_query_exits_2(invoke, db_url) -> None:
     result = invoke("stats", "year:abc")
     assert result.exit_code == 2
     assert result.stderr.startswith("Error: invalid query 'year:abc'")
+
+
+def test_stats_of_a_whole_sqlite_library_is_read_without_sqlalchemy(sqlite_url, tmp_path) -> None:
+    """``counting.sqlite_stats`` (the stdlib reader ``stats`` uses for a whole SQLite
+    library at the current schema, issue 17) gives what ``library.paper_stats`` gives,
+    and declines (None) a library at another revision, which the usual path upgrades."""
+    import sqlite3
+    from pathlib import Path
+
+    from readinglist import counting, db, library
+
+    build(sqlite_url)
+    path = Path(sqlite_url.removeprefix("sqlite:///"))
+    engine = db.make_engine(sqlite_url)
+    with db.session_scope(engine, write=False) as session:
+        expected = library.paper_stats(session)
+    engine.dispose()
+    assert counting.sqlite_stats(path) == expected
+    assert expected["read_per_month"] == [
+        ("2026-03", 1),
+        ("2026-04", 1),
+        ("2026-05", 1),
+        ("2026-06", 1),
+    ]
+    assert counting.sqlite_stats(tmp_path / "missing.db") is None
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE alembic_version SET version_num = '0004'")
+    assert counting.sqlite_stats(path) is None
+
+
+def test_stats_command_imports_no_sqlalchemy_for_a_whole_sqlite_library(sqlite_url) -> None:
+    """``stats`` of a whole SQLite library runs without importing SQLAlchemy (a
+    process of its own: the test session has it imported)."""
+    import subprocess
+    import sys
+
+    build(sqlite_url)
+    code = (
+        "import sys\n"
+        "from readinglist.cli import main\n"
+        "sys.argv = ['readinglist', '--db', sys.argv[1], 'stats', '--json']\n"
+        "try:\n"
+        "    main()\n"
+        "finally:\n"
+        "    print(sorted(m for m in sys.modules if m.startswith('sqlalchemy'))[:3], "
+        "file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, sqlite_url], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["papers"] == 4
+    assert done.stderr.strip().splitlines()[-1] == "[]"

@@ -61,10 +61,18 @@ def stats_command(app: AppContext, query: tuple[str, ...], as_json: bool) -> Non
         readinglist stats
         readinglist stats tag:icml --json
     """
-    from readinglist import library, render
+    from readinglist import counting, render
+    from readinglist.config import sqlite_path
 
-    with app.session(write=False) as session:
-        stats = library.paper_stats(session, join_query(query))
+    # A whole SQLite library at the current schema is counted without SQLAlchemy
+    # (counting.sqlite_stats, issue 17); anything else through the library's session.
+    path = sqlite_path(app.settings.database_url) if not query else None
+    stats = counting.sqlite_stats(path) if path is not None else None
+    if stats is None:
+        from readinglist import library
+
+        with app.session(write=False) as session:
+            stats = library.paper_stats(session, join_query(query))
     if as_json:
         render.echo_json(stats_json(stats))
     else:

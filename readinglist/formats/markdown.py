@@ -45,6 +45,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Protocol, TypeVar, cast
 
 from readinglist import __version__
 from readinglist.errors import UsageError
@@ -151,25 +152,44 @@ def _people(people: Sequence[Person]) -> str:
     return f"{text} et al." if truncated else text
 
 
-def _status_of(record: PaperRecord) -> str:
+class _Grouped(Protocol):
+    """What grouping, counting and ordering read of a paper: a PaperRecord, or an
+    OutlineRecord (an export's light outline, :func:`write_chunks` with ``complete``)."""
+
+    @property
+    def citekey(self) -> str | None: ...
+    @property
+    def status(self) -> str | None: ...
+    @property
+    def priority(self) -> str | None: ...
+    @property
+    def year(self) -> int | None: ...
+    @property
+    def venue(self) -> str | None: ...
+    @property
+    def tags(self) -> tuple[str, ...]: ...
+
+
+_G = TypeVar("_G", bound=_Grouped)
+
+
+def _status_of(record: _Grouped) -> str:
     """The status group of ``record``: its status, or ``new`` when None or unknown."""
     return record.status if record.status in STATUSES else "new"
 
 
-def _sort_key(record: PaperRecord) -> tuple[int, bool, int, str, str]:
+def _sort_key(record: _Grouped) -> tuple[int, bool, int, str, str]:
     priority = record.priority
     rank = PRIORITIES.index(priority) if priority in PRIORITIES else len(PRIORITIES)
     key = record.citekey or ""
     return (rank, record.year is None, -(record.year or 0), key.casefold(), key)
 
 
-def _groups(
-    records: Sequence[PaperRecord], group_by: str
-) -> list[tuple[str | None, list[PaperRecord]]]:
+def _groups(records: Sequence[_G], group_by: str) -> list[tuple[str | None, list[_G]]]:
     """Split ``records`` into ``(heading text, records)`` groups in display order."""
     if group_by == "none":
         return [(None, list(records))]
-    buckets: dict[object, list[PaperRecord]] = {}
+    buckets: dict[object, list[_G]] = {}
     for record in records:
         if group_by == "status":
             keys: list[object] = [_status_of(record)]
@@ -195,7 +215,7 @@ def _groups(
             return (0, -int(str(key)))
         return (0, (str(key).casefold(), str(key)))
 
-    groups: list[tuple[str | None, list[PaperRecord]]] = []
+    groups: list[tuple[str | None, list[_G]]] = []
     for key in sorted(buckets, key=order):
         if group_by == "status":
             heading = _STATUS_HEADINGS[str(key)]
@@ -302,7 +322,7 @@ def _as_utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
-def _summary(records: Sequence[PaperRecord]) -> str:
+def _summary(records: Sequence[_Grouped]) -> str:
     count = len(records)
     if not count:
         return "No papers."
@@ -358,9 +378,9 @@ def write(
 
 
 def write_chunks(
-    records: Sequence[PaperRecord],
+    records: Sequence[_G],
     *,
-    complete: Callable[[list[PaperRecord]], Iterable[PaperRecord]] | None = None,
+    complete: Callable[[list[_G]], Iterable[PaperRecord]] | None = None,
     group_by: str = "status",
     abstracts: bool = False,
     notes: bool = False,
@@ -371,8 +391,10 @@ def write_chunks(
     the pieces joined are exactly :func:`write`'s text. Raises UsageError for an unknown ``group_by``.
 
     With ``complete``, ``records`` need hold only what groups and orders them (key,
-    status, priority, year, venue, tags): ``complete(members)`` returns the full
-    records of a group's members in that order, so an export streams them (issue 17).
+    status, priority, year, venue, tags: an :class:`~readinglist.records.OutlineRecord`
+    does): ``complete(members)`` returns the full records of a group's members in that
+    order, so an export streams them (issue 17). Without it, ``records`` are
+    PaperRecords.
     """
     if group_by not in GROUP_BY:
         raise UsageError(f"unknown grouping {group_by!r}; use one of {', '.join(GROUP_BY)}")
@@ -394,7 +416,8 @@ def write_chunks(
             out.extend([f"## {heading} ({len(members)})", ""])
         last, loose = out[-1], False
         ordered = sorted(members, key=_sort_key)
-        for count, record in enumerate(complete(ordered) if complete else ordered, 1):
+        items = complete(ordered) if complete else cast(list[PaperRecord], ordered)
+        for count, record in enumerate(items, 1):
             item = _item(record, show_status=group_by != "status", abstracts=abstracts, notes=notes)
             has_body = "" in item
             if (loose or has_body) and last != "":

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import Table, func, select
 from sqlalchemy.orm import Session
 
+from readinglist import counting
 from readinglist.library._sql import CHUNK
 from readinglist.library.rows import (
     TABLE_COLUMNS,
@@ -27,8 +26,7 @@ from readinglist.models import (
     Paper,
 )
 from readinglist.records import (
-    PRIORITY_LEVELS,
-    STATUSES,
+    OutlineRecord,
     PaperRecord,
 )
 
@@ -122,16 +120,17 @@ _OUTLINE_COLUMNS = ("citekey", "status", "priority", "year", "venue")
 
 def export_outline(
     session: Session, ids: Sequence[int], *, with_tags: bool = False
-) -> list[PaperRecord]:
+) -> list[OutlineRecord]:
     """Return, for the papers ``ids`` in that order (unknown ids skipped), light records
-    holding only what a Markdown export groups and orders by: key, status, priority,
-    year, venue, and the tags (by name) when ``with_tags``.
+    (:class:`~readinglist.records.OutlineRecord`) holding only what a Markdown export
+    groups and orders by: key, status, priority, year, venue, and the tags (by name)
+    when ``with_tags``.
 
     Two Core queries per chunk of ids (the columns, then the tags), no ORM objects, so
     ``export markdown`` of a whole library holds these small records while the full
     ones stream (``formats.markdown.write_chunks``, issue 17).
     """
-    outline: list[PaperRecord] = []
+    outline: list[OutlineRecord] = []
     shared: dict[str, str] = {}  # one string per distinct status and venue
     papers = cast(Table, Paper.__table__)
     columns = select(*(papers.c[name] for name in ("id", *_OUTLINE_COLUMNS)))
@@ -146,15 +145,13 @@ def export_outline(
             if (row := rows.get(pid)) is not None:
                 _, citekey, status, code, year, venue = row  # by position: Row.__getattr__ is slow
                 outline.append(
-                    PaperRecord(
-                        **{
-                            "citekey": citekey,
-                            "status": shared.setdefault(status, status),
-                            "priority": PRIORITY_NAMES.get(code) if code is not None else None,
-                            "year": year,
-                            "venue": shared.setdefault(venue, venue) if venue else None,
-                            "tags": tuple(tags.get(pid, ())),
-                        }
+                    OutlineRecord(
+                        citekey,
+                        shared.setdefault(status, status),
+                        PRIORITY_NAMES.get(code) if code is not None else None,
+                        year,
+                        shared.setdefault(venue, venue) if venue else None,
+                        tuple(tags.get(pid, ())),
                     )
                 )
     return outline
@@ -184,12 +181,9 @@ def triage_queue(session: Session, query_text: str = "", *, only_new: bool = Tru
 def paper_stats(session: Session, query_text: str = "") -> dict[str, Any]:
     """Count the papers ``query_text`` selects (all when blank) for ``stats``.
 
-    Returns ``{"papers": n, "status": {status: n} (every status of records.STATUSES,
-    in that order), "priority": {"high"|"medium"|"low"|"none": n}, "tags": [(name,
-    n)] (most used first, then by name), "read_per_month": [("YYYY-MM", n)] (oldest
-    first)}``. A paper counts as read in every month (UTC) in which its status
-    history moved it to ``read``; a paper marked read without history (imported so)
-    counts in the month of its ``read_at``. Raises InvalidQuery for a bad query.
+    Returns :func:`readinglist.counting.tally`'s counts (its docstring says what is
+    counted and how) of the rows of five Core queries. Raises InvalidQuery for a bad
+    query.
     """
     ids: list[int] | None = None
     if query_text.strip():
@@ -205,54 +199,35 @@ def paper_stats(session: Session, query_text: str = "") -> dict[str, Any]:
             yield from execute(stmt.where(column.in_(ids[start : start + CHUNK])))
 
     # Counted by the database (GROUP BY), on the connection: Core rows of the tables, so
-    # the ORM's mappers are never configured (~55 ms; issue 17).
+    # the ORM's mappers are never configured (~55 ms; issue 17). The rules are
+    # counting.tally's (which counting.sqlite_stats feeds without SQLAlchemy).
     execute = session.connection().execute
-    status: Counter[str] = Counter()
-    priority: Counter[str] = Counter()
-    for st, count in chunks(
-        select(PAPERS.c.status, func.count()).group_by(PAPERS.c.status), PAPERS.c.id, execute
-    ):
-        status[st] += count
-    for prio, count in chunks(
-        select(PAPERS.c.priority, func.count()).group_by(PAPERS.c.priority), PAPERS.c.id, execute
-    ):
-        priority[PRIORITY_NAMES.get(prio, "none") if prio is not None else "none"] += count
-    papers = sum(status.values())
-    read_at: dict[int, datetime] = {
-        int(pid): when
-        for pid, when in chunks(
+    return counting.tally(
+        chunks(
+            select(PAPERS.c.status, func.count()).group_by(PAPERS.c.status), PAPERS.c.id, execute
+        ),
+        chunks(
+            select(PAPERS.c.priority, func.count()).group_by(PAPERS.c.priority),
+            PAPERS.c.id,
+            execute,
+        ),
+        chunks(
             select(PAPERS.c.id, PAPERS.c.read_at).where(PAPERS.c.read_at.is_not(None)),
             PAPERS.c.id,
             execute,
-        )
-    }
-    tags: Counter[str] = Counter()
-    for name, count in chunks(
-        select(TAGS.c.name, func.count())
-        .join(PAPER_TAGS, PAPER_TAGS.c.tag_id == TAGS.c.id)
-        .group_by(TAGS.c.id, TAGS.c.name),
-        PAPER_TAGS.c.paper_id,
-        execute,
-    ):
-        tags[str(name)] += count
-    months: dict[str, set[int]] = defaultdict(set)
-    with_events: set[int] = set()
-    for pid, at in chunks(
-        select(STATUS_EVENTS.c.paper_id, STATUS_EVENTS.c.at).where(
-            STATUS_EVENTS.c.to_status == "read"
         ),
-        STATUS_EVENTS.c.paper_id,
-        execute,
-    ):
-        with_events.add(int(pid))
-        months[at.strftime("%Y-%m")].add(int(pid))
-    for pid, when in read_at.items():
-        if pid not in with_events:
-            months[when.strftime("%Y-%m")].add(pid)
-    return {
-        "papers": papers,
-        "status": {name: status.get(name, 0) for name in STATUSES},
-        "priority": {name: priority.get(name, 0) for name in PRIORITY_LEVELS},
-        "tags": sorted(tags.items(), key=lambda item: (-item[1], item[0].lower(), item[0])),
-        "read_per_month": [(month, len(months[month])) for month in sorted(months)],
-    }
+        chunks(
+            select(TAGS.c.name, func.count())
+            .join(PAPER_TAGS, PAPER_TAGS.c.tag_id == TAGS.c.id)
+            .group_by(TAGS.c.id, TAGS.c.name),
+            PAPER_TAGS.c.paper_id,
+            execute,
+        ),
+        chunks(
+            select(STATUS_EVENTS.c.paper_id, STATUS_EVENTS.c.at).where(
+                STATUS_EVENTS.c.to_status == "read"
+            ),
+            STATUS_EVENTS.c.paper_id,
+            execute,
+        ),
+    )

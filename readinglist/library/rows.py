@@ -35,9 +35,10 @@ from sqlalchemy.orm import Session, selectinload
 from readinglist.digest import json_digest
 from readinglist.library._sql import CHUNK, executemany, insert_rows
 from readinglist.models import (
+    IMPORT_BATCHES,
+    PAPERS,
     PRIORITY_NAMES,
     Alias,
-    ImportBatch,
     Note,
     Paper,
     PaperPerson,
@@ -347,23 +348,30 @@ def bibtex_context(session: Session, ids: Iterable[int]) -> BibtexContext:
     file defines (``formats.bibtex.string_offsets``). Identical preambles are
     written once. One query for the batches and one for their papers.
     """
-    batches = session.execute(
-        select(ImportBatch.id, ImportBatch.bibtex_strings, ImportBatch.bibtex_preamble)
-        .where(
-            or_(ImportBatch.bibtex_strings.is_not(None), ImportBatch.bibtex_preamble.is_not(None))
+    # Core statements on the tables: the ORM's mappers are not configured for them.
+    connection = session.connection()
+    batches = connection.execute(
+        select(
+            IMPORT_BATCHES.c.id, IMPORT_BATCHES.c.bibtex_strings, IMPORT_BATCHES.c.bibtex_preamble
         )
-        .order_by(ImportBatch.id)
+        .where(
+            or_(
+                IMPORT_BATCHES.c.bibtex_strings.is_not(None),
+                IMPORT_BATCHES.c.bibtex_preamble.is_not(None),
+            )
+        )
+        .order_by(IMPORT_BATCHES.c.id)
     ).all()
     if not batches:
         return BibtexContext(None, None)
     wanted = set(ids)
     used = {
         batch_id
-        for paper_id, batch_id in session.connection()
-        .execute(
-            select(Paper.id, Paper.batch_id).where(Paper.batch_id.in_([b.id for b in batches]))
-        )
-        .all()
+        for paper_id, batch_id in connection.execute(
+            select(PAPERS.c.id, PAPERS.c.batch_id).where(
+                PAPERS.c.batch_id.in_([b.id for b in batches])
+            )
+        ).all()
         if paper_id in wanted
     }
     parts = tuple((b.id, b.bibtex_strings) for b in batches if b.id in used and b.bibtex_strings)
@@ -423,8 +431,8 @@ def bibtex_batch_ids(session: Session) -> frozenset[int]:
     """The ids of the import batches that read BibTeX: a paper one of them added (or one
     with a BibTeX ``source_text``) holds LaTeX in its fields, any other plain text
     (``PaperRecord.latex_fields``)."""
-    query = select(ImportBatch.id).where(ImportBatch.format == "bibtex")
-    return frozenset(session.scalars(query))
+    query = select(IMPORT_BATCHES.c.id).where(IMPORT_BATCHES.c.format == "bibtex")
+    return frozenset(session.connection().scalars(query))
 
 
 def strings_read(
@@ -474,11 +482,25 @@ def people_by_paper(
     editors: dict[int, list[PersonRecord]] = defaultdict(list)
     by_role = {"author": authors, "editor": editors}
     rows = session.connection().execute(_people_query(with_editors), {"ids": list(ids)})
-    for pid, role, family, given, von, jr, literal in rows.all():
-        named = by_role.get(role)
+    known = _PERSON_RECORDS
+    if len(known) > PERSON_CACHE:
+        known.clear()
+    for row in rows.all():
+        named = by_role.get(row[1])
         if named is not None:
-            named[pid].append(PersonRecord(family, given, von, jr, literal))
+            name = cast(tuple[str, ...], row[2:])  # family, given, von, jr, literal
+            person = known.get(name)
+            if person is None:
+                person = known[name] = PersonRecord(*name)
+            named[row[0]].append(person)
     return authors, editors
+
+
+#: The PersonRecords :func:`people_by_paper` built, by their name parts: a person named
+#: in many papers is one (frozen) record, not one per paper (a whole-library read meets
+#: each of ~300,000 names several times; a lookup costs a twentieth of a new record).
+#: Emptied when it holds more than :data:`PERSON_CACHE` names.
+_PERSON_RECORDS: dict[tuple[str, ...], PersonRecord] = {}
 
 
 def notes_by_paper(session: Session, ids: Sequence[int]) -> dict[int, list[NoteRecord]]:
@@ -876,6 +898,7 @@ def iter_bibtex_records(
     with_notes: bool = False,
     chunk: int = RECORD_CHUNK,
     intact_fields: Sequence[str] | None = None,
+    with_aliases: bool = True,
 ) -> Iterator[PaperRecord | IntactEntry]:
     """Yield, for each paper of ``ids`` in that order (unknown ids skipped), the
     PaperRecord the BibTeX writer needs: what :func:`iter_records` gives with
@@ -897,13 +920,15 @@ def iter_bibtex_records(
     others' then), the people, the aliases, and the tags and notes when asked; no
     digest is computed for a row with a ``source_check`` (the writer checks it,
     :func:`record_of`). ``string_offsets`` as for :func:`iter_records`.
+    ``with_aliases=False`` leaves the old keys out (``aliases`` empty, one query per
+    chunk less): a writer that prints none (``formats.bibtex.Writer.reads_aliases``).
     """
     bibtex_batches = bibtex_batch_ids(session)
     intact_query = _intact_query(intact_fields) if intact_fields is not None else None
     for start in range(0, len(ids), chunk):
         part = list(ids[start : start + chunk])
         tags = tags_by_paper(session, part) if with_tags else {}
-        aliases = aliases_by_paper(session, part)
+        aliases = aliases_by_paper(session, part) if with_aliases else {}
         notes = notes_by_paper(session, part) if with_notes else {}
         intact: dict[int, IntactEntry] = {}
         if intact_query is not None and intact_fields is not None:

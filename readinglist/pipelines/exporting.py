@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from itertools import islice
 from pathlib import Path
 from typing import IO, Any, TextIO, TypeVar, cast
 
@@ -30,7 +31,13 @@ from readinglist.formats import bibtex
 from readinglist.library.listing import export_outline
 from readinglist.library.rows import RECORD_COLUMNS, iter_listing_records, record_columns
 from readinglist.pipelines.atomic import open_atomically
-from readinglist.records import CITATION_FIELDS, IntactEntry, PaperRecord, citation_problems
+from readinglist.records import (
+    CITATION_FIELDS,
+    IntactEntry,
+    OutlineRecord,
+    PaperRecord,
+    citation_problems,
+)
 
 #: What an export's records are: whole, or (BibTeX) an entry to copy as stored.
 _Entry = TypeVar("_Entry", PaperRecord, PaperRecord | IntactEntry)
@@ -314,7 +321,7 @@ def write_papers(
         shown = [*formats.module(fmt).RECORD_FIELDS, *CITATION_FIELDS]  # Audit reads these
         columns = record_columns([*shown, *(["abstract"] if options["abstracts"] else [])])
 
-        def complete(members: list[PaperRecord]) -> Iterator[PaperRecord]:
+        def complete(members: list[OutlineRecord]) -> Iterator[PaperRecord]:
             found = iter_listing_records(
                 session,
                 [by_key[member.citekey or ""] for member in members],
@@ -415,24 +422,29 @@ def _write_bibtex_in_chunks(
             string_offsets=offsets,
             with_tags=tags,
             with_notes=notes,
+            with_aliases=writer.reads_aliases,
         )
         return [record for record in found if isinstance(record, PaperRecord)]
 
+    # One generator over every paper (its queries built once, a chunk of rows read at
+    # a time), taken a chunk of records at a time.
+    stream = watch(
+        library.iter_bibtex_records(
+            session,
+            ids,
+            string_offsets=offsets,
+            with_tags=tags,
+            with_notes=notes,
+            intact_fields=writer.rule_fields,
+            with_aliases=writer.reads_aliases,
+        )
+    )
     with tempfile.SpooledTemporaryFile(32 << 20, "w+", encoding="utf-8", newline="\n") as spool:
         body: IO[str] = spool if spooled else out
         written = False
-        chunk = library.RECORD_CHUNK
-        for start in range(0, len(ids), chunk):
-            part = ids[start : start + chunk]
-            rows = library.iter_bibtex_records(
-                session,
-                part,
-                string_offsets=offsets,
-                with_tags=tags,
-                with_notes=notes,
-                intact_fields=writer.rule_fields,
-            )
-            records = list(watch(rows))
+        done = 0
+        while records := list(islice(stream, library.RECORD_CHUNK)):
+            done += len(records)
             if aliases:
                 # An entry written again under an old key is generated from its record.
                 cited = [r for r in records if isinstance(r, IntactEntry) and r.citekey in aliases]
@@ -444,11 +456,12 @@ def _write_bibtex_in_chunks(
                         wholes.get(id(record), record), aliases.get(record.citekey or "")
                     )
                 ]
-            text = writer.entries(records, complete)
+            # In the writer's order already, unless copies under old keys were added.
+            text = writer.entries(records, complete, ordered=not aliases)
             if text:
                 body.write("\n\n" + text if written else text)
                 written = True
-            advance(start + len(records))
+            advance(done)
         if spooled:
             head = writer.head()
             if head:

@@ -42,7 +42,14 @@ def macro_names(source_text: str) -> tuple[str, ...]:
     found = _MACRO_AFTER_EQUALS.findall(source_text)
     if "#" in source_text:
         found += _MACRO_AFTER_HASH.findall(source_text)
-    return tuple(sorted({name.lower() for name in found}))
+    names = set(found)
+    # Lower-cased in one call, not one per name (a name holds no white space, which no
+    # casing rule crosses); nearly every entry's names are lower-case already.
+    joined = " ".join(names)
+    lowered = joined.lower()
+    if lowered != joined:
+        names = set(lowered.split(" "))
+    return tuple(sorted(names))
 
 
 #: BibTeX's month macros as plain.bst defines them (``MACRO {jan} {"January"}``).
