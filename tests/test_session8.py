@@ -56,3 +56,25 @@ def test_a_longer_key_after_the_sample_is_written_whole(
     assert row.startswith("averyveryverylongcitationkey2026 ")
     assert header.index("STATUS") == first.index("new") == len("k000000") + 2
     assert "…" not in row
+
+
+def test_a_cache_member_that_runs_past_the_file_end_is_refused(tmp_path: Path) -> None:
+    """stored.members checks each member against the file's size: a header claiming more
+    elements than the file holds (a damaged or doctored cache) raises ValueError, which
+    store._read takes as no cache (the index is rebuilt), instead of failing later
+    while a listing is scored."""
+    import numpy as np
+
+    from readinglist.ranking import stored
+
+    path = tmp_path / "cache.npz"
+    np.savez(path, a=np.arange(10, dtype=np.int64), b=np.zeros((3, 2), dtype=np.float32))
+    with path.open("rb") as handle:
+        layout = stored.members(handle)
+        assert layout["a"].shape == (10,) and layout["b"].shape == (3, 2)
+        assert list(stored.read(handle, layout["a"], 2, 5)) == [2, 3, 4]
+    data = path.read_bytes()
+    assert data.count(b"(10,)") == 1
+    path.write_bytes(data.replace(b"(10,)", b"(99,)"))
+    with path.open("rb") as handle, pytest.raises(ValueError, match="past the end"):
+        stored.members(handle)

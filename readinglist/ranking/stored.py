@@ -45,9 +45,11 @@ class Member:
 def members(handle: BinaryIO) -> dict[str, Member]:
     """Return the layout of the stored C-ordered ``.npy`` members of the ``.npz`` open in
     ``handle`` (a binary file), by array name. Compressed or Fortran-ordered members are
-    left out. Raises ``zipfile.BadZipFile`` or ``ValueError`` for a damaged file.
+    left out. Raises ``zipfile.BadZipFile`` or ``ValueError`` for a damaged file (a
+    member that would run past its end included).
     """
     found: dict[str, Member] = {}
+    size = os.fstat(handle.fileno()).st_size
     with zipfile.ZipFile(handle) as archive:
         infos = archive.infolist()
     for info in infos:
@@ -64,7 +66,10 @@ def members(handle: BinaryIO) -> dict[str, Member]:
         else:
             shape, fortran, dtype = np.lib.format.read_array_header_2_0(handle)
         if not fortran and not dtype.hasobject:
-            found[info.filename[: -len(".npy")]] = Member(handle.tell(), dtype, tuple(shape))
+            member = Member(handle.tell(), dtype, tuple(shape))
+            if member.offset + int(np.prod(shape)) * dtype.itemsize > size:
+                raise ValueError(f"{info.filename} runs past the end of the file")
+            found[info.filename[: -len(".npy")]] = member
     return found
 
 
