@@ -178,6 +178,34 @@ def report(state: dict[str, Any]) -> None:
     state.update(printed=state["entries"], client=now_client, server=now_server)
 
 
+def watch_statements(slower_than: float) -> Callable[[], None]:
+    """Count the statements (by their first 160 characters) that took longer than
+    ``slower_than`` seconds of wall time; return a function printing them."""
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    slow: dict[str, list[float]] = defaultdict(list)
+
+    @event.listens_for(Engine, "before_cursor_execute")
+    def before(conn: Any, cursor: Any, statement: str, *_: Any) -> None:
+        conn.info["started"] = time.perf_counter()
+
+    @event.listens_for(Engine, "after_cursor_execute")
+    def after(conn: Any, cursor: Any, statement: str, *_: Any) -> None:
+        took = time.perf_counter() - conn.info.pop("started", time.perf_counter())
+        if took > slower_than:
+            slow[" ".join(statement.split())[:160]].append(took)
+
+    def show() -> None:
+        for statement, times in sorted(slow.items(), key=lambda item: -sum(item[1])):
+            print(
+                f"{len(times):6} x {sum(times) / len(times) * 1000:7.1f} ms  {statement}",
+                file=sys.stderr,
+            )
+
+    return show
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file")
@@ -185,6 +213,9 @@ def main() -> None:
     where.add_argument("--db", help="an SQLite file (made anew) or a URL")
     where.add_argument("--pg-database", help="a PostgreSQL database name, made anew")
     parser.add_argument("--every", type=int, default=20_000, help="records per line")
+    parser.add_argument(
+        "--slow", type=float, default=0.0, help="list the statements slower than this (ms)"
+    )
     args = parser.parse_args()
     if args.pg_database:
         url = fresh_pg(args.pg_database)
@@ -195,6 +226,7 @@ def main() -> None:
                 Path(f"{url}{suffix}").unlink(missing_ok=True)
     gc.callbacks.append(gc_timer())
     instrument(args.every)
+    show = watch_statements(args.slow / 1000) if args.slow else None
     sys.argv = ["readinglist", "--db", url, "import", args.file]
     from readinglist.cli._root import run
 
@@ -210,6 +242,8 @@ def main() -> None:
             file=sys.stderr,
             flush=True,
         )
+        if show is not None:
+            show()
 
 
 if __name__ == "__main__":
