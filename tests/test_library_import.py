@@ -203,3 +203,40 @@ def test_merge_into_a_paper_found_only_by_its_citation_key(session) -> None:
     )
     assert report.merged == [("nt", ["venue"])]
     assert library.to_record(library.resolve(session, "nt")).venue == "Nature"
+
+
+def test_a_title_match_loads_only_the_papers_of_close_years(session, monkeypatch) -> None:
+    """Issue 17 (session 8): a generic title ("Editorial") names papers of every year; a
+    chunk's look-up loads (with people and tags) only those a record of that title may
+    duplicate by year (``dedupe.years_close``), not all of them, so the import does not
+    slow down as they pile up. A record without a year still sees them all."""
+    from readinglist.library import matching
+
+    reviews = [
+        PaperRecord(
+            citekey=f"rev{year}",
+            title="Editorial",
+            year=year,
+            venue="J. Fish",
+            fields={"volume": str(year - 1949)},
+        )
+        for year in range(1950, 2000)
+    ]
+    run_import(session, *reviews)
+    loaded: list[int] = []
+    load_papers = matching.load_papers
+
+    def spy(session_, ids, **kwargs):
+        loaded.extend(ids)
+        return load_papers(session_, ids, **kwargs)
+
+    monkeypatch.setattr(matching, "load_papers", spy)
+    again = PaperRecord(
+        citekey="rev1990b", title="Editorial", year=1990, venue="J. Fish", fields={"volume": "41"}
+    )
+    report = run_import(session, again)
+    assert report.present == ["rev1990"]  # the same volume: the same paper
+    assert len(loaded) == 3  # 1989, 1990, 1991
+    loaded.clear()
+    report = run_import(session, PaperRecord(citekey="revx", title="Editorial", venue="J. Fish"))
+    assert len(loaded) == 50

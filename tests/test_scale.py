@@ -329,6 +329,78 @@ def test_postgresql_statistics_are_refreshed_when_an_import_has_doubled(pg_url: 
         lite.dispose()
 
 
+#: The tables an import reads the people and tags of its duplicate candidates from
+#: (``rows.load_papers``), which grow with the library.
+LINK_TABLES = ("paper_people", "people", "paper_tags")
+
+
+def test_postgresql_candidates_people_and_tags_keep_an_index_plan_after_20000_rows(
+    pg_url: str,
+) -> None:
+    """Issue 17 (session 8): 20,000 papers with two authors and a tag imported in one
+    transaction, then a second import in it whose ten records are duplicates (same
+    DOI) of ten of them: the queries loading those candidates' people and tags
+    (``paper_people JOIN people``, ``paper_tags JOIN tags``) scan no table of
+    :data:`LINK_TABLES`. ``paper_people`` was never analysed during an import: ten ids
+    were taken to match 0.5% of its rows each, and PostgreSQL hashed all of ``people``
+    for every chunk that found a duplicate (111 ms at 300,000 papers)."""
+    from sqlalchemy import event
+
+    from readinglist import db, library
+    from readinglist.records import PaperRecord, Person
+
+    count = 20_000
+
+    def record(i: int) -> PaperRecord:
+        return PaperRecord(
+            citekey=f"p{i}",
+            entry_type="article",
+            title=f"{title(i)} salmon",
+            doi=f"10.5555/p{i}",
+            year=1950 + i % 70,
+            authors=(Person(family=f"Family{i}", given="Given"), Person(family="Other")),
+        )
+
+    engine = db.make_engine(pg_url)
+    issued: list[tuple[str, Any]] = []
+
+    def capture(conn: Any, cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
+        if statement.lstrip().upper().startswith("SELECT") and any(
+            table in statement for table in ("paper_people", "paper_tags")
+        ):
+            issued.append((statement, parameters))
+
+    try:
+        with db.session_scope(engine) as session:
+            first = [record(i) for i in range(count)]
+            report = library.import_records(
+                session, first, source="gen.bib", fmt="bibtex", tags=["fish"]
+            )
+            assert len(report.added) == count
+            event.listen(engine, "before_cursor_execute", capture)
+            again = [record(i) for i in range(0, count, count // 10)]
+            report = library.import_records(
+                session, again, source="two.bib", fmt="bibtex", tags=["fish"]
+            )
+            event.remove(engine, "before_cursor_execute", capture)
+            assert len(report.present) == 10
+            raw = session.connection().connection.dbapi_connection
+            assert raw is not None
+            scans = []
+            for statement, parameters in issued:
+                cursor = raw.cursor()
+                cursor.execute(f"EXPLAIN {statement}", parameters)
+                plan = "\n".join(row[0] for row in cursor.fetchall())
+                if any(f"Seq Scan on {table} " in plan for table in LINK_TABLES):
+                    scans.append(f"{statement[:300]}\n{plan}")
+            joined = " ".join(statement for statement, _ in issued)
+            assert "JOIN people" in joined, joined
+            assert "paper_tags" in joined, joined
+            assert not scans, "\n\n".join(scans)
+    finally:
+        engine.dispose()
+
+
 @pytest.mark.slow  # 20,000 entries (~7 s of CPU): a WAL well past the 4 MiB kept
 def test_a_20000_entry_import_leaves_a_small_sqlite_wal(sqlite_url: str, tmp_path: Path) -> None:
     """Issue 17: the write-ahead log a long import filled (~55 MB for 20,000 entries,

@@ -48,6 +48,18 @@ def serialize_imports(session: Session) -> None:
 #: value matches one row without any statistics (``citekey_folded``, ``id``).
 LOOKUP_COLUMNS = ("doi", "arxiv", "title_key", "abstract_key")
 
+#: What an import's statistics refresh analyses (:class:`Statistics`): each table whose
+#: rows it adds and reads back by a non-unique column, with those columns. ``papers``
+#: by :data:`LOOKUP_COLUMNS`; ``paper_people`` and ``paper_tags`` by ``paper_id``, the
+#: column by which the candidates of a duplicate are loaded with their people and tags
+#: (``rows.load_papers``' ``selectinload``: ``paper_people JOIN people ... WHERE
+#: paper_people.paper_id IN (...)``).
+ANALYZED = (
+    ("papers", LOOKUP_COLUMNS),
+    ("paper_people", ("paper_id",)),
+    ("paper_tags", ("paper_id",)),
+)
+
 #: Papers an import adds before it first refreshes PostgreSQL's statistics.
 ANALYZE_FIRST = 1000
 
@@ -60,14 +72,20 @@ class Statistics:
     ``doi IN (...)`` (:data:`CHUNK` values) to match 0.5% of the rows, so the
     whole list ~92%, and plans a Seq Scan that reads the whole growing heap for
     every chunk: an import slowing down as 1/n (issue 17: 185,000 rows in 15.5
-    minutes of a 500,000-entry import). ``ANALYZE`` in the importing transaction
-    samples its own uncommitted rows too; run on the look-up columns
-    (:data:`LOOKUP_COLUMNS`) each time the papers this import added have doubled
-    (from :data:`ANALYZE_FIRST`), it costs a sample of at most 30,000 rows about
-    log2(n / 1000) times and keeps the index plan. The column list leaves
-    autovacuum's full ``ANALYZE`` after the commit due (PostgreSQL resets its change
-    counter only for an ``ANALYZE`` of every column). SQLite plans these look-ups
-    by its indexes without statistics: nothing to do there.
+    minutes of a 500,000-entry import). The same holds for the people and tags of
+    the candidates it loads (``paper_id IN (...)``, a few ids per chunk): with no
+    statistics of ``paper_people``, ten ids were taken to match 0.5% of its rows
+    each, so PostgreSQL hashed the whole ``people`` table (a Seq Scan, 111 ms at
+    300,000 papers) for every chunk that found a duplicate, and with more ids read
+    all of ``paper_people`` too: per-entry CPU growing with the library (issue 17,
+    session 8). ``ANALYZE`` in the importing transaction samples its own
+    uncommitted rows too; run on the tables and columns of :data:`ANALYZED` each
+    time the papers this import added have doubled (from :data:`ANALYZE_FIRST`),
+    it costs a sample of at most 30,000 rows per table about log2(n / 1000) times
+    and keeps the index plans. The column lists leave autovacuum's full
+    ``ANALYZE`` after the commit due (PostgreSQL resets its change counter only for
+    an ``ANALYZE`` of every column). SQLite plans these look-ups by its indexes
+    without statistics: nothing to do there.
     """
 
     def __init__(self, session: Session) -> None:
@@ -82,7 +100,12 @@ class Statistics:
         self.added += rows
         if not self.active or self.added < self.next:
             return
-        self.session.execute(sql_text(f"ANALYZE papers ({', '.join(LOOKUP_COLUMNS)})"))
+        self.session.execute(
+            sql_text(
+                "ANALYZE "
+                + ", ".join(f"{table} ({', '.join(columns)})" for table, columns in ANALYZED)
+            )
+        )
         self.runs += 1
         self.next = 2 * self.added
 

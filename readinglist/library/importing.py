@@ -449,7 +449,6 @@ class Importer:
                 row["abstract_key"] = dedupe.abstract_key(row["abstract"])
                 row["search_text"] = search_text_for(filled_record, [*final.tags, *self.extra_tags])
         ids = insert_papers(session, chunk.new_rows)
-        self.statistics.grew(len(ids))
         for row, paper_id in zip(chunk.new_rows, ids, strict=True):
             row["id"] = paper_id
         insert_people(session, chunk.new_records, ids, self.person_ids, new_papers=True)
@@ -501,6 +500,8 @@ class Importer:
         touched |= {row["id"] for row in chunk.tagged_pending}
         if touched:
             refresh_search_text(session, touched)
+        # Last, so that the papers' people and tags are in the sample too (_sql.ANALYZED).
+        self.statistics.grew(len(ids))
 
     def _alias(
         self, record: PaperRecord, dup: Candidate, aliases: list[tuple[Target, str]]

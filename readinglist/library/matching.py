@@ -218,10 +218,20 @@ def load_candidates(
     are then loaded with their people and tags (never one query per record). A paper
     of ``known`` (id -> Candidate, the fuzzy pool) is indexed as that same object, so
     what one merge filled is seen by the next.
+
+    A paper sharing only a title key is loaded when its year is close
+    (``dedupe.years_close``) to that of a record with that key: :func:`veto` rejects
+    the others, so :meth:`Index.match` never takes them. A generic title matches
+    papers of every year ("Reviews": 1,431 of the first 100,000 Beebe entries, over
+    58 years); loading them all with their people for every chunk that held one such
+    title made the import's CPU per entry grow with the library (issue 17, session 8).
     """
     dois = {p.record.doi for p in prepared if p.record.doi}
     arxivs = {p.record.arxiv for p in prepared if p.record.arxiv}
-    tkeys = {p.tkey for p in prepared if p.tkey and not p.record.title_provisional}
+    title_years: dict[str, set[int | None]] = defaultdict(set)
+    for p in prepared:
+        if p.tkey and not p.record.title_provisional:
+            title_years[p.tkey].add(p.record.year)
     akeys = {p.akey for p in prepared if p.akey}
     ckeys = {p.record.citekey.lower() for p in prepared if p.record.citekey}
     ids: set[int] = set()
@@ -229,13 +239,17 @@ def load_candidates(
         (Paper.citekey_folded, ckeys),
         (Paper.doi, dois),
         (Paper.arxiv, arxivs),
-        (Paper.title_key, tkeys),
         (Paper.abstract_key, akeys),
     ):
-        ordered = sorted(v for v in values if v)
-        for start in range(0, len(ordered), CHUNK):
-            chunk = ordered[start : start + CHUNK]
+        for chunk in _chunks(values):
             ids.update(session.scalars(select(Paper.id).where(column.in_(chunk))))
+    for chunk in _chunks(title_years):
+        rows = session.execute(
+            select(Paper.id, Paper.title_key, Paper.year).where(Paper.title_key.in_(chunk))
+        )
+        for paper_id, tkey, year in rows:
+            if any(dedupe.years_close(wanted, year) for wanted in title_years[tkey]):
+                ids.add(paper_id)
     if not ids:
         return
     known = known if known is not None else {}
@@ -244,6 +258,13 @@ def load_candidates(
         index.add(
             cand, paper.doi, paper.arxiv, paper.title_key, paper.abstract_key, [paper.citekey]
         )
+
+
+def _chunks(values: Iterable[str]) -> Iterable[list[str]]:
+    """The non-empty ``values``, sorted, in lists of at most :data:`CHUNK`."""
+    ordered = sorted(v for v in values if v)
+    for start in range(0, len(ordered), CHUNK):
+        yield ordered[start : start + CHUNK]
 
 
 def merge_into(dup: Candidate, record: PaperRecord) -> MergePlan:
