@@ -185,8 +185,11 @@ def test_exporting_5000_papers_streams_in_bounded_memory(
         whole = traced_peak(db_url, "export", fmt, *extra)
         small = traced_peak(db_url, "export", fmt, *extra, "year:1950")  # 72 papers
         growth[fmt] = whole - small
-    assert growth["csl-json"] < 6_000_000, growth  # main: 40.8 MB
-    assert growth["ris"] < 6_000_000, growth  # main: 33.9 MB
+    # Beyond one chunk: library.rows' PersonRecord cache (one record per distinct name,
+    # shared by the papers naming it; emptied past PERSON_CACHE names), ~1.5 MB for the
+    # 10,000 names of these papers (session 8: 7.0-7.3 MB in all).
+    assert growth["csl-json"] < 8_000_000, growth  # session 6 main: 40.8 MB
+    assert growth["ris"] < 8_000_000, growth  # session 6 main: 33.9 MB
     assert growth["markdown"] < 10_000_000, growth  # main: 23.6 MB
 
 
