@@ -261,8 +261,11 @@ def _read(path: Path, counter: Counter, streamed: bool = False) -> Index | None:
             matrix = stored.StoredCSR(
                 handle, layout["data"], layout["indices"], data["indptr"], shape
             )
+            matrix.verify()
             has_dense = layout["dense"].shape[0] > 0
             dense = stored.StoredDense(handle, layout["dense"]) if has_dense else None
+            if dense is not None:
+                dense.verify(shape[0])
         else:
             matrix = sparse.csr_matrix((data["data"], data["indices"], data["indptr"]), shape=shape)
             dense = data["dense"] if data["dense"].size else None

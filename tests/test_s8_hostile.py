@@ -1,0 +1,94 @@
+"""Hostile tests of session 8's changes (helper s8-hostile): inputs that made them give a
+wrong answer or crash, each with the right value."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_ranking import corpus
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Ranking caches of PostgreSQL libraries go to a temporary directory."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("READINGLIST_CACHE", str(folder))
+    return folder
+
+
+@pytest.fixture
+def filled(invoke: Callable[..., Any], db_url: str) -> Callable[..., Any]:
+    from readinglist import db, library
+
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine) as session:
+        library.import_records(session, corpus(), source="seed", fmt="test")
+    engine.dispose()
+    return invoke
+
+
+def _overwrite(path: Path, member: str, at: int, data: bytes) -> None:
+    """Write ``data`` over the elements of ``member`` of the cache file from element ``at``."""
+    from readinglist.ranking import stored
+
+    with path.open("rb") as handle:
+        found = stored.members(handle)[member]
+    with path.open("r+b") as handle:
+        handle.seek(found.offset + at * found.dtype.itemsize)
+        handle.write(data)
+
+
+def _grow_header(path: Path, member: str) -> None:
+    """Make the ``.npy`` header of ``member`` say it has 9 times the rows it has (same length)."""
+    blob = path.read_bytes()
+    from readinglist.ranking import stored
+
+    with path.open("rb") as handle:
+        found = stored.members(handle)[member]
+    rows = str(found.shape[0]).encode()
+    start = blob.rindex(b"'shape': (" + rows, 0, found.offset) + len(b"'shape': (")
+    path.write_bytes(blob[:start] + rows.replace(rows[:1], b"9", 1) + blob[start + len(rows) :])
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+@pytest.mark.parametrize("damage", ["indices", "dense rows"])
+def test_a_damaged_cache_file_is_rebuilt_not_used(
+    filled: Callable[..., Any], db_url: str, streamed: bool, damage: str
+) -> None:
+    """A cache file whose tf-idf column indices were overwritten (a bad disk block, a
+    partial write by another tool) was used as it was: scipy does not check CSR indices,
+    and `list --json` died of SIGSEGV (exit 139) on the product. A header that says more
+    rows than the file holds made the streamed read raise OSError mid-listing. A cache
+    that cannot be read is ignored (store's docstring): the index is rebuilt."""
+    import numpy as np
+    from scipy import sparse
+
+    from readinglist import db
+    from readinglist.ranking import store
+
+    assert filled("mark", "to-read", "bio0", "bio1", "rl2").exit_code == 0
+    assert filled("list", "--json").exit_code == 0  # writes the cache
+    path = store.cache_path(db_url)
+    if damage == "indices":
+        _overwrite(path, "indices", 3, np.full(4, 2**31 - 1, dtype=np.int32).tobytes())
+    else:
+        _grow_header(path, "dense")
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine, write=False) as session:
+        index = store.load(session, db_url, streamed=streamed)
+        fresh = store.build(session)
+    engine.dispose()
+    matrix = index.matrix
+    if not isinstance(matrix, sparse.csr_matrix):
+        matrix = matrix.block(0, matrix.shape[0])
+    assert matrix.indices.max() < matrix.shape[1]
+    assert (matrix != fresh.matrix).nnz == 0
+    dense = index.dense
+    assert dense is not None
+    assert fresh.dense is not None
+    ones = np.ones(fresh.dense.shape[1], dtype=np.float32)
+    assert np.allclose(dense @ ones, fresh.dense @ ones)
