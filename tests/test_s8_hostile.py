@@ -92,3 +92,35 @@ def test_a_damaged_cache_file_is_rebuilt_not_used(
     assert fresh.dense is not None
     ones = np.ones(fresh.dense.shape[1], dtype=np.float32)
     assert np.allclose(dense @ ones, fresh.dense @ ones)
+
+
+@pytest.mark.parametrize("cut", ["empty", "30 bytes", "half", "an .npy"])
+def test_a_truncated_or_foreign_cache_file_is_rebuilt(
+    filled: Callable[..., Any], db_url: str, cut: str
+) -> None:
+    """A cache file cut short (empty, its first bytes, its first half: a copy or a
+    disk that ran out) or replaced by a plain ``.npy`` made ``list --json`` fail
+    (exit 1) with "Aborted!" (np.load's EOFError, which click takes for Ctrl-D), a
+    BadZipFile or an IndexError traceback, on every later run too. It is ignored and
+    rebuilt: the listing is that of a library without the file."""
+    import io
+    import json
+
+    import numpy as np
+
+    from readinglist.ranking import store
+
+    assert filled("mark", "to-read", "bio0", "bio1", "rl2").exit_code == 0
+    fresh = filled("list", "--json")
+    assert fresh.exit_code == 0  # writes the cache
+    path = store.cache_path(db_url)
+    whole = path.read_bytes()
+    if cut == "an .npy":
+        plain = io.BytesIO()
+        np.save(plain, np.arange(5))
+        path.write_bytes(plain.getvalue())
+    else:
+        path.write_bytes(whole[: {"empty": 0, "30 bytes": 30, "half": len(whole) // 2}[cut]])
+    result = filled("list", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == json.loads(fresh.stdout)

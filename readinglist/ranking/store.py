@@ -238,6 +238,12 @@ def _texts_unchanged(session: Session, cached: Index, counter: Counter) -> bool:
     return bool((rows >= 0).all() and (cached.digests[rows] == digests(texts)).all())
 
 
+#: What reading a damaged, cut short or foreign cache file raises (np.load raises
+#: EOFError for an empty file, which click would take for Ctrl-D, and BadZipFile for a
+#: cut one; an array where a scalar was stored raises IndexError): such a file is ignored.
+_UNREADABLE = (OSError, ValueError, EOFError, LookupError, zipfile.BadZipFile)
+
+
 def _read(path: Path, counter: Counter, streamed: bool = False) -> Index | None:
     try:
         handle = open(path, "rb")  # noqa: SIM115 - kept open by the index (see below)
@@ -245,8 +251,11 @@ def _read(path: Path, counter: Counter, streamed: bool = False) -> Index | None:
         return None
     try:
         data = np.load(handle, allow_pickle=False)
-    except (OSError, ValueError):
+    except _UNREADABLE:
         handle.close()
+        return None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        handle.close()  # a plain .npy: not a cache file
         return None
     try:
         if str(data["counter"]) != counter.shape:
@@ -281,7 +290,7 @@ def _read(path: Path, counter: Counter, streamed: bool = False) -> Index | None:
             data["digests"],
             str(data["updated"]),
         )
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+    except _UNREADABLE:
         data.close()
         handle.close()
         return None
