@@ -124,3 +124,42 @@ def test_a_truncated_or_foreign_cache_file_is_rebuilt(
     result = filled("list", "--json")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == json.loads(fresh.stdout)
+
+
+def test_a_library_put_back_to_an_earlier_state_does_not_use_the_later_cache(
+    filled: Callable[..., Any], db_url: str
+) -> None:
+    """A backup put back (``cp lib.db.<time>.bak lib.db``, a ``pg_restore``) after a
+    title was changed: same papers, same tags, an older last ``updated_at`` than the
+    cache's. Only papers updated *after* the cache were compared, there are none, so
+    the cache of the later state (the changed title's words) was used: stale
+    interest. Before session 8 the older ``updated_at`` alone rebuilt it; again now."""
+    import json
+
+    from sqlalchemy import select, update
+
+    from readinglist import db
+    from readinglist.models import Paper
+    from readinglist.ranking import store
+
+    assert filled("mark", "to-read", "bio0", "rl1", "rl2").exit_code == 0
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine, write=False) as session:
+        title, updated = session.execute(
+            select(Paper.title, Paper.updated_at).where(Paper.citekey == "bio3")
+        ).one()
+    assert filled("title", "bio3", "Reinforcement policy reward agent offline").exit_code == 0
+    assert filled("list", "--json").exit_code == 0  # caches the library with the new title
+    with db.session_scope(engine) as session:  # the backup of before the title, put back
+        session.execute(
+            update(Paper)
+            .where(Paper.citekey == "bio3")
+            .values(title=title, updated_at=updated)
+            .execution_options(synchronize_session=False)
+        )
+    engine.dispose()
+    listed = filled("list", "--json")
+    assert listed.exit_code == 0
+    store.cache_path(db_url).unlink()
+    fresh = filled("list", "--json")
+    assert json.loads(listed.stdout) == json.loads(fresh.stdout)

@@ -226,12 +226,16 @@ def load(session: Session, url: str, *, streamed: bool = False) -> Index:
 
 def _texts_unchanged(session: Session, cached: Index, counter: Counter) -> bool:
     """True when no paper updated since the cache was written has a new feature text
-    (its digest is the cached one): see the module docstring."""
+    (its digest is the cached one): see the module docstring. A library whose last
+    ``updated_at`` is older than the cache's is an earlier state put back (a backup):
+    the papers that changed since are not known, so False (rebuilt)."""
     if counter.updated == cached.updated:
         return True
-    if not cached.updated or not len(cached.digests):
+    if not cached.updated or not counter.updated or not len(cached.digests):
         return False
     since = datetime.fromisoformat(cached.updated)
+    if datetime.fromisoformat(counter.updated) < since:
+        return False
     changed = list(session.scalars(select(Paper.id).where(Paper.updated_at > since)))
     ids, texts = documents(session, changed)
     rows = cached.rows_of(ids)
