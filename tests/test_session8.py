@@ -71,7 +71,8 @@ def test_a_cache_member_that_runs_past_the_file_end_is_refused(tmp_path: Path) -
     np.savez(path, a=np.arange(10, dtype=np.int64), b=np.zeros((3, 2), dtype=np.float32))
     with path.open("rb") as handle:
         layout = stored.members(handle)
-        assert layout["a"].shape == (10,) and layout["b"].shape == (3, 2)
+        assert layout["a"].shape == (10,)
+        assert layout["b"].shape == (3, 2)
         assert list(stored.read(handle, layout["a"], 2, 5)) == [2, 3, 4]
     data = path.read_bytes()
     assert data.count(b"(10,)") == 1

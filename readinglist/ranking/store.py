@@ -226,16 +226,26 @@ def load(session: Session, url: str, *, streamed: bool = False) -> Index:
 
 def _texts_unchanged(session: Session, cached: Index, counter: Counter) -> bool:
     """True when no paper updated since the cache was written has a new feature text
-    (its digest is the cached one): see the module docstring."""
+    (its digest is the cached one): see the module docstring. A library whose last
+    ``updated_at`` is older than the cache's is an earlier state put back (a backup):
+    the papers that changed since are not known, so False (rebuilt)."""
     if counter.updated == cached.updated:
         return True
-    if not cached.updated or not len(cached.digests):
+    if not cached.updated or not counter.updated or not len(cached.digests):
         return False
     since = datetime.fromisoformat(cached.updated)
+    if datetime.fromisoformat(counter.updated) < since:
+        return False
     changed = list(session.scalars(select(Paper.id).where(Paper.updated_at > since)))
     ids, texts = documents(session, changed)
     rows = cached.rows_of(ids)
     return bool((rows >= 0).all() and (cached.digests[rows] == digests(texts)).all())
+
+
+#: What reading a damaged, cut short or foreign cache file raises (np.load raises
+#: EOFError for an empty file, which click would take for Ctrl-D, and BadZipFile for a
+#: cut one; an array where a scalar was stored raises IndexError): such a file is ignored.
+_UNREADABLE = (OSError, ValueError, EOFError, LookupError, zipfile.BadZipFile)
 
 
 def _read(path: Path, counter: Counter, streamed: bool = False) -> Index | None:
@@ -245,8 +255,11 @@ def _read(path: Path, counter: Counter, streamed: bool = False) -> Index | None:
         return None
     try:
         data = np.load(handle, allow_pickle=False)
-    except (OSError, ValueError):
+    except _UNREADABLE:
         handle.close()
+        return None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        handle.close()  # a plain .npy: not a cache file
         return None
     try:
         if str(data["counter"]) != counter.shape:
@@ -261,8 +274,11 @@ def _read(path: Path, counter: Counter, streamed: bool = False) -> Index | None:
             matrix = stored.StoredCSR(
                 handle, layout["data"], layout["indices"], data["indptr"], shape
             )
+            matrix.verify()
             has_dense = layout["dense"].shape[0] > 0
             dense = stored.StoredDense(handle, layout["dense"]) if has_dense else None
+            if dense is not None:
+                dense.verify(shape[0])
         else:
             matrix = sparse.csr_matrix((data["data"], data["indices"], data["indptr"]), shape=shape)
             dense = data["dense"] if data["dense"].size else None
@@ -278,7 +294,7 @@ def _read(path: Path, counter: Counter, streamed: bool = False) -> Index | None:
             data["digests"],
             str(data["updated"]),
         )
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+    except _UNREADABLE:
         data.close()
         handle.close()
         return None

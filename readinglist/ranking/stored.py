@@ -29,6 +29,9 @@ from scipy import sparse
 #: Rows read per block by a product: about 10 MB of tf-idf or LSA rows.
 ROWS_PER_READ = 8192
 
+#: Column indices checked per read by :meth:`StoredCSR.verify` (4 MB of int32).
+_INDICES_PER_CHECK = 1 << 20
+
 #: The size of a ZIP local file header before its name and extra field (APPNOTE 4.3.7).
 _LOCAL_HEADER = struct.Struct("<4s5H3L2H")
 
@@ -83,6 +86,13 @@ def read(handle: BinaryIO, member: Member, start: int, stop: int) -> np.ndarray:
     return np.frombuffer(data, dtype=member.dtype)
 
 
+def _check_size(handle: BinaryIO, member: Member) -> None:
+    """Raise ValueError when the file open in ``handle`` ends before ``member``'s elements."""
+    count = int(np.prod(member.shape, dtype=np.int64))
+    if member.offset + count * member.dtype.itemsize > os.fstat(handle.fileno()).st_size:
+        raise ValueError("the ranking cache file is shorter than its index says")
+
+
 def _runs(rows: np.ndarray) -> list[tuple[int, int]]:
     """Split sorted unique ``rows`` into runs of consecutive rows, as (first, past last)."""
     if not len(rows):
@@ -100,6 +110,13 @@ class StoredDense:
         self.handle = handle
         self.member = member
         self.shape: tuple[int, int] = (member.shape[0], member.shape[1])
+
+    def verify(self, rows: int) -> None:
+        """Raise ValueError unless these are ``rows`` rows the file holds whole (a
+        damaged or foreign cache file is rebuilt, not read past its end mid-listing)."""
+        if self.shape[0] != rows:
+            raise ValueError("the ranking cache's LSA rows are not one per paper")
+        _check_size(self.handle, self.member)
 
     def block(self, start: int, stop: int) -> np.ndarray:
         """Return rows ``start:stop`` as an array."""
@@ -147,6 +164,29 @@ class StoredCSR:
         self.indices = indices
         self.indptr = indptr
         self.shape = shape
+
+    def verify(self) -> None:
+        """Raise ValueError unless the rows are a well-formed CSR matrix of :attr:`shape`
+        that the file holds whole: row pointers from 0, never decreasing, ending at the
+        count of values and of column indices, and every column index in range (read a
+        block at a time). scipy checks none of this on the products, and an index past
+        the columns made ``list --json`` die of SIGSEGV on a damaged cache file."""
+        indptr, count = self.indptr, self.data.shape[0] if self.data.shape else -1
+        if (
+            indptr.ndim != 1
+            or len(indptr) != self.shape[0] + 1
+            or indptr[0] != 0
+            or indptr[-1] != count
+            or self.indices.shape != (count,)
+            or (np.diff(indptr) < 0).any()
+        ):
+            raise ValueError("the ranking cache's row pointers do not fit its rows")
+        _check_size(self.handle, self.data)
+        _check_size(self.handle, self.indices)
+        for start in range(0, count, _INDICES_PER_CHECK):
+            block = read(self.handle, self.indices, start, min(start + _INDICES_PER_CHECK, count))
+            if block.min() < 0 or block.max() >= self.shape[1]:
+                raise ValueError("the ranking cache's column indices exceed its columns")
 
     def block(self, start: int, stop: int) -> sparse.csr_matrix:
         """Return rows ``start:stop`` as a CSR matrix."""
