@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, TypeAlias, cast
 
 import numpy as np
 from scipy import sparse
@@ -110,10 +110,7 @@ class Model:
 
     def scores(self, matrix: Features, dense: Dense | None) -> np.ndarray:
         """Return the score of every row of ``matrix`` (and its ``dense`` rows)."""
-        total = _standard(np.asarray(matrix @ self.sparse, dtype=np.float32).ravel())
-        if self.dense is not None and dense is not None:
-            total += _standard(np.asarray(dense @ self.dense, dtype=np.float32).ravel())
-        return total
+        return scores_many([self], matrix, dense)[0]
 
     def parts(
         self, matrix: Terms, dense: Dense | None, row: int
@@ -166,34 +163,100 @@ def profile(
     ``prf`` the share of pseudo-relevance feedback from the ``prf_k`` best unlabelled
     rows (0: none). Settings chosen on ACL 2019 workshop users (benchmarks/triage_rank.py).
     """
-    pos = np.flatnonzero(y > 0)
-    if len(pos) == 0 or matrix.shape[1] == 0:
-        return None
-    neg = np.flatnonzero(y < 0)
-    coef = _centroid(matrix, pos, weight)
-    if beta:
-        coef = coef - beta * _centroid(matrix, neg, weight)
-    if prf > 0 and prf_k > 0:
-        coef = _feedback(matrix, y, coef, prf, prf_k)
-    return coef
+    return profiles(matrix, [(y, weight)], beta=beta, prf=prf, prf_k=prf_k)[0]
+
+
+def profiles(
+    matrix: Features,
+    labels: Sequence[tuple[np.ndarray, np.ndarray]],
+    *,
+    beta: float = BETA,
+    prf: float = PRF,
+    prf_k: int = PRF_K,
+) -> list[np.ndarray | None]:
+    """Return :func:`profile` of each ``(y, weight)`` of ``labels``, in order.
+
+    The feedback's first scores of every profile come from one product of ``matrix``
+    with all of them (:func:`products`): one pass over the rows, not one per profile
+    (the index read from its file a block at a time, issue 17: nine models read it
+    36 times).
+    """
+    coefs: list[np.ndarray | None] = []
+    negatives: dict[bytes, np.ndarray] = {}  # tag models share the library's negatives
+    for y, weight in labels:
+        pos = np.flatnonzero(y > 0)
+        if len(pos) == 0 or matrix.shape[1] == 0:
+            coefs.append(None)
+            continue
+        coef = _centroid(matrix, pos, weight)
+        if beta:
+            neg = np.flatnonzero(y < 0)
+            seen = neg.tobytes() + weight[neg].tobytes()
+            if seen not in negatives:
+                negatives[seen] = _centroid(matrix, neg, weight)
+            coef = coef - beta * negatives[seen]
+        coefs.append(coef)
+    live = [i for i, coef in enumerate(coefs) if coef is not None]
+    if prf > 0 and prf_k > 0 and live:
+        firsts = products(matrix, [cast(np.ndarray, coefs[i]) for i in live])
+        for column, i in enumerate(live):
+            first = firsts[:, column].copy()
+            coefs[i] = _feedback(
+                matrix, labels[i][0], cast(np.ndarray, coefs[i]), first, prf, prf_k
+            )
+    return coefs
+
+
+def products(matrix: Features, vectors: Sequence[np.ndarray]) -> np.ndarray:
+    """Return ``matrix @ v`` for each of ``vectors`` as the float32 columns of one array
+    (rows x vectors), from one product: one pass over rows read from a file."""
+    if len(vectors) == 1:
+        return np.asarray(matrix @ vectors[0], dtype=np.float32).reshape(-1, 1)
+    return np.asarray(matrix @ np.column_stack(vectors), dtype=np.float32)
 
 
 def fit(matrix: Features, dense: Dense | None, y: np.ndarray, weight: np.ndarray) -> Model | None:
     """Return the model of the labels ``y`` (see :class:`Model`), or None without a positive."""
-    coef = profile(matrix, y, weight)
-    if coef is None:
-        return None
-    dense_coef = profile(dense, y, weight) if dense is not None and dense.shape[1] else None
-    return Model(coef, dense_coef)
+    return fit_many(matrix, dense, [(y, weight)])[0]
+
+
+def fit_many(
+    matrix: Features, dense: Dense | None, labels: Sequence[tuple[np.ndarray, np.ndarray]]
+) -> list[Model | None]:
+    """Return :func:`fit` of each ``(y, weight)`` of ``labels``, in order, their profiles
+    computed together (:func:`profiles`)."""
+    coefs = profiles(matrix, labels)
+    dense_coefs: list[np.ndarray | None] = [None] * len(labels)
+    if dense is not None and dense.shape[1]:
+        dense_coefs = profiles(dense, labels)
+    return [
+        None if coef is None else Model(coef, dense_coef)
+        for coef, dense_coef in zip(coefs, dense_coefs, strict=True)
+    ]
+
+
+def scores_many(models: Sequence[Model], matrix: Features, dense: Dense | None) -> list[np.ndarray]:
+    """Return :meth:`Model.scores` of each of ``models``, in order, from one product per
+    feature space (:func:`products`)."""
+    if not models:
+        return []
+    terms = products(matrix, [m.sparse for m in models])
+    totals = [_standard(terms[:, j].copy()) for j in range(len(models))]
+    with_topics = [j for j, m in enumerate(models) if m.dense is not None]
+    if dense is not None and with_topics:
+        topics = products(dense, [cast(np.ndarray, models[j].dense) for j in with_topics])
+        for column, j in enumerate(with_topics):
+            totals[j] += _standard(topics[:, column].copy())
+    return totals
 
 
 def _feedback(
-    matrix: Features, y: np.ndarray, coef: np.ndarray, share: float, k: int
+    matrix: Features, y: np.ndarray, coef: np.ndarray, first: np.ndarray, share: float, k: int
 ) -> np.ndarray:
     """Pseudo-relevance feedback: add ``share`` of the centroid of the ``k`` best-scored
     unlabelled rows to ``coef`` (a workshop's papers resemble each other more than
-    they resemble the five a user marked)."""
-    first = np.asarray(matrix @ coef, dtype=np.float32).ravel()
+    they resemble the five a user marked); ``first`` is ``matrix @ coef`` (float32, a
+    copy this changes)."""
     first[y != 0] = -np.inf
     k = min(k, len(first) - 1)
     if k <= 0:

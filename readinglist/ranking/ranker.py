@@ -227,23 +227,26 @@ class Ranker:
         if self._coefs is not None:
             return self._coefs
         matrix, dense = self.index.matrix, self.index.dense
-        found: list[tuple[str, model.Model]] = []
-        coef = model.fit(matrix, dense, self.y, self.weight)
-        if coef is not None:
-            found.append(("", coef))
-        if self.like is not None:
-            found.append((LIKE_MODEL, self.like))
         by_tag: dict[str, list[int]] = defaultdict(list)
         for row in np.flatnonzero(self.y > 0):
             for name in self.tags.get(int(self.index.ids[row]), ()):
                 by_tag[name].append(int(row))
+        names: list[str] = []
+        labels: list[tuple[np.ndarray, np.ndarray]] = [(self.y, self.weight)]
         for name, rows in sorted(by_tag.items()):
             if len(rows) >= TAG_MODEL_MIN and len(rows) < int((self.y > 0).sum()):
                 y = np.where(self.y < 0, -1, 0).astype(np.int8)
                 y[rows] = 1
-                tag_coef = model.fit(matrix, dense, y, self.weight)
-                if tag_coef is not None:
-                    found.append((name, tag_coef))
+                names.append(name)
+                labels.append((y, self.weight))
+        # All models fitted together: one pass over the rows per step, not one per model.
+        fitted = model.fit_many(matrix, dense, labels)
+        found: list[tuple[str, model.Model]] = []
+        if fitted[0] is not None:
+            found.append(("", fitted[0]))
+        if self.like is not None:
+            found.append((LIKE_MODEL, self.like))
+        found += [(name, m) for name, m in zip(names, fitted[1:], strict=True) if m is not None]
         self._coefs = found
         return found
 
@@ -254,7 +257,7 @@ class Ranker:
             if not coefs:
                 return None
             matrix, dense = self.index.matrix, self.index.dense
-            stack = [m.scores(matrix, dense) for _, m in coefs]
+            stack = model.scores_many([m for _, m in coefs], matrix, dense)
             self._scores = stack[0] if len(stack) == 1 else np.vstack(stack).max(axis=0)
         return self._scores
 
@@ -299,7 +302,7 @@ class Ranker:
         if not coefs or row is None:
             return None
         matrix, dense = self.index.matrix, self.index.dense
-        scores = [float(m.scores(matrix, dense)[row]) for _, m in coefs]
+        scores = [float(s[row]) for s in model.scores_many([m for _, m in coefs], matrix, dense)]
         best = int(np.argmax(scores))
         cols, contrib, offset, topic = coefs[best][1].parts(matrix, dense, row)
         order = np.argsort(-contrib, kind="stable")
