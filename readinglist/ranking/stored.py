@@ -137,11 +137,7 @@ class StoredDense:
 
     def __matmul__(self, other: np.ndarray) -> np.ndarray:
         """The product of every row with ``other``, a block of rows at a time."""
-        parts = [
-            self.block(s, min(s + ROWS_PER_READ, self.shape[0])) @ other
-            for s in range(0, self.shape[0], ROWS_PER_READ)
-        ]
-        return np.concatenate(parts) if parts else np.zeros((0, *other.shape[1:]), np.float32)
+        return _products(self, other)
 
 
 class StoredCSR:
@@ -223,12 +219,25 @@ class StoredCSR:
     def __matmul__(self, other: Any) -> Any:
         """The product of every row with ``other`` (a vector or a matrix), a block at a
         time; a sparse ``other`` gives a sparse result."""
+        if not sparse.issparse(other):
+            return _products(self, other)
         parts = [
             self.block(s, min(s + ROWS_PER_READ, self.shape[0])) @ other
             for s in range(0, self.shape[0], ROWS_PER_READ)
         ]
-        if sparse.issparse(other):
-            return sparse.vstack(parts, format="csr")
-        if not parts:
-            return np.zeros((0, *np.shape(other)[1:]), dtype=np.float32)
-        return np.concatenate([np.asarray(p) for p in parts])
+        return sparse.vstack(parts, format="csr")
+
+
+def _products(rows: StoredCSR | StoredDense, other: np.ndarray) -> np.ndarray:
+    """``rows @ other`` (a vector or a matrix) written into one array a block at a time:
+    no list of blocks joined at the end (it doubled the peak of the products of nine
+    models with 500,000 rows)."""
+    count = rows.shape[0]
+    out: np.ndarray | None = None
+    for start in range(0, count, ROWS_PER_READ):
+        stop = min(start + ROWS_PER_READ, count)
+        part = np.asarray(rows.block(start, stop) @ other)
+        if out is None:
+            out = np.empty((count, *part.shape[1:]), dtype=part.dtype)
+        out[start:stop] = part
+    return out if out is not None else np.zeros((0, *np.shape(other)[1:]), dtype=np.float32)
