@@ -52,7 +52,6 @@ def members(handle: BinaryIO) -> dict[str, Member]:
     member that would run past its end included).
     """
     found: dict[str, Member] = {}
-    size = os.fstat(handle.fileno()).st_size
     with zipfile.ZipFile(handle) as archive:
         infos = archive.infolist()
     for info in infos:
@@ -70,8 +69,7 @@ def members(handle: BinaryIO) -> dict[str, Member]:
             shape, fortran, dtype = np.lib.format.read_array_header_2_0(handle)
         if not fortran and not dtype.hasobject:
             member = Member(handle.tell(), dtype, tuple(shape))
-            if member.offset + int(np.prod(shape)) * dtype.itemsize > size:
-                raise ValueError(f"{info.filename} runs past the end of the file")
+            _check_size(handle, member)
             found[info.filename[: -len(".npy")]] = member
     return found
 
@@ -112,11 +110,11 @@ class StoredDense:
         self.shape: tuple[int, int] = (member.shape[0], member.shape[1])
 
     def verify(self, rows: int) -> None:
-        """Raise ValueError unless these are ``rows`` rows the file holds whole (a
-        damaged or foreign cache file is rebuilt, not read past its end mid-listing)."""
+        """Raise ValueError unless these are ``rows`` rows (that the file holds them whole
+        :func:`members` checked): a damaged or foreign cache file is rebuilt, not read
+        past its end mid-listing."""
         if self.shape[0] != rows:
             raise ValueError("the ranking cache's LSA rows are not one per paper")
-        _check_size(self.handle, self.member)
 
     def block(self, start: int, stop: int) -> np.ndarray:
         """Return rows ``start:stop`` as an array."""
@@ -177,8 +175,6 @@ class StoredCSR:
             or (np.diff(indptr) < 0).any()
         ):
             raise ValueError("the ranking cache's row pointers do not fit its rows")
-        _check_size(self.handle, self.data)
-        _check_size(self.handle, self.indices)
         for start in range(0, count, _INDICES_PER_CHECK):
             block = read(self.handle, self.indices, start, min(start + _INDICES_PER_CHECK, count))
             if block.min() < 0 or block.max() >= self.shape[1]:
