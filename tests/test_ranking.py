@@ -36,16 +36,18 @@ def corpus() -> list[PaperRecord]:
     return records
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+# Named with ``name=`` so that other modules (test_s8_hostile) import them without
+# shadowing (pytest's own idiom; ruff F811 otherwise).
+@pytest.fixture(name="cache_dir", autouse=True)
+def cache_dir_fixture(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     """Ranking caches of PostgreSQL libraries go to a temporary directory, not the user's."""
     folder = tmp_path / "cache"
     monkeypatch.setenv("READINGLIST_CACHE", str(folder))
     return folder
 
 
-@pytest.fixture
-def filled(invoke: Callable[..., Any], db_url: str) -> Callable[..., Any]:
+@pytest.fixture(name="filled")
+def filled_fixture(invoke: Callable[..., Any], db_url: str) -> Callable[..., Any]:
     from readinglist import db, library
 
     engine = db.make_engine(db_url)

@@ -9,26 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_ranking import corpus
-
-
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Ranking caches of PostgreSQL libraries go to a temporary directory."""
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("READINGLIST_CACHE", str(folder))
-    return folder
-
-
-@pytest.fixture
-def filled(invoke: Callable[..., Any], db_url: str) -> Callable[..., Any]:
-    from readinglist import db, library
-
-    engine = db.make_engine(db_url)
-    with db.session_scope(engine) as session:
-        library.import_records(session, corpus(), source="seed", fmt="test")
-    engine.dispose()
-    return invoke
+from tests.test_ranking import cache_dir_fixture, filled_fixture  # noqa: F401 (fixtures)
 
 
 def _overwrite(path: Path, member: str, at: int, data: bytes) -> None:
