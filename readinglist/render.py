@@ -274,8 +274,6 @@ def _rich_table(batches: Iterable[list[list[str]]], widths: list[int], width: in
 
     console = Console(width=width)
     for number, batch in enumerate(batches):
-        if number and not batch:
-            continue
         table = Table(box=None, header_style="bold", pad_edge=False, show_header=number == 0)
         for header, column_width in zip(_HEADERS, [*widths, None], strict=True):
             table.add_column(header, no_wrap=True, overflow="ellipsis", min_width=column_width)

@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 
 from readinglist.models import PRIORITY_NAMES, Paper, PaperTag, Tag
 from readinglist.ranking import LIKE_MODEL, Term, Why, features, model
-from readinglist.ranking.store import Index, load
+from readinglist.ranking.store import Index, load, positions
 from readinglist.records import STATUSES
 
 #: A tag needs this many positive papers to get a model of its own.
@@ -52,14 +52,15 @@ def judged_tags(
         size[batch_id] += 1
         if pid not in positive:
             mixed.add(batch_id)
+    batch_of = {pid: batch.get(pid, -1) for pid in tags}  # one look-up per tagged paper
     carried: dict[tuple[int, str], int] = defaultdict(int)
     for pid, names in tags.items():
-        if pid in batch:
+        if batch_of[pid] >= 0:
             for name in names:
-                carried[batch.get(pid, -1), name.casefold()] += 1
+                carried[batch_of[pid], name.casefold()] += 1
     provenance = {key for key, n in carried.items() if key[0] in mixed and n == size[key[0]]}
     judged = {
-        pid: [n for n in names if (batch.get(pid, -1), n.casefold()) not in provenance]
+        pid: [n for n in names if (batch_of[pid], n.casefold()) not in provenance]
         for pid, names in tags.items()
     }
     return {pid: names for pid, names in judged.items() if names}
@@ -96,8 +97,6 @@ class BatchMap(Protocol):
 
     def get(self, pid: int, default: int, /) -> int: ...
 
-    def __contains__(self, pid: object, /) -> bool: ...
-
 
 class BatchOf:
     """``{paper id: import batch id}`` of the papers of ``index`` that have one (a
@@ -112,9 +111,6 @@ class BatchOf:
         """The batch of ``pid``, or ``default`` for a paper without one."""
         at = int(self.index.rows_of([pid])[0])
         return default if at < 0 or self.batches[at] < 0 else int(self.batches[at])
-
-    def __contains__(self, pid: object, /) -> bool:
-        return isinstance(pid, int) and self.get(pid, -1) >= 0
 
     def items(self) -> Iterator[tuple[int, int]]:
         """The (paper id, batch id) pairs, a block of rows at a time."""
@@ -140,11 +136,26 @@ class Interest:
 
     def get(self, pid: int) -> float | None:
         """Return the interest of paper ``pid`` rounded to 4 digits, or None when it has
-        none (no model, or a paper not indexed)."""
+        none (no model, or a paper not indexed). One look-up: a listing asks per paper."""
         at = int(np.searchsorted(self.ids, pid))
         if at >= len(self.ids) or self.ids[at] != pid:
             return None
-        return round(float(self.scores[at]), 4)
+        return _printed(float(self.scores[at]))
+
+    def of(self, pids: Sequence[int]) -> dict[int, float | None]:
+        """Return ``{paper id: interest}`` for ``pids`` as :meth:`get` gives each, looked
+        up together (``store.positions``)."""
+        at = positions(self.ids, pids)
+        values = self.scores[np.maximum(at, 0)].tolist() if len(self.ids) else [0.0] * len(at)
+        return {
+            pid: None if where < 0 else _printed(value)
+            for pid, where, value in zip(pids, at.tolist(), values, strict=True)
+        }
+
+
+def _printed(score: float) -> float:
+    """An interest as it is shown and printed: rounded to 4 digits."""
+    return round(score, 4)
 
 
 class Ranker:
@@ -265,9 +276,7 @@ class Ranker:
 
     def interest(self, pids: Iterable[int]) -> dict[int, float | None]:
         """Return ``{paper id: interest}`` (None for every paper without a model)."""
-        pids = list(pids)
-        found = self.interest_table()
-        return {pid: found.get(pid) for pid in pids}
+        return self.interest_table().of(list(pids))
 
     def interest_table(self) -> Interest:
         """Return the interest of every indexed paper as an :class:`Interest` (two

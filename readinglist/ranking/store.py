@@ -34,9 +34,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from readinglist.config import cache_directory
+from readinglist.library._sql import CHUNK
 from readinglist.models import Paper, PaperPerson, PaperTag, Person, Tag
 from readinglist.ranking import features, stored
-from readinglist.ranking.stored import StoredCSR, StoredDense
 
 #: Bumped when the features or the cache's contents change, so that old caches are rebuilt.
 VERSION = 3
@@ -56,10 +56,10 @@ class Index:
     """
 
     ids: np.ndarray
-    matrix: sparse.csr_matrix | StoredCSR
+    matrix: sparse.csr_matrix | stored.StoredCSR
     terms: list[str] | Callable[[], list[str]]
     idf: np.ndarray
-    dense: np.ndarray | StoredDense | None = None
+    dense: np.ndarray | stored.StoredDense | None = None
     #: :func:`text_digest` of each row's feature text (empty when not known).
     digests: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
     #: The papers' last ``updated_at`` when the cache was written (:attr:`Counter.updated`).
@@ -84,11 +84,18 @@ class Index:
 
     def rows_of(self, pids: Sequence[int]) -> np.ndarray:
         """Return the row of each paper id (-1 for a paper not in the index), vectorised."""
-        wanted = np.asarray(pids, dtype=np.int64)
-        if not len(self.ids) or not len(wanted):
-            return np.full(len(wanted), -1, dtype=np.int64)
-        at = np.minimum(np.searchsorted(self._sorted, wanted), len(self.ids) - 1)
-        return np.where(self._sorted[at] == wanted, self._sorter[at], -1)
+        at = positions(self._sorted, pids)
+        return np.where(at >= 0, self._sorter[at], -1)
+
+
+def positions(sorted_ids: np.ndarray, pids: Sequence[int]) -> np.ndarray:
+    """Return where each of ``pids`` is in ``sorted_ids`` (ascending), -1 where absent:
+    the look-up of :meth:`Index.rows_of` and of the ranker's ``Interest``."""
+    wanted = np.asarray(pids, dtype=np.int64)
+    if not len(sorted_ids) or not len(wanted):
+        return np.full(len(wanted), -1, dtype=np.int64)
+    at = np.minimum(np.searchsorted(sorted_ids, wanted), len(sorted_ids) - 1)
+    return np.where(sorted_ids[at] == wanted, at, -1)
 
 
 def lsa(matrix: sparse.csr_matrix, dims: int = LSA_DIMS) -> np.ndarray | None:
@@ -155,20 +162,16 @@ def cache_path(url: str) -> Path:
 
 def documents(session: Session, only: Sequence[int] | None = None) -> tuple[list[int], list[str]]:
     """Return the ids (in order of addition) and feature texts of every paper, or of the
-    papers ``only`` names (a chunk of ids at a time)."""
+    papers ``only`` names (``library._sql.CHUNK`` ids per query)."""
     if only is None:
         return _documents(session, None)
     ids: list[int] = []
     texts: list[str] = []
-    for start in range(0, len(only), _ID_CHUNK):
-        chunk_ids, chunk_texts = _documents(session, only[start : start + _ID_CHUNK])
+    for start in range(0, len(only), CHUNK):
+        chunk_ids, chunk_texts = _documents(session, only[start : start + CHUNK])
         ids += chunk_ids
         texts += chunk_texts
     return ids, texts
-
-
-#: Ids per ``IN (...)`` when :func:`documents` reads some papers only.
-_ID_CHUNK = 500
 
 
 def _documents(session: Session, only: Sequence[int] | None) -> tuple[list[int], list[str]]:
@@ -313,7 +316,9 @@ def _terms(data: Any, handle: BinaryIO | None) -> list[str]:
 
 
 def _write(path: Path, counter: Counter, index: Index) -> None:
-    if not isinstance(index.matrix, sparse.csr_matrix) or isinstance(index.dense, StoredDense):
+    if not isinstance(index.matrix, sparse.csr_matrix) or isinstance(
+        index.dense, stored.StoredDense
+    ):
         return  # only a built index is written, never one read from the file
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
     try:

@@ -161,7 +161,7 @@ class StoredCSR:
 
     def verify(self) -> None:
         """Raise ValueError unless the rows are a well-formed CSR matrix of :attr:`shape`
-        that the file holds whole: row pointers from 0, never decreasing, ending at the
+        (that the file holds them whole :func:`members` checked): row pointers from 0, never decreasing, ending at the
         count of values and of column indices, and every column index in range (read a
         block at a time). scipy checks none of this on the products, and an index past
         the columns made ``list --json`` die of SIGSEGV on a damaged cache file."""
