@@ -620,3 +620,21 @@ def test_html_comments_are_skipped_when_reading() -> None:
     assert [str(p) for p in result.problems] == [
         "l.md:19: list item without a citation key (expected `key` in code quotes)"
     ]
+
+
+def test_decided_stamp_round_trips_through_the_marker() -> None:
+    """The marker's ``decided=`` value: written to the microsecond in UTC, read back as the
+    same aware time; ``none`` reads as the earliest time; absent or garbled as None."""
+    moment = datetime(2026, 12, 2, 9, 30, 5, 123456, tzinfo=timezone(timedelta(hours=2)))
+    stamp = markdown.decided_stamp(moment)
+    assert stamp == "2026-12-02T07:30:05.123456Z"
+    text = markdown.write([], decided=stamp)
+    assert text.startswith(f"{markdown.MARKER} v1 group-by=status decided={stamp} -->\n")
+    meta = markdown.read(text).meta
+    assert meta["decided"] == stamp
+    assert markdown.decided_time(meta["decided"]) == moment.astimezone(UTC)
+    assert markdown.decided_stamp(None) == "none"
+    assert markdown.decided_time("none") == datetime.min.replace(tzinfo=UTC)
+    assert markdown.decided_time(None) is None
+    assert markdown.decided_time("2026-13-40T00:00:00.0Z") is None
+    assert markdown.write([]).startswith(f"{markdown.MARKER} v1 group-by=status -->\n")

@@ -119,7 +119,7 @@ def test_example_markdown_list_renders_as_a_reading_list() -> None:
     items = [t for t in tokens if t.type == "list_item_open"]
     assert len(items) == 19
     html = [t.content for t in tokens if t.type == "html_block"]
-    assert html == ["<!-- readinglist:markdown v1 group-by=status -->\n"]
+    assert html == ["<!-- readinglist:markdown v1 group-by=status decided=none -->\n"]
     inline = [t for t in tokens if t.type == "inline"]
     titles = [
         "".join(c.content for c in t.children[t.children.index(s) + 1 :][:1])

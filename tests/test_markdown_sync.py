@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from helpers import seed
 
@@ -119,3 +120,68 @@ def test_checkbox_inside_an_html_comment_changes_nothing(invoke, db_url, tmp_pat
             "cole2022gamma": ("new", []),
         }
     )
+
+
+def test_stale_list_keeps_decisions_made_after_it_was_written(invoke, db_url, tmp_path) -> None:
+    """A list exported before a decision and synced back unedited must not undo it: the
+    marker's ``decided=`` stamp tells a status changed in the library since (kept, with a
+    warning naming both) from one changed in the list (applied)."""
+    seed_three(db_url)
+    out = tmp_path / "list.md"
+    assert invoke("export", "markdown", "-o", str(out)).exit_code == 0
+    marker = out.read_text(encoding="utf-8").splitlines()[0]
+    assert re.fullmatch(r"<!-- .* decided=20\d\d-\d\d-\d\dT[\d:.]+Z -->", marker), marker
+    # After the export: Ames skipped, Bell (read in the list) back to reading.
+    assert invoke("mark", "skipped", "ames2024alpha").exit_code == 0
+    assert invoke("mark", "reading", "bell2023beta").exit_code == 0
+    # In the list: Cole ticked (an edit of the list, applied).
+    lines = out.read_text(encoding="utf-8").splitlines()
+    cole = next(i for i, line in enumerate(lines) if "`cole2022gamma`" in line)
+    box = max(i for i in range(cole + 1) if lines[i].startswith("- ["))
+    lines[box] = lines[box].replace("- [ ]", "- [x]", 1)
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    result = invoke("import", str(out))
+    assert result.exit_code == 0, result.stderr
+    assert states(invoke) == {
+        "ames2024alpha": ("skipped", ["ml"]),
+        "bell2023beta": ("reading", ["ml"]),
+        "cole2022gamma": ("read", []),
+    }
+    assert "'ames2024alpha' was marked 'skipped' after this list was written" in result.stderr
+    assert "the list says 'new'" in result.stderr
+    assert "'bell2023beta' was marked 'reading' after this list was written" in result.stderr
+    # Synced again: the list still disagrees, so the same two decisions are kept and said.
+    again = invoke("import", str(out))
+    assert again.exit_code == 0, again.stderr
+    assert again.stderr.count("after this list was written") == 2
+    assert states(invoke)["ames2024alpha"] == ("skipped", ["ml"])
+
+
+def test_list_written_before_any_decision_is_stamped_none(invoke, db_url, tmp_path) -> None:
+    """``decided=none``: the library had no status change, so every one since is newer."""
+    seed(db_url, PaperRecord(title="Delta Paper", authors=(Person("Dunn", "D."),), year=2021))
+    out = tmp_path / "list.md"
+    assert invoke("export", "markdown", "-o", str(out)).exit_code == 0
+    assert out.read_text(encoding="utf-8").startswith(
+        "<!-- readinglist:markdown v1 group-by=status decided=none -->\n"
+    )
+    assert invoke("mark", "to-read", "dunn2021delta").exit_code == 0
+    result = invoke("import", str(out))
+    assert result.exit_code == 0, result.stderr
+    assert states(invoke) == {"dunn2021delta": ("to-read", [])}
+    assert "'dunn2021delta' was marked 'to-read' after this list was written" in result.stderr
+
+
+def test_list_without_a_stamp_applies_its_statuses_as_before(invoke, db_url, tmp_path) -> None:
+    """A list written before the stamp existed cannot tell stale from edited: it applies."""
+    seed_three(db_url)
+    out = tmp_path / "list.md"
+    assert invoke("export", "markdown", "-o", str(out)).exit_code == 0
+    text = out.read_text(encoding="utf-8")
+    first, rest = text.split("\n", 1)
+    out.write_text(first.split(" decided=")[0] + " -->\n" + rest, encoding="utf-8")
+    assert invoke("mark", "skipped", "ames2024alpha").exit_code == 0
+    result = invoke("import", str(out))
+    assert result.exit_code == 0, result.stderr
+    assert states(invoke)["ames2024alpha"] == ("new", ["ml"])

@@ -18,7 +18,9 @@ items (GFM spec, "Task list items"), which Obsidian also renders as checkboxes::
 
 The first line is a marker (an HTML comment, invisible when rendered) that names the
 format, its version and the grouping; :func:`is_readinglist_markdown` looks for it so
-format detection can tell our list from a list of abstracts.
+format detection can tell our list from a list of abstracts. An export also writes
+``decided=`` there (:func:`decided_stamp`), the time of the library's newest status change,
+so that syncing the list back keeps a decision made after it was written.
 
 Safety: every piece of user text (title, names, venue, tag headings, abstract) is
 backslash-escaped (CommonMark section 2.4 allows a backslash before any ASCII
@@ -83,6 +85,8 @@ __all__ = [
     "MARKER",
     "RECORD_FIELDS",
     "STATUS_ORDER",
+    "decided_stamp",
+    "decided_time",
     "is_readinglist_markdown",
     "obsidian_tag",
     "read",
@@ -318,6 +322,31 @@ def _note_lines(note: NoteRecord) -> list[str]:
     return lines
 
 
+def decided_stamp(decided: datetime | None) -> str:
+    """The marker's ``decided=`` value for the time of the library's newest read-status
+    change: ISO 8601 in UTC to the microsecond with a ``Z`` (naive values are taken as
+    UTC), or ``none`` when the library has no status change. :func:`decided_time` reads it."""
+    if decided is None:
+        return "none"
+    return _as_utc(decided).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def decided_time(stamp: str | None) -> datetime | None:
+    """The time a ``decided=`` value (:func:`decided_stamp`) names, as an aware UTC datetime:
+    every read-status change the library held when the list was written was made at or
+    before it. ``none`` (no change then) gives the earliest time, so any change since is
+    later. None when there is no value (a list written before the marker carried one) or
+    it is not such a time: then stale and edited cannot be told apart. Never raises."""
+    if not stamp:
+        return None
+    if stamp == "none":
+        return datetime.min.replace(tzinfo=UTC)
+    try:
+        return datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
 def _as_utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
@@ -341,6 +370,7 @@ def write(
     notes: bool = False,
     title: str = "Reading list",
     generated: datetime | None = None,
+    decided: str | None = None,
 ) -> str:
     """Render ``records`` as our Markdown reading list (see the module docstring).
 
@@ -360,6 +390,10 @@ def write(
         generated: when given, the generation line names this time (naive values
             are taken as UTC) as ``YYYY-MM-DD HH:MM UTC``; otherwise it names only the
             program version, so the output is reproducible.
+        decided: the marker's ``decided=`` value (:func:`decided_stamp` of the time of
+            the library's newest read-status change), so that reading this list back
+            (:func:`read`, ``meta["decided"]``) can tell a status changed in the library
+            after the list was written from one changed in the list; None leaves it out.
 
     Within a group papers are ordered by priority (high, medium, low, none), then
     year (newest first, none last), then citation key. Returns the text, ending in
@@ -373,6 +407,7 @@ def write(
             notes=notes,
             title=title,
             generated=generated,
+            decided=decided,
         )
     )
 
@@ -386,6 +421,7 @@ def write_chunks(
     notes: bool = False,
     title: str = "Reading list",
     generated: datetime | None = None,
+    decided: str | None = None,
 ) -> Iterator[str]:
     """Yield the text of :func:`write` (same arguments) a few hundred items at a time;
     the pieces joined are exactly :func:`write`'s text. Raises UsageError for an unknown ``group_by``.
@@ -402,7 +438,9 @@ def write_chunks(
     if generated is not None:
         stamp += f" on {_as_utc(generated).strftime('%Y-%m-%d %H:%M')} UTC"
     head = [
-        f"{MARKER} v{FORMAT_VERSION} group-by={group_by} -->",
+        f"{MARKER} v{FORMAT_VERSION} group-by={group_by}"
+        + (f" decided={decided}" if decided else "")
+        + " -->",
         f"# {inline(title) or 'Reading list'}",
         "",
         stamp + ".",
@@ -438,7 +476,8 @@ _ITEMS_PER_PIECE = 500
 # --- reading ----------------------------------------------------------------------------------
 
 _MARKER_LINE = re.compile(
-    r"^<!-- readinglist:markdown v(?P<version>\d+)(?: group-by=(?P<group>[a-z]+))? -->\s*$"
+    r"^<!-- readinglist:markdown v(?P<version>\d+)(?: group-by=(?P<group>[a-z]+))?"
+    r"(?: decided=(?P<decided>none|[0-9T:.+-]+Z))? -->\s*$"
 )
 _ITEM = re.compile(r"^[-*+] \[(?P<box>[ xX])\](?:[ \t]+(?P<rest>.*))?$")
 _BULLET = re.compile(r"^[-*+][ \t]")
@@ -593,6 +632,8 @@ def _read_marker(
     group_by = marker.group("group")
     if group_by:
         meta["group_by"] = group_by
+    if marker.group("decided"):
+        meta["decided"] = marker.group("decided")
     if int(marker.group("version")) > FORMAT_VERSION:
         problems.append(
             ParseProblem(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import insert, update
@@ -31,7 +32,7 @@ from readinglist.library.matching import (
     update_many,
 )
 from readinglist.library.merging import conflict_rows, write_conflicts
-from readinglist.library.papers import set_status
+from readinglist.library.papers import set_status, status_changed_since
 from readinglist.library.refs import find_paper, follow_crossrefs
 from readinglist.library.rows import (
     PERSON_CACHE,
@@ -565,7 +566,13 @@ class Importer:
         return report
 
 
-def sync_markdown(session: Session, records: Sequence[PaperRecord], *, source: str) -> ImportReport:
+def sync_markdown(
+    session: Session,
+    records: Sequence[PaperRecord],
+    *,
+    source: str,
+    decided: datetime | None = None,
+) -> ImportReport:
     """Apply read status and tags from one of our Markdown lists, matched by citation key.
 
     Rules (issue 7): a ticked box sets ``read``; an unticked box on a paper that is
@@ -574,6 +581,13 @@ def sync_markdown(session: Session, records: Sequence[PaperRecord], *, source: s
     deleted from the list is removed (every export writes all of a paper's tags).
     Unknown keys are reported as problems. Returns an ImportReport whose
     ``merged`` lists the changed keys with what changed.
+
+    ``decided`` is the time the list's marker names (``formats.markdown.decided_time``):
+    every status change the library held when the list was written was made by then.
+    A paper whose status changed in the library after it keeps that newer decision,
+    with a warning naming both statuses, instead of taking the list's older one (a
+    stale list synced back must not undo triage). None (a list without the stamp)
+    applies the list's status as before.
     """
     report = ImportReport()
     for record in records:
@@ -592,6 +606,22 @@ def sync_markdown(session: Session, records: Sequence[PaperRecord], *, source: s
         elif paper.status == "read" and status in (None, "read"):
             status = "to-read"
         changes: list[str] = []
+        if (
+            status
+            and status != paper.status
+            and decided is not None
+            and status_changed_since(session, [paper.id], decided)
+        ):
+            report.problems.append(
+                ParseProblem(
+                    f"{paper.citekey!r} was marked {paper.status!r} after this list was "
+                    f"written; keeping it (the list says {status!r})",
+                    source,
+                    record.line,
+                    "warning",
+                )
+            )
+            status = None
         if status and status != paper.status:
             set_status(session, [paper], status)
             changes.append(f"status {status}")

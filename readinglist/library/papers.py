@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, insert, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -107,6 +107,32 @@ def _update_columns(session: Session, ids: Sequence[int], values: dict[str, Any]
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start : start + CHUNK]
         session.execute(update(PAPERS).where(PAPERS.c.id.in_(chunk)).values(**values))
+
+
+def latest_status_change(session: Session) -> datetime | None:
+    """Return the time of the library's newest read-status change (its newest status
+    event, aware UTC), or None when no paper's status was ever changed.
+
+    Markdown exports write it into their marker (``decided=``) so that syncing the list
+    back leaves a status changed since alone (:func:`status_changed_since`)."""
+    latest: datetime | None = session.execute(select(func.max(STATUS_EVENTS.c.at))).scalar_one()
+    return latest
+
+
+def status_changed_since(session: Session, paper_ids: Sequence[int], when: datetime) -> set[int]:
+    """Return the ids among ``paper_ids`` whose read status changed after ``when`` (a
+    status event later than it), a chunk of ids at a time."""
+    found: set[int] = set()
+    for start in range(0, len(paper_ids), CHUNK):
+        chunk = paper_ids[start : start + CHUNK]
+        found.update(
+            session.scalars(
+                select(STATUS_EVENTS.c.paper_id)
+                .where(STATUS_EVENTS.c.paper_id.in_(chunk), STATUS_EVENTS.c.at > when)
+                .distinct()
+            )
+        )
+    return found
 
 
 def restore_status(session: Session, paper: Paper, status: str, read_at: datetime | None) -> None:

@@ -316,6 +316,10 @@ def write_papers(
     ids = [paper_id for paper_id, _ in papers]
     write_chunks = formats.module(fmt).write_chunks
     if fmt == "markdown":
+        from readinglist.formats.markdown import decided_stamp
+        from readinglist.library.papers import latest_status_change
+
+        options = {**options, "decided": decided_stamp(latest_status_change(session))}
         by_key = {key: paper_id for paper_id, key in papers}
         outline = export_outline(session, ids, with_tags=options["group_by"] == "tag")
         shown = [*formats.module(fmt).RECORD_FIELDS, *CITATION_FIELDS]  # Audit reads these

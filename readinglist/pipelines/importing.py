@@ -271,7 +271,10 @@ def _import_parsed(
     if options.overrides:
         records = [options.apply(r, item.fmt) for r in records]
     if item.fmt == "markdown":
-        report = library.sync_markdown(session, records, source=item.source)
+        from readinglist.formats.markdown import decided_time
+
+        decided = decided_time(parsed.meta.get("decided"))
+        report = library.sync_markdown(session, records, source=item.source, decided=decided)
         report.problems[:0] = held
         return report
     with progress(f"importing {item.source}", len(records), "papers") as advance:
