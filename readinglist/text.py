@@ -105,6 +105,14 @@ def _converter(math: str) -> Any:
     return LatexNodes2Text(latex_context=_latex_context(), math_mode=math, strict_latex_spaces=True)
 
 
+def decodes_macro(name: str) -> bool:
+    """True when the display rule knows the LaTeX macro ``\\name`` (``textbf``, ``to``,
+    ``varepsilon``): pylatexenc's default text rules, with :data:`_FONT_COMMANDS`. False
+    for a macro it would leave as written (``pdfmdfivesum``, ``def``, ``foo``)."""
+    return _latex_context().get_macro_spec(name) is not None
+
+
+@lru_cache(maxsize=1)
 def _latex_context() -> Any:
     """pylatexenc's default text rules, with :data:`_FONT_COMMANDS` printing their argument."""
     from pylatexenc.latex2text import MacroTextSpec, get_default_latex_context_db
@@ -127,6 +135,13 @@ CACHED_LENGTH = 300
 CACHE_SIZE = 4096
 
 
+def has_latex(value: str) -> bool:
+    """True when ``value`` holds LaTeX markup as the display rule reads it: one of
+    ``\\ { } $ ~`` (:func:`latex_to_unicode` decodes such a value, :func:`readable_paragraphs`
+    such a paragraph; a value without them is plain text). Never raises."""
+    return _LATEX_CHARS.search(value) is not None
+
+
 def latex_to_unicode(value: str, math: str = "text") -> str:
     """Decode LaTeX markup in ``value`` to Unicode text.
 
@@ -143,7 +158,7 @@ def latex_to_unicode(value: str, math: str = "text") -> str:
         given rather than raising. Results for values up to :data:`CACHED_LENGTH`
         characters are cached.
     """
-    if not _LATEX_CHARS.search(value):
+    if not has_latex(value):
         return value
     if len(value) <= CACHED_LENGTH:
         return _latex_to_unicode_cached(value, math)
@@ -212,8 +227,8 @@ _SIMPLE_TOKEN = re.compile(
 )
 #: A letter in Unicode's sense: pylatexenc reads it as part of a command name.
 _UNICODE_LETTER = re.compile(r"[^\W\d_]")
-#: Font commands whose one argument is printed as it is (LaTeX's text-font commands and
-#: ``\mbox``). pylatexenc 2.10 knows that ``\texttt``, ``\textsf``, ``\textup``,
+#: Font commands whose one argument is printed as it is (LaTeX's text-font commands,
+#: ``\mbox`` and ``\operatorname``). pylatexenc 2.10 knows that ``\texttt``, ``\textsf``, ``\textup``,
 #: ``\textmd`` and ``\mbox`` take an argument but has no text for them, so it drops the
 #: argument (``we introduce $\texttt{Spotter}$`` lost the method's name); :func:`_converter`
 #: gives pylatexenc the rule for every command here.
@@ -231,6 +246,7 @@ _FONT_COMMANDS = frozenset(
         "textmd",
         "textnormal",
         "mbox",
+        "operatorname",  # amsmath's operator names in math (``$\operatorname{OU}$``)
     }
 )
 #: Accent commands and the combining characters pylatexenc gives for them (LaTeX's
@@ -500,15 +516,43 @@ def readable_paragraphs(value: str | None) -> list[str]:
         text = raw.strip()
         if not text:
             continue
-        if _LATEX_CHARS.search(text):
-            if len(_BARE_DOLLAR.findall(text)) % 2:  # a price, not math: "$5"
-                text = _BARE_DOLLAR.sub(r"\\$", text)
-            text = latex_to_unicode(text).strip()
+        if has_latex(text):
+            text = latex_to_unicode(paragraph_latex(text)).strip()
         elif _LIGATURE_HINT.search(text):
             text = _join_segments([text])
         if text:
             paragraphs.append(text)
     return paragraphs
+
+
+def has_markup(value: str) -> bool:
+    """True when the display rule (:func:`readable_paragraphs`) decodes something in
+    ``value``: LaTeX (:func:`has_latex`) or a TeX input ligature (``--``, two backquotes,
+    two apostrophes). The BibTeX export writes an abstract from another source that has
+    markup as that markup, so LaTeX prints what ``show`` does. Never raises."""
+    return has_latex(value) or _LIGATURE_HINT.search(value) is not None
+
+
+def paragraph_latex(text: str) -> str:
+    """One paragraph of a stored text as the LaTeX the display rule reads in it: with an
+    odd number of bare ``$`` they are dollar signs, not math (``$5``), and a bare ``%``
+    is a percent sign, not a comment; both come back escaped (``\\$``, ``\\%``).
+    Never raises."""
+    if len(_BARE_DOLLAR.findall(text)) % 2:  # a price, not math: "$5"
+        text = _BARE_DOLLAR.sub(r"\\$", text)
+    return _BARE_PERCENT.sub(r"\\%", text)
+
+
+def text_latex(value: str) -> str:
+    """``value`` with each paragraph as :func:`paragraph_latex` reads it, the paragraph
+    breaks kept: the LaTeX the display rule decodes, for a writer that keeps it as LaTeX
+    (the BibTeX export of a pasted abstract). Never raises."""
+    parts = _PARAGRAPH_BREAK_KEPT.split(value)
+    parts[::2] = [paragraph_latex(part) for part in parts[::2]]
+    return "".join(parts)
+
+
+_PARAGRAPH_BREAK_KEPT = re.compile(f"({_PARAGRAPH_BREAK.pattern})")
 
 
 #: What gives :func:`readable_paragraphs` something to do: a line break (a paragraph

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from readinglist.formats import bibtex
 from readinglist.formats.bibtex import fields as bibtex_fields
 from readinglist.records import NoteRecord, PaperRecord, ParseProblem, ParseResult, Person
-from readinglist.text import latex_to_unicode
+from readinglist.text import latex_to_unicode, readable
 
 HERE = Path(__file__).parent
 DATA = HERE / "data" / "bibtex"
@@ -627,6 +627,54 @@ def test_write_escapes_raw_fields(abstract: str, written: str) -> None:
     assert bibtex.write([record]) == (
         f"@misc{{k,\n  url = {{https://x.org/a_b%}},\n  abstract = {{{written}}}\n}}\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("abstract", "written"),
+    [
+        # A pasted conference abstract's LaTeX stays LaTeX (the display rule decodes it).
+        (
+            r"Over $20\%$: \textbf{(1) attacks} from 100\% $\to$ 0.4\% --- $(\varepsilon,\delta)$",
+            r"Over $20\%$: \textbf{(1) attacks} from 100\% $\to$ 0.4\% --- $(\varepsilon,\delta)$",
+        ),
+        # As the display rule reads it: an odd number of $ are prices, a bare % is text.
+        (
+            "costs $5, 20% more \\& $x$\n\nOn $20%$ of $y$",
+            r"costs \$5, 20\% more \& \$x\$"
+            "\n\n"
+            r"On $20\%$ of $y$",
+        ),
+    ],
+)
+def test_write_abstract_from_text_keeps_its_latex(abstract: str, written: str) -> None:
+    """An abstract from a source that is not BibTeX (pasted, RIS, CSL-JSON) with LaTeX in
+    it is written as that LaTeX when every macro is one the display rule renders, so LaTeX
+    prints what ``show`` does (``20%``, not ``$20\\%$``); read back, it displays the same."""
+    record = PaperRecord(citekey="k", abstract=abstract, latex_fields=False)
+    text = bibtex.write([record])
+    assert text == f"@misc{{k,\n  abstract = {{{written}}}\n}}\n"
+    (back,) = bibtex.read(text).records
+    assert readable(back.abstract) == readable(abstract)
+
+
+@pytest.mark.parametrize(
+    ("abstract", "written"),
+    [
+        (r"50% of A & B cost $5", r"50\% of A \& B cost \$5"),
+        (r"$x$ \pdfmdfivesum file{s}", r"\$x\$ \textbackslash{}pdfmdfivesum file\{s\}"),
+        (r"$\input{/etc/passwd}$", r"\$\textbackslash{}input\{/etc/passwd\}\$"),
+        (
+            r"\begin{verbatim} \textbf{y}",
+            r"\textbackslash{}begin\{verbatim\} \textbackslash{}textbf\{y\}",
+        ),
+        (r"$x$ ^^5cinput{y}", r"\$x\$ \textasciicircum{}\textasciicircum{}5cinput\{y\}"),
+    ],
+)
+def test_write_abstract_from_text_escapes_it_unless_inert(abstract: str, written: str) -> None:
+    """Plain text, or LaTeX with a macro the display rule does not render or a dangerous
+    one (``encode.inert_markup``): the whole abstract is escaped as text (issue 18)."""
+    record = PaperRecord(citekey="k", abstract=abstract, latex_fields=False)
+    assert bibtex.write([record]) == f"@misc{{k,\n  abstract = {{{written}}}\n}}\n"
 
 
 def test_write_copies_unchanged_entries_byte_for_byte(tricky: ParseResult) -> None:

@@ -141,3 +141,48 @@ def test_a_file_read_through_pdftex_primitives_is_inert_in_bibtex_values(tmp_pat
     (tmp_path / "refs.bib").write_text(bibtex.write([record]))
     _compile(tmp_path)
     assert digest not in (tmp_path / "doc.log").read_text(errors="replace")
+
+
+@pytest.mark.skipif(shutil.which("biber") is None, reason="needs biber")
+def test_pasted_abstracts_typeset_as_latex_and_hostile_ones_stay_inert(
+    invoke, tmp_path: Path
+) -> None:
+    """The example list's abstracts keep their LaTeX in the export (``$20\\%$``, ``\\textbf``,
+    ``$(\\varepsilon,\\delta)$``) and typeset without an error in a document that prints
+    abstracts; a RIS abstract whose LaTeX reads a file or runs a command is still text."""
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "tex"
+    out.mkdir()
+    secret = out / "secret.txt"
+    secret.write_text("TOPSECRET4711\n")
+    marker = tmp_path / "PWNED"
+    ris = tmp_path / "evil.ris"
+    ris.write_text(
+        "TY  - JOUR\nTI  - Evil\nAU  - Doe, J\nPY  - 2020\n"
+        f"AB  - Up $20\\%$ and $\\input{{{secret.name}}}$ \\immediate\\write18{{touch {marker}}}\n"
+        "ER  - \n"
+    )
+    assert invoke("import", str(root / "examples" / "icml2026-abstracts.txt")).exit_code == 0
+    assert invoke("import", str(ris)).exit_code == 0
+    result = invoke("export", "biblatex", "-o", str(out / "refs.bib"))
+    assert result.exit_code == 0, result.stderr
+    bib = (out / "refs.bib").read_text()
+    assert "reduces the collision rate by over $20\\%$ on Waymax" in bib
+    assert "$(\\varepsilon,\\delta)$" in bib
+    assert "\\textbackslash{}input" in bib
+    (out / "doc.tex").write_text(
+        "\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage{amsmath}"
+        "\\usepackage[backend=biber]{biblatex}\\addbibresource{refs.bib}"
+        "\\renewbibmacro*{finentry}{\\par\\printfield{abstract}\\finentry}"
+        "\\begin{document}\\nocite{*}\\printbibliography\\end{document}\n"
+    )
+    run = {"cwd": out, "capture_output": True, "timeout": 120, "check": False}
+    latex = ["pdflatex", "-shell-escape", "-interaction=nonstopmode", "doc.tex"]
+    subprocess.run(latex, **run)  # type: ignore[call-overload]
+    assert subprocess.run(["biber", "doc"], **run).returncode == 0  # type: ignore[call-overload]
+    final = subprocess.run(latex, **run)  # type: ignore[call-overload]
+    log = (out / "doc.log").read_text(errors="replace")
+    assert final.returncode == 0, log[-2000:]
+    assert "Undefined control sequence" not in log
+    assert "TOPSECRET4711" not in log
+    assert not marker.exists()

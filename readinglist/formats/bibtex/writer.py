@@ -69,6 +69,7 @@ from readinglist.formats.bibtex.encode import (
     escape_literal,
     escape_raw,
     format_names,
+    inert_markup,
     is_foreign,
     is_verbatim,
     normalize_pages,
@@ -106,6 +107,7 @@ from readinglist.records import (
     format_marks,
     provisional_marks,
 )
+from readinglist.text import has_markup, text_latex
 
 #: Order of the fields in a generated entry; other fields follow alphabetically.
 FIELD_ORDER: tuple[str, ...] = (
@@ -348,6 +350,19 @@ class _EntryFields:
         text = escape_literal(value, "biblatex")
         return ascii_latex(text) if self.dialect == "bibtex" else text
 
+    def abstract(self, value: str) -> str:
+        """The abstract: as :meth:`text`, except that one from a source other than BibTeX
+        holding markup the display rule decodes (:func:`readinglist.text.has_markup`: a
+        pasted conference abstract's ``$20\\%$``, ``\\textbf{(1) attacks}``, ``---``) is
+        written as that LaTeX made safe (:func:`~.encode.escape_raw`, made ASCII for the bibtex
+        dialect as :meth:`text` does), not escaped as text. ``show`` and the Markdown
+        export print such an abstract decoded (``20%``); so does LaTeX now, and the entry
+        read back decodes to the same text."""
+        if self.latex or not has_markup(value) or not inert_markup(value):
+            return self.text(value)
+        raw = escape_raw(text_latex(value), "biblatex")
+        return ascii_latex(raw) if self.dialect == "bibtex" else raw
+
     def pages(self, value: str) -> str:
         """A ``pages`` value, ranges normalized (:func:`~.encode.normalize_pages`). In plain
         text (RIS, CSL-JSON, PubMed) ``--`` is already the range dash those readers
@@ -487,7 +502,7 @@ class _EntryFields:
         encode = partial(_encode_keywords, values, dialect)
         self.put("keywords", self.value(raw, values, decode_keywords, encode))
         if record.abstract is not None:
-            self.put("abstract", self.text(record.abstract))
+            self.put("abstract", self.abstract(record.abstract))
         self.fields.pop("abstract", None)
         if annote:
             annote_value = _merged_annote(record)
