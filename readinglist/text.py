@@ -143,11 +143,17 @@ def latex_to_unicode(value: str, math: str = "text") -> str:
         given rather than raising. Results for values up to :data:`CACHED_LENGTH`
         characters are cached.
     """
-    if not _LATEX_CHARS.search(value):
+    if not has_latex(value):
         return value
     if len(value) <= CACHED_LENGTH:
         return _latex_to_unicode_cached(value, math)
     return _latex_to_unicode(value, math)
+
+
+def has_latex(value: str) -> bool:
+    """True when ``value`` holds a character of LaTeX markup (``\\ { } $ ~``): without one,
+    :func:`latex_to_unicode` returns it unchanged (the fast path)."""
+    return _LATEX_CHARS.search(value) is not None
 
 
 def _latex_to_unicode(value: str, math: str) -> str:

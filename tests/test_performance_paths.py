@@ -288,6 +288,25 @@ _TRICKY = st.lists(
 ).map("".join)
 
 
+#: Name parts with letters, digits, accents, LaTeX markup and white space.
+_NAME_PART = st.text(alphabet=st.sampled_from(list("aZ1e2 -'.{}\\~$éßΣ\u0301\u00a0")), max_size=8)
+_PEOPLE = st.lists(
+    st.builds(Person, family=_NAME_PART, given=_NAME_PART, von=_NAME_PART, literal=_NAME_PART),
+    max_size=4,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_PEOPLE)
+def test_people_words_are_those_of_the_joined_names(people: list[Person]) -> None:
+    """An import's search words of the people, each name folded once (issue 17 item 5),
+    are those of their joined display forms, as a refresh of the search text takes them."""
+    from readinglist.library.search import people_words
+
+    joined = " ".join(p.display() for p in people)
+    assert " ".join(people_words(people)) == " ".join(text.search_tokens(joined))
+
+
 @settings(max_examples=300, deadline=None)
 @given(_TRICKY)
 def test_search_words_of_a_long_value_are_those_of_its_fold(value: str) -> None:
