@@ -427,8 +427,8 @@ def simple_latex(
                 # pylatexenc's text for inline math: the formula less its braces and outer spaces.
                 piece = _DECODED + math.group(1).replace("{", "").replace("}", "").strip()
             else:
-                math = None if bibtex or formula is None else _FORMULA.match(text, i)
-                if math is None or not _balanced(math.group(1)):
+                math = None if bibtex else _FORMULA.match(text, i)
+                if math is None or formula is None or not _balanced(math.group(1)):
                     return None
                 try:
                     piece = _DECODED + formula(math.group())
