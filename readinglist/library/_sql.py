@@ -149,7 +149,8 @@ def insert_papers(session: Session, rows: list[dict[str, Any]]) -> list[int]:
 def insert_rows(
     session: Session, model: type[Paper] | type[Person], rows: list[dict[str, Any]]
 ) -> list[int]:
-    """Insert ``rows`` into ``model``'s table; return the new ids in row order.
+    """Insert ``rows`` into ``model``'s table; return the new ids in row order (each
+    row's ``"id"`` is set to its id too).
 
     SQLite: ids are assigned here (``max(id) + 1`` on), and the rows go in through one
     Core ``executemany``. The caller's transaction holds SQLite's write lock already
