@@ -7,7 +7,8 @@ Usage::
 Reads each file with bibtexparser's default parse stack (``@string`` resolved,
 enclosing braces removed), takes every distinct value of ``title``, ``author``,
 ``editor``, ``journal``, ``booktitle``, ``keywords`` and ``abstract`` that contains
-``\\ { } $ ~``, and compares ``text.simple_latex`` (where it does not give up) with
+``\\ { } $ ~``, and compares ``text.simple_latex`` (where it does not give up; with the
+pylatexenc formula decoder that ``text.latex_to_unicode`` hands it) with
 pylatexenc's result as ``text.latex_to_unicode`` computes it. Prints the counts and
 every disagreement; exits 1 if there is one. ``text.latex_to_unicode`` must give
 exactly pylatexenc's text: search text and duplicate keys stored by earlier
@@ -60,8 +61,9 @@ def main() -> int:
         ordered = random.Random(9).sample(ordered, args.limit)
     fast = disagree = 0
     for value in ordered:
-        escaped = text._BARE_PERCENT.sub(r"\\%", value)
-        quick = text.simple_latex(escaped)
+        # As text._latex_to_unicode prepares a value and calls the fast path.
+        escaped = text._lone_dollar_escaped(text._BARE_PERCENT.sub(r"\\%", value))
+        quick = text.simple_latex(escaped, formula=text._formula_text)
         if quick is None:
             continue
         fast += 1

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -138,7 +138,8 @@ CACHE_SIZE = 4096
 def has_latex(value: str) -> bool:
     """True when ``value`` holds LaTeX markup as the display rule reads it: one of
     ``\\ { } $ ~`` (:func:`latex_to_unicode` decodes such a value, :func:`readable_paragraphs`
-    such a paragraph; a value without them is plain text). Never raises."""
+    such a paragraph; a value without them is plain text, returned unchanged by the
+    decoder's fast path). Never raises."""
     return _LATEX_CHARS.search(value) is not None
 
 
@@ -169,13 +170,41 @@ def _latex_to_unicode(value: str, math: str) -> str:
     # A bare % is text in a field value, not a LaTeX comment (it would eat the line).
     value = _BARE_PERCENT.sub(r"\\%", value)
     value = _lone_dollar_escaped(value)
-    decoded = simple_latex(value)
+    decoded = simple_latex(value, formula=_formula_text if math == "text" else None)
     if decoded is None:
         try:
             decoded = str(_converter(math).latex_to_text(value))
         except Exception:  # pylatexenc raises assorted errors on broken markup
             return value
     return _SPACE.sub(" ", decoded).strip() if "\n" in decoded else decoded
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def _formula_text(formula: str) -> str:
+    """pylatexenc's text of one inline formula ``$...$`` (:data:`_FORMULA`), for
+    :func:`simple_latex`, as ``latex_to_text`` computes it.
+
+    Raises ValueError unless pylatexenc reads ``formula`` as one math node that ends at
+    its last ``$``: a command whose arguments are missing takes the closing ``$`` as one
+    (``$\\frac{}$``), and what it reads then depends on the text after the formula.
+    """
+    from pylatexenc.latexwalker import LatexMathNode, LatexWalker
+
+    try:
+        nodes = LatexWalker(formula).get_latex_nodes()[0]
+        whole = (
+            len(nodes) == 1
+            and isinstance(nodes[0], LatexMathNode)
+            and nodes[0].pos == 0
+            and nodes[0].len == len(formula)
+            # (pylatexenc's tolerant parser ends the node there even when a command took it)
+            and all(node.pos + node.len < len(formula) for node in nodes[0].nodelist)
+        )
+        if whole:
+            return str(_converter("text").nodelist_to_text(nodes))
+    except Exception as exc:  # pylatexenc raises assorted errors on broken markup
+        raise ValueError(formula) from exc
+    raise ValueError(formula)
 
 
 def _lone_dollar_escaped(value: str) -> str:
@@ -209,6 +238,14 @@ _SIMPLE_SPECIAL = re.compile(r"[{}\\$~]")
 #: Inline math of letters, digits, operators, sub- and superscripts and plain groups only
 #: (no commands, no ``--``, quotes or line breaks), e.g. ``$O(n^{2})$``, ``$F_1$``.
 _SIMPLE_MATH = re.compile(r"\$(?!\$)((?:[A-Za-z0-9 +=()\[\],.;:/|<>!*^_{}]|-(?!-))+)\$")
+#: Inline math that :data:`_SIMPLE_MATH` does not decode but whose text pylatexenc gives
+#: alike alone and within its paragraph (a math node's text is its own contents' text,
+#: stripped): ASCII letters, digits, operators, quotes, groups and control words
+#: (``$S' \\in L(G)$``, ``$O(n^2\\varepsilon^{-2})$``); no other command, ``$``,
+#: comment, alignment tab, tie or line break. Decoded by the ``formula`` argument of
+#: :func:`simple_latex` (issue 17 item 5: pylatexenc over a whole abstract for one
+#: formula took a tenth of the search words' CPU on the ACL Anthology).
+_FORMULA = re.compile(r"\$(?!\$)((?:[A-Za-z0-9 +=()\[\],.;:/|<>!?*^_{}'-]|\\[A-Za-z]+)+)\$(?!\$)")
 #: One command: an accent and its letter (across white space, but not a blank line: that
 #: ends the paragraph, and pylatexenc drops the accent; a base ``\i`` only when nothing
 #: that TeX would read as more of the control word, or skip after it, follows), a letter command (with the white
@@ -330,7 +367,9 @@ _LIGATURE_CHARS = {
 _DECODED = "\x00"
 
 
-def simple_latex(text: str, *, bibtex: bool = False) -> str | None:
+def simple_latex(
+    text: str, *, bibtex: bool = False, formula: Callable[[str], str] | None = None
+) -> str | None:
     """Decode the common LaTeX of titles, names and abstracts without pylatexenc, or give up.
 
     Args:
@@ -352,6 +391,11 @@ def simple_latex(text: str, *, bibtex: bool = False) -> str | None:
         Only without ``bibtex``: plain inline math (``$O(n^{2})$``: letters, digits,
         operators, sub- and superscripts, groups) and control spaces (``a\\ b``); a
         bare ``&`` (an alignment tab) or a NUL gives None.
+
+        ``formula`` (not with ``bibtex``): called with an inline formula this does not
+        decode itself but whose text does not depend on what surrounds it (``$\\in$``,
+        ``$S'$``: :data:`_FORMULA`), it gives that formula's text (``latex_to_unicode``
+        passes pylatexenc's); None without it, or when it raises ValueError.
 
         Only with ``bibtex``: a command pylatexenc does not know (``\\geoname{x}``)
         gives its argument ``x``; a bare ``&`` is the
@@ -390,10 +434,17 @@ def simple_latex(text: str, *, bibtex: bool = False) -> str | None:
             i = match.end()
         else:  # "$"
             math = None if bibtex else _SIMPLE_MATH.match(text, i)
-            if math is None:
-                return None
-            # pylatexenc's text for inline math: the formula less its braces and outer spaces.
-            piece = _DECODED + math.group(1).replace("{", "").replace("}", "").strip()
+            if math is not None and _balanced(math.group(1)):
+                # pylatexenc's text for inline math: the formula less its braces and outer spaces.
+                piece = _DECODED + math.group(1).replace("{", "").replace("}", "").strip()
+            else:
+                math = None if bibtex else _FORMULA.match(text, i)
+                if math is None or formula is None or not _balanced(math.group(1)):
+                    return None
+                try:
+                    piece = _DECODED + formula(math.group())
+                except ValueError:
+                    return None
             i = math.end()
         segments.append("".join(current))
         current = []
@@ -401,6 +452,19 @@ def simple_latex(text: str, *, bibtex: bool = False) -> str | None:
             segments.append(piece)
     segments.append("".join(current))
     return _join_segments(segments)
+
+
+def _balanced(text: str) -> bool:
+    """True when every brace of ``text`` closes one opened before it and all are closed."""
+    depth = 0
+    for char in text:
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
 
 
 def _command(match: re.Match[str], bibtex: bool) -> str | None:

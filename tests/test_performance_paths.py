@@ -137,6 +137,7 @@ def test_latex_fast_path_agrees_with_pylatexenc(raw: str) -> None:
         "a$$b$$c",
         "\x00{x}",
         "\\ss\n\nx",  # a blank line after a letter command is kept (hypothesis find)
+        "${$ x",  # a brace without its partner in math (hypothesis find, issue 17)
     ],
 )
 def test_latex_fast_path_leaves_the_rest_to_pylatexenc(raw: str) -> None:
@@ -171,6 +172,70 @@ def test_latex_fast_path_never_disagrees_with_pylatexenc(bibtex: bool, raw: str)
     try:
         slow = text._converter("text").latex_to_text(raw)
     except Exception:  # pylatexenc refuses it: latex_to_unicode would return it as it is
+        pytest.fail(f"the fast path decoded {raw!r}, which pylatexenc refuses")
+    assert fast == slow
+
+
+#: Inline formulas of ACL Anthology abstracts that pylatexenc decoded with the whole
+#: abstract around them before issue 17 item 5, in a sentence.
+FORMULAS = [
+    r"find and parse $S'$ -- the largest subset such that $S' \in L(G)$. The",
+    r"runs in $\Theta(n^3/p(n))$ time with $p(n) = O(n^2)$ processors",
+    r"turns out to be $O(n^2\varepsilon^{-2})$, where $\varepsilon$ is the error",
+    r"if and only if $\exists v,w: vsw \in L$. The \textit{parser}",
+    r"$\rm{P}(\rm{Y})$ and $O(k^{\frac{m}{2}})$ and $N_\text{Petersen}$ vs. 96\%",
+]
+
+
+@pytest.mark.parametrize("raw", FORMULAS)
+def test_latex_fast_path_decodes_formulas_with_pylatexenc_alone(raw: str) -> None:
+    assert text.simple_latex(raw) is None  # no formula decoder: left to pylatexenc
+    fast = text.simple_latex(raw, formula=text._formula_text)
+    assert fast is not None
+    assert fast == text._converter("text").latex_to_text(raw)
+    assert text.latex_to_unicode(raw) == fast
+
+
+def test_a_formula_whose_command_takes_the_closing_dollar_is_left_to_pylatexenc() -> None:
+    # pylatexenc reads the $ as the second argument of \frac, and the text after it
+    # decides what follows (hypothesis find, issue 17).
+    assert text.simple_latex("$\\frac{}$ x", formula=text._formula_text) is None
+    assert text.latex_to_unicode("$\\frac{}$ x") == text._converter("text").latex_to_text(
+        "$\\frac{}$ x"
+    )
+
+
+FORMULA_PIECES = st.sampled_from(
+    [
+        "a", "S", " ", "-", "--", "'", "''", "`", "{", "}", "$", "$", "~", "\\in", "\\in ",
+        "\\alpha", "\\text{", "\\rm", "\\frac{", "\\'", "\\ ", "\\\\", "\\&", "^", "_",
+        "x", "1", "(", ")", "+", "=", ",", ":", "é", "\n", "%", "\\emph{", "\\Theta", "\\frac{}",
+    ]
+)  # fmt: skip
+
+
+def _in_text(parts: tuple[str, str, str]) -> str:
+    return f"{parts[0]}${parts[1]}${parts[2]}"
+
+
+#: A formula (pieces without a ``$``, comment or line break) between two runs of pieces.
+FORMULA_IN_TEXT = st.tuples(
+    st.lists(FORMULA_PIECES, max_size=5).map("".join),
+    st.lists(FORMULA_PIECES.filter(lambda p: p not in ("$", "%", "\n")), max_size=10).map("".join),
+    st.lists(FORMULA_PIECES, max_size=5).map("".join),
+).map(_in_text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(st.lists(FORMULA_PIECES, max_size=16).map("".join), FORMULA_IN_TEXT))
+def test_latex_fast_path_with_formulas_never_disagrees_with_pylatexenc(raw: str) -> None:
+    raw = text._lone_dollar_escaped(text._BARE_PERCENT.sub(r"\\%", raw))  # as latex_to_unicode
+    fast = text.simple_latex(raw, formula=text._formula_text)
+    if fast is None:
+        return
+    try:
+        slow = text._converter("text").latex_to_text(raw)
+    except Exception:
         pytest.fail(f"the fast path decoded {raw!r}, which pylatexenc refuses")
     assert fast == slow
 
@@ -221,6 +286,25 @@ def test_fold_replacing_characters_equals_translate(value: str) -> None:
 _TRICKY = st.lists(
     st.sampled_from([*"ab Zé0123e\t\n\u00a0\u2011{}\\$&%#_^~,.", " and ", "ß"]), max_size=60
 ).map("".join)
+
+
+#: Name parts with letters, digits, accents, LaTeX markup and white space.
+_NAME_PART = st.text(alphabet=st.sampled_from(list("aZ1e2 -'.{}\\~$éßΣ\u0301\u00a0")), max_size=8)
+_PEOPLE = st.lists(
+    st.builds(Person, family=_NAME_PART, given=_NAME_PART, von=_NAME_PART, literal=_NAME_PART),
+    max_size=4,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_PEOPLE)
+def test_people_words_are_those_of_the_joined_names(people: list[Person]) -> None:
+    """An import's search words of the people, each name folded once (issue 17 item 5),
+    are those of their joined display forms, as a refresh of the search text takes them."""
+    from readinglist.library.search import people_words
+
+    joined = " ".join(p.display() for p in people)
+    assert " ".join(people_words(people)) == " ".join(text.search_tokens(joined))
 
 
 @settings(max_examples=300, deadline=None)

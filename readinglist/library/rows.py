@@ -828,10 +828,13 @@ def insert_people(
     for row, pid in zip(rows, insert_rows(session, Person, rows), strict=True):
         person_ids[row["name_key"]] = pid
     links = [
-        {"paper_id": paper_id, "role": role, "position": position, "person_id": person_ids[key]}
-        for paper_id, role, position, key in occurrences
+        (paper_id, role, position, person_ids[key]) for paper_id, role, position, key in occurrences
     ]
-    executemany(session, PaperPerson.__table__, links)
+    executemany(session, PaperPerson.__table__, links, LINK_COLUMNS)
+
+
+#: The columns of a ``paper_people`` link as :func:`insert_people` writes them.
+LINK_COLUMNS = ("paper_id", "role", "position", "person_id")
 
 
 def person_row(key: str, person: PersonRecord) -> dict[str, Any]:

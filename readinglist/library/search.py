@@ -16,7 +16,8 @@ computes the text of new papers in bulk (:func:`search_text_prepared`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import Table, bindparam, event, inspect, select, update
@@ -26,10 +27,14 @@ from sqlalchemy.orm.attributes import set_committed_value
 from readinglist.library.rows import load_papers, to_record
 from readinglist.models import Note, Paper, PaperPerson, PaperTag, Tag, utcnow
 from readinglist.records import PaperRecord
-from readinglist.text import fold, search_document, search_tokens, unique_tags
+from readinglist.records import Person as PersonRecord
+from readinglist.text import fold, has_latex, search_document, search_tokens, unique_tags
 
 if TYPE_CHECKING:  # only a type here: `mark` and `show` need no rapidfuzz (issue 17)
     from readinglist.prepare import Prepared
+
+#: Display forms of names whose search words :func:`people_words` keeps (a few MiB).
+PERSON_WORDS_CACHE = 1 << 15
 
 #: Paper attributes the search text is made of.
 INDEXED_COLUMNS = (
@@ -77,7 +82,6 @@ def search_text_for(
 def search_text_prepared(item: Prepared, record: PaperRecord, tags: Iterable[str]) -> str:
     """:func:`search_text_for` ``(record, tags)``, reusing the title and abstract words the
     import computed for ``item`` (``record`` is ``item.record`` under its final key)."""
-    people = " ".join(p.display() for p in (*record.authors, *record.editors))
     # One string per part (the title's words are its title_key): few objects to keep
     # and to pass from a reader process.
     words = [item.tkey] if item.tkey else []
@@ -85,10 +89,35 @@ def search_text_prepared(item: Prepared, record: PaperRecord, tags: Iterable[str
         words.extend(search_tokens(record.short_name))
     if item.abstract_words:
         words.append(item.abstract_words)
-    for part in (people, record.venue, " ".join(record.keywords), " ".join(sorted(tags, key=fold))):
+    words.extend(people_words((*record.authors, *record.editors)))
+    for part in (record.venue, " ".join(record.keywords), " ".join(sorted(tags, key=fold))):
         if part:
             words.extend(search_tokens(part))
     return " ".join(words)
+
+
+def people_words(people: Sequence[PersonRecord]) -> list[str]:
+    """The search words of ``people`` as :func:`search_text_for` indexes them
+    (``search_tokens`` of their display forms joined by spaces), one string per person.
+
+    Each name's words are folded once per import and kept (:func:`_display_words`): a
+    bibliography names the same people again and again, in lists that differ (issue 17
+    item 5). That is the same words as the joined forms' as long as no form holds LaTeX
+    markup (folding decodes it, and markup may span two names): those are folded joined.
+    """
+    displays = [p.display() for p in people]
+    if not displays:
+        return []
+    joined = " ".join(displays)
+    if has_latex(joined):
+        return search_tokens(joined)
+    return [words for display in displays if (words := _display_words(display))]
+
+
+@lru_cache(maxsize=PERSON_WORDS_CACHE)
+def _display_words(display: str) -> str:
+    """``search_tokens(display)`` joined by spaces (cached; see :func:`people_words`)."""
+    return " ".join(search_tokens(display))
 
 
 def refresh_search_text(session: Session, paper_ids: Iterable[int]) -> None:

@@ -76,6 +76,8 @@ logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
 _BLOCK_START_LINE = re.compile(r"\n[^\S\n]*@\w*[ \t]*[{(]")
 #: About how many characters bibtexparser splits at a time (memory stays bounded).
 _BATCH_CHARS = 1 << 20
+#: Sets of macro values whose ``source_check`` half a :class:`Reader` keeps at most.
+_MACRO_CHECKS = 4096
 
 
 @dataclass
@@ -121,6 +123,9 @@ class Reader:
         self.escaping_reported = False
         #: Entries waiting for their parents until :meth:`finish`.
         self.pending: list[tuple[Parsed, dict[str, str], dict[str, str]]] = []
+        #: The macro half of ``source_check`` per set of macro values (``digest.macro_check``'s
+        #: cache): the entries of a file share a few (``month = jun``), issue 17 item 5.
+        self.macro_checks: dict[tuple[tuple[str, str | None], ...], str] = {}
         self._hidden = False
 
     def meta(self) -> dict[str, str]:
@@ -432,7 +437,10 @@ class Reader:
             # Set in place: this reader built the record for this entry and has handed it
             # to no one yet. dataclasses.replace would build all its fields again (0.2 s
             # of CPU per 10,000 entries of the ACL Anthology, issue 17 item 5).
-            object.__setattr__(record, "source_check", source_check(record, macros))
+            if len(self.macro_checks) > _MACRO_CHECKS:
+                self.macro_checks.clear()
+            check = source_check(record, macros, cache=self.macro_checks)
+            object.__setattr__(record, "source_check", check)
         return parsed
 
     def _checks(
