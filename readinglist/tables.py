@@ -18,6 +18,7 @@ both databases (:class:`UTCDateTime`).
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING, TypeAlias
 
 from sqlalchemy import (
     JSON,
@@ -34,7 +35,31 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
 )
-from sqlalchemy.engine import Dialect
+from sqlalchemy.engine import Connection, Dialect
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+#: What runs Core statements on these tables: an ORM Session (commands that load
+#: objects) or a Core Connection (the commands a person types, which never import
+#: ``sqlalchemy.orm``; issue 17). Both have ``execute``, ``scalar`` and ``scalars``;
+#: :func:`connection_of` and :func:`dialect_name` give the rest.
+Executor: TypeAlias = "Session | Connection"
+
+
+def connection_of(executor: Executor) -> Connection:
+    """The Core Connection of ``executor``: itself, or the Session's connection in its
+    transaction (``Session.connection()``)."""
+    if isinstance(executor, Connection):
+        return executor
+    return executor.connection()
+
+
+def dialect_name(executor: Executor) -> str:
+    """The name of ``executor``'s database dialect (``"sqlite"``, ``"postgresql"``)."""
+    if isinstance(executor, Connection):
+        return executor.dialect.name
+    return executor.get_bind().dialect.name
 
 #: Constraint names as the Alembic "naming" docs recommend, so migrations can name them.
 NAMING_CONVENTION = {

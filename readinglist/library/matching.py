@@ -17,6 +17,7 @@ from sqlalchemy import Table, bindparam, select, true, update
 from sqlalchemy.orm import Session
 
 from readinglist import citekeys, dedupe
+from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
 from readinglist.library._sql import CHUNK
 from readinglist.library.merging import MergePlan, derived_values, paper_values, plan_merge
 from readinglist.library.rows import load_papers, person_record
