@@ -61,6 +61,7 @@ def dialect_name(executor: Executor) -> str:
         return executor.dialect.name
     return executor.get_bind().dialect.name
 
+
 #: Constraint names as the Alembic "naming" docs recommend, so migrations can name them.
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",

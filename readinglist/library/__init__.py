@@ -255,9 +255,7 @@ _HOMES: dict[str, str] = {
 
 # The flush hooks must be registered before any Session of ours flushes: imported
 # before the first name is served, whatever the caller uses.
-__getattr__, __dir__ = lazy_exports(
-    __name__, _HOMES, globals(), first="readinglist.library.hooks"
-)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES, globals(), first="readinglist.library.hooks")
 
 __all__ = [
     "CHUNK",

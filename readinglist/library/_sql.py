@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Table, func, insert, select
 from sqlalchemy import text as sql_text
@@ -164,7 +164,7 @@ def insert_rows(
     spent most of its client CPU in psycopg parsing the placeholders of each
     15,000-parameter statement (issue 17).
     """
-    table = model if isinstance(model, Table) else cast(Table, model.__table__)
+    table = model if isinstance(model, Table) else model.__table__
     if dialect_name(session) == "sqlite":
         first = int(session.scalar(select(func.max(table.c.id))) or 0) + 1
         ids = list(range(first, first + len(rows)))

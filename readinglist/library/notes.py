@@ -49,14 +49,14 @@ def insert_note(session: Executor, paper_id: int, body: str, *, at: datetime | N
     if not text.strip():
         raise UsageError("the note is empty; nothing added")
     when = at or utcnow()
-    note_id = session.scalar(
+    note_id: int = session.execute(
         insert(NOTES)
         .values(paper_id=paper_id, body=text, created_at=when, updated_at=when)
         .returning(NOTES.c.id)
-    )
+    ).scalar_one()
     update_columns(session, [paper_id], {"updated_at": when})
     refresh_search_text(session, [paper_id])
-    return int(note_id)
+    return note_id
 
 
 def get_note(session: Session, note_id: int) -> Note:

@@ -207,9 +207,9 @@ def _sorted_aliases(aliases: Iterable[str]) -> tuple[str, ...]:
 
 
 #: The aliases of some papers (Core, the ids an expanding parameter: compiled once).
-_ALIASES = select(
-    ALIASES.c.paper_id, ALIASES.c.alias
-).where(ALIASES.c.paper_id.in_(bindparam("ids", expanding=True)))
+_ALIASES = select(ALIASES.c.paper_id, ALIASES.c.alias).where(
+    ALIASES.c.paper_id.in_(bindparam("ids", expanding=True))
+)
 
 
 def aliases_by_paper(session: Executor, ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
@@ -1036,7 +1036,9 @@ def _bibtex_records(
     columns = [papers.c[name] for name in BIBTEX_COLUMNS]
     rows = {
         row[0]: row
-        for row in connection_of(session).execute(select(*columns).where(papers.c.id.in_(part))).all()
+        for row in connection_of(session)
+        .execute(select(*columns).where(papers.c.id.in_(part)))
+        .all()
     }
     authors, editors = people_by_paper(session, part)
     records: dict[int, PaperRecord] = {}

@@ -136,13 +136,12 @@ def recompute_stale(session: Session) -> None:
     written = write_search_text(session, ids)
     if not written:
         return
-    from sqlalchemy.orm import identity_key
     from sqlalchemy.orm.attributes import set_committed_value
 
     from readinglist.models import Paper
 
     for paper_id, (text, when) in written.items():
-        paper = session.identity_map.get(identity_key(Paper, paper_id))
+        paper = session.identity_map.get(session.identity_key(Paper, paper_id))
         if paper is not None:
             set_committed_value(paper, "search_text", text)
             set_committed_value(paper, "updated_at", when)
@@ -185,10 +184,12 @@ def write_search_text(session: Executor, ids: Sequence[int]) -> dict[int, tuple[
             written[pid] = (text, now)
     if written:
         # One executemany, not one statement per paper (an import's 2,000 merges).
-        stmt = (
+        write = (
             update(PAPERS)
             .where(PAPERS.c.id == bindparam("b_id"))
             .values(search_text=bindparam("b_text"), updated_at=now)
         )
-        session.execute(stmt, [{"b_id": pid, "b_text": text} for pid, (text, _) in written.items()])
+        session.execute(
+            write, [{"b_id": pid, "b_text": text} for pid, (text, _) in written.items()]
+        )
     return written

@@ -289,9 +289,9 @@ def merge_tags(session: Session, sources: Sequence[str], target: str) -> tuple[s
     if source_ids:
         session.execute(delete(PAPER_TAGS).where(PAPER_TAGS.c.tag_id.in_(source_ids)))
         session.execute(
-            delete(TAGS).where(TAGS.c.id.in_(source_ids)).execution_options(
-                synchronize_session=False
-            )
+            delete(TAGS)
+            .where(TAGS.c.id.in_(source_ids))
+            .execution_options(synchronize_session=False)
         )
     name = session.scalar(select(TAGS.c.name).where(TAGS.c.id == target_id)) or target
     _expire_tags(session, paper_ids)
