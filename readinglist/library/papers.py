@@ -36,13 +36,13 @@ from readinglist.models import (
     Paper,
     PaperPerson,
     StatusEvent,
-    utcnow,
 )
 from readinglist.records import (
     COLUMN_FIELDS,
     EDITABLE,
     PaperRecord,
 )
+from readinglist.tables import STATUS_EVENTS, utcnow
 from readinglist.text import title_key
 
 
