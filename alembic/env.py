@@ -15,10 +15,10 @@ from typing import Any
 from sqlalchemy import Connection
 
 from alembic import context
-from readinglist.models import Base
+from readinglist.tables import METADATA
 
 config = context.config
-target_metadata = Base.metadata
+target_metadata = METADATA
 
 #: Created by hand in migration 0002: ``ix_papers_venue`` (SQLite only) and the partial
 #: ``ix_papers_title_provisional`` (its dialect options would cost every start-up).

@@ -14,9 +14,11 @@ Runs ``readinglist ARGS`` twice in child processes and prints one JSON object:
   the first run imported (timed: ``imports``), then runs the command with CPU time
   (``time.process_time``) accounted to ``engine`` (``AppContext.engine``: engine
   creation and the schema check), ``configure`` (the ORM's mapper configuration, on
-  the first ORM statement of a process; commands on Core rows skip it), ``sql``
-  (``Session.execute``/``scalar(s)``/``flush``/``commit`` and ``Connection.execute``:
-  compiling, executing, loading rows into objects) and ``rest`` (Click's parsing, our logic, rendering the output), each
+  the first ORM statement of a process; the typed commands, which run Core statements on
+  a Connection and never import ``sqlalchemy.orm``, skip it: 0), ``sql``
+  (``Connection.execute``/``scalar(s)``/``exec_driver_sql``, and, when the ORM is
+  loaded, ``Session.execute``/``scalar(s)``/``flush``/``commit``: compiling, executing,
+  loading rows into objects) and ``rest`` (Click's parsing, our logic, rendering the output), each
   call's CPU counted once, in its innermost timed phase;
 * ``start``: CPU of ``python -c pass`` (the interpreter itself).
 
@@ -65,12 +67,15 @@ def timed(owner, name, phase):
 
 from readinglist.cli._app import AppContext
 timed(AppContext, "engine", "engine")
-if "sqlalchemy.orm" in sys.modules:
+if "sqlalchemy.engine" in sys.modules:
     from sqlalchemy.engine import Connection
+    # Core statements: the typed commands' own, and those of a Session's connection
+    for name in ("execute", "scalar", "scalars", "exec_driver_sql"):
+        timed(Connection, name, "sql")
+if "sqlalchemy.orm" in sys.modules:
     from sqlalchemy.orm import Session
     for name in ("execute", "scalar", "scalars", "flush", "commit"):
         timed(Session, name, "sql")
-    timed(Connection, "execute", "sql")  # Core reads on the session's connection
     # the ORM's first use (a module function, looked up at each call)
     timed(sys.modules["sqlalchemy.orm.mapper"], "_configure_registries", "configure")
 sys.argv = ["readinglist", *sys.argv[2:]]

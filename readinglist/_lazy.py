@@ -18,19 +18,23 @@ if TYPE_CHECKING:
 
 
 def lazy_exports(
-    package: str, homes: Mapping[str, str], namespace: dict[str, Any]
+    package: str, homes: Mapping[str, str], namespace: dict[str, Any], *, first: str | None = None
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """Return the ``__getattr__`` and ``__dir__`` of package ``package``.
 
     ``homes`` maps each public name to the module that defines it; ``namespace`` is
     the package's ``globals()``, where a name is stored once imported. ``__getattr__``
-    raises AttributeError for a name that is not in ``homes``.
+    raises AttributeError for a name that is not in ``homes``. ``first``: a module
+    imported before any name is served (``readinglist.library`` registers its ORM
+    flush hooks so).
     """
 
     def get_attribute(name: str) -> Any:
         home = homes.get(name)
         if home is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        if first is not None:
+            importlib.import_module(first)
         value = getattr(importlib.import_module(home), name)
         namespace[name] = value
         return value

@@ -3,7 +3,9 @@
 ``show``, ``mark``, ``priority``, ``tag add`` and ``note add`` on one paper import no
 query parser, no importer or matcher, no rapidfuzz and no PostgreSQL dialect (the
 ``readinglist.library`` package imports its modules on first use); ``list QUERY``
-imports the parser but still no importer. The package still exports every name.
+imports the parser but still no importer. All of them run Core statements on a
+Connection: neither ``sqlalchemy.orm`` nor ``readinglist.models`` is imported. The
+package still exports every name.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ except SystemExit as exit:
     code = exit.code
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
 """
+
+#: What none of the typed commands imports: they run Core statements on
+#: ``readinglist.tables`` over a Connection (``db.connection_scope``; issue 17).
+NO_ORM = {"sqlalchemy.orm", "readinglist.models", "readinglist.library.hooks"}
 
 #: What none of the one-paper commands needs.
 NOT_NEEDED = {
@@ -82,7 +88,10 @@ def test_one_paper_commands_import_only_what_they_use(
 ) -> None:
     modules = imported(db_url, *args)
     assert "readinglist.library" in modules
-    assert "readinglist.library.search" in modules  # its flush hooks keep search text current
+    assert "sqlalchemy" in modules  # Core
+    assert not NO_ORM & modules
+    if args[0] in ("tag", "note"):  # their writes refresh the search text themselves
+        assert "readinglist.library.search" in modules
     assert not {m for m in modules if m in NOT_NEEDED or m.split(".")[0] in NOT_NEEDED}
     if db_url.startswith("sqlite"):  # PostgreSQL's dialect (and its async drivers) stay out
         assert "sqlalchemy.dialects.postgresql" not in modules
@@ -92,6 +101,38 @@ def test_list_with_a_query_imports_the_parser_but_no_importer(one_paper: None, d
     modules = imported(db_url, "list", "--limit", "50", "salmon")
     assert "readinglist.query" in modules
     assert not {"rapidfuzz", "readinglist.library.importing"} & modules
+    assert not NO_ORM & modules
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("mark", "read", "-q", "author:smith"),
+        ("priority", "low", "-q", "salmon"),
+        ("tag", "add", "fish", "-q", "year:2020"),
+        ("list", "-k", "salmon"),
+        ("list", "nothing", "smith2020"),  # no match: the hint looks keys up, in Core too
+    ],
+    ids=lambda args: " ".join(args),
+)
+def test_typed_commands_with_a_query_import_no_orm(
+    one_paper: None, db_url: str, args: tuple[str, ...]
+) -> None:
+    assert not NO_ORM & imported(db_url, *args)
+
+
+def test_the_orm_still_keeps_the_search_text_of_what_the_core_commands_wrote(
+    invoke: Callable[..., Any], one_paper: None, session: Any
+) -> None:
+    """A tag and a note written on a Connection are in the search text an ORM reader
+    recomputes (``db check``'s rule, ``search.paper_search_text``): one rule."""
+    from readinglist import library
+
+    assert invoke("tag", "add", "Fish-ladders", "smith2020").exit_code == 0
+    assert invoke("note", "add", "-m", "lamprey", "smith2020").exit_code == 0
+    paper = library.resolve(session, "smith2020")
+    assert library.paper_search_text(paper) == paper.search_text
+    assert {"fish", "ladders", "lamprey", "salmon"} <= set(paper.search_text.split())
 
 
 def test_a_note_added_by_a_light_command_is_searchable(

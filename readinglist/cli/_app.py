@@ -17,7 +17,7 @@ import click
 from readinglist.config import Settings
 
 if TYPE_CHECKING:
-    from sqlalchemy.engine import Engine
+    from sqlalchemy.engine import Connection, Engine
     from sqlalchemy.orm import Session
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -48,6 +48,16 @@ class AppContext:
 
         with db.session_scope(self.engine(), write=write) as session:
             yield session
+
+    @contextmanager
+    def connection(self, *, write: bool = True) -> Iterator[Connection]:
+        """Yield a Core Connection in one transaction (:func:`readinglist.db.connection_scope`):
+        for commands that run Core statements on ``readinglist.tables`` and so never
+        import the ORM (issue 17)."""
+        from readinglist import db
+
+        with db.connection_scope(self.engine(), write=write) as connection:
+            yield connection
 
     def close(self) -> None:
         """Dispose of the engine's connections."""

@@ -166,11 +166,12 @@ def warn_if_nothing_matched(session: Any, text: str) -> None:
     """Warn that query ``text`` selected no paper, pointing to ``key:`` when one of its
     words is a citation key or alias (``list spar2026``: free text does not search
     keys; a fresh user's ``export bibtex KEY`` wrote nothing and said nothing)."""
-    from readinglist import library, render
+    from readinglist import render
+    from readinglist.library.refs import keys_in_query  # Core: no ORM (issue 17)
 
     if not text.strip():
         return
-    keys = library.keys_in_query(session, text)
+    keys = keys_in_query(session, text)
     hint = ""
     if keys:
         terms = " ".join(f"key:{key}" for key in keys)

@@ -6,14 +6,13 @@ Imported only inside command bodies: ``readinglist.ranking`` imports scikit-lear
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from readinglist.cli._app import AppContext
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-    from readinglist.models import Paper
     from readinglist.ranking.ranker import Interest, Ranker
 
 
@@ -51,14 +50,6 @@ def interest_by_id(app: AppContext, session: Session, ids: Sequence[int]) -> Int
     (issue 17)."""
     ranker = open_ranker(app, session, streamed=True) if ids else None
     return ranker.interest_table() if ranker is not None else None
-
-
-def interest_of(
-    app: AppContext, session: Session, papers: Sequence[Paper]
-) -> dict[str | None, Any]:
-    """Return ``{citation key: interest}`` for ``papers`` (empty without a model)."""
-    scores = interest_by_id(app, session, [p.id for p in papers])
-    return {p.citekey: scores.get(p.id) for p in papers} if scores is not None else {}
 
 
 def list_by_interest(

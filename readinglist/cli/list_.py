@@ -59,9 +59,9 @@ def list_command(
         readinglist list "self correction" year:2024..
         readinglist list -k year:2026 | xargs readinglist tag add icml
     """
-    from readinglist import library, render
+    from readinglist import render
     from readinglist.collector import collector_paused
-    from readinglist.library.listing import iter_listing, listing_ids
+    from readinglist.library.listing import iter_listing, listing_ids, select_keys
 
     text = join_query(query)
     if sort == "interest":
@@ -69,9 +69,12 @@ def list_command(
 
         list_by_interest(app, text, as_json, keys_only, limit, reverse)
         return
-    with app.session(write=False) as session:
+    # Core statements on a Connection (issue 17: no ORM imported), but for --json, whose
+    # interest scores are the ranker's, which reads through a Session.
+    opened = app.session(write=False) if as_json else app.connection(write=False)
+    with opened as session:
         if keys_only:
-            keys = library.select_keys(session, text, sort=sort, limit=limit, reverse=reverse)
+            keys = select_keys(session, text, sort=sort, limit=limit, reverse=reverse)
             if keys:
                 render.echo("\n".join(keys))
             else:
@@ -85,8 +88,11 @@ def list_command(
             with collector_paused():
                 render.paper_table(record for _, record in iter_listing(session, ids, table=True))
             return
+        from sqlalchemy.engine import Connection
+
         from readinglist.cli._rank import interest_by_id
 
+        assert not isinstance(session, Connection)  # --json: a Session, above
         scores = interest_by_id(app, session, ids)
         with collector_paused():
             render.echo_json_array(
@@ -116,7 +122,10 @@ def show_command(app: AppContext, ref: str, as_json: bool, why: bool) -> None:
         readinglist show spar2026 --json
         readinglist show spar2026 --why
     """
-    from readinglist import library, render
+    from readinglist import render
+    from readinglist.library.listing import history as status_history
+    from readinglist.library.refs import resolve_id
+    from readinglist.library.rows import iter_records
 
     if why:
         from readinglist.cli._rank import show_why
@@ -125,15 +134,22 @@ def show_command(app: AppContext, ref: str, as_json: bool, why: bool) -> None:
         return
 
     interest = None
-    with app.session(write=False) as session:
-        paper = library.resolve(session, ref)
-        record = library.to_record(paper)
-        history = library.history(session, paper)
-        aliases = [a.alias for a in paper.aliases]
+    # Core rows on a Connection (issue 17: no ORM imported), but for --json, whose
+    # interest score is the ranker's, which reads through a Session.
+    opened = app.session(write=False) if as_json else app.connection(write=False)
+    with opened as session:
+        paper_id = resolve_id(session, ref)
+        record = next(iter(iter_records(session, [paper_id])))  # with notes and aliases
+        history = status_history(session, paper_id)
+        aliases = list(record.aliases)
         if as_json:  # the same number as `list --json` (scikit-learn loads only here)
-            from readinglist.cli._rank import interest_of
+            from sqlalchemy.engine import Connection
 
-            interest = interest_of(app, session, [paper]).get(paper.citekey)
+            from readinglist.cli._rank import interest_by_id
+
+            assert not isinstance(session, Connection)  # --json: a Session, above
+            scores = interest_by_id(app, session, [paper_id])
+            interest = scores.get(paper_id) if scores is not None else None
     if as_json:
         render.echo_json(render.paper_detail_json(record, history, aliases, interest))
     else:

@@ -91,13 +91,15 @@ def mark_command(
         readinglist mark to-read spar2026 safeseek2026
         readinglist mark read -q "tag:thesis status:reading"
     """
-    from readinglist import library
+    # Core rows on a Connection, not papers: one column changes (issue 17: neither the
+    # ORM nor the models are imported).
+    from readinglist.library.marks import write_status
+    from readinglist.library.refs import target_rows
 
-    with app.session() as session:
-        # Core rows, not papers: one column changes (issue 17: no mapper configured).
-        targets = library.target_rows(session, refs, query_text)
+    with app.connection() as connection:
+        targets = target_rows(connection, refs, query_text)
         current = {t.id: t.status for t in targets}
-        changed = set(library.write_status(session, current, status))
+        changed = set(write_status(connection, current, status))
         keys = [t.citekey for t in targets]
         changed_keys = [t.citekey for t in targets if t.id in changed]
         overridden = Counter(current[i] for i in changed if current[i] != "new")
@@ -130,11 +132,12 @@ def priority_command(
         readinglist priority high spar2026
         readinglist priority none -q tag:maybe
     """
-    from readinglist import library
+    from readinglist.library.marks import write_priority
+    from readinglist.library.refs import target_rows
 
-    with app.session() as session:
-        targets = library.target_rows(session, refs, query_text)  # Core rows, as in mark
-        changed = set(library.write_priority(session, {t.id: t.priority for t in targets}, level))
+    with app.connection() as connection:  # Core rows, as in mark
+        targets = target_rows(connection, refs, query_text)
+        changed = set(write_priority(connection, {t.id: t.priority for t in targets}, level))
         keys = [t.citekey for t in targets]
         changed_keys = [t.citekey for t in targets if t.id in changed]
     what = "cleared the priority of {n}" if level == "none" else f"set {{n}} to priority {level}"

@@ -44,10 +44,13 @@ def note_add_command(app: AppContext, ref: str, messages: tuple[str, ...]) -> No
         readinglist note add spar2026 -m "Residual policy; check the D4RL table."
         readinglist note add spar2026
     """
-    from readinglist import library, render
+    # Core statements on a Connection (issue 17: neither the ORM nor the models).
+    from readinglist import render
+    from readinglist.library.notes import insert_note
+    from readinglist.library.refs import citekey_of, resolve_id
 
-    with app.session(write=False) as session:
-        key = library.resolve(session, ref).citekey
+    with app.connection(write=False) as connection:
+        key = citekey_of(connection, resolve_id(connection, ref))
     if messages:
         text = "\n\n".join(messages)
     else:
@@ -56,10 +59,8 @@ def note_add_command(app: AppContext, ref: str, messages: tuple[str, ...]) -> No
             render.info("empty note; nothing added")
             return
         text = edited
-    with app.session() as session:
-        paper = library.resolve(session, ref)
-        note = library.add_note(session, paper, text)
-        note_id = note.id
+    with app.connection() as connection:
+        note_id = insert_note(connection, resolve_id(connection, ref), text)
     render.echo(str(note_id))
     render.info(f"added note {note_id} to {key}")
 

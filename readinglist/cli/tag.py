@@ -49,16 +49,18 @@ def tag_add_command(
         readinglist tag add thesis spar2026 safeseek2026
         readinglist tag add icml -q year:2026
     """
-    from readinglist import library
+    # Core rows on a Connection (issue 17: neither the ORM nor the models are imported).
+    from readinglist.library.refs import target_rows
+    from readinglist.library.tags import check_tag_name, find_tag_id, tag_name, tag_papers
 
-    with app.session() as session:
-        name = library.check_tag_name(tag)
-        papers = library.resolve_targets(session, refs, query_text)
-        changed = library.add_tags(session, papers, [name]) if papers else []
-        spelled = library.find_tag(session, name)
-        keys = [p.citekey for p in papers]
-        changed_keys = [p.citekey for p in changed]
-        shown = spelled.name if spelled is not None else name
+    with app.connection() as connection:
+        name = check_tag_name(tag)
+        targets = target_rows(connection, refs, query_text)
+        changed = set(tag_papers(connection, [t.id for t in targets], [name]))
+        tag_id = find_tag_id(connection, name)
+        keys = [t.citekey for t in targets]
+        changed_keys = [t.citekey for t in targets if t.id in changed]
+        shown = tag_name(connection, tag_id) if tag_id is not None else name
     report_changes(f"tagged {{n}} {shown}", keys, changed_keys, as_json, f"already {shown}")
 
 

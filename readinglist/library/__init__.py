@@ -1,11 +1,17 @@
-"""Domain operations on a reading list. Every function takes a Session and never commits.
+"""Domain operations on a reading list. Every function takes a Session (or a Core
+Connection, where it says so) and never commits.
 
-The caller (a CLI command) owns the transaction (``db.session_scope``), so an
-import, a merge or a batch of marks is all-or-nothing. The library never parses
-text (``formats`` do) and never prints (``render`` does). This package re-exports
-its public names, so callers write ``library.resolve(...)``; each module is imported
-when one of its names is first used (only ``search``, whose flush hooks keep the search
-text current, comes with the package).
+The caller (a CLI command) owns the transaction (``db.session_scope``,
+``db.connection_scope``), so an import, a merge or a batch of marks is
+all-or-nothing. The library never parses text (``formats`` do) and never prints
+(``render`` does). This package re-exports its public names, so callers write
+``library.resolve(...)``; each module is imported when one of its names is first
+used, after :mod:`.hooks` (the ORM Session's flush hooks that keep the search text
+and ``source_intact`` current). The commands a person types (``show``, ``mark``,
+``priority``, ``tag add``, ``note add -m``, ``list QUERY``) import the Core functions
+they call from their modules (``readinglist.library.refs`` ...), on a Connection:
+neither ``sqlalchemy.orm`` nor ``readinglist.models`` is imported then (issue 17).
+The modules of floors 0-3 and ``marks`` import no ORM at import time.
 
 Layout: one module per domain noun, in floors; a module imports only modules on
 floors below its own (``tests/test_architecture.py`` holds the table)::
@@ -13,11 +19,12 @@ floors below its own (``tests/test_architecture.py`` holds the table)::
     readinglist/library/
       _sql.py       floor 0  bulk SQL and every dialect branch: executemany with bind
                              processors, the SQLite FTS trigger, ON CONFLICT DO NOTHING,
-                             the PostgreSQL advisory lock. Only SQLAlchemy and models.
+                             the PostgreSQL advisory lock. Only SQLAlchemy Core, tables.
       rows.py       floor 1  rows <-> records: to_record, iter_records, load_papers,
                              people rows, the bibliographic digest.
-      search.py     floor 2  the search text: derived here only; kept current by the
-                             Session's flush hooks (Core writes call refresh_search_text).
+      marks.py      floor 1  status and priority: single-column Core writes.
+      search.py     floor 2  the search text: derived and written here only (Core).
+      hooks.py      floor 3  the ORM Session's flush hooks (search text, source_intact).
       refs.py       floor 3  REFs and queries resolved to papers; key/tag completion.
       tags.py       floor 3  tag names, links, rename, merge, counts.
       notes.py      floor 3  notes added, edited, deleted.
@@ -31,7 +38,7 @@ floors below its own (``tests/test_architecture.py`` holds the table)::
       importing.py  floor 6  Importer / import_records (one batch), sync_markdown.
       resolving.py  floor 7  ``resolve``: incomplete papers completed from a file or online.
 
-Below the package: ``models`` (tables), ``records`` (interchange types and the
+Below the package: ``tables`` (Core), ``models`` (ORM classes), ``records`` (interchange types and the
 field/priority vocabularies), ``prepare``, ``dedupe``, ``citekeys``, ``query``,
 ``text``, ``identifiers``. Above it: ``cli``, ``maintenance``, ``triage``.
 """
@@ -41,10 +48,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from readinglist._lazy import lazy_exports
-
-# The search text's flush hooks (library.search) must be registered before any
-# Session of ours flushes: imported with the package, whatever the caller uses.
-from readinglist.library import search as _search  # noqa: F401
 
 if TYPE_CHECKING:
     from readinglist.library._sql import (
@@ -74,6 +77,11 @@ if TYPE_CHECKING:
         select_keys,
         triage_queue,
     )
+    from readinglist.library.marks import (
+        priority_code,
+        write_priority,
+        write_status,
+    )
     from readinglist.library.merging import (
         adopt_source_keys,
         are_not_duplicates,
@@ -93,7 +101,6 @@ if TYPE_CHECKING:
     from readinglist.library.papers import (
         delete_papers,
         merge_papers,
-        priority_code,
         rekey,
         restore_status,
         set_priority,
@@ -101,8 +108,6 @@ if TYPE_CHECKING:
         set_title,
         touch,
         update_paper,
-        write_priority,
-        write_status,
     )
     from readinglist.library.refs import (
         TARGET_COLUMNS,
@@ -215,7 +220,7 @@ _HOMES: dict[str, str] = {
     "paper_stats": "readinglist.library.listing",
     "papers_for_keys": "readinglist.library.refs",
     "person_key": "readinglist.library.rows",
-    "priority_code": "readinglist.library.papers",
+    "priority_code": "readinglist.library.marks",
     "prepare_record": "readinglist.prepare",
     "refresh_search_text": "readinglist.library.search",
     "rekey": "readinglist.library.papers",
@@ -243,12 +248,14 @@ _HOMES: dict[str, str] = {
     "undo_completions": "readinglist.library.merging",
     "update_note": "readinglist.library.notes",
     "update_paper": "readinglist.library.papers",
-    "write_priority": "readinglist.library.papers",
-    "write_status": "readinglist.library.papers",
+    "write_priority": "readinglist.library.marks",
+    "write_status": "readinglist.library.marks",
 }
 
 
-__getattr__, __dir__ = lazy_exports(__name__, _HOMES, globals())
+# The flush hooks must be registered before any Session of ours flushes: imported
+# before the first name is served, whatever the caller uses.
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES, globals(), first="readinglist.library.hooks")
 
 __all__ = [
     "CHUNK",

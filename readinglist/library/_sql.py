@@ -4,7 +4,8 @@ Bulk inserts (``executemany`` with the columns' bind processors), the SQLite
 full-text trigger held back during a bulk insert, ``INSERT ... ON CONFLICT DO
 NOTHING`` per dialect, the PostgreSQL advisory lock that serialises imports and
 the planner statistics a long PostgreSQL import refreshes (:class:`Statistics`).
-Imports only SQLAlchemy and ``readinglist.models``.
+Imports only SQLAlchemy Core and ``readinglist.tables``: every function takes an
+:data:`~readinglist.tables.Executor` (a Session or a Connection).
 """
 
 from __future__ import annotations
@@ -12,16 +13,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from operator import itemgetter
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Table, func, insert, select
 from sqlalchemy import text as sql_text
-from sqlalchemy.orm import Session
 
-from readinglist.models import (
-    Paper,
-    Person,
-)
+from readinglist.tables import PAPERS, Executor, connection_of, dialect_name
+
+if TYPE_CHECKING:
+    from readinglist.models import Paper, Person
 
 #: Rows per IN (...) look-up and per bulk insert.
 CHUNK = 500
@@ -31,7 +31,7 @@ CHUNK = 500
 IMPORT_LOCK = 7_312_002
 
 
-def serialize_imports(session: Session) -> None:
+def serialize_imports(session: Executor) -> None:
     """Let one import at a time run on PostgreSQL, until its transaction ends.
 
     An import reads the library (duplicates, citation keys in use, known people)
@@ -39,7 +39,7 @@ def serialize_imports(session: Session) -> None:
     same new person or key (a unique violation) or both add one paper. SQLite
     needs nothing: ``BEGIN IMMEDIATE`` already admits one writer at a time.
     """
-    if session.get_bind().dialect.name == "postgresql":
+    if dialect_name(session) == "postgresql":
         session.execute(select(func.pg_advisory_xact_lock(IMPORT_LOCK)))
 
 
@@ -88,9 +88,9 @@ class Statistics:
     without statistics: nothing to do there.
     """
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Executor) -> None:
         self.session = session
-        self.active = session.get_bind().dialect.name == "postgresql"
+        self.active = dialect_name(session) == "postgresql"
         self.added = 0
         self.next = ANALYZE_FIRST
         self.runs = 0
@@ -110,7 +110,7 @@ class Statistics:
         self.next = 2 * self.added
 
 
-def insert_or_ignore(session: Session, model: type[Any]) -> Any:
+def insert_or_ignore(session: Executor, model: type[Any] | Table) -> Any:
     """Return ``INSERT ... ON CONFLICT DO NOTHING`` for ``model`` in the session's dialect.
 
     SQLite serialises writers (``BEGIN IMMEDIATE``), but on PostgreSQL two
@@ -120,7 +120,7 @@ def insert_or_ignore(session: Session, model: type[Any]) -> Any:
     """
     # The dialect modules load here, not at import: PostgreSQL's pulls in its async
     # drivers' modules, ~20 ms that `mark` on SQLite never needs (issue 17).
-    if session.get_bind().dialect.name == "postgresql":
+    if dialect_name(session) == "postgresql":
         from sqlalchemy.dialects import postgresql
 
         return postgresql.insert(model).on_conflict_do_nothing()
@@ -129,12 +129,12 @@ def insert_or_ignore(session: Session, model: type[Any]) -> Any:
     return sqlite.insert(model).on_conflict_do_nothing()
 
 
-def insert_papers(session: Session, rows: list[dict[str, Any]]) -> list[int]:
+def insert_papers(session: Executor, rows: list[dict[str, Any]]) -> list[int]:
     """Insert paper rows (and their full-text entries); return their ids in row order."""
     if not rows:
         return []
     with fts_bulk_insert(session) as bulk:
-        ids = insert_rows(session, Paper, rows)
+        ids = insert_rows(session, PAPERS, rows)
         if bulk:
             session.execute(
                 sql_text("INSERT INTO paper_fts(rowid, search_text) VALUES (:id, :search_text)"),
@@ -147,10 +147,10 @@ def insert_papers(session: Session, rows: list[dict[str, Any]]) -> list[int]:
 
 
 def insert_rows(
-    session: Session, model: type[Paper] | type[Person], rows: list[dict[str, Any]]
+    session: Executor, model: type[Paper] | type[Person] | Table, rows: list[dict[str, Any]]
 ) -> list[int]:
-    """Insert ``rows`` into ``model``'s table; return the new ids in row order (each
-    row's ``"id"`` is set to its id too).
+    """Insert ``rows`` into ``model``'s table (or the table ``model``); return the new
+    ids in row order (each row's ``"id"`` is set to its id too).
 
     SQLite: ids are assigned here (``max(id) + 1`` on), and the rows go in through one
     Core ``executemany``. The caller's transaction holds SQLite's write lock already
@@ -164,8 +164,8 @@ def insert_rows(
     spent most of its client CPU in psycopg parsing the placeholders of each
     15,000-parameter statement (issue 17).
     """
-    table = cast(Table, model.__table__)
-    if session.get_bind().dialect.name == "sqlite":
+    table = model if isinstance(model, Table) else model.__table__
+    if dialect_name(session) == "sqlite":
         first = int(session.scalar(select(func.max(table.c.id))) or 0) + 1
         ids = list(range(first, first + len(rows)))
     else:
@@ -183,7 +183,7 @@ def insert_rows(
 
 
 def executemany(
-    session: Session, table: Any, rows: Sequence[Any], names: Sequence[str] | None = None
+    session: Executor, table: Any, rows: Sequence[Any], names: Sequence[str] | None = None
 ) -> None:
     """INSERT ``rows`` into ``table`` in one pass: dicts with the same keys, or, with
     ``names``, tuples of the values of those columns in that order (no dict per row:
@@ -201,7 +201,7 @@ def executemany(
         return
     names = list(rows[0]) if names is None else list(names)
     columns = [table.c[name] for name in names]
-    dialect = session.get_bind().dialect
+    dialect = connection_of(session).dialect
     if dialect.name not in ("sqlite", "postgresql") or any(
         column.default is not None for column in table.columns if column.name not in names
     ):
@@ -224,7 +224,7 @@ def executemany(
         f"INSERT INTO {quote(table.name)} ({', '.join(quote(n) for n in names)}) "
         f"VALUES ({', '.join('?' for _ in names)})"
     )
-    session.connection().exec_driver_sql(sql, params)
+    connection_of(session).exec_driver_sql(sql, params)
 
 
 def bound_values(dialect: Any, columns: list[Any], rows: Sequence[Any]) -> list[Any]:
@@ -262,21 +262,21 @@ def bound_values(dialect: Any, columns: list[Any], rows: Sequence[Any]) -> list[
     return params
 
 
-def copy_rows(session: Session, sql: str, params: list[Any]) -> None:
+def copy_rows(session: Executor, sql: str, params: list[Any]) -> None:
     """Run PostgreSQL's ``COPY ... FROM STDIN`` statement ``sql`` with the tuples
     ``params`` (bound values, :func:`bound_values`) in the session's transaction.
 
     psycopg's ``Copy.write_row`` adapts each value as it would a query parameter; the
     server parses the text by the column's type (JSON text, ``timestamptz``).
     """
-    driver: Any = session.connection().connection.driver_connection
+    driver: Any = connection_of(session).connection.driver_connection
     with driver.cursor() as cursor, cursor.copy(sql) as copy:
         for values in params:
             copy.write_row(values)
 
 
 @contextmanager
-def fts_bulk_insert(session: Session) -> Iterator[bool]:
+def fts_bulk_insert(session: Executor) -> Iterator[bool]:
     """On SQLite, hold back the full-text insert trigger while papers are bulk-inserted.
 
     Yields True when the caller must fill ``paper_fts`` itself (one ``executemany``),
@@ -288,7 +288,7 @@ def fts_bulk_insert(session: Session) -> Iterator[bool]:
     transaction: SQLite's DDL is transactional, so a failure rolls both back, and
     other connections never see the library without it.
     """
-    if session.get_bind().dialect.name != "sqlite":
+    if dialect_name(session) != "sqlite":
         yield False
         return
     sql = session.scalar(

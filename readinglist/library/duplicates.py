@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from readinglist import dedupe, query
 from readinglist.errors import UsageError
+from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
 from readinglist.library.matching import Index, Pool, candidate_of, load_pool
 from readinglist.library.rows import load_papers, to_record
 from readinglist.models import NotDuplicate, Paper

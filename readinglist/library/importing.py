@@ -16,6 +16,7 @@ from sqlalchemy import insert, update
 from sqlalchemy.orm import Session
 
 from readinglist import citekeys, dedupe
+from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
 from readinglist.library._sql import Statistics, insert_papers, serialize_imports
 from readinglist.library.matching import (
     Candidate,

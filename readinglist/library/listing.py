@@ -1,53 +1,69 @@
-"""Read-only views for ``list``, ``stats``, ``triage`` and ``history``: light queries, no writes."""
+"""Read-only views for ``list``, ``stats``, ``triage`` and ``history``: light queries, no writes.
+
+Core statements on the tables (an :data:`~readinglist.tables.Executor`: ``list QUERY``
+and ``show`` run them on a Connection without the ORM, issue 17), except the functions
+that return ORM papers (``all_papers``, ``list_papers``), which import it when called.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Table, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import func, select
 
 from readinglist import counting
 from readinglist.library._sql import CHUNK
 from readinglist.library.rows import (
     TABLE_COLUMNS,
     iter_listing_records,
-    load_papers,
-    load_papers_for_listing,
     tags_by_paper,
 )
-from readinglist.models import (
-    PAPER_TAGS,
-    PAPERS,
-    PRIORITY_NAMES,
-    STATUS_EVENTS,
-    TAGS,
-    Paper,
-)
 from readinglist.records import (
+    PRIORITY_NAMES,
     OutlineRecord,
     PaperRecord,
 )
+from readinglist.tables import (
+    PAPER_TAGS,
+    PAPERS,
+    STATUS_EVENTS,
+    TAGS,
+    Executor,
+    connection_of,
+)
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from readinglist.models import Paper
 
 
 def all_papers(session: Session) -> list[Paper]:
     """Return every paper in order of addition (oldest first), then by key."""
+    from readinglist.library.rows import load_papers
+
     return load_papers(session)
 
 
-def history(session: Session, paper: Paper) -> list[dict[str, Any]]:
-    """Return the paper's read-status history as ``{"from", "to", "at"}`` dicts, oldest first."""
-    return [{"from": e.from_status, "to": e.to_status, "at": e.at} for e in paper.events]
+def history(session: Executor, paper_id: int) -> list[dict[str, Any]]:
+    """Return the read-status history of the paper ``paper_id`` as ``{"from", "to",
+    "at"}`` dicts, oldest first (in the order the changes were recorded)."""
+    rows = session.execute(
+        select(STATUS_EVENTS.c.from_status, STATUS_EVENTS.c.to_status, STATUS_EVENTS.c.at)
+        .where(STATUS_EVENTS.c.paper_id == paper_id)
+        .order_by(STATUS_EVENTS.c.id)
+    )
+    return [{"from": old, "to": new, "at": at} for old, new, at in rows]
 
 
-def count_papers(session: Session) -> int:
+def count_papers(session: Executor) -> int:
     """Return the number of papers in the library."""
-    return int(session.scalar(select(func.count(Paper.id))) or 0)
+    return int(session.scalar(select(func.count(PAPERS.c.id))) or 0)
 
 
 def select_keys(
-    session: Session,
+    session: Executor,
     query_text: str = "",
     *,
     sort: str | None = None,
@@ -78,13 +94,14 @@ def list_papers(
     notes. Raises InvalidQuery or UsageError.
     """
     from readinglist import query
+    from readinglist.library.rows import load_papers_for_listing
 
     ids = query.paper_ids(session, query_text, sort=sort, limit=limit, reverse=reverse)
     return load_papers_for_listing(session, ids)
 
 
 def listing_ids(
-    session: Session,
+    session: Executor,
     query_text: str = "",
     *,
     sort: str | None = None,
@@ -100,7 +117,7 @@ def listing_ids(
 
 
 def iter_listing(
-    session: Session, ids: Sequence[int], *, table: bool = False
+    session: Executor, ids: Sequence[int], *, table: bool = False
 ) -> Iterator[tuple[int, PaperRecord]]:
     """Yield ``(paper id, record)`` with what ``list`` shows for the papers ``ids``, in order.
 
@@ -119,7 +136,7 @@ _OUTLINE_COLUMNS = ("citekey", "status", "priority", "year", "venue")
 
 
 def export_outline(
-    session: Session, ids: Sequence[int], *, with_tags: bool = False
+    session: Executor, ids: Sequence[int], *, with_tags: bool = False
 ) -> list[OutlineRecord]:
     """Return, for the papers ``ids`` in that order (unknown ids skipped), light records
     (:class:`~readinglist.records.OutlineRecord`) holding only what a Markdown export
@@ -132,9 +149,9 @@ def export_outline(
     """
     outline: list[OutlineRecord] = []
     shared: dict[str, str] = {}  # one string per distinct status and venue
-    papers = cast(Table, Paper.__table__)
+    papers = PAPERS
     columns = select(*(papers.c[name] for name in ("id", *_OUTLINE_COLUMNS)))
-    connection = session.connection()
+    connection = connection_of(session)
     for start in range(0, len(ids), CHUNK * 4):
         part = list(ids[start : start + CHUNK * 4])
         rows = {
@@ -157,15 +174,15 @@ def export_outline(
     return outline
 
 
-def triage_queue(session: Session, query_text: str = "", *, only_new: bool = True) -> list[int]:
+def triage_queue(session: Executor, query_text: str = "", *, only_new: bool = True) -> list[int]:
     """Return the ids of the papers ``triage`` walks, oldest import first (then file order).
 
     Those ``query_text`` selects (every paper when blank), limited to status ``new``
     when ``only_new``. Raises InvalidQuery for a bad query.
     """
-    stmt = select(Paper.id, Paper.added_at)
+    stmt = select(PAPERS.c.id, PAPERS.c.added_at)
     if only_new:
-        stmt = stmt.where(Paper.status == "new")
+        stmt = stmt.where(PAPERS.c.status == "new")
     if not query_text.strip():
         rows = session.execute(stmt).all()
     else:
@@ -174,11 +191,11 @@ def triage_queue(session: Session, query_text: str = "", *, only_new: bool = Tru
         ids = query.paper_ids(session, query_text)
         rows = []
         for start in range(0, len(ids), CHUNK):
-            rows.extend(session.execute(stmt.where(Paper.id.in_(ids[start : start + CHUNK]))))
+            rows.extend(session.execute(stmt.where(PAPERS.c.id.in_(ids[start : start + CHUNK]))))
     return [int(pid) for pid, _ in sorted(rows, key=lambda r: (r[1], r[0]))]
 
 
-def paper_stats(session: Session, query_text: str = "") -> dict[str, Any]:
+def paper_stats(session: Executor, query_text: str = "") -> dict[str, Any]:
     """Count the papers ``query_text`` selects (all when blank) for ``stats``.
 
     Returns :func:`readinglist.counting.tally`'s counts (its docstring says what is
@@ -201,7 +218,7 @@ def paper_stats(session: Session, query_text: str = "") -> dict[str, Any]:
     # Counted by the database (GROUP BY), on the connection: Core rows of the tables, so
     # the ORM's mappers are never configured (~55 ms; issue 17). The rules are
     # counting.tally's (which counting.sqlite_stats feeds without SQLAlchemy).
-    execute = session.connection().execute
+    execute = connection_of(session).execute
     return counting.tally(
         chunks(
             select(PAPERS.c.status, func.count()).group_by(PAPERS.c.status), PAPERS.c.id, execute

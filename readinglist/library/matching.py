@@ -11,12 +11,13 @@ from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Table, bindparam, select, true, update
+from sqlalchemy import bindparam, select, true, update
 from sqlalchemy.orm import Session
 
 from readinglist import citekeys, dedupe
+from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
 from readinglist.library._sql import CHUNK
 from readinglist.library.merging import MergePlan, derived_values, paper_values, plan_merge
 from readinglist.library.rows import load_papers, person_record
@@ -315,7 +316,7 @@ def apply_merges(session: Session, merged: dict[int, tuple[Candidate, set[str]]]
 def update_many(session: Session, groups: dict[tuple[str, ...], list[dict[str, Any]]]) -> None:
     """Run one executemany ``UPDATE papers`` per column set of ``groups`` (rows keyed
     ``b_id`` and ``b_<column>``)."""
-    table = cast(Table, Paper.__table__)
+    table = Paper.__table__
     for columns, rows in groups.items():
         stmt = (
             update(table)

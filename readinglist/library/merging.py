@@ -30,6 +30,7 @@ from sqlalchemy.orm import Session
 
 from readinglist import citekeys, dedupe
 from readinglist.digest import json_digest
+from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
 from readinglist.library.refs import follow_crossrefs, key_taken
 from readinglist.library.rows import insert_people, person_key, person_record, record_values
 from readinglist.library.search import refresh_search_text

@@ -1,47 +1,68 @@
 """Notes: Markdown notes added to, edited in and deleted from papers.
 
-The search text of their papers follows through the session's flush (:mod:`.search`).
+The search text of their papers follows: :func:`insert_note` (Core; ``note add`` runs
+it on a Connection without the ORM, issue 17) refreshes it itself, the ORM functions
+through the Session's flush hooks (:mod:`.hooks`, registered by the package).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from sqlalchemy import select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import insert, select, update
 
 from readinglist.errors import NotFound, UsageError
-from readinglist.library import search as _search  # noqa: F401  (registers the flush hook)
-from readinglist.models import (
-    Note,
-    Paper,
-    utcnow,
-)
+from readinglist.library.marks import update_columns
+from readinglist.library.search import refresh_search_text
+from readinglist.tables import NOTES, PAPERS, Executor, utcnow
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from readinglist.models import Note, Paper
 from readinglist.text import plural
 
 
 def add_note(session: Session, paper: Paper, body: str, *, at: datetime | None = None) -> Note:
-    """Add a Markdown note to ``paper`` and return it (its ``id`` assigned).
+    """Add a Markdown note to ``paper`` and return it (its ``id`` assigned):
+    :func:`insert_note` (the rule; UsageError for an empty note), then the object."""
+    from readinglist.models import Note
+
+    session.flush()
+    note = session.get(Note, insert_note(session, paper.id, body, at=at))
+    assert note is not None  # inserted in this transaction
+    session.expire(paper, ["notes", "updated_at", "search_text"])
+    return note
+
+
+def insert_note(session: Executor, paper_id: int, body: str, *, at: datetime | None = None) -> int:
+    """Add a Markdown note to the paper ``paper_id``; return the note's id.
 
     The text is kept as written, less surrounding blank lines and trailing white
-    space. Created and updated times are ``at`` (default now, UTC). The paper's
-    search text is refreshed. Raises UsageError for an empty note.
+    space. Created and updated times are ``at`` (default now, UTC), and so is the
+    paper's ``updated_at``; the paper's search text is refreshed. Core statements
+    (``note add -m`` on a Connection). Raises UsageError for an empty note.
     """
     text = body.strip("\n").rstrip()
     if not text.strip():
         raise UsageError("the note is empty; nothing added")
     when = at or utcnow()
-    note = Note(paper_id=paper.id, body=text, created_at=when, updated_at=when)
-    session.add(note)
-    paper.updated_at = when
-    session.flush()
-    session.expire(paper, ["notes"])
-    return note
+    note_id: int = session.execute(
+        insert(NOTES)
+        .values(paper_id=paper_id, body=text, created_at=when, updated_at=when)
+        .returning(NOTES.c.id)
+    ).scalar_one()
+    update_columns(session, [paper_id], {"updated_at": when})
+    refresh_search_text(session, [paper_id])
+    return note_id
 
 
 def get_note(session: Session, note_id: int) -> Note:
     """Return the note with id ``note_id``. Raises NotFound naming the id."""
+    from readinglist.models import Note
+
     note = session.get(Note, note_id)
     if note is None:
         raise NotFound(f"no note with id {note_id}")
@@ -50,6 +71,8 @@ def get_note(session: Session, note_id: int) -> Note:
 
 def get_notes(session: Session, note_ids: Sequence[int]) -> list[Note]:
     """Return the notes ``note_ids`` in order without repeats; all or NotFound naming the unknown."""
+    from readinglist.models import Note
+
     notes: list[Note] = []
     unknown: list[int] = []
     for note_id in dict.fromkeys(note_ids):
@@ -66,6 +89,8 @@ def get_notes(session: Session, note_ids: Sequence[int]) -> list[Note]:
 
 def notes_of(session: Session, paper: Paper) -> list[Note]:
     """Return the notes of ``paper``, oldest first."""
+    from readinglist.models import Note
+
     return list(session.scalars(select(Note).where(Note.paper_id == paper.id).order_by(Note.id)))
 
 
@@ -82,7 +107,7 @@ def update_note(session: Session, note: Note, body: str, *, at: datetime | None 
     when = at or utcnow()
     note.body = text
     note.updated_at = when
-    session.execute(update(Paper).where(Paper.id == note.paper_id).values(updated_at=when))
+    session.execute(update(PAPERS).where(PAPERS.c.id == note.paper_id).values(updated_at=when))
     session.flush()
     _expire_notes(session, [note.paper_id])
     return True
@@ -98,6 +123,8 @@ def delete_notes(session: Session, notes: Sequence[Note]) -> None:
 
 
 def _expire_notes(session: Session, paper_ids: Iterable[int]) -> None:
+    from readinglist.models import Paper
+
     wanted = set(paper_ids)
     for obj in list(session.identity_map.values()):
         if isinstance(obj, Paper) and obj.id in wanted:

@@ -8,39 +8,41 @@ merges use (the merge rule, rapidfuzz through ``dedupe``) is imported inside the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
 from readinglist import db
 from readinglist.errors import Conflict, UsageError
+from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
 from readinglist.library._sql import CHUNK
+from readinglist.library.marks import (
+    priority_code,
+    status_values,
+    write_priority,
+    write_status,
+)
 from readinglist.library.refs import find_paper, follow_crossrefs, key_taken
 from readinglist.library.rows import insert_people, keywords_text, to_record
 from readinglist.library.search import refresh_search_text
 from readinglist.models import (
-    PAPERS,
-    PRIORITY_CODES,
-    STATUS_EVENTS,
     Alias,
     Note,
     Paper,
     PaperPerson,
     StatusEvent,
-    utcnow,
 )
 from readinglist.records import (
     COLUMN_FIELDS,
     EDITABLE,
-    PRIORITY_LEVELS,
-    STATUSES,
     PaperRecord,
 )
+from readinglist.tables import STATUS_EVENTS, utcnow
 from readinglist.text import title_key
 
 
@@ -59,54 +61,10 @@ def set_status(
     changed_ids = set(write_status(session, {p.id: p.status for p in papers}, status, at=when))
     changed = [paper for paper in papers if paper.id in changed_ids]
     for paper in changed:
-        for name, value in _status_values(status, when).items():
+        for name, value in status_values(status, when).items():
             set_committed_value(paper, name, value)
         session.expire(paper, ["events"])  # read again when asked for
     return changed
-
-
-def write_status(
-    session: Session, current: Mapping[int, str], status: str, *, at: datetime | None = None
-) -> list[int]:
-    """Set the read status of the papers ``current`` maps (paper id -> status now) to
-    ``status``; return the ids that changed, in order. The one home of the status rule.
-
-    ``status`` is one of ``records.STATUSES`` (else UsageError). Moving to ``read``
-    sets ``read_at``; leaving ``read`` clears it; ``updated_at`` is ``at`` (default
-    now). Papers already at ``status`` are left alone; every change is recorded in the
-    status history (a StatusEvent row). Core statements on the tables, a chunk of
-    papers at a time (issue 17: ``mark -q`` on 100,000 papers was one ORM unit of work
-    per paper; ``mark`` configures no mapper): status, ``read_at`` and ``updated_at``
-    only, so no relationship is loaded; the search text does not contain the status,
-    so it needs no refresh.
-    """
-    if status not in STATUSES:
-        raise UsageError(f"unknown status {status!r}; use one of {', '.join(STATUSES)}")
-    when = at or utcnow()
-    changed = [paper_id for paper_id, old in current.items() if old != status]
-    if not changed:
-        return []
-    session.execute(
-        insert(STATUS_EVENTS),
-        [
-            {"paper_id": pid, "from_status": current[pid], "to_status": status, "at": when}
-            for pid in changed
-        ],
-    )
-    _update_columns(session, changed, _status_values(status, when))
-    return changed
-
-
-def _status_values(status: str, when: datetime) -> dict[str, Any]:
-    """The columns a change to ``status`` at ``when`` writes."""
-    return {"status": status, "read_at": when if status == "read" else None, "updated_at": when}
-
-
-def _update_columns(session: Session, ids: Sequence[int], values: dict[str, Any]) -> None:
-    """``UPDATE papers SET values WHERE id IN ids``, a chunk of ids at a time (Core)."""
-    for start in range(0, len(ids), CHUNK):
-        chunk = ids[start : start + CHUNK]
-        session.execute(update(PAPERS).where(PAPERS.c.id.in_(chunk)).values(**values))
 
 
 def latest_status_change(session: Session) -> datetime | None:
@@ -162,34 +120,6 @@ def set_priority(
     for paper in changed:
         for name, value in (("priority", code), ("updated_at", when)):
             set_committed_value(paper, name, value)
-    return changed
-
-
-def priority_code(level: str | None) -> int | None:
-    """The stored code of a priority ``level`` (``models.PRIORITY_CODES``); None for
-    ``none``/None. Raises UsageError for anything else."""
-    if level is None or level == "none":
-        return None
-    if level in PRIORITY_CODES:
-        return PRIORITY_CODES[level]
-    raise UsageError(f"unknown priority {level!r}; use one of {', '.join(PRIORITY_LEVELS)}")
-
-
-def write_priority(
-    session: Session,
-    current: Mapping[int, int | None],
-    level: str | None,
-    *,
-    at: datetime | None = None,
-) -> list[int]:
-    """Set the priority of the papers ``current`` maps (paper id -> priority code now)
-    to ``level`` (:func:`priority_code`; UsageError); return the ids that changed, in
-    order. One Core UPDATE per chunk of papers (``priority`` and ``updated_at``, at
-    ``at``, default now), as in :func:`write_status`."""
-    code = priority_code(level)
-    changed = [paper_id for paper_id, old in current.items() if old != code]
-    if changed:
-        _update_columns(session, changed, {"priority": code, "updated_at": at or utcnow()})
     return changed
 
 

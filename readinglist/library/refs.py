@@ -1,24 +1,30 @@
 """References: a REF (citation key or alias) or a query resolved to papers, and completion.
 
 Raises NotFound naming what is unknown; the query language is ``readinglist.query``.
+The functions that return ids or Core rows take an :data:`~readinglist.tables.Executor`
+(a Session or a Connection) and import no ORM; those that return ORM papers import it
+when called.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Row, select
-from sqlalchemy.orm import Session
 
 from readinglist.errors import NotFound, UsageError
 from readinglist.library._sql import CHUNK
-from readinglist.library.rows import load_papers
-from readinglist.models import ALIASES, PAPERS, Paper, utcnow
+from readinglist.tables import ALIASES, PAPERS, Executor, connection_of, utcnow
 from readinglist.text import plural
 
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
-def find_paper_id(session: Session, ref: str) -> int | None:
+    from readinglist.models import Paper
+
+
+def find_paper_id(session: Executor, ref: str) -> int | None:
     """Return the id of the paper whose citation key or alias is ``ref``
     (case-insensitive), or None. Core statements on the tables: no mapper is configured
     (``mark`` and ``priority`` load no ORM object; issue 17)."""
@@ -33,10 +39,10 @@ def find_paper(session: Session, ref: str) -> Paper | None:
     """Return the paper whose citation key or alias is ``ref`` (case-insensitive), or None
     (:func:`find_paper_id`, then the object)."""
     paper_id = find_paper_id(session, ref)
-    return None if paper_id is None else session.get(Paper, paper_id)
+    return None if paper_id is None else _get(session, paper_id)
 
 
-def keys_in_query(session: Session, query_text: str) -> list[str]:
+def keys_in_query(session: Executor, query_text: str) -> list[str]:
     """The words of ``query_text`` that are citation keys or aliases, as written.
 
     For the hint of a query that selected nothing: a bare word is free text, which does
@@ -48,11 +54,23 @@ def keys_in_query(session: Session, query_text: str) -> list[str]:
 
 
 def resolve(session: Session, ref: str) -> Paper:
-    """Return the paper for ``ref`` (a citation key or alias). Raises NotFound naming it."""
-    paper = find_paper(session, ref)
-    if paper is None:
+    """Return the paper for ``ref`` (a citation key or alias). Raises NotFound naming it
+    (:func:`resolve_id`)."""
+    return _get(session, resolve_id(session, ref))
+
+
+def resolve_id(session: Executor, ref: str) -> int:
+    """Return the id of the paper for ``ref`` (a citation key or alias; Core, no ORM).
+    Raises NotFound naming it."""
+    paper_id = find_paper_id(session, ref)
+    if paper_id is None:
         raise NotFound(f"no paper with citation key {ref!r}")
-    return paper
+    return paper_id
+
+
+def citekey_of(session: Executor, paper_id: int) -> str:
+    """Return the citation key of the paper ``paper_id`` (which exists)."""
+    return str(session.scalar(select(PAPERS.c.citekey).where(PAPERS.c.id == paper_id)))
 
 
 def resolve_many(session: Session, refs: Sequence[str]) -> list[Paper]:
@@ -63,7 +81,7 @@ def resolve_many(session: Session, refs: Sequence[str]) -> list[Paper]:
     return [_get(session, paper_id) for paper_id in _resolve_ids(session, refs)]
 
 
-def _resolve_ids(session: Session, refs: Sequence[str]) -> list[int]:
+def _resolve_ids(session: Executor, refs: Sequence[str]) -> list[int]:
     """The ids of :func:`resolve_many` (NotFound naming every unknown REF)."""
     ids, unknown = _find_all_ids(session, refs)
     if unknown:
@@ -74,12 +92,14 @@ def _resolve_ids(session: Session, refs: Sequence[str]) -> list[int]:
 
 
 def _get(session: Session, paper_id: int) -> Paper:
+    from readinglist.models import Paper
+
     paper = session.get(Paper, paper_id)
     assert paper is not None  # found in this transaction
     return paper
 
 
-def key_taken(session: Session, folded: str) -> bool:
+def key_taken(session: Executor, folded: str) -> bool:
     """True when ``folded`` (a lower-case key) is a paper's key or an alias."""
     # Table columns (Core): `list QUERY` calls this when nothing matched, and so
     # configures no mapper (models.PAPERS).
@@ -106,7 +126,7 @@ def resolve_targets(session: Session, refs: Sequence[str], query_text: str | Non
 TARGET_COLUMNS = ("id", "citekey", "status", "priority")
 
 
-def target_rows(session: Session, refs: Sequence[str], query_text: str | None) -> list[Row[Any]]:
+def target_rows(session: Executor, refs: Sequence[str], query_text: str | None) -> list[Row[Any]]:
     """:func:`resolve_targets` as Core rows of :data:`TARGET_COLUMNS` (``row.id``,
     ``row.citekey``, ``row.status``, ``row.priority``), in the same order, with the same
     errors: for commands that change one column (``mark``, ``priority``), which then
@@ -154,12 +174,13 @@ def select_papers(
     See ``readinglist.query`` for the language and the sort keys. Raises InvalidQuery.
     """
     from readinglist import query  # here: `show` and `mark REF` never parse a query
+    from readinglist.library.rows import load_papers
 
     ids = query.paper_ids(session, query_text, sort=sort, limit=limit, reverse=reverse)
     return load_papers(session, ids)
 
 
-def select_ids_and_keys(session: Session, query_text: str = "") -> list[tuple[int, str]]:
+def select_ids_and_keys(session: Executor, query_text: str = "") -> list[tuple[int, str]]:
     """Return ``(id, citation key)`` of the papers ``query_text`` selects, in
     :func:`select_papers` order, in one query and without loading papers (``export``).
 
@@ -170,7 +191,7 @@ def select_ids_and_keys(session: Session, query_text: str = "") -> list[tuple[in
     stmt = query.statement(session, query_text, (PAPERS.c.id, PAPERS.c.citekey))
     # Columns only: run on the connection, without the ORM's row handling (100,000
     # papers: about a third of a second less, issue 17).
-    rows = session.connection().execute(stmt).all()  # one fetch, not one per row
+    rows = connection_of(session).execute(stmt).all()  # one fetch, not one per row
     return [(int(paper_id), str(key)) for paper_id, key in rows]
 
 
@@ -179,11 +200,13 @@ def papers_for_keys(session: Session, refs: Sequence[str]) -> tuple[list[Paper],
 
     The papers come loaded with people, tags and notes (:func:`load_papers`).
     """
+    from readinglist.library.rows import load_papers
+
     ids, missing = _find_all_ids(session, refs)
     return load_papers(session, ids), missing
 
 
-def _find_all_ids(session: Session, refs: Sequence[str]) -> tuple[list[int], list[str]]:
+def _find_all_ids(session: Executor, refs: Sequence[str]) -> tuple[list[int], list[str]]:
     """Return ``(ids of refs in first-seen order without repeats, unknown refs)``."""
     ids: list[int] = []
     unknown: list[str] = []
@@ -206,7 +229,7 @@ def crossref_values(session: Session) -> list[tuple[int, str]]:
 
     crossref = PAPERS.c.fields["crossref"].as_string()
     named = cast(PAPERS.c.fields, Text).contains('"crossref"', autoescape=True)
-    rows = session.connection().execute(
+    rows = connection_of(session).execute(
         select(PAPERS.c.id, crossref).where(named, crossref.is_not(None))
     )
     return [(int(paper_id), str(value)) for paper_id, value in rows]
@@ -235,6 +258,8 @@ def follow_crossrefs(session: Session, renamed: Mapping[str, str]) -> list[int]:
         for pid, value in crossref_values(session)
         if value.strip().casefold() in new_keys
     }
+    from readinglist.models import Paper
+
     ids = list(targets)
     for start in range(0, len(ids), CHUNK):
         for child in session.scalars(select(Paper).where(Paper.id.in_(ids[start : start + CHUNK]))):

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from sqlalchemy import insert, update
 from sqlalchemy.orm import Session
 
+from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
 from readinglist.library.duplicates import match_in_pool, match_records
 from readinglist.library.matching import Candidate, Pool, candidate_of, merge_into
 from readinglist.library.merging import complete_paper

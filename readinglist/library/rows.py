@@ -13,46 +13,48 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
 from types import SimpleNamespace
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from sqlalchemy import (
     Select,
-    Table,
     Text,
     bindparam,
     case,
-    event,
     exists,
-    inspect,
     null,
     or_,
     select,
     update,
 )
 from sqlalchemy import cast as sql_cast
-from sqlalchemy.orm import Session, selectinload
 
 from readinglist.digest import json_digest
 from readinglist.library._sql import CHUNK, executemany, insert_rows
-from readinglist.models import (
-    IMPORT_BATCHES,
-    PAPERS,
-    PRIORITY_NAMES,
-    Alias,
-    Note,
-    Paper,
-    PaperPerson,
-    PaperTag,
-    Person,
-    Tag,
-)
 from readinglist.records import (
+    PRIORITY_NAMES,
     IntactEntry,
     NoteRecord,
     PaperRecord,
 )
 from readinglist.records import Person as PersonRecord
+from readinglist.tables import (
+    ALIASES,
+    IMPORT_BATCHES,
+    NOTES,
+    PAPER_PEOPLE,
+    PAPER_TAGS,
+    PAPERS,
+    PEOPLE,
+    TAGS,
+    Executor,
+    connection_of,
+)
 from readinglist.text import fold
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from readinglist.models import Paper, Person
 
 #: Papers per chunk of :func:`iter_records`.
 RECORD_CHUNK = 1000
@@ -117,11 +119,12 @@ BIBLIOGRAPHIC_ATTRIBUTES = (
     "source_check",
     "source_strings_read",
 )
-#: ``session.info`` key of the ids of papers whose bibliographic data a flush changes.
-_CHANGED = "readinglist.sources_changed"
+#: ``session.info`` key of the ids of papers whose bibliographic data a flush changes
+#: (the flush hooks of :mod:`readinglist.library.hooks`).
+SOURCES_CHANGED = "readinglist.sources_changed"
 
 
-def sources_changed(session: Session, ids: Iterable[int]) -> None:
+def sources_changed(session: Executor, ids: Iterable[int]) -> None:
     """Record that the bibliographic data of papers ``ids`` changed: their
     ``papers.source_intact`` becomes NULL (a BibTeX export checks them again instead
     of trusting ``source_check``; migration 0005). The one home of "bibliographic data
@@ -129,7 +132,7 @@ def sources_changed(session: Session, ids: Iterable[int]) -> None:
     :data:`BIBLIOGRAPHIC_ATTRIBUTES`, people links added or removed),
     :func:`insert_people` for any paper it links people to after the import that made
     it, and a Core write of those columns calls it (or sets the column) itself."""
-    papers = cast(Table, Paper.__table__)
+    papers = PAPERS
     wanted = sorted(set(ids))
     for start in range(0, len(wanted), CHUNK):
         session.execute(
@@ -140,30 +143,6 @@ def sources_changed(session: Session, ids: Iterable[int]) -> None:
             )
             .values(source_intact=None)
         )
-
-
-@event.listens_for(Session, "before_flush")
-def _note_source_changes(session: Session, _context: Any, _instances: Any) -> None:
-    """Note the papers whose bibliographic data this flush changes (:func:`sources_changed`)."""
-    changed: set[int] = session.info.setdefault(_CHANGED, set())
-    for obj in session.dirty:
-        if isinstance(obj, Paper) and obj.id is not None:
-            state = inspect(obj)
-            if any(state.attrs[name].history.has_changes() for name in BIBLIOGRAPHIC_ATTRIBUTES):
-                changed.add(obj.id)
-        elif isinstance(obj, PaperPerson) and obj.paper_id is not None:
-            changed.add(obj.paper_id)
-    for obj in (*session.new, *session.deleted):
-        if isinstance(obj, PaperPerson) and obj.paper_id is not None:
-            changed.add(obj.paper_id)
-
-
-@event.listens_for(Session, "after_flush_postexec")
-def _clear_source_intact(session: Session, _context: Any) -> None:
-    """Clear ``source_intact`` of the papers the flush changed (:func:`sources_changed`)."""
-    changed: set[int] = session.info.pop(_CHANGED, set())
-    if changed:
-        sources_changed(session, changed)
 
 
 def keywords_text(keywords: Iterable[str]) -> str | None:
@@ -228,16 +207,16 @@ def _sorted_aliases(aliases: Iterable[str]) -> tuple[str, ...]:
 
 
 #: The aliases of some papers (Core, the ids an expanding parameter: compiled once).
-_ALIASES = select(
-    cast(Table, Alias.__table__).c.paper_id, cast(Table, Alias.__table__).c.alias
-).where(cast(Table, Alias.__table__).c.paper_id.in_(bindparam("ids", expanding=True)))
+_ALIASES = select(ALIASES.c.paper_id, ALIASES.c.alias).where(
+    ALIASES.c.paper_id.in_(bindparam("ids", expanding=True))
+)
 
 
-def aliases_by_paper(session: Session, ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
+def aliases_by_paper(session: Executor, ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
     """Return the old keys (aliases) of the papers ``ids`` (one ``IN`` query), each
     paper's sorted by :func:`_sorted_aliases`; papers without any are missing."""
     found: dict[int, list[str]] = defaultdict(list)
-    for pid, alias in session.connection().execute(_ALIASES, {"ids": list(ids)}):
+    for pid, alias in connection_of(session).execute(_ALIASES, {"ids": list(ids)}):
         found[pid].append(alias)
     return {pid: _sorted_aliases(aliases) for pid, aliases in found.items()}
 
@@ -335,7 +314,7 @@ class BibtexContext(NamedTuple):
     parts: tuple[tuple[int, str], ...] = ()
 
 
-def bibtex_context(session: Session, ids: Iterable[int]) -> BibtexContext:
+def bibtex_context(session: Executor, ids: Iterable[int]) -> BibtexContext:
     """Return the ``@string`` definitions and ``@preamble`` text for exporting ``ids``.
 
     Each BibTeX import keeps its file's ``@string``/``@preamble`` text with its batch
@@ -349,7 +328,7 @@ def bibtex_context(session: Session, ids: Iterable[int]) -> BibtexContext:
     written once. One query for the batches and one for their papers.
     """
     # Core statements on the tables: the ORM's mappers are not configured for them.
-    connection = session.connection()
+    connection = connection_of(session)
     batches = connection.execute(
         select(
             IMPORT_BATCHES.c.id, IMPORT_BATCHES.c.bibtex_strings, IMPORT_BATCHES.c.bibtex_preamble
@@ -406,7 +385,7 @@ _UNRECORDED = frozenset(
 def _tags_query() -> Select[Any]:
     """The query of :func:`tags_by_paper`, its ids one expanding parameter (compiled
     once per process, as :func:`_people_query`)."""
-    links, names = cast(Table, PaperTag.__table__), cast(Table, Tag.__table__)
+    links, names = PAPER_TAGS, TAGS
     return (
         select(links.c.paper_id, names.c.name)
         .join(names, names.c.id == links.c.tag_id)
@@ -415,24 +394,24 @@ def _tags_query() -> Select[Any]:
     )
 
 
-def tags_by_paper(session: Session, ids: Sequence[int]) -> dict[int, list[str]]:
+def tags_by_paper(session: Executor, ids: Sequence[int]) -> dict[int, list[str]]:
     """Return the tag names of the papers ``ids`` (one chunk: one ``IN`` query), each
     paper's in ``ORDER BY tags.name_folded`` order, as the ORM relationship
     ``Paper.tags`` orders them (``show`` and exports list a paper's tags alike);
     untagged papers are missing from the dict."""
     tags: dict[int, list[str]] = defaultdict(list)
     # Core: no ORM row handling (issue 17)
-    for pid, name in session.connection().execute(_tags_query(), {"ids": list(ids)}).all():
+    for pid, name in connection_of(session).execute(_tags_query(), {"ids": list(ids)}).all():
         tags[pid].append(name)
     return tags
 
 
-def bibtex_batch_ids(session: Session) -> frozenset[int]:
+def bibtex_batch_ids(session: Executor) -> frozenset[int]:
     """The ids of the import batches that read BibTeX: a paper one of them added (or one
     with a BibTeX ``source_text``) holds LaTeX in its fields, any other plain text
     (``PaperRecord.latex_fields``)."""
     query = select(IMPORT_BATCHES.c.id).where(IMPORT_BATCHES.c.format == "bibtex")
-    return frozenset(session.connection().scalars(query))
+    return frozenset(connection_of(session).scalars(query))
 
 
 def strings_read(
@@ -452,8 +431,8 @@ def _people_query(with_editors: bool) -> Select[Any]:
     """The query of :func:`people_by_paper`, built once: its ids are one expanding
     parameter, so SQLAlchemy compiles it once per process, not once per chunk of
     1,000 literal ids (issue 17)."""
-    links = cast(Table, PaperPerson.__table__)
-    people = cast(Table, Person.__table__)
+    links = PAPER_PEOPLE
+    people = PEOPLE
     query = (
         select(
             links.c.paper_id,
@@ -472,7 +451,7 @@ def _people_query(with_editors: bool) -> Select[Any]:
 
 
 def people_by_paper(
-    session: Session, ids: Sequence[int], *, with_editors: bool = True
+    session: Executor, ids: Sequence[int], *, with_editors: bool = True
 ) -> tuple[dict[int, list[PersonRecord]], dict[int, list[PersonRecord]]]:
     """Return ``(authors, editors)`` of the papers ``ids``: paper id -> people in their
     order, read with one Core query on the session's connection (no ORM objects).
@@ -481,7 +460,7 @@ def people_by_paper(
     authors: dict[int, list[PersonRecord]] = defaultdict(list)
     editors: dict[int, list[PersonRecord]] = defaultdict(list)
     by_role = {"author": authors, "editor": editors}
-    rows = session.connection().execute(_people_query(with_editors), {"ids": list(ids)})
+    rows = connection_of(session).execute(_people_query(with_editors), {"ids": list(ids)})
     known = _PERSON_RECORDS
     if len(known) > PERSON_CACHE:
         known.clear()
@@ -503,13 +482,13 @@ def people_by_paper(
 _PERSON_RECORDS: dict[tuple[str, ...], PersonRecord] = {}
 
 
-def notes_by_paper(session: Session, ids: Sequence[int]) -> dict[int, list[NoteRecord]]:
+def notes_by_paper(session: Executor, ids: Sequence[int]) -> dict[int, list[NoteRecord]]:
     """Return paper id -> its notes (oldest first) for the papers ``ids``, read with one
     Core query on the session's connection."""
-    notes_table = cast(Table, Note.__table__)
+    notes_table = NOTES
     notes: dict[int, list[NoteRecord]] = defaultdict(list)
     for pid, body, created, updated in (
-        session.connection()
+        connection_of(session)
         .execute(
             select(
                 notes_table.c.paper_id,
@@ -527,7 +506,7 @@ def notes_by_paper(session: Session, ids: Sequence[int]) -> dict[int, list[NoteR
 
 
 def iter_records(
-    session: Session,
+    session: Executor,
     ids: Sequence[int],
     *,
     with_notes: bool = True,
@@ -549,7 +528,7 @@ def iter_records(
     export's text, ``formats.bibtex.string_offsets``) gives a record with its source
     text its ``strings_read`` in that text; ``checked_source`` as for :func:`record_of`.
     """
-    papers = cast(Table, Paper.__table__)
+    papers = PAPERS
     columns: list[Any] = [
         c
         for c in papers.c
@@ -656,7 +635,7 @@ def record_columns(names: Iterable[str]) -> tuple[str, ...]:
     ``formats.markdown.RECORD_FIELDS``), the reader selects only that. People, tags and
     notes are not columns (:func:`iter_listing_records` reads them by its flags); a
     name that is neither a column nor one of those raises KeyError."""
-    papers = cast(Table, Paper.__table__)
+    papers = PAPERS
     column_of = {field: column for column, field in _FIELD_OF_COLUMN.items()}
     columns = ["id"]
     for name in names:
@@ -684,7 +663,7 @@ _CONVERT: dict[str, Any] = {
 
 
 def iter_listing_records(
-    session: Session,
+    session: Executor,
     ids: Sequence[int],
     *,
     chunk: int = RECORD_CHUNK,
@@ -706,11 +685,11 @@ def iter_listing_records(
     no ``source_text``; other fields keep their defaults (``aliases`` empty,
     ``latex_fields`` True). Unknown ids are skipped.
     """
-    papers = cast(Table, Paper.__table__)
+    papers = PAPERS
     selected = [papers.c[name] for name in columns]
     names = [_FIELD_OF_COLUMN.get(name, name) for name in columns[1:]]
     converted = [(i, _CONVERT[name]) for i, name in enumerate(columns[1:]) if name in _CONVERT]
-    connection = session.connection()
+    connection = connection_of(session)
     # One statement, its ids an expanding parameter: compiled once, not per chunk.
     query = select(*selected).where(papers.c.id.in_(bindparam("ids", expanding=True)))
     for start in range(0, len(ids), chunk):
@@ -746,6 +725,10 @@ def load_papers(
     ends (PostgreSQL ``FOR NO KEY UPDATE``, in id order; SQLite's write lock is
     already held) and reloads them, people, tags and notes, as committed by then.
     """
+    from sqlalchemy.orm import selectinload
+
+    from readinglist.models import Paper, PaperPerson
+
     stmt = select(Paper).options(
         selectinload(Paper.people).joinedload(PaperPerson.person),
         selectinload(Paper.tags),
@@ -774,6 +757,10 @@ def load_papers_for_listing(session: Session, ids: Sequence[int]) -> list[Paper]
 
     Like :func:`load_papers` with larger chunks and without the notes a listing never shows.
     """
+    from sqlalchemy.orm import selectinload
+
+    from readinglist.models import Paper, PaperPerson
+
     stmt = select(Paper).options(
         selectinload(Paper.people).joinedload(PaperPerson.person), selectinload(Paper.tags)
     )
@@ -786,7 +773,7 @@ def load_papers_for_listing(session: Session, ids: Sequence[int]) -> list[Paper]
 
 
 def insert_people(
-    session: Session,
+    session: Executor,
     records: Sequence[PaperRecord],
     ids: Sequence[int],
     known: dict[str, int] | None = None,
@@ -820,17 +807,17 @@ def insert_people(
     for start in range(0, len(keys), CHUNK):
         chunk = keys[start : start + CHUNK]
         for pid, key in session.execute(
-            select(Person.id, Person.name_key).where(Person.name_key.in_(chunk))
+            select(PEOPLE.c.id, PEOPLE.c.name_key).where(PEOPLE.c.name_key.in_(chunk))
         ):
             person_ids[key] = pid
     missing = [k for k in keys if k not in person_ids]
     rows = [person_row(k, wanted[k]) for k in missing]
-    for row, pid in zip(rows, insert_rows(session, Person, rows), strict=True):
+    for row, pid in zip(rows, insert_rows(session, PEOPLE, rows), strict=True):
         person_ids[row["name_key"]] = pid
     links = [
         (paper_id, role, position, person_ids[key]) for paper_id, role, position, key in occurrences
     ]
-    executemany(session, PaperPerson.__table__, links, LINK_COLUMNS)
+    executemany(session, PAPER_PEOPLE, links, LINK_COLUMNS)
 
 
 #: The columns of a ``paper_people`` link as :func:`insert_people` writes them.
@@ -893,7 +880,7 @@ BIBTEX_COLUMNS = _BibtexRow._fields[: -len(_BibtexRow._field_defaults)]
 
 
 def iter_bibtex_records(
-    session: Session,
+    session: Executor,
     ids: Sequence[int],
     *,
     string_offsets: Mapping[int, int] | None = None,
@@ -962,9 +949,9 @@ def iter_bibtex_records(
 def _intact_query(intact_fields: Sequence[str]) -> Select[Any]:
     """The query of :func:`_intact_rows` (the ids an expanding parameter ``ids``: built
     once, not per chunk; 1,000 literals per statement cost more than the query)."""
-    papers = cast(Table, Paper.__table__)
-    links = cast(Table, PaperPerson.__table__)
-    people = cast(Table, Person.__table__)
+    papers = PAPERS
+    links = PAPER_PEOPLE
+    people = PEOPLE
     # A first author that is not the ``and others`` mark (records.Person.is_others)
     # makes ``citation_problems`` find an author: one probe of the links' primary key,
     # the mark's person found by the unique ``name_key`` (a scan of ``people`` for
@@ -1006,7 +993,7 @@ def _intact_query(intact_fields: Sequence[str]) -> Select[Any]:
 
 
 def _intact_rows(
-    session: Session,
+    session: Executor,
     query: Select[Any],
     part: list[int],
     intact_fields: Sequence[str],
@@ -1018,7 +1005,7 @@ def _intact_rows(
     decoded, only those kept)."""
     found: dict[int, IntactEntry] = {}
     for pid, key, entry_type, key_mark, keywords, some_fields, text, check, read, batch in (
-        session.connection().execute(query, {"ids": part}).all()
+        connection_of(session).execute(query, {"ids": part}).all()
     ):
         fields: dict[str, str] = {}
         if some_fields:
@@ -1039,7 +1026,7 @@ def _intact_rows(
 
 
 def _bibtex_records(
-    session: Session,
+    session: Executor,
     part: list[int],
     string_offsets: Mapping[int, int] | None,
     bibtex_batches: frozenset[int],
@@ -1048,11 +1035,13 @@ def _bibtex_records(
 ) -> dict[int, PaperRecord]:
     """The whole records of papers ``part`` for :func:`iter_bibtex_records` (without
     aliases), by id."""
-    papers = cast(Table, Paper.__table__)
+    papers = PAPERS
     columns = [papers.c[name] for name in BIBTEX_COLUMNS]
     rows = {
         row[0]: row
-        for row in session.connection().execute(select(*columns).where(papers.c.id.in_(part))).all()
+        for row in connection_of(session)
+        .execute(select(*columns).where(papers.c.id.in_(part)))
+        .all()
     }
     authors, editors = people_by_paper(session, part)
     records: dict[int, PaperRecord] = {}

@@ -1,36 +1,42 @@
-"""The search text of a paper: derived here only, and kept current by the Session's flush.
+"""The search text of a paper: derived here only, and kept current by every write.
 
 ``papers.search_text`` holds the folded words of a paper's title, short name,
 abstract, people, venue, keywords, tags and notes (:func:`search_text_for`); the
 full-text index follows it (an SQLite trigger, a PostgreSQL generated column).
 
-Kept current automatically: a ``before_flush`` hook on every ORM Session notes the
-papers whose indexed data a flush changes (a Paper's indexed columns or people, a
-Note added, edited, moved or deleted, a Tag renamed), and an ``after_flush_postexec``
-hook recomputes their text from the database in the same transaction
-(:func:`refresh_search_text`). Writes that bypass the ORM (Core bulk statements:
-tag links, people relinked by ``edit``, notes moved by ``merge``, an import's
-merges) call :func:`refresh_search_text` with the papers they touched; an import
-computes the text of new papers in bulk (:func:`search_text_prepared`).
+Kept current: a write on a Core Connection (``tag add``, ``note add``: the commands
+a person types, which never import the ORM; issue 17) calls
+:func:`refresh_search_text` with the papers it touched, which recomputes their text
+from Core rows in the same transaction (:func:`write_search_text`). On an ORM
+Session, the flush hooks of :mod:`readinglist.library.hooks` note the papers whose
+indexed data a flush changes (a Paper's indexed columns or people, a Note added,
+edited, moved or deleted, a Tag renamed) and recompute them after it
+(:func:`recompute_stale`), the same way; Core bulk statements in a Session (tag
+links, people relinked by ``edit``, notes moved by ``merge``, an import's merges)
+call :func:`refresh_search_text` too; an import computes the text of new papers in
+bulk (:func:`search_text_prepared`). This module imports no ORM.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Table, bindparam, event, inspect, select, update
-from sqlalchemy.orm import Session
-from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy import bindparam, select, update
+from sqlalchemy.engine import Connection
 
-from readinglist.library.rows import load_papers, to_record
-from readinglist.models import Note, Paper, PaperPerson, PaperTag, Tag, utcnow
+from readinglist.library._sql import CHUNK
+from readinglist.library.rows import iter_listing_records, to_record
 from readinglist.records import PaperRecord
 from readinglist.records import Person as PersonRecord
+from readinglist.tables import PAPERS, Executor, dialect_name, utcnow
 from readinglist.text import fold, has_latex, search_document, search_tokens, unique_tags
 
-if TYPE_CHECKING:  # only a type here: `mark` and `show` need no rapidfuzz (issue 17)
+if TYPE_CHECKING:  # only types here: `mark` and `show` need no rapidfuzz (issue 17)
+    from sqlalchemy.orm import Session
+
+    from readinglist.models import Paper
     from readinglist.prepare import Prepared
 
 #: Display forms of names whose search words :func:`people_words` keeps (a few MiB).
@@ -48,9 +54,9 @@ INDEXED_COLUMNS = (
     "notes",
 )
 #: ``session.info`` key of the set of paper ids whose search text is stale.
-_STALE = "readinglist.search_stale"
+STALE = "readinglist.search_stale"
 #: ``session.info`` key of ORM objects seen changed by ``before_flush`` (ids known after it).
-_SEEN = "readinglist.search_seen"
+SEEN = "readinglist.search_seen"
 
 
 def search_text_for(
@@ -120,16 +126,19 @@ def _display_words(display: str) -> str:
     return " ".join(search_tokens(display))
 
 
-def refresh_search_text(session: Session, paper_ids: Iterable[int]) -> None:
+def refresh_search_text(session: Executor, paper_ids: Iterable[int]) -> None:
     """Recompute ``search_text`` (and the full-text index) of the given papers from the database.
 
-    Flushes the session first (its own changes are then counted in), then writes the
-    text of ``paper_ids`` and of any paper the flush marked stale (:func:`_recompute_stale`).
-    For writes that bypass the ORM; ORM changes are followed by the flush hooks.
+    On a Connection: :func:`write_search_text` at once. On a Session: flushes it first
+    (its own changes are then counted in), then writes the text of ``paper_ids`` and of
+    any paper the flush marked stale (:func:`recompute_stale`).
     """
+    if isinstance(session, Connection):
+        write_search_text(session, sorted(set(paper_ids)))
+        return
     mark_stale(session, paper_ids)
     session.flush()
-    _recompute_stale(session)
+    recompute_stale(session)
 
 
 def paper_search_text(paper: Paper) -> str:
@@ -143,74 +152,73 @@ def paper_search_text(paper: Paper) -> str:
 def mark_stale(session: Session, paper_ids: Iterable[int]) -> None:
     """Note that the search text of ``paper_ids`` must be recomputed at the next flush
     (or :func:`refresh_search_text`)."""
-    session.info.setdefault(_STALE, set()).update(paper_ids)
+    session.info.setdefault(STALE, set()).update(paper_ids)
 
 
-def _recompute_stale(session: Session) -> None:
-    """Recompute the search text of the papers marked stale, writing only what differs.
-
-    The papers are locked and reloaded first (``load_papers(lock=True)``): on
-    PostgreSQL two transactions tagging one paper at once would otherwise each write
-    a text missing the other's tag. The text is written with a Core UPDATE (this runs
-    inside a flush) that also sets ``updated_at``, as an ORM update would
-    (``Paper.updated_at`` has ``onupdate``); the loaded papers get the same values.
-    """
-    ids = sorted(session.info.pop(_STALE, set()))
+def recompute_stale(session: Session) -> None:
+    """Recompute the search text of the papers marked stale in ``session``
+    (:func:`write_search_text`); the papers of the session's identity map get the new
+    ``search_text`` and ``updated_at`` as committed values."""
+    ids = sorted(session.info.pop(STALE, set()))
     if not ids:
         return
-    papers = cast(Table, Paper.__table__)
+    written = write_search_text(session, ids)
+    if not written:
+        return
+    from sqlalchemy.orm.attributes import set_committed_value
+
+    from readinglist.models import Paper
+
+    for paper_id, (text, when) in written.items():
+        paper = session.identity_map.get(session.identity_key(Paper, paper_id))
+        if paper is not None:
+            set_committed_value(paper, "search_text", text)
+            set_committed_value(paper, "updated_at", when)
+
+
+#: The ``papers`` columns the search text is made of (with ``id`` and ``citekey``,
+#: which a PaperRecord needs), read by :func:`write_search_text`.
+_TEXT_COLUMNS = ("id", "citekey", "title", "short_name", "abstract", "venue", "keywords")
+
+
+def write_search_text(session: Executor, ids: Sequence[int]) -> dict[int, tuple[str, Any]]:
+    """Recompute the search text of the papers ``ids`` from Core rows, writing only what
+    differs; return ``{paper id: (new text, updated_at)}`` of those written.
+
+    The papers are locked first (PostgreSQL ``FOR NO KEY UPDATE``, in id order; SQLite's
+    write lock is already held): two transactions tagging one paper at once would
+    otherwise each write a text missing the other's tag. The text is written with one
+    Core UPDATE per chunk that also sets ``updated_at``, as an ORM update would
+    (``papers.updated_at`` has ``onupdate``).
+    """
+    if not ids:
+        return {}
+    stored: dict[int, str] = {}
+    for start in range(0, len(ids), CHUNK):
+        chunk = list(ids[start : start + CHUNK])
+        stmt = select(PAPERS.c.id, PAPERS.c.search_text).where(PAPERS.c.id.in_(chunk))
+        if dialect_name(session) == "postgresql":
+            # key_share: does not wait for the FOR KEY SHARE locks that inserting a
+            # paper_tags/notes row takes on the paper (which would deadlock two taggers).
+            stmt = stmt.order_by(PAPERS.c.id).with_for_update(key_share=True)
+        stored.update((int(pid), text) for pid, text in session.execute(stmt))
     now = utcnow()
-    rows: list[dict[str, Any]] = []
-    for paper in load_papers(session, ids, lock=True):
-        text = paper_search_text(paper)
-        if paper.search_text == text:
-            continue
-        rows.append({"b_id": paper.id, "b_text": text})
-        set_committed_value(paper, "search_text", text)
-        set_committed_value(paper, "updated_at", now)
-    if rows:
+    written: dict[int, tuple[str, Any]] = {}
+    records = iter_listing_records(
+        session, ids, columns=_TEXT_COLUMNS, with_editors=True, with_notes=True
+    )
+    for pid, record in records:
+        text = search_text_for(record, record.tags, (note.text for note in record.notes))
+        if stored.get(pid) != text:
+            written[pid] = (text, now)
+    if written:
         # One executemany, not one statement per paper (an import's 2,000 merges).
-        stmt = (
-            update(papers)
-            .where(papers.c.id == bindparam("b_id"))
+        write = (
+            update(PAPERS)
+            .where(PAPERS.c.id == bindparam("b_id"))
             .values(search_text=bindparam("b_text"), updated_at=now)
         )
-        session.execute(stmt, rows)
-
-
-def _changed(obj: Any, names: Iterable[str]) -> bool:
-    state = inspect(obj)
-    return any(state.attrs[name].history.has_changes() for name in names)
-
-
-@event.listens_for(Session, "before_flush")
-def _note_changes(session: Session, _context: Any, _instances: Any) -> None:
-    """Remember the objects of this flush that change some paper's indexed data."""
-    seen: list[Any] = session.info.setdefault(_SEEN, [])
-    stale: set[int] = session.info.setdefault(_STALE, set())
-    for obj in session.dirty:
-        if isinstance(obj, Paper) and _changed(obj, INDEXED_COLUMNS):
-            stale.add(obj.id)
-        elif isinstance(obj, Note) and _changed(obj, ("body", "paper_id")):
-            stale.update(inspect(obj).attrs.paper_id.history.deleted or ())
-            seen.append(obj)
-        elif isinstance(obj, Tag) and _changed(obj, ("name",)):
-            seen.append(obj)
-    for obj in (*session.new, *session.deleted):
-        if isinstance(obj, Note | PaperPerson | PaperTag):
-            seen.append(obj)
-
-
-@event.listens_for(Session, "after_flush_postexec")
-def _refresh_changed(session: Session, _context: Any) -> None:
-    """Recompute the search text of the papers the flush changed (see the module doc)."""
-    seen: list[Any] = session.info.pop(_SEEN, [])
-    stale: set[int] = session.info.setdefault(_STALE, set())
-    for obj in seen:
-        if isinstance(obj, Tag):
-            stale.update(
-                session.scalars(select(PaperTag.paper_id).where(PaperTag.tag_id == obj.id))
-            )
-        elif obj.paper_id is not None:
-            stale.add(obj.paper_id)
-    _recompute_stale(session)
+        session.execute(
+            write, [{"b_id": pid, "b_text": text} for pid, (text, _) in written.items()]
+        )
+    return written

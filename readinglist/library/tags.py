@@ -1,28 +1,30 @@
 """Tags: names checked, created, linked to papers, renamed, merged and counted.
 
 Every change of a paper's tags refreshes its search text (:mod:`.search`); a tag
-no paper carries any more is deleted.
+no paper carries any more is deleted. Statements are Core, on the tables; the
+functions that take or return ORM objects (``add_tags``, ``find_tag``...) import the
+ORM when called, so ``tag add`` runs on a Core Connection (:func:`tag_papers`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, func, insert, select
-from sqlalchemy.orm import Session
 
 from readinglist.errors import Conflict, NotFound, UsageError
 from readinglist.library._sql import CHUNK, insert_or_ignore
+from readinglist.library.marks import update_columns
 from readinglist.library.search import refresh_search_text
-from readinglist.models import (
-    Paper,
-    PaperTag,
-    Tag,
-    utcnow,
-)
+from readinglist.tables import PAPER_TAGS, TAGS, Executor, utcnow
 from readinglist.text import plural, tag_key
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from readinglist.models import Paper, Tag
 
 
 def check_tag_name(name: str) -> str:
@@ -46,8 +48,22 @@ def check_tag_name(name: str) -> str:
 
 
 def find_tag(session: Session, name: str) -> Tag | None:
-    """Return the tag called ``name`` (case-insensitive), or None."""
-    return session.scalars(select(Tag).where(Tag.name_folded == tag_key(name))).first()
+    """Return the tag called ``name`` (case-insensitive), or None (:func:`find_tag_id`)."""
+    from readinglist.models import Tag
+
+    tag_id = find_tag_id(session, name)
+    return None if tag_id is None else session.get(Tag, tag_id)
+
+
+def find_tag_id(session: Executor, name: str) -> int | None:
+    """Return the id of the tag called ``name`` (case-insensitive: ``text.tag_key``), or None."""
+    found = session.scalar(select(TAGS.c.id).where(TAGS.c.name_folded == tag_key(name)))
+    return None if found is None else int(found)
+
+
+def tag_name(session: Executor, tag_id: int) -> str:
+    """Return the name of the tag ``tag_id`` as stored (its first spelling)."""
+    return str(session.scalar(select(TAGS.c.name).where(TAGS.c.id == tag_id)))
 
 
 def tags_named(session: Session, names: Sequence[str]) -> list[Tag]:
@@ -69,7 +85,7 @@ def tags_named(session: Session, names: Sequence[str]) -> list[Tag]:
     return tags
 
 
-def ensure_tags(session: Session, names: Iterable[str]) -> dict[str, int]:
+def ensure_tags(session: Executor, names: Iterable[str]) -> dict[str, int]:
     """Return ``{folded name: tag id}`` for ``names``, creating the missing tags.
 
     Tag names are stripped; empty names are ignored; the first spelling seen is kept.
@@ -82,23 +98,23 @@ def ensure_tags(session: Session, names: Iterable[str]) -> dict[str, int]:
     if not wanted:
         return {}
     rows = session.execute(
-        select(Tag.name_folded, Tag.id).where(Tag.name_folded.in_(sorted(wanted)))
+        select(TAGS.c.name_folded, TAGS.c.id).where(TAGS.c.name_folded.in_(sorted(wanted)))
     ).tuples()
     found = {folded: tag_id for folded, tag_id in rows}  # noqa: C416 (dict(result) reads Result.keys() as a mapping)
     for folded, name in wanted.items():
         if folded not in found:
             tag_id = session.scalar(
-                insert_or_ignore(session, Tag)
+                insert_or_ignore(session, TAGS)
                 .values(name=name, name_folded=folded)
-                .returning(Tag.id)
+                .returning(TAGS.c.id)
             )
             if tag_id is None:  # PostgreSQL: another transaction created it meanwhile
-                tag_id = session.scalar(select(Tag.id).where(Tag.name_folded == folded))
+                tag_id = session.scalar(select(TAGS.c.id).where(TAGS.c.name_folded == folded))
             found[folded] = tag_id
     return found
 
 
-def link_tags(session: Session, links: list[tuple[int | dict[str, Any], list[str]]]) -> None:
+def link_tags(session: Executor, links: list[tuple[int | dict[str, Any], list[str]]]) -> None:
     """Link papers to tags, creating missing tags; an import's bulk path.
 
     ``links`` pairs a paper (its id, or the row of a paper the import inserted, whose
@@ -122,33 +138,57 @@ def link_tags(session: Session, links: list[tuple[int | dict[str, Any], list[str
         existing.update(
             (int(p), int(t))
             for p, t in session.execute(
-                select(PaperTag.paper_id, PaperTag.tag_id).where(PaperTag.paper_id.in_(chunk))
+                select(PAPER_TAGS.c.paper_id, PAPER_TAGS.c.tag_id).where(
+                    PAPER_TAGS.c.paper_id.in_(chunk)
+                )
             )
         )
     rows = [{"paper_id": p, "tag_id": t} for p, t in sorted(pairs - existing)]
     if rows:
-        session.execute(insert_or_ignore(session, PaperTag), rows)
+        session.execute(insert_or_ignore(session, PAPER_TAGS), rows)
 
 
 def add_tags(session: Session, papers: Sequence[Paper], names: Sequence[str]) -> list[Paper]:
     """Add the tags ``names`` (created when new; case-insensitive) to ``papers``.
 
-    Returns the papers that gained a tag; their search text is refreshed.
+    Returns the papers that gained a tag (:func:`tag_papers`, the rule); their
+    ``tags`` and ``updated_at`` are read again when next used.
     """
     if not papers:
+        return []
+    session.flush()
+    changed_ids = set(tag_papers(session, [p.id for p in papers], names))
+    changed = [p for p in papers if p.id in changed_ids]
+    for paper in changed:
+        session.expire(paper, ["tags", "updated_at", "search_text"])
+    return changed
+
+
+def tag_papers(session: Executor, paper_ids: Sequence[int], names: Sequence[str]) -> list[int]:
+    """Add the tags ``names`` (created when new, :func:`ensure_tags`; case-insensitive)
+    to the papers ``paper_ids``; return the ids of those that gained a tag, in order.
+
+    Core statements only (``tag add`` runs on a Connection; issue 17): the links that
+    exist are skipped, the others inserted (``ON CONFLICT DO NOTHING``: two
+    transactions may link the same pair at once on PostgreSQL), ``updated_at`` of the
+    changed papers set explicitly (a tag without indexed words, "日本", leaves the
+    search text as it was, and ``import --undo`` must still see that the paper was
+    tagged), and their search text refreshed.
+    """
+    if not paper_ids:
         return []
     tag_ids = ensure_tags(session, names)
     if not tag_ids:
         return []
-    ids = [p.id for p in papers]
+    ids = list(paper_ids)
     existing: set[tuple[int, int]] = set()
     for start in range(0, len(ids), CHUNK):
         existing.update(
             (int(p), int(t))
             for p, t in session.execute(
-                select(PaperTag.paper_id, PaperTag.tag_id).where(
-                    PaperTag.paper_id.in_(ids[start : start + CHUNK]),
-                    PaperTag.tag_id.in_(tag_ids.values()),
+                select(PAPER_TAGS.c.paper_id, PAPER_TAGS.c.tag_id).where(
+                    PAPER_TAGS.c.paper_id.in_(ids[start : start + CHUNK]),
+                    PAPER_TAGS.c.tag_id.in_(tag_ids.values()),
                 )
             )
         )
@@ -159,17 +199,12 @@ def add_tags(session: Session, papers: Sequence[Paper], names: Sequence[str]) ->
         if (pid, tid) not in existing
     ]
     if rows:
-        session.execute(insert_or_ignore(session, PaperTag), rows)
+        session.execute(insert_or_ignore(session, PAPER_TAGS), rows)
     changed_ids = {row["paper_id"] for row in rows}
-    when = utcnow()
-    for paper in papers:
-        if paper.id in changed_ids:
-            session.expire(paper, ["tags"])
-            # Explicit: a tag without indexed words ("日本") leaves search_text as it
-            # was, and `import --undo` must still see that the paper was tagged.
-            paper.updated_at = when
+    changed = [pid for pid in dict.fromkeys(ids) if pid in changed_ids]
+    update_columns(session, sorted(changed_ids), {"updated_at": utcnow()})
     refresh_search_text(session, changed_ids)
-    return [p for p in papers if p.id in changed_ids]
+    return changed
 
 
 def remove_tags(session: Session, papers: Sequence[Paper], names: Sequence[str]) -> list[Paper]:
@@ -183,7 +218,9 @@ def remove_tags(session: Session, papers: Sequence[Paper], names: Sequence[str])
     for start in range(0, len(changed_ids), CHUNK):
         chunk = changed_ids[start : start + CHUNK]
         session.execute(
-            delete(PaperTag).where(PaperTag.paper_id.in_(chunk), PaperTag.tag_id.in_(tag_ids))
+            delete(PAPER_TAGS).where(
+                PAPER_TAGS.c.paper_id.in_(chunk), PAPER_TAGS.c.tag_id.in_(tag_ids)
+            )
         )
     changed = [p for p in papers if p.id in set(changed_ids)]
     when = utcnow()
@@ -195,16 +232,16 @@ def remove_tags(session: Session, papers: Sequence[Paper], names: Sequence[str])
     return changed
 
 
-def tag_counts(session: Session) -> list[tuple[str, int]]:
+def tag_counts(session: Executor) -> list[tuple[str, int]]:
     """Return ``(tag name, number of papers)`` for every tag in use, by folded name.
 
     Sorted in Python, not SQL, so that SQLite and PostgreSQL (whose collation
     depends on the server's locale) give the same order.
     """
     rows = session.execute(
-        select(Tag.name, Tag.name_folded, func.count(PaperTag.paper_id))
-        .join(PaperTag, PaperTag.tag_id == Tag.id)
-        .group_by(Tag.id, Tag.name, Tag.name_folded)
+        select(TAGS.c.name, TAGS.c.name_folded, func.count(PAPER_TAGS.c.paper_id))
+        .join(PAPER_TAGS, PAPER_TAGS.c.tag_id == TAGS.c.id)
+        .group_by(TAGS.c.id, TAGS.c.name, TAGS.c.name_folded)
     ).all()
     return [(str(name), int(n)) for name, _, n in sorted(rows, key=lambda r: (r[1], r[0]))]
 
@@ -248,13 +285,15 @@ def merge_tags(session: Session, sources: Sequence[str], target: str) -> tuple[s
     have = {p for p, _ in _tag_links(session, paper_ids, [target_id])}
     rows = [{"paper_id": p, "tag_id": target_id} for p in paper_ids if p not in have]
     if rows:
-        session.execute(insert(PaperTag), rows)
+        session.execute(insert(PAPER_TAGS), rows)
     if source_ids:
-        session.execute(delete(PaperTag).where(PaperTag.tag_id.in_(source_ids)))
+        session.execute(delete(PAPER_TAGS).where(PAPER_TAGS.c.tag_id.in_(source_ids)))
         session.execute(
-            delete(Tag).where(Tag.id.in_(source_ids)).execution_options(synchronize_session=False)
+            delete(TAGS)
+            .where(TAGS.c.id.in_(source_ids))
+            .execution_options(synchronize_session=False)
         )
-    name = session.scalar(select(Tag.name).where(Tag.id == target_id)) or target
+    name = session.scalar(select(TAGS.c.name).where(TAGS.c.id == target_id)) or target
     _expire_tags(session, paper_ids)
     refresh_search_text(session, paper_ids)
     return str(name), len(paper_ids)
@@ -262,12 +301,12 @@ def merge_tags(session: Session, sources: Sequence[str], target: str) -> tuple[s
 
 def delete_unused_tags(session: Session, tag_ids: Sequence[int] | None = None) -> int:
     """Delete tags (of ``tag_ids``, or any) that no paper carries; return how many."""
-    used = select(PaperTag.tag_id).where(PaperTag.tag_id == Tag.id).exists()
-    stmt = delete(Tag).where(~used)
+    used = select(PAPER_TAGS.c.tag_id).where(PAPER_TAGS.c.tag_id == TAGS.c.id).exists()
+    stmt = delete(TAGS).where(~used)
     if tag_ids is not None:
         if not tag_ids:
             return 0
-        stmt = stmt.where(Tag.id.in_(sorted(set(tag_ids))))
+        stmt = stmt.where(TAGS.c.id.in_(sorted(set(tag_ids))))
     result = session.execute(stmt.execution_options(synchronize_session=False))
     return int(getattr(result, "rowcount", 0) or 0)
 
@@ -278,7 +317,9 @@ def _tag_links(
     """Return the ``(paper id, tag id)`` links among ``tag_ids`` (of ``paper_ids``, or all)."""
     if not tag_ids:
         return set()
-    stmt = select(PaperTag.paper_id, PaperTag.tag_id).where(PaperTag.tag_id.in_(sorted(tag_ids)))
+    stmt = select(PAPER_TAGS.c.paper_id, PAPER_TAGS.c.tag_id).where(
+        PAPER_TAGS.c.tag_id.in_(sorted(tag_ids))
+    )
     if paper_ids is None:
         return {(int(p), int(t)) for p, t in session.execute(stmt)}
     found: set[tuple[int, int]] = set()
@@ -286,7 +327,8 @@ def _tag_links(
     for start in range(0, len(ordered), CHUNK):
         chunk = ordered[start : start + CHUNK]
         found.update(
-            (int(p), int(t)) for p, t in session.execute(stmt.where(PaperTag.paper_id.in_(chunk)))
+            (int(p), int(t))
+            for p, t in session.execute(stmt.where(PAPER_TAGS.c.paper_id.in_(chunk)))
         )
     return found
 
@@ -297,6 +339,8 @@ def _tagged_paper_ids(session: Session, tag_ids: Sequence[int]) -> list[int]:
 
 def _expire_tags(session: Session, paper_ids: Iterable[int]) -> None:
     """Expire the loaded ``tags`` of papers in the session so they are read again."""
+    from readinglist.models import Paper
+
     wanted = set(paper_ids)
     for obj in list(session.identity_map.values()):
         if isinstance(obj, Paper) and obj.id in wanted:

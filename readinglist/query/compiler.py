@@ -16,9 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, and_, exists, false, not_, or_, select, true
-from sqlalchemy.orm import Session
 
-from readinglist.models import ALIASES, NOTES, PAPER_PEOPLE, PAPER_TAGS, PAPERS, PEOPLE, TAGS
 from readinglist.query.fulltext import text_clause
 from readinglist.query.tree import (
     And,
@@ -39,6 +37,17 @@ from readinglist.query.tree import (
     Text,
     Year,
     walk,
+)
+from readinglist.tables import (
+    ALIASES,
+    NOTES,
+    PAPER_PEOPLE,
+    PAPER_TAGS,
+    PAPERS,
+    PEOPLE,
+    TAGS,
+    Executor,
+    dialect_name,
 )
 from readinglist.text import search_tokens
 
@@ -72,7 +81,7 @@ class Builder:
         dialect: str,
         now: datetime,
         venues: Iterable[str],
-        session: Session | None = None,
+        session: Executor | None = None,
     ) -> None:
         self.dialect = dialect
         self.now = now
@@ -296,7 +305,7 @@ def to_clause(
     *,
     now: datetime | None = None,
     venues: Iterable[str] = (),
-    session: Session | None = None,
+    session: Executor | None = None,
 ) -> ColumnElement[bool]:
     """Return the WHERE clause over ``papers`` that selects what ``query`` describes.
 
@@ -323,17 +332,17 @@ def uses_venue(query: Query) -> bool:
     return any(isinstance(n, Substring) and n.field == "venue" for n, _ in walk(query))
 
 
-def distinct_venues(session: Session) -> list[str]:
+def distinct_venues(session: Executor) -> list[str]:
     """Return the distinct non-empty venue strings of the library."""
     return [v for v in session.scalars(select(PAPERS.c.venue).distinct()) if v]
 
 
-def session_builder(session: Session, query: Query, now: datetime | None = None) -> Builder:
+def session_builder(session: Executor, query: Query, now: datetime | None = None) -> Builder:
     """Return a :class:`Builder` for ``query`` on the session's database.
 
     The dialect is the session's; the venues are read only when ``query`` has a
     ``venue:`` term; ``now`` defaults to now (UTC). Raises nothing itself.
     """
     venues = distinct_venues(session) if uses_venue(query) else ()
-    dialect = session.get_bind().dialect.name
+    dialect = dialect_name(session)
     return Builder(dialect, now or datetime.now(UTC), venues, session)

@@ -17,8 +17,8 @@ from typing import Any
 from sqlalchemy import ColumnElement, String, column, func, literal, literal_column, select, table
 from sqlalchemy.sql.elements import ColumnClause
 
-from readinglist.models import PAPERS
 from readinglist.query.tree import Text
+from readinglist.tables import PAPERS
 
 _FTS = table("paper_fts", column("rowid"))
 _FTS_TABLE: ColumnClause[Any] = literal_column("paper_fts")

@@ -11,14 +11,13 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, case, select
-from sqlalchemy.orm import Session
 
 from readinglist.errors import UsageError
-from readinglist.models import PAPERS
 from readinglist.query.compiler import Builder, session_builder
 from readinglist.query.fulltext import rank_postgresql, rank_sqlite
 from readinglist.query.parser import parse
 from readinglist.query.tree import And, Everything, Query, Text, ranked_terms
+from readinglist.tables import PAPERS, Executor
 
 #: Sort orders of :func:`paper_ids` (``--sort``).
 SORT_KEYS: tuple[str, ...] = ("added", "year", "title", "key", "priority", "status", "relevance")
@@ -27,7 +26,7 @@ STATUS_ORDER: tuple[str, ...] = ("reading", "to-read", "new", "read", "skipped")
 
 
 def filter_clause(
-    session: Session, text: str, *, now: datetime | None = None
+    session: Executor, text: str, *, now: datetime | None = None
 ) -> ColumnElement[bool]:
     """Parse ``text`` and return its WHERE clause for the session's database.
 
@@ -40,7 +39,7 @@ def filter_clause(
 
 
 def statement(
-    session: Session,
+    session: Executor,
     text: str,
     columns: Sequence[Any] = (PAPERS.c.id,),
     *,
@@ -152,7 +151,7 @@ def _by_relevance(
 
 
 def paper_ids(
-    session: Session,
+    session: Executor,
     text: str,
     *,
     sort: str | None = None,
@@ -170,7 +169,7 @@ def paper_ids(
 
 
 def paper_keys(
-    session: Session,
+    session: Executor,
     text: str,
     *,
     sort: str | None = None,

@@ -16,7 +16,6 @@ from typing import Literal, TypeAlias
 
 from readinglist.errors import InvalidQuery
 from readinglist.identifiers import arxiv_stem, doi_stem, normalize_arxiv, normalize_doi
-from readinglist.models import PRIORITY_CODES
 from readinglist.query.tree import (
     Arxiv,
     DateRange,
@@ -33,7 +32,7 @@ from readinglist.query.tree import (
     Year,
 )
 from readinglist.query.vocabulary import HAS_VALUES, IS_VALUES, PRIORITY_VALUES
-from readinglist.records import STATUSES
+from readinglist.records import PRIORITY_CODES, STATUSES
 from readinglist.text import fold, search_tokens
 
 #: Makes the error for a reason (the lexer's ``fail``: it quotes the whole query).

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Protocol, cast
+from typing import Protocol
 
 import numpy as np
-from sqlalchemy import Table, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from readinglist.models import PRIORITY_NAMES, Paper, PaperTag, Tag
@@ -194,7 +194,7 @@ class Ranker:
         priorities: list[str | None] = [None] * count
         batches = np.full(count, -1, dtype=np.int64)
         shared = {name: name for name in STATUSES}
-        papers = cast(Table, Paper.__table__)
+        papers = Paper.__table__
         connection = session.connection()
         result = connection.execute(
             select(papers.c.id, papers.c.status, papers.c.priority, papers.c.batch_id)
@@ -206,7 +206,7 @@ class Ranker:
                     statuses[at] = shared.get(st, st)
                     priorities[at] = PRIORITY_NAMES.get(prio) if prio is not None else None
                     batches[at] = -1 if batch_id is None else batch_id
-        links, names = cast(Table, PaperTag.__table__), cast(Table, Tag.__table__)
+        links, names = PaperTag.__table__, Tag.__table__
         tags: dict[int, list[str]] = defaultdict(list)
         for pid, name in connection.execute(
             select(links.c.paper_id, names.c.name).join(names, names.c.id == links.c.tag_id)
