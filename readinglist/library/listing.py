@@ -130,7 +130,7 @@ def export_outline(
     ``export markdown`` of a whole library holds these small records while the full
     ones stream (``formats.markdown.write_chunks``, issue 17). Statuses, venues and
     years are shared (one object per distinct value, not one per paper: 500,000
-    papers' years alone took 14 MB).
+    papers' years alone took about 14 MB).
     """
     outline: list[OutlineRecord] = []
     shared: dict[str, str] = {}  # one string per distinct status and venue
