@@ -111,24 +111,23 @@ def export_command(
     )
     text = join_query(query)
     with app.session(write=False) as session:
-        selection = exporting.select_papers(session, text, aux)
+        selection = exporting.select_papers(session, text, aux, with_keys=exporting.needs_keys(fmt))
         for message in selection.warnings:
             render.warn(message)
-        count = len(selection.papers)
+        count = len(selection.ids)
         if not count and aux is None:
             warn_if_nothing_matched(session, text)
         with progress_bar(f"exporting to {output or 'stdout'}", count, "papers") as advance:
             audit = exporting.export_to(
                 session,
                 fmt,
-                selection.papers,
+                selection,
                 options,
                 output=output,
                 stdout=sys.stdout,
                 database=sqlite_path(app.settings.database_url),
                 strict=strict,
                 advance=advance,
-                cited_aliases=selection.cited_aliases,
             )
     if audit.count:
         render.warn(f"{audit.summary()}; complete them with readinglist resolve")

@@ -182,11 +182,36 @@ def _status_of(record: _Grouped) -> str:
     return record.status if record.status in STATUSES else "new"
 
 
-def _sort_key(record: _Grouped) -> tuple[int, bool, int, str, str]:
+def _rank(record: _Grouped) -> tuple[int, bool, int]:
+    """Where ``record`` goes in its group before its key counts: priority (high, medium,
+    low, none), then year (newest first, none last)."""
     priority = record.priority
     rank = PRIORITIES.index(priority) if priority in PRIORITIES else len(PRIORITIES)
+    return (rank, record.year is None, -(record.year or 0))
+
+
+def _key_order(record: _Grouped) -> tuple[str, str]:
+    """How records of one :func:`_rank` are ordered: by key case-insensitively, then exactly."""
     key = record.citekey or ""
-    return (rank, record.year is None, -(record.year or 0), key.casefold(), key)
+    return (key.casefold(), key)
+
+
+def _ordered(members: Iterable[_G]) -> list[_G]:
+    """``members`` in list order: by :func:`_rank`, then :func:`_key_order`.
+
+    The members are first bucketed by rank (a few hundred distinct priorities and
+    years), each bucket then sorted by key: only one bucket's folded keys exist at a
+    time, not a sort key per member of the group (500,000 papers: about 70 MB, issue 17).
+    The result is that of one stable sort by ``(*_rank(r), *_key_order(r))``: members
+    equal in both keep their order.
+    """
+    buckets: dict[tuple[int, bool, int], list[_G]] = {}
+    for member in members:
+        buckets.setdefault(_rank(member), []).append(member)
+    ordered: list[_G] = []
+    for rank in sorted(buckets):
+        ordered.extend(sorted(buckets.pop(rank), key=_key_order))
+    return ordered
 
 
 def _groups(records: Sequence[_G], group_by: str) -> list[tuple[str | None, list[_G]]]:
@@ -453,7 +478,7 @@ def write_chunks(
         if heading is not None:
             out.extend([f"## {heading} ({len(members)})", ""])
         last, loose = out[-1], False
-        ordered = sorted(members, key=_sort_key)
+        ordered = _ordered(members)
         items = complete(ordered) if complete else cast(list[PaperRecord], ordered)
         for count, record in enumerate(items, 1):
             item = _item(record, show_status=group_by != "status", abstracts=abstracts, notes=notes)

@@ -8,6 +8,7 @@ when called.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -193,6 +194,20 @@ def select_ids_and_keys(session: Executor, query_text: str = "") -> list[tuple[i
     # papers: about a third of a second less, issue 17).
     rows = connection_of(session).execute(stmt).all()  # one fetch, not one per row
     return [(int(paper_id), str(key)) for paper_id, key in rows]
+
+
+def select_ids(session: Session, query_text: str = "") -> array[int]:
+    """Return the ids of the papers ``query_text`` selects, in :func:`select_papers`
+    order, in one query, as an ``array('q')``: 8 bytes a paper, where a list of ints
+    takes 40 and :func:`select_ids_and_keys` about 160 (an export holds a whole library's
+    selection while it writes it: 500,000 papers, issue 17).
+
+    Raises InvalidQuery.
+    """
+    from readinglist import query
+
+    stmt = query.statement(session, query_text)
+    return array("q", session.connection().execute(stmt).scalars())
 
 
 def papers_for_keys(session: Session, refs: Sequence[str]) -> tuple[list[Paper], list[str]]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -93,10 +94,17 @@ def writer_options(
 
 @dataclass
 class Selection:
-    """The papers an export writes, ``(id, citation key)`` in the order chosen, and the
-    warnings met while choosing them (for stderr), in order."""
+    """The papers an export writes, in the order chosen, and the warnings met while
+    choosing them (for stderr), in order.
 
-    papers: list[tuple[int, str]]
+    ``ids`` is an ``array('q')``: 8 bytes a paper (a whole library's selection is held
+    while it is written, issue 17). ``keys`` holds their citation keys, in the same
+    order, when :func:`select_papers` was asked for them (``with_keys``: a BibTeX export
+    orders its entries by key); otherwise None.
+    """
+
+    ids: array[int]
+    keys: list[str] | None = None
     warnings: list[str] = field(default_factory=list)
     #: Old keys (aliases) the ``.aux`` file cites, by the paper's current key: the
     #: classic BibTeX export writes the entry under each of them too (BibTeX has no
@@ -115,16 +123,21 @@ def cited_keys(path: Path) -> list[str]:
     return bibtex.read_aux(text)
 
 
-def select_papers(session: Session, query_text: str, aux: str | None = None) -> Selection:
+def select_papers(
+    session: Session, query_text: str, aux: str | None = None, *, with_keys: bool = False
+) -> Selection:
     """Choose the papers to export: those ``query_text`` selects, or, with ``aux`` (a
-    LaTeX ``.aux`` file), exactly those it cites.
+    LaTeX ``.aux`` file), exactly those it cites; their keys too with ``with_keys``
+    (:func:`needs_keys`).
 
     With ``aux``, ``\\nocite{*}`` selects every paper; a cited key not in the library
     and a cited old key (an alias after ``rekey``) each give a warning naming ``aux``.
     Raises InvalidInput for an unreadable ``aux`` file and QueryError for a bad query.
     """
     if not aux:
-        return Selection(library.select_ids_and_keys(session, query_text))
+        if not with_keys:
+            return Selection(library.select_ids(session, query_text))
+        return Selection(*_split(library.select_ids_and_keys(session, query_text), with_keys))
     cited = cited_keys(Path(aux))
     selected: list[tuple[int, str]] = []
     if "*" in cited:  # \nocite{*}: every entry
@@ -149,7 +162,21 @@ def select_papers(session: Session, query_text: str, aux: str | None = None) -> 
             )
     if not selected:
         selected = [(p.id, p.citekey) for p in papers]
-    return Selection(selected, warnings, aliases)
+    return Selection(*_split(selected, with_keys), warnings, aliases)
+
+
+def _split(selected: list[tuple[int, str]], with_keys: bool) -> tuple[array[int], list[str] | None]:
+    """The ids of ``selected`` papers ``(id, key)`` as an array, and their keys (None
+    without ``with_keys``): :class:`Selection`'s ``ids`` and ``keys``."""
+    ids = array("q", (paper_id for paper_id, _ in selected))
+    return ids, [key for _, key in selected] if with_keys else None
+
+
+def needs_keys(fmt: str) -> bool:
+    """True when an export in ``fmt`` needs the selection's keys (:func:`select_papers`
+    ``with_keys``): BibTeX and biblatex order their entries by key
+    (:func:`readinglist.formats.bibtex.entry_order`)."""
+    return fmt in BIBTEX_FORMATS
 
 
 #: How many keys of papers that are not real references an export names.
@@ -214,7 +241,7 @@ _PROBLEM_WORDS = {"provisional title": "with a provisional title", "no author": 
 def export_to(
     session: Session,
     fmt: str,
-    papers: list[tuple[int, str]],
+    selection: Selection,
     options: dict[str, Any],
     *,
     output: str | None,
@@ -222,28 +249,27 @@ def export_to(
     database: Path | None = None,
     strict: bool = False,
     advance: Callable[[int], None] | None = None,
-    cited_aliases: dict[str, list[str]] | None = None,
 ) -> Audit:
-    """Write ``papers`` in ``fmt`` to ``output`` (:func:`open_output`) and return the
-    :class:`Audit` of what was written.
+    """Write the papers of ``selection`` in ``fmt`` to ``output`` (:func:`open_output`)
+    and return the :class:`Audit` of what was written.
 
     With ``strict`` the text is first written to a temporary spool (in memory up to
     32 MB) and reaches ``output`` only when no entry has a provisional title or lacks
     an author; otherwise InvalidInput (exit 5) is raised naming them, and no output
-    file is created or replaced (nothing reaches standard output). ``cited_aliases``
-    (:attr:`Selection.cited_aliases`) names old keys a classic BibTeX export also writes
-    each entry under. Raises as :func:`open_output` and :func:`write_papers` do.
+    file is created or replaced (nothing reaches standard output). The selection's
+    ``cited_aliases`` name old keys a classic BibTeX export also writes each entry
+    under. Raises as :func:`open_output` and :func:`write_papers` do.
     """
     audit = Audit()
-    if fmt == "bibtex" and cited_aliases:
-        options = {**options, "cited_aliases": cited_aliases}
+    if fmt == "bibtex" and selection.cited_aliases:
+        options = {**options, "cited_aliases": selection.cited_aliases}
     if not strict:
         with open_output(output, stdout, database=database) as out:
-            write_papers(session, out, fmt, papers, options, advance, audit)
+            write_papers(session, out, fmt, selection, options, advance, audit)
         return audit
     refuse_database(output, database)
     with tempfile.SpooledTemporaryFile(32 << 20, "w+", encoding="utf-8", newline="\n") as spool:
-        write_papers(session, cast(TextIO, spool), fmt, papers, options, advance, audit)
+        write_papers(session, cast(TextIO, spool), fmt, selection, options, advance, audit)
         if audit.count:
             raise InvalidInput(f"{audit.summary()}; nothing written (--strict)")
         spool.seek(0)
@@ -291,36 +317,40 @@ def write_papers(
     session: Session,
     out: TextIO,
     fmt: str,
-    papers: list[tuple[int, str]],
+    selection: Selection,
     options: dict[str, Any],
     advance: Callable[[int], None] | None = None,
     audit: Audit | None = None,
 ) -> None:
-    """Write ``papers`` (``(id, key)``) to ``out`` in ``fmt`` with the writer's ``options``
+    """Write the papers of ``selection`` to ``out`` in ``fmt`` with the writer's ``options``
     (:func:`writer_options`); ``audit`` (:class:`Audit`) counts the records as they are
-    written.
+    written. BibTeX and biblatex need the selection's keys (:func:`needs_keys`):
+    without them ValueError is raised.
 
     BibTeX and biblatex are written a chunk at a time (:func:`_write_bibtex_in_chunks`),
     calling ``advance`` with the papers written so far. The other formats stream too
     (issue 17): records a chunk at a time without ``source_text`` or digest (with notes
     for RIS and CSL-JSON, and for Markdown ``--notes``), text written as the writer's ``write_chunks``
     yields it; Markdown first reads a light outline of every paper
-    (:func:`readinglist.library.listing.export_outline`) to count, group and order.
+    (:func:`readinglist.library.listing.export_outline`) to count, group and order,
+    and reads each group's records by the ids the outline carries.
     """
     watch = (audit or Audit()).watch
+    ids = selection.ids
     if fmt in BIBTEX_FORMATS:
+        if selection.keys is None:
+            raise ValueError(f"a {fmt} export needs the selection's keys (with_keys)")
         options = dict(options)
         aliases = options.pop("cited_aliases", None) or {}
-        _write_bibtex_in_chunks(session, out, options, papers, advance or _ignore, watch, aliases)
+        selected = (ids, selection.keys)
+        _write_bibtex_in_chunks(session, out, options, selected, advance or _ignore, watch, aliases)
         return
-    ids = [paper_id for paper_id, _ in papers]
     write_chunks = formats.module(fmt).write_chunks
     if fmt == "markdown":
         from readinglist.formats.markdown import decided_stamp
         from readinglist.library.papers import latest_status_change
 
         options = {**options, "decided": decided_stamp(latest_status_change(session))}
-        by_key = {key: paper_id for paper_id, key in papers}
         outline = export_outline(session, ids, with_tags=options["group_by"] == "tag")
         shown = [*formats.module(fmt).RECORD_FIELDS, *CITATION_FIELDS]  # Audit reads these
         columns = record_columns([*shown, *(["abstract"] if options["abstracts"] else [])])
@@ -328,7 +358,7 @@ def write_papers(
         def complete(members: list[OutlineRecord]) -> Iterator[PaperRecord]:
             found = iter_listing_records(
                 session,
-                [by_key[member.citekey or ""] for member in members],
+                [member.paper_id for member in members],
                 columns=columns,
                 with_editors=True,
                 with_notes=bool(options["notes"]),
@@ -362,7 +392,7 @@ def _with_alias_copies(
     return [record, *copies]
 
 
-def _crossref_parents(session: Session, ids: list[int]) -> frozenset[str]:
+def _crossref_parents(session: Session, ids: Sequence[int]) -> frozenset[str]:
     """The keys (case-folded) that papers ``ids`` name in ``crossref``: BibTeX needs those
     entries after the entries that name them (issue 15, the real-tools test)."""
     from readinglist.library.refs import crossref_values
@@ -380,12 +410,13 @@ def _write_bibtex_in_chunks(
     session: Session,
     out: TextIO,
     options: dict[str, Any],
-    selected: list[tuple[int, str]],
+    selected: tuple[Sequence[int], Sequence[str]],
     advance: Callable[[int], None],
     watch: Callable[[Iterable[PaperRecord | IntactEntry]], Iterator[PaperRecord | IntactEntry]],
     aliases: dict[str, list[str]] | None = None,
 ) -> None:
-    """Write ``selected`` papers ``(id, key)`` as BibTeX, a chunk of records at a time.
+    """Write the ``selected`` papers (their ids, and their keys in the same order) as
+    BibTeX, a chunk of records at a time.
 
     A paper whose current key has ``aliases`` (old keys a document cites) is followed by
     a copy of its entry under each old key, regenerated (not copied from its source).
@@ -405,11 +436,10 @@ def _write_bibtex_in_chunks(
     people and fields are read only when the writer cannot copy its text (issue 17
     item 2); the text written is the same.
     """
-    parents = _crossref_parents(session, [paper_id for paper_id, _ in selected])
-    order = sorted(
-        range(len(selected)), key=lambda i: bibtex.entry_order(selected[i][1], i, parents)
-    )
-    ids = [selected[i][0] for i in order]
+    selected_ids, keys = selected
+    parents = _crossref_parents(session, selected_ids)
+    order = sorted(range(len(keys)), key=lambda i: bibtex.entry_order(keys[i], i, parents))
+    ids = [selected_ids[i] for i in order]
     strings, preamble, parts = library.bibtex_context(session, ids)
     writer = bibtex.Writer(
         strings=strings, preamble=preamble, parents=parents, string_parts=parts, **options
