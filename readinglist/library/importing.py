@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from readinglist import citekeys, dedupe
 from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
 from readinglist.library._sql import Statistics, insert_papers, serialize_imports
+from readinglist.library.marks import status_changed_since
 from readinglist.library.matching import (
     Candidate,
     Index,
@@ -33,7 +34,7 @@ from readinglist.library.matching import (
     update_many,
 )
 from readinglist.library.merging import conflict_rows, write_conflicts
-from readinglist.library.papers import set_status, status_changed_since
+from readinglist.library.papers import set_status
 from readinglist.library.refs import find_paper, follow_crossrefs
 from readinglist.library.rows import (
     PERSON_CACHE,

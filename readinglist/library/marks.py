@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, update
+from sqlalchemy import func, insert, select, update
 
 from readinglist.errors import UsageError
 from readinglist.library._sql import CHUNK
@@ -91,3 +91,29 @@ def write_priority(
     if changed:
         update_columns(session, changed, {"priority": code, "updated_at": at or utcnow()})
     return changed
+
+
+def latest_status_change(session: Executor) -> datetime | None:
+    """Return the time of the library's newest read-status change (its newest status
+    event, aware UTC), or None when no paper's status was ever changed.
+
+    Markdown exports write it into their marker (``decided=``) so that syncing the list
+    back leaves a status changed since alone (:func:`status_changed_since`)."""
+    latest: datetime | None = session.execute(select(func.max(STATUS_EVENTS.c.at))).scalar_one()
+    return latest
+
+
+def status_changed_since(session: Executor, paper_ids: Sequence[int], when: datetime) -> set[int]:
+    """Return the ids among ``paper_ids`` whose read status changed after ``when`` (a
+    status event later than it), a chunk of ids at a time."""
+    found: set[int] = set()
+    for start in range(0, len(paper_ids), CHUNK):
+        chunk = paper_ids[start : start + CHUNK]
+        found.update(
+            session.scalars(
+                select(STATUS_EVENTS.c.paper_id)
+                .where(STATUS_EVENTS.c.paper_id.in_(chunk), STATUS_EVENTS.c.at > when)
+                .distinct()
+            )
+        )
+    return found

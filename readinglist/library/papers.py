@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -42,7 +42,7 @@ from readinglist.records import (
     EDITABLE,
     PaperRecord,
 )
-from readinglist.tables import STATUS_EVENTS, utcnow
+from readinglist.tables import utcnow
 from readinglist.text import title_key
 
 
@@ -65,32 +65,6 @@ def set_status(
             set_committed_value(paper, name, value)
         session.expire(paper, ["events"])  # read again when asked for
     return changed
-
-
-def latest_status_change(session: Session) -> datetime | None:
-    """Return the time of the library's newest read-status change (its newest status
-    event, aware UTC), or None when no paper's status was ever changed.
-
-    Markdown exports write it into their marker (``decided=``) so that syncing the list
-    back leaves a status changed since alone (:func:`status_changed_since`)."""
-    latest: datetime | None = session.execute(select(func.max(STATUS_EVENTS.c.at))).scalar_one()
-    return latest
-
-
-def status_changed_since(session: Session, paper_ids: Sequence[int], when: datetime) -> set[int]:
-    """Return the ids among ``paper_ids`` whose read status changed after ``when`` (a
-    status event later than it), a chunk of ids at a time."""
-    found: set[int] = set()
-    for start in range(0, len(paper_ids), CHUNK):
-        chunk = paper_ids[start : start + CHUNK]
-        found.update(
-            session.scalars(
-                select(STATUS_EVENTS.c.paper_id)
-                .where(STATUS_EVENTS.c.paper_id.in_(chunk), STATUS_EVENTS.c.at > when)
-                .distinct()
-            )
-        )
-    return found
 
 
 def restore_status(session: Session, paper: Paper, status: str, read_at: datetime | None) -> None:

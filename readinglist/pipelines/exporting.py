@@ -348,7 +348,7 @@ def write_papers(
     write_chunks = formats.module(fmt).write_chunks
     if fmt == "markdown":
         from readinglist.formats.markdown import decided_stamp
-        from readinglist.library.papers import latest_status_change
+        from readinglist.library.marks import latest_status_change
 
         options = {**options, "decided": decided_stamp(latest_status_change(session))}
         outline = export_outline(session, ids, with_tags=options["group_by"] == "tag")
