@@ -105,13 +105,6 @@ def _converter(math: str) -> Any:
     return LatexNodes2Text(latex_context=_latex_context(), math_mode=math, strict_latex_spaces=True)
 
 
-def decodes_macro(name: str) -> bool:
-    """True when the display rule knows the LaTeX macro ``\\name`` (``textbf``, ``to``,
-    ``varepsilon``): pylatexenc's default text rules, with :data:`_FONT_COMMANDS`. False
-    for a macro it would leave as written (``pdfmdfivesum``, ``def``, ``foo``)."""
-    return _latex_context().get_macro_spec(name) is not None
-
-
 @lru_cache(maxsize=1)
 def _latex_context() -> Any:
     """pylatexenc's default text rules, with :data:`_FONT_COMMANDS` printing their argument."""
@@ -590,33 +583,24 @@ def readable_paragraphs(value: str | None) -> list[str]:
 
 
 def has_markup(value: str) -> bool:
-    """True when the display rule (:func:`readable_paragraphs`) decodes something in
-    ``value``: LaTeX (:func:`has_latex`) or a TeX input ligature (``--``, two backquotes,
-    two apostrophes). The BibTeX export writes an abstract from another source that has
-    markup as that markup, so LaTeX prints what ``show`` does. Never raises."""
-    return has_latex(value) or _LIGATURE_HINT.search(value) is not None
+    """True when ``value`` holds LaTeX commands or math: a ``\\`` or a ``$``. The BibTeX
+    export writes an abstract from another source that has them as the text the display
+    rule shows (``$20\\%$`` -> ``20%``). Braces, ``~`` and ligatures alone do not count:
+    in a plain-text source (RIS) they are as often literal (``{x}`` in code), and the
+    export escapes them as text. Never raises."""
+    return "\\" in value or "$" in value
 
 
 def paragraph_latex(text: str) -> str:
     """One paragraph of a stored text as the LaTeX the display rule reads in it: with an
-    odd number of bare ``$`` they are dollar signs, not math (``$5``), and a bare ``%``
-    is a percent sign, not a comment; both come back escaped (``\\$``, ``\\%``).
-    Never raises."""
+    odd number of bare ``$`` they are dollar signs, not math (``$5``), a bare ``%`` is a
+    percent sign, not a comment; each comes back escaped (``\\$``, ``\\%``). And as in
+    a BibTeX value (:func:`bibtex_latex`), a bare ``&`` is an ampersand, not an alignment
+    tab (pylatexenc printed ``A & \\emph{B}`` as ``A     B``), and ``\\textasciicircum{}``
+    a ``^``. Never raises."""
     if len(_BARE_DOLLAR.findall(text)) % 2:  # a price, not math: "$5"
         text = _BARE_DOLLAR.sub(r"\\$", text)
-    return _BARE_PERCENT.sub(r"\\%", text)
-
-
-def text_latex(value: str) -> str:
-    """``value`` with each paragraph as :func:`paragraph_latex` reads it, the paragraph
-    breaks kept: the LaTeX the display rule decodes, for a writer that keeps it as LaTeX
-    (the BibTeX export of a pasted abstract). Never raises."""
-    parts = _PARAGRAPH_BREAK_KEPT.split(value)
-    parts[::2] = [paragraph_latex(part) for part in parts[::2]]
-    return "".join(parts)
-
-
-_PARAGRAPH_BREAK_KEPT = re.compile(f"({_PARAGRAPH_BREAK.pattern})")
+    return _BARE_PERCENT.sub(r"\\%", bibtex_latex(text))
 
 
 #: What gives :func:`readable_paragraphs` something to do: a line break (a paragraph

@@ -632,49 +632,45 @@ def test_write_escapes_raw_fields(abstract: str, written: str) -> None:
 @pytest.mark.parametrize(
     ("abstract", "written"),
     [
-        # A pasted conference abstract's LaTeX stays LaTeX (the display rule decodes it).
+        # A pasted conference abstract's markup: written as the text show prints.
         (
             r"Over $20\%$: \textbf{(1) attacks} from 100\% $\to$ 0.4\% --- $(\varepsilon,\delta)$",
-            r"Over $20\%$: \textbf{(1) attacks} from 100\% $\to$ 0.4\% --- $(\varepsilon,\delta)$",
+            r"Over 20\%: (1) attacks from 100\% {\textrightarrow} 0.4\% {\textemdash} "
+            r"({\ensuremath{\varepsilon}},{\ensuremath{\delta}})",
         ),
-        # As the display rule reads it: an odd number of $ are prices, a bare % is text.
+        # As the display rule reads it: an odd number of $ are prices, a bare % or & is text.
         (
-            "costs $5, 20% more \\& $x$\n\nOn $20%$ of $y$",
-            r"costs \$5, 20\% more \& \$x\$"
+            "costs $5, 20% & more $x$\n\nOn $20%$ of \\emph{y}",
+            r"costs \$5, 20\% \& more \$x\$"
             "\n\n"
-            r"On $20\%$ of $y$",
+            r"On 20\% of y",
         ),
+        # Whatever the markup, it is text: nothing runs, nothing breaks compilation.
+        (r"Code at \url{https://g.com/a#r} and $\input{/etc/passwd}$", None),
+        (r"Trailing macro \url", None),
+        (r"Two lines a\\b and \emph{c}.", None),
+        (r"$x$ ^^5cinput{y}", None),
     ],
 )
-def test_write_abstract_from_text_keeps_its_latex(abstract: str, written: str) -> None:
-    """An abstract from a source that is not BibTeX (pasted, RIS, CSL-JSON) with LaTeX in
-    it is written as that LaTeX when every macro is one the display rule renders, so LaTeX
-    prints what ``show`` does (``20%``, not ``$20\\%$``); read back, it displays the same."""
+def test_write_abstract_from_text_as_it_displays(abstract: str, written: str | None) -> None:
+    """An abstract from a source that is not BibTeX (pasted, RIS, CSL-JSON) with markup
+    in it is written as the text the display rule shows, escaped as text (issue 18):
+    LaTeX prints ``20%`` as ``show`` does (not ``$20\\%$``), no markup of the source is
+    written as markup, and the entry read back displays the same."""
     record = PaperRecord(citekey="k", abstract=abstract, latex_fields=False)
     text = bibtex.write([record])
-    assert text == f"@misc{{k,\n  abstract = {{{written}}}\n}}\n"
+    value = text.split("  abstract = {", 1)[1].rsplit("}\n}\n", 1)[0]
+    if written is not None:
+        assert value == written
+    for markup in ("\\url", "\\input", "\\emph", "\\\\", "^^"):
+        assert markup not in value.replace("\\textbackslash{}", "\x00"), markup
     (back,) = bibtex.read(text).records
     assert readable(back.abstract) == readable(abstract)
 
 
-@pytest.mark.parametrize(
-    ("abstract", "written"),
-    [
-        (r"50% of A & B cost $5", r"50\% of A \& B cost \$5"),
-        (r"$x$ \pdfmdfivesum file{s}", r"\$x\$ \textbackslash{}pdfmdfivesum file\{s\}"),
-        (r"$\input{/etc/passwd}$", r"\$\textbackslash{}input\{/etc/passwd\}\$"),
-        (
-            r"\begin{verbatim} \textbf{y}",
-            r"\textbackslash{}begin\{verbatim\} \textbackslash{}textbf\{y\}",
-        ),
-        (r"$x$ ^^5cinput{y}", r"\$x\$ \textasciicircum{}\textasciicircum{}5cinput\{y\}"),
-    ],
-)
-def test_write_abstract_from_text_escapes_it_unless_inert(abstract: str, written: str) -> None:
-    """Plain text, or LaTeX with a macro the display rule does not render or a dangerous
-    one (``encode.inert_markup``): the whole abstract is escaped as text (issue 18)."""
-    record = PaperRecord(citekey="k", abstract=abstract, latex_fields=False)
-    assert bibtex.write([record]) == f"@misc{{k,\n  abstract = {{{written}}}\n}}\n"
+def test_write_abstract_from_text_without_markup_is_escaped_as_before() -> None:
+    record = PaperRecord(citekey="k", abstract="50% of A & B cost $5", latex_fields=False)
+    assert bibtex.write([record]) == "@misc{k,\n  abstract = {50\\% of A \\& B cost \\$5}\n}\n"
 
 
 def test_write_copies_unchanged_entries_byte_for_byte(tricky: ParseResult) -> None:

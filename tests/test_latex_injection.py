@@ -144,12 +144,13 @@ def test_a_file_read_through_pdftex_primitives_is_inert_in_bibtex_values(tmp_pat
 
 
 @pytest.mark.skipif(shutil.which("biber") is None, reason="needs biber")
-def test_pasted_abstracts_typeset_as_latex_and_hostile_ones_stay_inert(
+def test_pasted_abstracts_typeset_as_they_display_and_hostile_ones_stay_inert(
     invoke, tmp_path: Path
 ) -> None:
-    """The example list's abstracts keep their LaTeX in the export (``$20\\%$``, ``\\textbf``,
-    ``$(\\varepsilon,\\delta)$``) and typeset without an error in a document that prints
-    abstracts; a RIS abstract whose LaTeX reads a file or runs a command is still text."""
+    """The example list's abstracts are exported as the text ``show`` prints (``20%``, not
+    ``$20\\%$`` spelled out) and typeset without an error in a document that prints
+    abstracts; abstracts whose markup would read a file, run a command or stop LaTeX
+    (a ``#`` in a URL, a trailing ``\\url``, ``\\\\b``) are text too."""
     root = Path(__file__).resolve().parent.parent
     out = tmp_path / "tex"
     out.mkdir()
@@ -160,16 +161,19 @@ def test_pasted_abstracts_typeset_as_latex_and_hostile_ones_stay_inert(
     ris.write_text(
         "TY  - JOUR\nTI  - Evil\nAU  - Doe, J\nPY  - 2020\n"
         f"AB  - Up $20\\%$ and $\\input{{{secret.name}}}$ \\immediate\\write18{{touch {marker}}}\n"
+        "ER  - \nTY  - JOUR\nTI  - Hashes\nAU  - Roe, R\nPY  - 2021\n"
+        "AB  - Code at \\url{https://github.com/a/b#readme}, lines a\\\\b, \\emph{c} \\url\n"
         "ER  - \n"
     )
     assert invoke("import", str(root / "examples" / "icml2026-abstracts.txt")).exit_code == 0
     assert invoke("import", str(ris)).exit_code == 0
-    result = invoke("export", "biblatex", "-o", str(out / "refs.bib"))
+    result = invoke("export", "bibtex", "-o", str(out / "refs.bib"))
     assert result.exit_code == 0, result.stderr
     bib = (out / "refs.bib").read_text()
-    assert "reduces the collision rate by over $20\\%$ on Waymax" in bib
-    assert "$(\\varepsilon,\\delta)$" in bib
-    assert "\\textbackslash{}input" in bib
+    assert "reduces the collision rate by over 20\\% on Waymax" in bib
+    assert "({\\ensuremath{\\varepsilon}},{\\ensuremath{\\delta}})" in bib
+    assert "Up 20\\% and" in bib
+    assert "\\input" not in bib.replace("\\textbackslash{}input", "")
     (out / "doc.tex").write_text(
         "\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage{amsmath}"
         "\\usepackage[backend=biber]{biblatex}\\addbibresource{refs.bib}"

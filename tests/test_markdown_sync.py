@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from helpers import seed
 
 from readinglist import db, library
@@ -185,3 +186,57 @@ def test_list_without_a_stamp_applies_its_statuses_as_before(invoke, db_url, tmp
     result = invoke("import", str(out))
     assert result.exit_code == 0, result.stderr
     assert states(invoke)["ames2024alpha"] == ("new", ["ml"])
+
+
+def test_paper_decided_since_keeps_its_tags_too(invoke, db_url, tmp_path) -> None:
+    """A hostile-input find: the stale list kept the newer status but removed the tag
+    added with it. The item is older than the paper, so none of it applies."""
+    seed_three(db_url)
+    out = tmp_path / "list.md"
+    assert invoke("export", "markdown", "-o", str(out)).exit_code == 0
+    assert invoke("tag", "add", "important", "ames2024alpha").exit_code == 0
+    assert invoke("mark", "reading", "ames2024alpha").exit_code == 0
+    result = invoke("import", str(out))
+    assert result.exit_code == 0, result.stderr
+    assert states(invoke)["ames2024alpha"] == ("reading", ["important", "ml"])
+    assert "keeping it and its tags (the list says 'new')" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("stamp", "kept"),
+    [("2100-01-01T00:00:00Z", False), ("2000-01-01T00:00:00Z", True), ("yesterday", False)],
+)
+def test_stamp_without_microseconds_is_read_and_a_garbled_one_is_said(
+    invoke, db_url, tmp_path, stamp: str, kept: bool
+) -> None:
+    """``decided=`` without microseconds is a time too; one that is no time is not dropped
+    silently: the import warns that the list's statuses apply as written."""
+    seed_three(db_url)
+    out = tmp_path / "list.md"
+    assert invoke("export", "markdown", "-o", str(out)).exit_code == 0
+    first, rest = out.read_text(encoding="utf-8").split("\n", 1)
+    out.write_text(re.sub(r"decided=\S+", f"decided={stamp}", first) + "\n" + rest, "utf-8")
+    assert invoke("mark", "skipped", "ames2024alpha").exit_code == 0
+    result = invoke("import", str(out))
+    assert result.exit_code == 0, result.stderr
+    assert states(invoke)["ames2024alpha"][0] == ("skipped" if kept else "new")
+    garbled = "is not a time this program writes" in result.stderr
+    assert garbled == (stamp == "yesterday")
+
+
+def test_the_lists_own_warnings_are_printed(invoke, db_url, tmp_path) -> None:
+    """The reader's problems (an item without a key) reach the import's output; they were
+    dropped for a Markdown list, so a rejected item went unsaid."""
+    seed_three(db_url)
+    out = tmp_path / "list.md"
+    assert invoke("export", "markdown", "-o", str(out)).exit_code == 0
+    text = out.read_text(encoding="utf-8").replace("- [ ]", "- [x]", 1)
+    out.write_text(text + "\n- [x] **No key here**\n", "utf-8")
+    result = invoke("import", str(out))
+    # As for any input with a rejected entry: the rest is applied, the exit code says so.
+    assert result.exit_code == 5, result.stderr
+    assert "list item without a citation key (expected `key` in code quotes): rejected" in (
+        result.stderr
+    )
+    assert "1 merged, 2 already present, 1 rejected" in result.stderr
+    assert states(invoke)["ames2024alpha"] == ("read", ["ml"])

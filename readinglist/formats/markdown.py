@@ -360,16 +360,19 @@ def decided_time(stamp: str | None) -> datetime | None:
     """The time a ``decided=`` value (:func:`decided_stamp`) names, as an aware UTC datetime:
     every read-status change the library held when the list was written was made at or
     before it. ``none`` (no change then) gives the earliest time, so any change since is
-    later. None when there is no value (a list written before the marker carried one) or
-    it is not such a time: then stale and edited cannot be told apart. Never raises."""
+    later; a time without microseconds is read too. None when there is no value (a list
+    written before the marker carried one) or it is not such a time (:func:`read` warns):
+    then stale and edited cannot be told apart. Never raises."""
     if not stamp:
         return None
     if stamp == "none":
         return datetime.min.replace(tzinfo=UTC)
-    try:
-        return datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
-    except ValueError:
-        return None
+    for layout in ("%Y-%m-%dT%H:%M:%S.%fZ", "%Y-%m-%dT%H:%M:%SZ"):
+        try:
+            return datetime.strptime(stamp, layout).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    return None
 
 
 def _as_utc(moment: datetime) -> datetime:
@@ -502,7 +505,7 @@ _ITEMS_PER_PIECE = 500
 
 _MARKER_LINE = re.compile(
     r"^<!-- readinglist:markdown v(?P<version>\d+)(?: group-by=(?P<group>[a-z]+))?"
-    r"(?: decided=(?P<decided>none|[0-9T:.+-]+Z))? -->\s*$"
+    r"(?: decided=(?P<decided>\S+?))? -->\s*$"
 )
 _ITEM = re.compile(r"^[-*+] \[(?P<box>[ xX])\](?:[ \t]+(?P<rest>.*))?$")
 _BULLET = re.compile(r"^[-*+][ \t]")
@@ -657,8 +660,19 @@ def _read_marker(
     group_by = marker.group("group")
     if group_by:
         meta["group_by"] = group_by
-    if marker.group("decided"):
-        meta["decided"] = marker.group("decided")
+    stamp = marker.group("decided")
+    if stamp and decided_time(stamp) is None:
+        problems.append(
+            ParseProblem(
+                f"the marker's decided={stamp[:40]!r} is not a time this program writes; "
+                "statuses in the list are applied even where the library changed them since",
+                source,
+                (first or 0) + 1,
+                "warning",
+            )
+        )
+    elif stamp:
+        meta["decided"] = stamp
     if int(marker.group("version")) > FORMAT_VERSION:
         problems.append(
             ParseProblem(

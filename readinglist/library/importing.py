@@ -586,10 +586,12 @@ def sync_markdown(
 
     ``decided`` is the time the list's marker names (``formats.markdown.decided_time``):
     every status change the library held when the list was written was made by then.
-    A paper whose status changed in the library after it keeps that newer decision,
-    with a warning naming both statuses, instead of taking the list's older one (a
-    stale list synced back must not undo triage). None (a list without the stamp)
-    applies the list's status as before.
+    A paper whose status changed in the library after it and differs from the list's
+    keeps that newer decision and its tags (the list's item is older than the paper),
+    with a warning naming both statuses, instead of taking the list's (a stale list
+    synced back must not undo triage). Tags have no history: a tag added since to a
+    paper whose status did not change is removed when the list lacks it. None (a list
+    without the stamp) applies the list as before.
     """
     report = ImportReport()
     for record in records:
@@ -617,13 +619,15 @@ def sync_markdown(
             report.problems.append(
                 ParseProblem(
                     f"{paper.citekey!r} was marked {paper.status!r} after this list was "
-                    f"written; keeping it (the list says {status!r})",
+                    f"written (here, or by an earlier import of this list); keeping it and "
+                    f"its tags (the list says {status!r}); export the list again to edit it",
                     source,
                     record.line,
                     "warning",
                 )
             )
-            status = None
+            report.present.append(paper.citekey)
+            continue
         if status and status != paper.status:
             set_status(session, [paper], status)
             changes.append(f"status {status}")

@@ -275,7 +275,7 @@ def _import_parsed(
 
         decided = decided_time(parsed.meta.get("decided"))
         report = library.sync_markdown(session, records, source=item.source, decided=decided)
-        report.problems[:0] = held
+        report.problems[:0] = problems  # the reader's warnings too (a garbled stamp)
         return report
     with progress(f"importing {item.source}", len(records), "papers") as advance:
         return library.import_records(

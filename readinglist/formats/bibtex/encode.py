@@ -30,7 +30,7 @@ from typing import Any, Literal
 from readinglist.formats.bibtex.fields import parse_names, split_names
 from readinglist.formats.bibtex.values import ValueSyntaxError, matching_brace
 from readinglist.records import LIST_FIELD_PREFIX, Person
-from readinglist.text import CACHE_SIZE, decodes_macro, latex_to_unicode
+from readinglist.text import CACHE_SIZE, latex_to_unicode
 
 Dialect = Literal["bibtex", "biblatex"]
 
@@ -194,32 +194,6 @@ def neutralize(value: str) -> str:
         ),
         value,
     )
-
-
-#: A control word (group 1: its name), a control symbol (``\\%``, ``\\'``), or ``^^``.
-_CONTROL_SEQUENCE = re.compile(r"\\(?:([A-Za-z@]+)|.)|\^\^", re.DOTALL)
-
-
-def inert_markup(value: str) -> bool:
-    """True when the LaTeX in ``value``, from a source that is not BibTeX, may be written
-    as LaTeX (:func:`escape_raw`) rather than escaped as text: every control word is one
-    the display rule decodes (:func:`readinglist.text.decodes_macro`: ``\\textbf``,
-    ``\\to``, ``\\varepsilon``), none is :data:`DANGEROUS` or opens an environment
-    (``\\begin``), and there is no ``^^``. Control symbols (``\\%``, ``\\'e``) are text.
-
-    An allow-list on top of the block-list: issue 18 escapes values from other sources
-    as text because a block-list misses commands (``\\pdfmdfivesum`` read a file);
-    markup that passes here uses only macros pylatexenc renders as text or math.
-    """
-    for match in _CONTROL_SEQUENCE.finditer(value):
-        word = match.group(1)
-        if match.group() == "^^":
-            return False
-        if word is None:
-            continue
-        if word in ("begin", "end") or DANGEROUS.match(match.group()) or not decodes_macro(word):
-            return False
-    return True
 
 
 #: The characters without which :func:`escape_raw` (biblatex) changes nothing.

@@ -69,7 +69,6 @@ from readinglist.formats.bibtex.encode import (
     escape_literal,
     escape_raw,
     format_names,
-    inert_markup,
     is_foreign,
     is_verbatim,
     normalize_pages,
@@ -107,7 +106,7 @@ from readinglist.records import (
     format_marks,
     provisional_marks,
 )
-from readinglist.text import has_markup, text_latex
+from readinglist.text import has_markup, readable
 
 #: Order of the fields in a generated entry; other fields follow alphabetically.
 FIELD_ORDER: tuple[str, ...] = (
@@ -352,16 +351,16 @@ class _EntryFields:
 
     def abstract(self, value: str) -> str:
         """The abstract: as :meth:`text`, except that one from a source other than BibTeX
-        holding markup the display rule decodes (:func:`readinglist.text.has_markup`: a
-        pasted conference abstract's ``$20\\%$``, ``\\textbf{(1) attacks}``, ``---``) is
-        written as that LaTeX made safe (:func:`~.encode.escape_raw`, made ASCII for the bibtex
-        dialect as :meth:`text` does), not escaped as text. ``show`` and the Markdown
-        export print such an abstract decoded (``20%``); so does LaTeX now, and the entry
-        read back decodes to the same text."""
-        if self.latex or not has_markup(value) or not inert_markup(value):
+        holding LaTeX commands or math (:func:`readinglist.text.has_markup`: a pasted
+        conference abstract's ``$20\\%$``, ``\\textbf{(1) attacks}``) is written as the
+        text the display rule shows (:func:`readinglist.text.readable`: ``20%``,
+        ``(1) attacks``), escaped as text like every value from such a source
+        (issue 18). LaTeX then prints what ``show`` and the Markdown export do, not the
+        markup spelled out (``$20\\%$``); nothing of the markup is run, and an entry read
+        back displays the same."""
+        if self.latex or not has_markup(value):
             return self.text(value)
-        raw = escape_raw(text_latex(value), "biblatex")
-        return ascii_latex(raw) if self.dialect == "bibtex" else raw
+        return self.text(readable(value))
 
     def pages(self, value: str) -> str:
         """A ``pages`` value, ranges normalized (:func:`~.encode.normalize_pages`). In plain
