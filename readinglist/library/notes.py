@@ -11,18 +11,18 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import insert, select
 
 from readinglist.errors import NotFound, UsageError
 from readinglist.library.marks import update_columns
 from readinglist.library.search import refresh_search_text
-from readinglist.tables import NOTES, PAPERS, Executor, utcnow
+from readinglist.tables import NOTES, Executor, utcnow
+from readinglist.text import plural
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
     from readinglist.models import Note, Paper
-from readinglist.text import plural
 
 
 def add_note(session: Session, paper: Paper, body: str, *, at: datetime | None = None) -> Note:
@@ -107,7 +107,7 @@ def update_note(session: Session, note: Note, body: str, *, at: datetime | None 
     when = at or utcnow()
     note.body = text
     note.updated_at = when
-    session.execute(update(PAPERS).where(PAPERS.c.id == note.paper_id).values(updated_at=when))
+    update_columns(session, [note.paper_id], {"updated_at": when})
     session.flush()
     _expire_notes(session, [note.paper_id])
     return True

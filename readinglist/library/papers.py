@@ -24,6 +24,7 @@ from readinglist.library._sql import CHUNK
 from readinglist.library.marks import (
     priority_code,
     status_values,
+    update_columns,
     write_priority,
     write_status,
 )
@@ -306,6 +307,4 @@ def delete_papers(session: Session, papers: Sequence[Paper]) -> list[str]:
 
 def touch(session: Session, paper_ids: Iterable[int], when: datetime | None = None) -> None:
     """Set ``updated_at`` of the given papers to ``when`` (default now)."""
-    ids = sorted(set(paper_ids))
-    if ids:
-        session.execute(update(Paper).where(Paper.id.in_(ids)).values(updated_at=when or utcnow()))
+    update_columns(session, sorted(set(paper_ids)), {"updated_at": when or utcnow()})

@@ -196,7 +196,7 @@ def select_ids_and_keys(session: Executor, query_text: str = "") -> list[tuple[i
     return [(int(paper_id), str(key)) for paper_id, key in rows]
 
 
-def select_ids(session: Session, query_text: str = "") -> array[int]:
+def select_ids(session: Executor, query_text: str = "") -> array[int]:
     """Return the ids of the papers ``query_text`` selects, in :func:`select_papers`
     order, in one query, as an ``array('q')``: 8 bytes a paper, where a list of ints
     takes 40 and :func:`select_ids_and_keys` about 160 (an export holds a whole library's
@@ -207,7 +207,7 @@ def select_ids(session: Session, query_text: str = "") -> array[int]:
     from readinglist import query
 
     stmt = query.statement(session, query_text)
-    return array("q", session.connection().execute(stmt).scalars())
+    return array("q", connection_of(session).execute(stmt).scalars())
 
 
 def papers_for_keys(session: Session, refs: Sequence[str]) -> tuple[list[Paper], list[str]]:
