@@ -107,13 +107,13 @@ def _converter(math: str) -> Any:
 
 @lru_cache(maxsize=1)
 def _latex_context() -> Any:
-    """pylatexenc's default text rules, with :data:`_FONT_COMMANDS` printing their argument."""
+    """pylatexenc's default text rules, with :data:`FONT_COMMANDS` printing their argument."""
     from pylatexenc.latex2text import MacroTextSpec, get_default_latex_context_db
 
     context = get_default_latex_context_db()
     context.add_context_category(
         "readinglist-font-commands",
-        macros=[MacroTextSpec(name, discard=False) for name in sorted(_FONT_COMMANDS)],
+        macros=[MacroTextSpec(name, discard=False) for name in sorted(FONT_COMMANDS)],
         prepend=True,
     )
     return context
@@ -262,7 +262,7 @@ _UNICODE_LETTER = re.compile(r"[^\W\d_]")
 #: ``\textmd`` and ``\mbox`` take an argument but has no text for them, so it drops the
 #: argument (``we introduce $\texttt{Spotter}$`` lost the method's name); :func:`_converter`
 #: gives pylatexenc the rule for every command here.
-_FONT_COMMANDS = frozenset(
+FONT_COMMANDS = frozenset(
     {
         "emph",
         "textit",
@@ -281,7 +281,7 @@ _FONT_COMMANDS = frozenset(
 )
 #: Accent commands and the combining characters pylatexenc gives for them (LaTeX's
 #: OT1/T1 accents).
-_LATEX_ACCENTS = {
+LATEX_ACCENTS = {
     "'": "\u0301",
     "`": "\u0300",
     "^": "\u0302",
@@ -299,7 +299,7 @@ _LATEX_ACCENTS = {
     "b": "\u0331",
 }
 #: Letter commands of LaTeX's text symbols and the characters pylatexenc gives for them.
-_LATEX_LETTERS = {
+LATEX_LETTERS = {
     "ss": "ß",
     "aa": "å",
     "AA": "Å",
@@ -317,8 +317,8 @@ _LATEX_LETTERS = {
 #: An accent or letter command followed by white space, which TeX skips after a control
 #: word (and before an accent's argument): ``\\c cois`` is ``\\c{c}ois``, ``\\ss e`` is
 #: ``\\ss{}e``. Single-letter accents and letter commands only; ``\\t`` takes two letters.
-_ACCENT_CLASS = re.escape("".join(_LATEX_ACCENTS))
-_LETTER_NAMES = "|".join(sorted(_LATEX_LETTERS, key=len, reverse=True))
+_ACCENT_CLASS = re.escape("".join(LATEX_ACCENTS))
+_LETTER_NAMES = "|".join(sorted(LATEX_LETTERS, key=len, reverse=True))
 _SPACED_COMMAND = re.compile(
     rf"(?<!\\)\\(?:(?P<acc>[{_ACCENT_CLASS}])\s+(?P<arg>\\[ij](?![A-Za-z])|[A-Za-z])"
     rf"|(?P<let>{_LETTER_NAMES})\s+(?=[A-Za-z]))"
@@ -376,7 +376,7 @@ def simple_latex(
         caller then asks pylatexenc). Both modes decode case-protecting braces, accent
         commands (``\\'e``, ``{\\"o}``, ``\\c{c}``, ``\\"{\\i}``), letter commands
         (``\\ss``, ``{\\aa}``; a blank line after one is left to pylatexenc), escaped
-        specials (``\\&``), ``~``, the font commands of :data:`_FONT_COMMANDS`
+        specials (``\\&``), ``~``, the font commands of :data:`FONT_COMMANDS`
         (``\\emph``, ``\\textit``, ``\\texttt``, ``\\mbox`` ...), and TeX's input
         ligatures (``--``, ``---``, two backquotes or quotes, ``?```, ``!```) within one
         brace group, as pylatexenc does.
@@ -466,7 +466,7 @@ def _command(match: re.Match[str], bibtex: bool) -> str | None:
     when it is left to pylatexenc (see :func:`simple_latex` for the two modes)."""
     macro = match.group("macro")
     if macro:
-        known = _drops_to_argument(macro) if bibtex else macro in _FONT_COMMANDS
+        known = _drops_to_argument(macro) if bibtex else macro in FONT_COMMANDS
         return "" if known else None
     if match.group("esc"):
         return _DECODED + match.group("esc")
@@ -476,7 +476,7 @@ def _command(match: re.Match[str], bibtex: bool) -> str | None:
     if letter:
         if not bibtex and _UNICODE_LETTER.match(match.string, match.end("letter")):
             return None
-        return _DECODED + _LATEX_LETTERS[letter]
+        return _DECODED + LATEX_LETTERS[letter]
     accented = _accented_letter(match)
     return None if accented is None else _DECODED + accented
 
@@ -484,9 +484,9 @@ def _command(match: re.Match[str], bibtex: bool) -> str | None:
 @lru_cache(maxsize=1_000)
 def _drops_to_argument(name: str) -> bool:
     """True if ``\\name{x}`` is decoded as ``x`` in BibTeX values: a font command
-    (:data:`_FONT_COMMANDS`) or a command pylatexenc does not know (it drops those and keeps the
+    (:data:`FONT_COMMANDS`) or a command pylatexenc does not know (it drops those and keeps the
     group that follows)."""
-    if name in _FONT_COMMANDS:
+    if name in FONT_COMMANDS:
         return True
     from pylatexenc.latex2text import get_default_latex_context_db as text_db
     from pylatexenc.latexwalker import get_default_latex_context_db as walker_db
@@ -499,7 +499,7 @@ def _accented_letter(match: re.Match[str]) -> str | None:
     ``a1``/``a2``/``b1``/``b2`` for the base letter): ``\\'e`` -> ``é``, ``\\"{\\i}``
     -> ``ï`` (NFC). None for a base that is another command than dotless
     ``\\i``/``\\j`` (left to pylatexenc)."""
-    accent = _LATEX_ACCENTS[match.group("sym") or match.group("cmd")]
+    accent = LATEX_ACCENTS[match.group("sym") or match.group("cmd")]
     base = next(g for g in match.group("a1", "a2", "b1", "b2") if g)
     if base.startswith("\\"):
         if base not in ("\\i", "\\j"):

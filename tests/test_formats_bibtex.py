@@ -150,6 +150,12 @@ def test_read_keyless_entries_all_come_through(tricky: ParseResult) -> None:
 
 def test_read_problems_name_file_and_line(tricky: ParseResult) -> None:
     assert tricky.problems == [
+        ParseProblem(  # \newcommand{\noopsort}: exports leave such a preamble out
+            "@preamble: \\newcommand is not inert LaTeX markup; exports leave the preamble out",
+            "tricky.bib",
+            4,
+            "warning",
+        ),
         ParseProblem(
             "@article entry has no citation key; one is generated", "tricky.bib", 31, "warning"
         ),

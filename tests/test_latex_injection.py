@@ -48,6 +48,7 @@ def test_hostile_values_are_inert_under_shell_escape(tmp_path: Path) -> None:
         year=2020,
         abstract=payload,
         fields={"publisher": payload, "address": reader, "volume": "^^5cinput{x}", "note": reader},
+        latex_fields=False,
     )
     bib = bibtex.write([record])
     assert "\\immediate\\write18" not in bib

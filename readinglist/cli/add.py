@@ -129,6 +129,7 @@ def add_command(
         arxiv=arxiv,
         url=url.strip() if url and url.strip() else None,
         abstract=abstract.strip() if abstract and abstract.strip() else None,
+        latex_fields=False,
     )
     with app.session() as session:
         report = library.import_records(

@@ -129,6 +129,8 @@ def export_command(
                 strict=strict,
                 advance=advance,
             )
+    for message in audit.warnings:
+        render.warn(message)
     if audit.count:
         render.warn(f"{audit.summary()}; complete them with readinglist resolve")
     if output not in (None, "-"):

@@ -129,6 +129,7 @@ def _paper(start: re.Match[str], paragraphs: list[str], line: int) -> PaperRecor
         doi=normalize_doi(doi.group(1)) if doi else None,
         fields=fields,
         line=line,
+        latex_fields=False,
     )
 
 

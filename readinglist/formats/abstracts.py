@@ -248,6 +248,7 @@ def _build_record(
         keywords=tuple(named.keywords),
         fields=extra,
         line=block.line,
+        latex_fields=False,
     )
 
 

@@ -518,6 +518,7 @@ def _record(
         tags=tags,
         fields=dict(sorted(it.fields.items())),
         line=line,
+        latex_fields=False,
     )
     return record, it.problems
 

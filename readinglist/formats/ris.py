@@ -451,6 +451,7 @@ def _record(chunk: Chunk, source: str) -> tuple[PaperRecord, list[ParseProblem]]
         fields=dict(sorted(entry.fields.items())),
         source_text=None,
         line=chunk.start,
+        latex_fields=False,
     )
     return with_marks(record, marks), entry.problems
 

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import delete, insert, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
 from readinglist import citekeys, dedupe
 from readinglist.digest import json_digest
@@ -34,7 +34,15 @@ from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush ho
 from readinglist.library.refs import follow_crossrefs, key_taken
 from readinglist.library.rows import insert_people, person_key, person_record, record_values
 from readinglist.library.search import refresh_search_text
-from readinglist.models import Alias, MergeConflict, NotDuplicate, Paper, PaperPerson, utcnow
+from readinglist.models import (
+    Alias,
+    ImportBatch,
+    MergeConflict,
+    NotDuplicate,
+    Paper,
+    PaperPerson,
+    utcnow,
+)
 from readinglist.prepare import normalize_record
 from readinglist.records import (
     COLUMN_FIELDS,
@@ -83,14 +91,19 @@ def plan_merge(
     Args:
         values: the paper's columns of ``records.FILLABLE`` plus ``title_provisional``,
             ``entry_type``, ``fields``, ``citekey_provisional`` and ``latex_fields``
-            (its fields are LaTeX: it has a BibTeX source; True when absent).
+            (its fields are LaTeX, :func:`holds_latex`; when absent, as for a paper of
+            this import: it has a ``source_text``).
         authors, editors: the paper's people.
         record: the other record of the same paper (normalized).
 
     Returns:
         A :class:`MergePlan`; nothing is written here.
     """
-    plan = MergePlan(target_latex=bool(values.get("latex_fields", True)))
+    plan = MergePlan(
+        target_latex=bool(values.get("latex_fields", values.get("source_text") is not None))
+    )
+    if plan.target_latex and not record.latex_fields:
+        record = as_latex(record)
     provisional = bool(values.get("title_provisional") or values.get("citekey_provisional"))
     if is_echo(values, record):
         # Our own made-up title read back (an export of a provisional paper re-imported
@@ -142,6 +155,32 @@ def plan_merge(
             plan.conflicts.append((role, [asdict(p) for p in new_people]))
     _plan_fields(dict(values.get("fields") or {}), record, plan, taken)
     return plan
+
+
+def as_latex(record: PaperRecord) -> PaperRecord:
+    """``record``, a record of plain text (RIS, CSL-JSON, a pasted list, an online
+    answer), with its abstract and fields in the LaTeX form a BibTeX paper holds
+    (:func:`readinglist.formats.bibtex.encode.latex_of_text`: escaped, never copied
+    raw), so that a merge into such a paper never makes text LaTeX: an export copies
+    the fields of a BibTeX paper as LaTeX when they are inert markup."""
+    from readinglist.formats.bibtex.encode import latex_of_text
+
+    fields = {name: latex_of_text(name, value) for name, value in record.fields.items()}
+    abstract = None if record.abstract is None else latex_of_text("abstract", record.abstract)
+    return replace(record, fields=fields, abstract=abstract, latex_fields=True)
+
+
+def holds_latex(paper: Paper) -> bool:
+    """Whether ``paper``'s fields and abstract are LaTeX: it has a BibTeX source text,
+    or a BibTeX import added it (the rule ``library.rows`` applies to exports with
+    ``bibtex_batch_ids``; ``PaperRecord.latex_fields``)."""
+    if paper.source_text is not None:
+        return True
+    session = object_session(paper)
+    if paper.batch_id is None or session is None:
+        return False
+    query = select(ImportBatch.format).where(ImportBatch.id == paper.batch_id)
+    return bool(session.scalar(query) == "bibtex")
 
 
 def is_echo(values: dict[str, Any], record: PaperRecord) -> bool:
@@ -246,7 +285,7 @@ def paper_values(paper: Paper) -> dict[str, Any]:
     values["citekey_provisional"] = paper.citekey_provisional
     values["entry_type"] = paper.entry_type
     values["fields"] = dict(paper.fields or {})
-    values["latex_fields"] = paper.source_text is not None
+    values["latex_fields"] = holds_latex(paper)
     return values
 
 

@@ -255,7 +255,7 @@ def merge_papers(
     Raises UsageError when ``keep`` is among ``others``, and Conflict (exit 4), before
     any change, for a pair the user marked ``not-duplicate`` unless ``force``.
     """
-    from readinglist.library.merging import are_not_duplicates, complete_paper
+    from readinglist.library.merging import are_not_duplicates, complete_paper, holds_latex
     from readinglist.library.tags import add_tags
 
     if any(o.id == keep.id for o in others):
@@ -268,7 +268,8 @@ def merge_papers(
             )
     filled: list[str] = []
     for other in others:
-        record = to_record(other, with_notes=False)
+        # Its fields as they are: LaTeX or text (merging.holds_latex), escaped when text.
+        record = replace(to_record(other, with_notes=False), latex_fields=holds_latex(other))
         session.execute(update(Note).where(Note.paper_id == other.id).values(paper_id=keep.id))
         session.execute(
             update(StatusEvent).where(StatusEvent.paper_id == other.id).values(paper_id=keep.id)

@@ -197,6 +197,8 @@ class Audit:
     count: int = 0
     problems: dict[str, int] = field(default_factory=dict)
     keys: list[str] = field(default_factory=list)
+    #: What the writer had to say (a BibTeX ``@preamble`` left out), for the user.
+    warnings: list[str] = field(default_factory=list)
 
     def watch(self, records: Iterable[_Entry]) -> Iterator[_Entry]:
         """Yield ``records`` unchanged, counting them as they pass (an
@@ -335,7 +337,8 @@ def write_papers(
     (:func:`readinglist.library.listing.export_outline`) to count, group and order,
     and reads each group's records by the ids the outline carries.
     """
-    watch = (audit or Audit()).watch
+    audit = audit or Audit()
+    watch = audit.watch
     ids = selection.ids
     if fmt in BIBTEX_FORMATS:
         if selection.keys is None:
@@ -343,7 +346,7 @@ def write_papers(
         options = dict(options)
         aliases = options.pop("cited_aliases", None) or {}
         selected = (ids, selection.keys)
-        _write_bibtex_in_chunks(session, out, options, selected, advance or _ignore, watch, aliases)
+        _write_bibtex_in_chunks(session, out, options, selected, advance or _ignore, audit, aliases)
         return
     write_chunks = formats.module(fmt).write_chunks
     if fmt == "markdown":
@@ -412,7 +415,7 @@ def _write_bibtex_in_chunks(
     options: dict[str, Any],
     selected: tuple[Sequence[int], Sequence[str]],
     advance: Callable[[int], None],
-    watch: Callable[[Iterable[PaperRecord | IntactEntry]], Iterator[PaperRecord | IntactEntry]],
+    audit: Audit,
     aliases: dict[str, list[str]] | None = None,
 ) -> None:
     """Write the ``selected`` papers (their ids, and their keys in the same order) as
@@ -462,7 +465,7 @@ def _write_bibtex_in_chunks(
 
     # One generator over every paper (its queries built once, a chunk of rows read at
     # a time), taken a chunk of records at a time.
-    stream = watch(
+    stream = audit.watch(
         library.iter_bibtex_records(
             session,
             ids,
@@ -498,6 +501,7 @@ def _write_bibtex_in_chunks(
             advance(done)
         if spooled:
             head = writer.head()
+            audit.warnings.extend(writer.warnings)
             if head:
                 out.write(head + ("\n\n" if written else "\n"))
             spool.seek(0)

@@ -137,4 +137,5 @@ def _record(entry: ET.Element, ident: str) -> PaperRecord | None:
         arxiv=arxiv_id,
         url=f"https://arxiv.org/abs/{arxiv_id}",
         fields=fields,
+        latex_fields=False,
     )

@@ -146,4 +146,5 @@ def work_record(work: dict[str, Any]) -> PaperRecord | None:
         doi=normalize_doi(str(work.get("DOI") or "")),
         url=_first(work.get("URL")),
         fields=fields,
+        latex_fields=False,
     )

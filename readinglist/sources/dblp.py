@@ -106,4 +106,5 @@ def hit_record(info: dict[str, Any]) -> PaperRecord | None:
         doi=doi,
         url=str(ee) if ee and not (doi and "doi.org" in str(ee)) else None,
         fields=fields,
+        latex_fields=False,
     )

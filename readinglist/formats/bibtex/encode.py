@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Literal
 
-from readinglist.formats.bibtex.fields import parse_names, split_names
+from readinglist.formats.bibtex.fields import decode_text, parse_names, split_names
+from readinglist.formats.bibtex.inert import is_inert, offending, preamble_offending
 from readinglist.formats.bibtex.values import ValueSyntaxError, matching_brace
-from readinglist.records import LIST_FIELD_PREFIX, Person
-from readinglist.text import CACHE_SIZE, latex_to_unicode
+from readinglist.records import LIST_FIELD_PREFIX, ParseProblem, Person
+from readinglist.text import CACHE_SIZE, has_markup, latex_to_unicode, readable
 
 Dialect = Literal["bibtex", "biblatex"]
 
@@ -161,39 +162,48 @@ _VERBATIM_MACROS = re.compile(r"\\(?:url|path|nolinkurl|href|verb)\b")
 
 
 def escape_raw(value: str, dialect: Dialect) -> str:
-    """:func:`_escape_specials`, :func:`_balance_braces`, then :func:`neutralize`: a value
-    BibTeX can read and LaTeX typesets without running or reading anything."""
-    return neutralize(_balance_braces(_escape_specials(value, dialect)))
+    """:func:`_escape_specials` then :func:`_balance_braces`: an inert LaTeX value
+    (:func:`~.inert.is_inert`) that BibTeX can read and LaTeX typesets as it reads."""
+    return _balance_braces(_escape_specials(value, dialect))
 
 
-#: TeX and LaTeX commands that run programs, read or write files, or redefine the
-#: input (``\write18`` under ``-shell-escape``, ``\input{/etc/passwd}``, ``\catcode``,
-#: ``^^5c`` for a backslash): never wanted in a bibliographic value.
-DANGEROUS = re.compile(
-    r"\\(?=(?:immediate|write|input|include|openin|openout|read|readline|closein|closeout"
-    r"|catcode|def|edef|gdef|xdef|let|futurelet|csname|directlua|luaexec|latelua|special"
-    r"|newwrite|newread|usepackage|RequirePackage|documentclass|ShellEscape|scantokens"
-    r"|endinput|InputIfFileExists|IfFileExists|verbatiminput|lstinputlisting|includegraphics"
-    r"|pdffiledump|pdfshellescape|pdfprimitive|primitive|makeatletter|expandafter|newcommand"
-    r"|renewcommand|providecommand|DeclareRobustCommand|everypar|everyeof|output|jobname"
-    r"|ExplSyntaxOn|ExplSyntaxOff|pdfmdfivesum|mdfivesum|pdffilesize|filesize|pdffilemoddate"
-    r"|filemoddate|pdfobj|pdfximage|message)"
-    r"(?![A-Za-z]))|\^\^"
-)
+def copy_latex(
+    value: str, dialect: Dialect, display: Callable[[str], str] = decode_text
+) -> str:
+    """A LaTeX value (read from BibTeX, unchanged since) as an export writes it: copied
+    (:func:`escape_raw`) when it is inert markup (:func:`~.inert.is_inert`), else the
+    text it displays (``display``: :func:`~.fields.decode_text`, the display rule of a
+    field) escaped as text, so ``\\input{x}`` or ``\\UseName{write}18`` never reach
+    LaTeX as commands (the allow-list rule of :mod:`.inert`)."""
+    if is_inert(value):
+        return escape_raw(value, dialect)
+    text = escape_literal(display(value), "biblatex")
+    return ascii_latex(text) if dialect == "bibtex" else text
 
 
-def neutralize(value: str) -> str:
-    """Return ``value`` with each command of :data:`DANGEROUS` made text
-    (``\\input`` -> ``\\textbackslash{}input``) and ``^^`` written as two
-    ``\\textasciicircum{}``; any other value unchanged. Issue 18 item 1."""
-    if "\\" not in value and "^^" not in value:
-        return value
-    return DANGEROUS.sub(
-        lambda m: (
-            "\\textasciicircum{}\\textasciicircum{}" if m.group() == "^^" else "\\textbackslash{}"
-        ),
-        value,
-    )
+def latex_of_text(name: str, value: str) -> str:
+    """Plain text (a value from RIS, CSL-JSON, a pasted list, an online answer, the
+    command line) as the LaTeX a BibTeX paper's field ``name`` holds (UTF-8 kept; the
+    ``bibtex`` dialect makes it ASCII on export). The one rule for text that enters
+    LaTeX, used by the writer for papers of such sources and by merges into BibTeX
+    papers: nothing of it is ever copied raw.
+
+    * verbatim values (:func:`is_verbatim`: URLs, DOIs, eprints, files) get their
+      ``\\ { }`` percent-encoded (RFC 3986: they are not URL characters);
+    * ``pages``: each side of a ``--`` range escaped, the ``--`` kept (plain text
+      writes its range dash so; ``-{}-`` would print two hyphens);
+    * ``abstract`` holding LaTeX commands or math (a pasted conference abstract's
+      ``$20\\%$``): the text the display rule shows (:func:`readinglist.text.readable`)
+      escaped, so LaTeX prints what ``show`` does;
+    * anything else: :func:`escape_literal`.
+    """
+    if is_verbatim(name, value):
+        return value.translate(_URL_TEX)
+    if name == "pages":
+        return "--".join(escape_literal(p, "biblatex") for p in normalize_pages(value).split("--"))
+    if name == "abstract" and has_markup(value):
+        value = readable(value)
+    return escape_literal(value, "biblatex")
 
 
 #: The characters without which :func:`escape_raw` (biblatex) changes nothing.
@@ -201,11 +211,95 @@ _RAW_SPECIALS = re.compile(r"[&%$#_{}\\^]")
 
 
 def needs_escaping(value: str) -> bool:
-    """True when a raw (LaTeX) text value is not valid LaTeX as written: a bare ``& % # _``
-    outside math, an unbalanced ``$`` or brace, or a :data:`DANGEROUS` command."""
+    """True when a raw (LaTeX) text value cannot be copied as written: a bare ``& % # _``
+    outside math, an unbalanced ``$`` or brace, or markup that is not inert
+    (:func:`~.inert.is_inert`)."""
     if _RAW_SPECIALS.search(value) is None:  # most values: nothing to look at
         return False
-    return escape_raw(value, "biblatex") != value
+    return not is_inert(value) or escape_raw(value, "biblatex") != value
+
+
+def escaping_needs(values: Mapping[str, str]) -> tuple[bool, dict[str, str]]:
+    """What an entry's raw ``values`` need before an export may write them: whether one
+    (not verbatim) has a bare ``& % # _``, an unbalanced ``$`` or brace (escaped on
+    export), and, by field name, the first piece that is not inert LaTeX
+    (:func:`~.inert.offending`) of each value written as text on export. Either makes
+    the entry's text unfit to be copied."""
+    escaped, as_text = False, {}
+    for name, value in values.items():
+        if _RAW_SPECIALS.search(value) is None:  # most values: nothing to look at
+            continue
+        piece = offending(value)
+        if piece is not None:
+            as_text[name] = piece
+        elif not escaped and not is_verbatim(name, value):
+            escaped = escape_raw(value, "biblatex") != value
+    return escaped, as_text
+
+
+class EscapeReport:
+    """What a BibTeX import says about values an export cannot copy: the first entry
+    with a value to escape; each of the first :attr:`NAMED` entries with values not
+    inert (written as the text they display), then how many more (:meth:`summary`)."""
+
+    NAMED = 20
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.escaping_reported = False
+        self.as_text = 0
+
+    def problems(
+        self, key: str, escaped: bool, as_text: Mapping[str, str], line: int
+    ) -> Iterator[ParseProblem]:
+        """The warnings for entry ``key`` (:func:`escaping_needs`'s answers)."""
+        name = repr(key) if key else "(no key)"
+        if escaped and not self.escaping_reported:
+            self.escaping_reported = True
+            yield ParseProblem(
+                f"entry {name} has a bare & % # _ or an unbalanced $ or brace in a value; "
+                "such entries are exported with those escaped (reported for the first "
+                "entry only)",
+                self.source,
+                line,
+                "warning",
+            )
+        if as_text:
+            self.as_text += 1
+            if self.as_text <= self.NAMED:
+                listed = ", ".join(f"{field} ({piece})" for field, piece in as_text.items())
+                yield ParseProblem(
+                    f"entry {name}: {listed}: LaTeX that is not inert markup (accents, "
+                    "font commands, symbols, math); exported as the text it displays",
+                    self.source,
+                    line,
+                    "warning",
+                )
+
+    def preamble(self, text: str, macros: Mapping[str, str], line: int) -> Iterator[ParseProblem]:
+        """The warning for a ``@preamble`` block that is not inert markup
+        (:func:`~.inert.preamble_offending`), which exports leave out."""
+        piece = preamble_offending(text, macros)
+        if piece is not None:
+            yield ParseProblem(
+                f"@preamble: {piece} is not inert LaTeX markup; exports leave the preamble out",
+                self.source,
+                line,
+                "warning",
+            )
+
+    def summary(self) -> Iterator[ParseProblem]:
+        """The count of the entries with values written as text beyond the first
+        :attr:`NAMED` (nothing when none)."""
+        more = self.as_text - self.NAMED
+        if more > 0:
+            yield ParseProblem(
+                f"{more} more entries have LaTeX that is not inert markup; exported as "
+                "the text it displays",
+                self.source,
+                None,
+                "warning",
+            )
 
 
 def _balance_braces(value: str) -> str:
@@ -332,18 +426,19 @@ def safe_verbatim(name: str, value: str, *, text: bool = False) -> str:
 
     ``text``: the value did not come from a BibTeX source, so it holds no LaTeX: its
     ``\\ { }`` are percent-encoded whatever the field (a DOI, eprint or file name from
-    RIS or CSL-JSON), as for a URL below.
+    RIS or CSL-JSON), as for a URL below (:func:`latex_of_text`).
 
     A URL (a field whose name ends in ``url``, or a value that is one bare URL) gets its
     ``\\ { }`` percent-encoded (RFC 3986: they are not URL characters, and a style
     without the url package typesets the field as ordinary text, where
     ``{\\immediate\\write18{...}}`` would run); other verbatim fields (``doi``,
-    ``eprint``, ``file`` ...) get :func:`neutralize`. Source of the rule: issue 18's
-    hostile-input run, which ran a command through a CSL-JSON ``URL`` and ``note``.
+    ``eprint``, ``file`` ...) are copied when inert (:func:`~.inert.is_inert`), else
+    percent-encoded too. Source of the rule: a hostile-input run, which ran a command
+    through a CSL-JSON ``URL`` and ``note``.
     """
     if text or name.endswith("url") or _BARE_URL.match(value) is not None:
         return value.translate(_URL_TEX)
-    return neutralize(value)
+    return value if is_inert(value) else value.translate(_URL_TEX)
 
 
 def is_verbatim(name: str, value: str) -> bool:

@@ -50,7 +50,7 @@ from bibtexparser.model import (
 )
 
 from readinglist.formats.bibtex.digest import source_check
-from readinglist.formats.bibtex.encode import is_verbatim, needs_escaping, repair_name_list
+from readinglist.formats.bibtex.encode import EscapeReport, escaping_needs, repair_name_list
 from readinglist.formats.bibtex.fields import (
     decode_date,
     decode_month,
@@ -120,7 +120,7 @@ class Reader:
         self.parents: dict[str, tuple[str, dict[str, str]]] = {}
         self.xdata: dict[str, dict[str, str]] = {}
         self.wanted: set[str] = set()
-        self.escaping_reported = False
+        self.escapes = EscapeReport(source)
         #: Entries waiting for their parents until :meth:`finish`.
         self.pending: list[tuple[Parsed, dict[str, str], dict[str, str]]] = []
         #: The macro half of ``source_check`` per set of macro values (``digest.macro_check``'s
@@ -167,6 +167,7 @@ class Reader:
                 self._string(block, line)
             elif isinstance(block, Preamble):
                 self.preambles.append(self._restore(block.raw or ""))
+                yield from self.escapes.preamble(self.preambles[-1], self.macros, line)
 
     def _restore(self, text: str) -> str:
         return text.replace(_HIDDEN, "\\") if self._hidden else text
@@ -306,19 +307,9 @@ class Reader:
             for problem in _repair_names(key, values, field_lines, line, self.source):
                 dirty = True
                 yield problem
-        # needs_escaping first: one regex search clears most values (issue 17 item 5).
-        if any(needs_escaping(v) and not is_verbatim(n, v) for n, v in values.items()):
-            dirty = True
-            if not self.escaping_reported:
-                self.escaping_reported = True
-                yield ParseProblem(
-                    f"entry {key or '(no key)'!r} has a bare & % # _, an unbalanced $ or brace, "
-                    "or a command that runs or reads files in a value; such entries are "
-                    "exported with those escaped (reported for the first entry only)",
-                    self.source,
-                    line,
-                    "warning",
-                )
+        escaped, as_text = escaping_needs(values)
+        dirty = dirty or escaped or bool(as_text)
+        yield from self.escapes.problems(key, escaped, as_text, line)
         yield from self._checks(key, values, field_lines, line)
         if entry_type == "xdata":
             if key:
@@ -506,6 +497,7 @@ class Reader:
                 continue
             yield self._finish(parsed, macros)
         self.pending = []
+        yield from self.escapes.summary()
 
     def _missing(self, record: PaperRecord, link: str, parent: str) -> ParseProblem:
         return ParseProblem(

@@ -67,14 +67,16 @@ from readinglist.formats.bibtex.encode import (
     ascii_latex,
     encode_title,
     escape_literal,
-    escape_raw,
+    copy_latex,
     format_names,
     is_foreign,
     is_verbatim,
+    latex_of_text,
     normalize_pages,
     safe_verbatim,
     valid_citekey,
 )
+from readinglist.formats.bibtex.inert import is_inert, preamble_offending
 from readinglist.formats.bibtex.fields import (
     ARTICLE_TYPES,
     ARXIV_PREFIX_FIELDS,
@@ -106,7 +108,7 @@ from readinglist.records import (
     format_marks,
     provisional_marks,
 )
-from readinglist.text import has_markup, readable
+from readinglist.text import readable
 
 #: Order of the fields in a generated entry; other fields follow alphabetically.
 FIELD_ORDER: tuple[str, ...] = (
@@ -340,13 +342,14 @@ class _EntryFields:
                 value = _AT_LINE_START.sub(r"\1{@}", value)
             self.out[name] = "{" + value + "}"
 
-    def text(self, value: str) -> str:
-        """A value of the record's fields: LaTeX from a BibTeX source made safe
-        (:func:`~.encode.escape_raw`), anything else escaped as text
-        (:func:`~.encode.escape_literal`: ``\\input`` is printed, never run; issue 18)."""
+    def text(self, value: str, name: str = "") -> str:
+        """A value of the record's field ``name``: LaTeX from a BibTeX source copied when
+        inert, else the text it displays escaped (:func:`~.encode.copy_latex`); a value
+        of any other source escaped as text (:func:`~.encode.latex_of_text`:
+        ``\\input`` is printed, never run)."""
         if self.latex:
-            return escape_raw(value, self.dialect)
-        text = escape_literal(value, "biblatex")
+            return copy_latex(value, self.dialect)
+        text = latex_of_text(name, value)
         return ascii_latex(text) if self.dialect == "bibtex" else text
 
     def abstract(self, value: str) -> str:
@@ -358,18 +361,15 @@ class _EntryFields:
         (issue 18). LaTeX then prints what ``show`` and the Markdown export do, not the
         markup spelled out (``$20\\%$``); nothing of the markup is run, and an entry read
         back displays the same."""
-        if self.latex or not has_markup(value):
-            return self.text(value)
-        return self.text(readable(value))
+        if self.latex:
+            return copy_latex(value, self.dialect, readable)
+        return self.text(value, "abstract")
 
     def pages(self, value: str) -> str:
         """A ``pages`` value, ranges normalized (:func:`~.encode.normalize_pages`). In plain
         text (RIS, CSL-JSON, PubMed) ``--`` is already the range dash those readers
         write, so it stays ``--`` (never ``-{}-``, which prints two hyphens)."""
-        normal = normalize_pages(value)
-        if self.latex:
-            return self.text(normal)
-        return "--".join(self.text(part) for part in normal.split("--"))
+        return self.text(normalize_pages(value), "pages")
 
     def verbatim(self, name: str, value: str) -> str:
         """A verbatim value (DOI, URL, eprint ...), made safe by provenance
@@ -378,15 +378,16 @@ class _EntryFields:
 
     def raw_as_is(self, raw: str) -> str:
         """The raw LaTeX form of a column (title, names, venue) as written, with what is
-        not valid LaTeX escaped and commands that run or read anything neutralized
-        (:func:`~.encode.escape_raw`), made ASCII for the bibtex dialect.
+        not valid LaTeX escaped (:func:`~.encode.escape_raw`), made ASCII for the bibtex
+        dialect; one that is not inert markup as the text it displays, escaped
+        (:func:`~.encode.copy_latex`; :meth:`value` writes the column instead).
 
         Only a BibTeX source gives a column a raw form, and :func:`_column_value` uses it
         only while it still decodes to the column's value, so it is LaTeX whatever the
         paper's first source was: a pasted paper completed by the proceedings' BibTeX
         keeps its title's math (``$\\ell_{1,p}$``; provenance is per value here, not per
         paper as for the other fields, issue 15)."""
-        raw = escape_raw(raw, "biblatex")
+        raw = copy_latex(raw, "biblatex")
         return ascii_latex(raw, exact=True) if self.dialect == "bibtex" else raw
 
     def value(
@@ -397,8 +398,14 @@ class _EntryFields:
         encode: Callable[[], str],
         reencode_raw: Callable[[str], str] | None = None,
     ) -> str | None:
-        """:func:`_column_value` for this entry (raw LaTeX kept as is by default)."""
+        """:func:`_column_value` for this entry (raw LaTeX kept as is by default). A raw
+        form that is not inert markup (:func:`~.inert.is_inert`) is never copied: the
+        column is encoded instead, or, without a column, the raw value's display text
+        is written escaped (:meth:`raw_as_is`)."""
         reencode = reencode_raw or self.raw_as_is
+        if raw is not None and not is_inert(raw):
+            reencode = self.raw_as_is
+            raw = None if column not in (None, ()) else raw
         return _column_value(raw, column, decode, encode, reencode, self.trusted)
 
     def title_and_names(self) -> None:
@@ -533,7 +540,7 @@ class _EntryFields:
             elif name == "pages":
                 self.put(name, self.pages(value))
             else:
-                self.put(name, self.text(value))
+                self.put(name, self.text(value, name))
 
 
 def _decode_venue(raw: str) -> str | None:
@@ -689,6 +696,8 @@ class Writer:
         #: value, so the entries sharing a plan skip the check while nothing changed.
         self._version = 0
         self._settled: dict[tuple[tuple[str, ...], int], int] = {}
+        #: What the export should say: a ``@preamble`` left out (:meth:`head`).
+        self.warnings: list[str] = []
 
     @property
     def rule_fields(self) -> tuple[str, ...]:
@@ -824,8 +833,11 @@ class Writer:
         what they meant when it was read; None when that cannot be arranged (a
         definition needing other values of macros the entry uses too: then any
         definitions already given are written as a block of their own by
-        :meth:`entries`)."""
+        :meth:`entries`), or when ``text`` or a macro value it needs is not inert
+        markup (:func:`~.inert.is_inert`)."""
         definitions = self.strings.definitions
+        if not is_inert(text) or not all(is_inert(definitions[i].value) for _, i in needed):
+            return None  # LaTeX that is not inert markup: the entry is generated
         out = self._out
         if all(out.get(name) == definitions[i].value for name, i in needed):
             # The output gives every macro its value already (nearly every entry of a
@@ -930,7 +942,7 @@ class Writer:
         when read, nothing else is asked of it), else None. The plan key (macro names,
         blocks read) is shared by the entries whose macros mean the same."""
         source, check = record.source_text, record.source_check
-        if not source:
+        if not source or not is_inert(source):
             return None
         read = self._read(record)
         # The macro half of ``source_check`` is a digest of the macro names the text
@@ -1022,9 +1034,17 @@ class Writer:
         the preambles use (their last definitions, when the head can take them),
         separated by one blank line, without a final newline; empty when there is
         neither. The preambles come first unless they use a macro, which must be
-        defined before them."""
+        defined before them. A preamble that is not inert markup
+        (:func:`~.inert.offending`: ``\\newcommand``, ``\\write`` ...) is left out,
+        with a warning in :attr:`warnings`: LaTeX runs it before any entry."""
         preamble = (self.preamble or "").strip()
         end = len(self.strings.definitions)
+        piece = preamble_offending(preamble, self.strings.env(end)) if preamble else None
+        if piece is not None:
+            self.warnings.append(
+                f"@preamble left out: {piece} is not inert LaTeX markup (LaTeX would run it)"
+            )
+            preamble = ""
         names = dict.fromkeys(n.lower() for n in PREAMBLE_MACRO_USE.findall(preamble))
         for name in names:
             index = self.strings.index_at(name, end)
