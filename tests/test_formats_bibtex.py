@@ -194,7 +194,7 @@ def test_read_problems_name_file_and_line(tricky: ParseResult) -> None:
             "warning",
         ),
     ]
-    assert str(tricky.problems[2]).startswith("tricky.bib:41: malformed @misc entry 'broken'")
+    assert str(tricky.problems[3]).startswith("tricky.bib:41: malformed @misc entry 'broken'")
 
 
 def test_read_duplicate_key_returns_both_and_keeps_first_field(
