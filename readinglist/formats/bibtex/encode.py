@@ -173,11 +173,12 @@ def copy_latex(
     """A LaTeX value (read from BibTeX, unchanged since) as an export writes it: copied
     (:func:`escape_raw`) when it is inert markup (:func:`~.inert.is_inert`), else the
     text it displays (``display``: :func:`~.fields.decode_text`, the display rule of a
-    field) escaped as text, so ``\\input{x}`` or ``\\UseName{write}18`` never reach
+    field; the value itself when that is blank) escaped as text, so ``\\input{x}`` or ``\\UseName{write}18`` never reach
     LaTeX as commands (the allow-list rule of :mod:`.inert`)."""
     if is_inert(value):
         return escape_raw(value, dialect)
-    text = escape_literal(display(value), "biblatex")
+    shown = display(value)  # nothing shown (``\\input{x}``): the value itself, as text
+    text = escape_literal(shown if shown.strip() else value, "biblatex")
     return ascii_latex(text) if dialect == "bibtex" else text
 
 
@@ -189,7 +190,7 @@ def latex_of_text(name: str, value: str) -> str:
     papers: nothing of it is ever copied raw.
 
     * verbatim values (:func:`is_verbatim`: URLs, DOIs, eprints, files) get their
-      ``\\ { }`` percent-encoded (RFC 3986: they are not URL characters);
+      ``\\ { } ^`` percent-encoded (RFC 3986: they are not URL characters);
     * ``pages``: each side of a ``--`` range escaped, the ``--`` kept (plain text
       writes its range dash so; ``-{}-`` would print two hyphens);
     * ``abstract`` holding LaTeX commands or math (a pasted conference abstract's
@@ -417,8 +418,9 @@ def _find_unescaped(value: str, needle: str, start: int) -> int:
     return -1
 
 
-#: Characters a URL never holds unencoded (RFC 3986) but TeX reads as commands and groups.
-_URL_TEX = str.maketrans({"\\": "%5C", "{": "%7B", "}": "%7D"})
+#: Characters a URL never holds unencoded (RFC 3986) but TeX reads as commands, groups
+#: and ``^^`` notation.
+_URL_TEX = str.maketrans({"\\": "%5C", "{": "%7B", "}": "%7D", "^": "%5E"})
 
 
 def safe_verbatim(name: str, value: str, *, text: bool = False) -> str:
@@ -507,8 +509,11 @@ def _format_person(person: Person, dialect: Dialect) -> str:
 
 
 def format_names(people: Sequence[Person], dialect: Dialect) -> str:
-    """A BibTeX name list (``A and B``) that splits back into ``people``."""
-    return " and ".join(_format_person(p, dialect) for p in people)
+    """A BibTeX name list (``A and B``) that splits back into ``people``; a person with
+    no name at all (a literal that displayed as nothing) is left out: ``A and , {}``
+    makes biber 2.18's btparse crash."""
+    named = [p for p in people if p.literal or p.family or p.given or p.von or p.jr]
+    return " and ".join(_format_person(p, dialect) for p in named)
 
 
 def normalize_pages(value: str) -> str:
