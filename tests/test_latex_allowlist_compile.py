@@ -256,12 +256,14 @@ def _fill_library(invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     (data / "lib.bib").write_text(_bibtex_source(marks), encoding="utf-8")
     imported = invoke("import", str(data / "lib.bib"))
     assert imported.exit_code == 0, imported.output
-    assert "entry 'bib0': " in imported.stderr and "not inert markup" in imported.stderr
+    assert "entry 'bib0': " in imported.stderr
+    assert "not inert markup" in imported.stderr
     assert "@preamble: \\immediate is not inert" in imported.stderr
     # A RIS and a CSL-JSON duplicate of BibTeX papers, merged on import.
     (data / "dup.ris").write_text(_ris(TARGETS[0][1], TARGETS[0][2], payloads("r")))
     merged = invoke("import", str(data / "dup.ris"))
-    assert merged.exit_code == 0 and "tris" in merged.output, merged.output
+    assert merged.exit_code == 0, merged.output
+    assert "tris" in merged.output
     csl_marks = payloads("c")
     csl = [
         {
@@ -282,11 +284,13 @@ def _fill_library(invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     ]
     (data / "dup.json").write_text(json.dumps(csl))
     merged = invoke("import", str(data / "dup.json"))
-    assert merged.exit_code == 0 and "tcsl" in merged.output, merged.output
+    assert merged.exit_code == 0, merged.output
+    assert "tcsl" in merged.output
     # resolve --from a RIS file.
     (data / "from.ris").write_text(_ris(TARGETS[2][1], TARGETS[2][2], payloads("f")))
     resolved = invoke("resolve", "key:tfrom", "--from", str(data / "from.ris"))
-    assert resolved.exit_code == 0 and "filled" in resolved.output, resolved.output
+    assert resolved.exit_code == 0, resolved.output
+    assert "filled" in resolved.output
     # resolve --online: Crossref's answer replayed in-process.
     monkeypatch.setenv("READINGLIST_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("READINGLIST_CONTACT", "tester@example.org")
@@ -295,7 +299,8 @@ def _fill_library(invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
             return_value=httpx.Response(200, text=_crossref_answer(payloads("o")))
         )
         online = invoke("resolve", "key:tonline", "--online", "--service", "crossref")
-    assert online.exit_code == 0 and "filled" in online.output, online.output
+    assert online.exit_code == 0, online.output
+    assert "filled" in online.output
     # merge BIBKEY RISKEY: a RIS paper of its own, merged by the user.
     (data / "other.ris").write_text(
         _ris("10.1000/other.1", "A Different Paper Entirely", payloads("m"), "Other, Olga")

@@ -10,7 +10,9 @@ these modules import bibtexparser::
       fields.py   raw field values <-> record columns, the ``fields`` contract
       digest.py   bibliographic_fingerprint, source_check, bibliographic_data
       reader.py   bibtexparser's splitter and everything after it: read, iter_read, read_aux
+      inert.py    the allow-list of inert LaTeX markup: what an export may copy
       encode.py   columns and raw values as BibTeX text (escaping, names, citation keys)
+      generate.py entries written anew, field by field, by provenance
       writer.py   Writer and write: copy unchanged entries byte for byte, generate the rest
 
 LaTeX is decoded by :mod:`readinglist.text` (one fast decoder, then pylatexenc), DOIs
@@ -34,10 +36,10 @@ if TYPE_CHECKING:
         source_check,
     )
     from readinglist.formats.bibtex.encode import VERBATIM_FIELDS, Dialect, valid_citekey
+    from readinglist.formats.bibtex.generate import FIELD_ORDER
     from readinglist.formats.bibtex.reader import iter_read, read, read_aux
     from readinglist.formats.bibtex.values import macro_names
     from readinglist.formats.bibtex.writer import (
-        FIELD_ORDER,
         Writer,
         crossref_parents,
         entry_order,
@@ -58,8 +60,9 @@ _HOMES = {
     ),
     **dict.fromkeys(("iter_read", "read", "read_aux"), "readinglist.formats.bibtex.reader"),
     "macro_names": "readinglist.formats.bibtex.values",
+    "FIELD_ORDER": "readinglist.formats.bibtex.generate",
     **dict.fromkeys(
-        ("FIELD_ORDER", "Writer", "crossref_parents", "entry_order", "string_offsets", "write"),
+        ("Writer", "crossref_parents", "entry_order", "string_offsets", "write"),
         "readinglist.formats.bibtex.writer",
     ),
     **dict.fromkeys(("normalize_arxiv", "normalize_doi"), "readinglist.identifiers"),

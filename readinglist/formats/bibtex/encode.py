@@ -167,9 +167,7 @@ def escape_raw(value: str, dialect: Dialect) -> str:
     return _balance_braces(_escape_specials(value, dialect))
 
 
-def copy_latex(
-    value: str, dialect: Dialect, display: Callable[[str], str] = decode_text
-) -> str:
+def copy_latex(value: str, dialect: Dialect, display: Callable[[str], str] = decode_text) -> str:
     """A LaTeX value (read from BibTeX, unchanged since) as an export writes it: copied
     (:func:`escape_raw`) when it is inert markup (:func:`~.inert.is_inert`), else the
     text it displays (``display``: :func:`~.fields.decode_text`, the display rule of a
