@@ -651,8 +651,7 @@ def _field_variables(record: PaperRecord, csl_type: str) -> dict[str, Any]:
 
 
 def _kept_variables(fields: Mapping[str, str], item: Mapping[str, Any]) -> dict[str, Any]:
-    """Each ``csl_<variable>`` field not in ``item`` back to its variable (JSON for the
-    date and name variables)."""
+    """Each ``csl_<variable>`` field not in ``item`` back to its variable (JSON: dates, names)."""
     kept: dict[str, Any] = {}
     for name, value in fields.items():
         if not name.startswith("csl_") or name in _KEPT_OTHERWISE:
