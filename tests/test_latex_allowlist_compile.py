@@ -359,7 +359,21 @@ PRIMITIVES = [
     *("pdfmdfivesum", "def", "let", "expandafter", "scantokens", "everyeof", "ShellEscape"),
     *("InputIfFileExists", "lstinputlisting", "verbatiminput", "includegraphics", "pdfximage"),
     *("newwrite", "jobname", "uppercase", "lowercase", "string", "meaning", "@@input"),
+    *("setbox", "shipout", "afterassignment", "aftergroup", "errmessage", "closeout"),
+    *("font", "outer", "global", "long", "batchmode", "dump", "mark", "closein", "readline"),
+    *("pdfliteral", "pdfannot", "pdfstartlink", "pdfinfo", "pdfnames", "pdftrailer"),
 ]
+
+
+def test_no_allowed_name_is_a_primitive_whatever_its_case() -> None:
+    """BibTeX's ``change.case$`` changes the case of command names outside braces
+    (``\\Box`` in a title becomes ``\\box``): no allowed name, in any case, is a
+    primitive that reads, writes, runs or defines."""
+    from readinglist.formats.bibtex.inert import encoder_commands
+
+    allowed = INERT_COMMANDS | encoder_commands()
+    variants = {form for name in allowed for form in (name, name.lower(), name.upper())}
+    assert variants & set(PRIMITIVES) == set()
 _NAMES = st.one_of(
     st.sampled_from(PRIMITIVES),
     st.sampled_from(sorted(INERT_COMMANDS)),
