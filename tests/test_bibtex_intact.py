@@ -162,7 +162,7 @@ def _editor(tmp_path: Path, old: str, new: str) -> dict[str, Any]:
 
 CHANGES: dict[str, tuple[list[str], str, str]] = {
     # name: (command, the paper it changes, what the export then says)
-    "title": (["title", "a1", "A New Title"], "a1", "title = {A {N}ew {T}itle}"),
+    "title": (["title", "a1", "A New Title"], "a1", "title = {A {New} {Title}}"),
     "rekey": (["rekey", "a1", "doe2020first"], "doe2020first", "@article{doe2020first,"),
     "merge": (["merge", "c3", "a1"], "c3", "publisher = {Test Press}"),
 }
@@ -188,7 +188,7 @@ def test_a_changed_paper_is_generated_and_the_others_copied(
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
-        ("Second", "Second Edition", "title = {Second {E}dition}"),
+        ("Second", "Second Edition", "title = {Second {Edition}}"),
         ("Mary Major", "Mary Minor", "Minor"),  # people only: relinked by Core
         ("10.1000/b2", "10.1000/b2x", "doi = {10.1000/b2x}"),
     ],

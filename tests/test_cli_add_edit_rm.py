@@ -260,7 +260,7 @@ def test_edit_names_the_fields_it_changed(invoke, db_url, tmp_path) -> None:
     "changed title, fields" for a new title alone)."""
     vaswani(db_url)
     env = editor(
-        tmp_path, [("{2017}", "{2017},\n  pages = {5998--6008}")], [("{A}ll", "{E}verything")]
+        tmp_path, [("{2017}", "{2017},\n  pages = {5998--6008}")], [("{All}", "{Everything}")]
     )
     result = invoke("edit", "vaswani2017attention", env=env)
     assert (result.exit_code, result.stderr) == (0, "vaswani2017attention: changed pages\n")
@@ -276,7 +276,7 @@ def test_edit_applies_what_changed(invoke, db_url, tmp_path) -> None:
         [
             ("{2017}", "{2018}"),
             ("Shazeer, Noam", "Shazeer, Noam and Parmar, Niki"),
-            ("{A}ll", "{E}verything"),
+            ("{All}", "{Everything}"),
         ],
     )
     result = invoke("edit", "vaswani2017attention", env=env)
@@ -354,7 +354,7 @@ def test_edit_reopens_the_editor_on_a_syntax_error(invoke, db_url, tmp_path) -> 
     env = editor(tmp_path, [("year = {2016}", "year = {2016")], [("year = {2016", "year = {2017}")])
     result = invoke("edit", "he2016deep", env=env)
     assert result.exit_code == 0, result.stderr
-    broken = "@misc{he2016deep,\n  title = {Deep {R}esidual {L}earning},\n  year = {2016\n}\n"
+    broken = "@misc{he2016deep,\n  title = {Deep {Residual} {Learning}},\n  year = {2016\n}\n"
     [reported] = bibtex.read(broken, "<edit>").problems  # the reader's own wording
     problem = f"line {reported.line}: {reported.message}"
     assert result.stderr == (
@@ -372,7 +372,7 @@ def test_edit_gives_up_when_saved_again_unfixed(invoke, db_url, tmp_path) -> Non
     from readinglist.formats import bibtex
 
     vaswani(db_url)
-    twice = ("title = {Deep {R}esidual {L}earning},", "title = {A},\n  title = {B},")
+    twice = ("title = {Deep {Residual} {Learning}},", "title = {A},\n  title = {B},")
     env = editor(tmp_path, [twice], [])
     result = invoke("edit", "he2016deep", env=env)
     assert result.exit_code == 5

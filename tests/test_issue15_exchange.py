@@ -183,13 +183,13 @@ def _title_line(invoke: Invoke) -> str:
 def test_title_math_survives_merge_take(invoke: Invoke, tmp_path: Path) -> None:
     ris, bib = _write(tmp_path, "c.ris", PLAIN_RIS), _write(tmp_path, "b.bib", MATH_BIB)
     assert invoke("import", ris, bib).exit_code == 0  # merged by DOI; the RIS title stays
-    assert _title_line(invoke) == r"  title = {Sparse {R}ecovery with the l1p-{N}orm},"
+    assert _title_line(invoke) == r"  title = {Sparse {Recovery} with the l1p-{Norm}},"
     taken = invoke("merge", "doe2021sparse", "--take", "title")
     assert taken.stderr == "doe2021sparse: took title = Sparse Recovery with the ℓ_1,p-Norm\n"
     assert _title_line(invoke) == MATH_TITLE
     # And back: the RIS title, which has no LaTeX form, is encoded from its text.
     assert invoke("merge", "doe2021sparse", "--take", "title").exit_code == 0
-    assert _title_line(invoke) == r"  title = {Sparse {R}ecovery with the l1p-{N}orm},"
+    assert _title_line(invoke) == r"  title = {Sparse {Recovery} with the l1p-{Norm}},"
     assert invoke("merge", "doe2021sparse", "--take", "title").exit_code == 0
     assert _title_line(invoke) == MATH_TITLE
 

@@ -128,13 +128,14 @@ _TITLE_WORD = re.compile(r"[^\W_]+")
 
 
 def encode_title(title: str, dialect: Dialect) -> str:
-    """Encode a title, protecting each capital BibTeX's ``change.case$ "t"`` would lower.
+    """Encode a title, protecting each word with a capital BibTeX's ``change.case$ "t"``
+    would lower.
 
     ``change.case$`` keeps the first character of the title and the first character
     after a colon followed by white space, and leaves brace groups alone (BibTeX
-    manual, "Tame the BeaST" section 4). A word whose only capital is its first
-    letter gets ``{B}ayesian``; a word with other capitals is wrapped whole
-    (``{GPU}``, ``{iPhone}``).
+    manual, "Tame the BeaST" section 4). Each word with such a capital is wrapped
+    whole, as Better BibTeX does (``{Bayesian}``, ``{GPU}``, ``{iPhone}``, ``{FedAST}``),
+    never letter by letter (``{B}ayesian``): a diff of a re-written entry shows words.
     """
     out: list[str] = []
     pos = 0
@@ -145,12 +146,9 @@ def encode_title(title: str, dialect: Dialect) -> str:
             continue
         start = match.start()
         kept = start == 0 or re.search(r":\s+$", title[:start]) is not None
-        if capitals == [0]:
-            if kept:
-                continue
-            protected, end = word[0], start + 1
-        else:
-            protected, end = word, match.end()
+        if capitals == [0] and kept:
+            continue
+        protected, end = word, match.end()
         out.append(escape_literal(title[pos:start], dialect))
         out.append("{" + escape_literal(protected, dialect) + "}")
         pos = end
