@@ -374,6 +374,8 @@ def test_no_allowed_name_is_a_primitive_whatever_its_case() -> None:
     allowed = INERT_COMMANDS | encoder_commands()
     variants = {form for name in allowed for form in (name, name.lower(), name.upper())}
     assert variants & set(PRIMITIVES) == set()
+
+
 _NAMES = st.one_of(
     st.sampled_from(PRIMITIVES),
     st.sampled_from(sorted(INERT_COMMANDS)),
