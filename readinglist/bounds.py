@@ -1,0 +1,115 @@
+"""Bounded, well-formed values: the one rule for tag names, entry types, DOIs and the
+other bounded columns, applied by every writer, the same on SQLite and PostgreSQL.
+
+PostgreSQL enforces the lengths of ``VARCHAR`` columns and SQLite does not: a value
+longer than its column ended a PostgreSQL command with a traceback (``tag add``,
+``add --tag``, ``tag rename``, ``add --doi``, ``topics --tag``) and was stored whole
+on SQLite. The lengths are those of :mod:`readinglist.tables` (their one home); the
+characters are those the exports can write back and read again:
+
+* a tag name has no comma, white space, control character, brace, double quote,
+  backslash or ``%`` (BibTeX ``keywords`` are comma-separated and its values brace-
+  or quote-delimited, LaTeX reads ``\\`` and ``%``; ``tag:x`` query terms and
+  Markdown ``#tag`` marks end at white space), and ``/`` only between words;
+* an entry type is a BibTeX entry type name: a letter, then letters, digits, ``-``
+  or ``_`` (what BibTeX's scanner reads after ``@``, ``bibtex.web`` ``legal_id_char``
+  less the characters a biblatex data model never uses), lower case;
+* a DOI (:func:`readinglist.identifiers.normalize_doi`, the one DOI rule) has no
+  white space by construction; its length is bounded here.
+
+Citation keys have their rule in :func:`readinglist.citekeys.is_valid_key`.
+This module imports only the Core tables (no ORM).
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy import Column, String
+
+from readinglist.errors import UsageError
+from readinglist.tables import PAPERS, TAGS
+
+
+def column_length(column: Column[str]) -> int:
+    """The length of a ``String(n)`` column of :mod:`readinglist.tables`."""
+    kind = column.type
+    assert isinstance(kind, String)
+    assert kind.length is not None
+    return kind.length
+
+
+#: (record attribute, what a message calls it, longest value) of the bounded columns.
+LIMITS: tuple[tuple[str, str, int], ...] = (
+    ("citekey", "citation key", column_length(PAPERS.c.citekey)),
+    ("entry_type", "entry type", column_length(PAPERS.c.entry_type)),
+    ("doi", "DOI", column_length(PAPERS.c.doi)),
+    ("arxiv", "arXiv id", column_length(PAPERS.c.arxiv)),
+    ("short_name", "short name", column_length(PAPERS.c.short_name)),
+)
+#: The longest tag name.
+MAX_TAG = column_length(TAGS.c.name)
+#: The longest entry type.
+MAX_TYPE = column_length(PAPERS.c.entry_type)
+#: The longest DOI.
+MAX_DOI = column_length(PAPERS.c.doi)
+
+_TAG_CHARS = re.compile(r'[,\s{}"\\%\x00-\x1f\x7f]')
+_TAG_SLASHES = re.compile(r"(^/|/$|//)")
+_ENTRY_TYPE = re.compile(r"[a-z][a-z0-9_-]*")
+
+
+def too_long(label: str, length: int, limit: int) -> str:
+    """The message for a ``label`` value of ``length`` characters past ``limit``."""
+    return f"{label} of {length} characters; the longest readinglist stores is {limit}"
+
+
+def tag_problem(name: str) -> str | None:
+    """What is wrong with the (stripped) tag ``name``, or None when it is usable."""
+    if not name:
+        return "a tag name cannot be empty"
+    if len(name) > MAX_TAG:
+        return too_long("tag", len(name), MAX_TAG)
+    if _TAG_CHARS.search(name) or _TAG_SLASHES.search(name):
+        return (
+            f"tag {name!r} is not usable: no commas, spaces, control characters, braces, "
+            "quotes, backslashes or %, and / only between words; use - or / instead"
+        )
+    return None
+
+
+def check_tag(name: str) -> str:
+    """Return the tag ``name`` stripped; raise UsageError (exit 2) with
+    :func:`tag_problem`'s message when it is not usable."""
+    clean = name.strip()
+    problem = tag_problem(clean)
+    if problem is not None:
+        raise UsageError(problem)
+    return clean
+
+
+def entry_type_problem(value: str) -> str | None:
+    """What is wrong with the (lower-case) entry type ``value``, or None."""
+    if len(value) > MAX_TYPE:
+        return too_long("entry type", len(value), MAX_TYPE)
+    if not _ENTRY_TYPE.fullmatch(value):
+        return (
+            f"entry type {value[:40]!r} is not a BibTeX entry type name: a letter, then "
+            "letters, digits, - or _"
+        )
+    return None
+
+
+def check_entry_type(value: str) -> str:
+    """Return the entry type ``value`` stripped and lower-cased (``misc`` when empty);
+    raise UsageError with :func:`entry_type_problem`'s message otherwise."""
+    clean = value.strip().lower() or "misc"
+    problem = entry_type_problem(clean)
+    if problem is not None:
+        raise UsageError(problem)
+    return clean
+
+
+def doi_problem(doi: str) -> str | None:
+    """What is wrong with the normalized ``doi``, or None (see the module docstring)."""
+    return too_long("DOI", len(doi), MAX_DOI) if len(doi) > MAX_DOI else None
