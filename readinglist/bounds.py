@@ -4,8 +4,8 @@ other bounded columns, applied by every writer, the same on SQLite and PostgreSQ
 PostgreSQL enforces the lengths of ``VARCHAR`` columns and SQLite does not: a value
 longer than its column ended a PostgreSQL command with a traceback (``tag add``,
 ``add --tag``, ``tag rename``, ``add --doi``, ``topics --tag``) and was stored whole
-on SQLite. The lengths are those of :mod:`readinglist.tables` (their one home); the
-characters are those the exports can write back and read again:
+on SQLite. The lengths are defined here and :mod:`readinglist.tables` declares its
+columns with them; the characters are those the exports can write back and read again:
 
 * a tag name has no comma, white space, control character, brace, double quote,
   backslash or ``%`` (BibTeX ``keywords`` are comma-separated and its values brace-
@@ -17,42 +17,37 @@ characters are those the exports can write back and read again:
 * a DOI (:func:`readinglist.identifiers.normalize_doi`, the one DOI rule) has no
   white space by construction; its length is bounded here.
 
-Citation keys have their rule in :func:`readinglist.citekeys.is_valid_key`.
-This module imports only the Core tables (no ORM).
+Citation keys have their characters' rule in :func:`readinglist.citekeys.is_valid_key`.
+This module imports nothing of SQLAlchemy: the file formats (which may not) use it too.
 """
 
 from __future__ import annotations
 
 import re
 
-from sqlalchemy import Column, String
-
 from readinglist.errors import UsageError
-from readinglist.tables import PAPERS, TAGS
 
-
-def column_length(column: Column[str]) -> int:
-    """The length of a ``String(n)`` column of :mod:`readinglist.tables`."""
-    kind = column.type
-    assert isinstance(kind, String)
-    assert kind.length is not None
-    return kind.length
-
+#: The longest citation key (``papers.citekey``).
+MAX_CITEKEY = 255
+#: The longest entry type (``papers.entry_type``).
+MAX_TYPE = 64
+#: The longest DOI (``papers.doi``).
+MAX_DOI = 255
+#: The longest arXiv id (``papers.arxiv``).
+MAX_ARXIV = 64
+#: The longest short name (``papers.short_name``).
+MAX_SHORT_NAME = 255
+#: The longest tag name (``tags.name``).
+MAX_TAG = 255
 
 #: (record attribute, what a message calls it, longest value) of the bounded columns.
 LIMITS: tuple[tuple[str, str, int], ...] = (
-    ("citekey", "citation key", column_length(PAPERS.c.citekey)),
-    ("entry_type", "entry type", column_length(PAPERS.c.entry_type)),
-    ("doi", "DOI", column_length(PAPERS.c.doi)),
-    ("arxiv", "arXiv id", column_length(PAPERS.c.arxiv)),
-    ("short_name", "short name", column_length(PAPERS.c.short_name)),
+    ("citekey", "citation key", MAX_CITEKEY),
+    ("entry_type", "entry type", MAX_TYPE),
+    ("doi", "DOI", MAX_DOI),
+    ("arxiv", "arXiv id", MAX_ARXIV),
+    ("short_name", "short name", MAX_SHORT_NAME),
 )
-#: The longest tag name.
-MAX_TAG = column_length(TAGS.c.name)
-#: The longest entry type.
-MAX_TYPE = column_length(PAPERS.c.entry_type)
-#: The longest DOI.
-MAX_DOI = column_length(PAPERS.c.doi)
 
 _TAG_CHARS = re.compile(r'[,\s{}"\\%\x00-\x1f\x7f]')
 _TAG_SLASHES = re.compile(r"(^/|/$|//)")
@@ -86,6 +81,11 @@ def check_tag(name: str) -> str:
     if problem is not None:
         raise UsageError(problem)
     return clean
+
+
+def is_entry_type_name(value: str) -> bool:
+    """True when ``value`` is a usable entry type (see the module docstring)."""
+    return len(value) <= MAX_TYPE and bool(_ENTRY_TYPE.fullmatch(value))
 
 
 def entry_type_problem(value: str) -> str | None:

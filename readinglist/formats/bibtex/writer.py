@@ -57,15 +57,12 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Protocol
 
-from readinglist.formats.bibtex.digest import (
-    bibliographic_fingerprint,
-    macro_check,
-    source_check,
-)
+from readinglist.formats.bibtex.digest import bibliographic_fingerprint, macro_check, source_check
 from readinglist.formats.bibtex.encode import (
     Dialect,
     ascii_latex,
     encode_title,
+    entry_type_name,
     escape_literal,
     escape_raw,
     format_names,
@@ -555,7 +552,7 @@ def _format_entry(
     fields = _EntryFields(record, dialect, source, trusted).build(keywords, annote)
     names = sorted(fields, key=lambda n: (_ORDER_INDEX.get(n, len(_ORDER_INDEX)), n))
     key = valid_citekey(record.citekey, dialect) if record.citekey else ""
-    lines = [f"@{record.entry_type.lower()}{{{key},"]
+    lines = [f"@{entry_type_name(record.entry_type)}{{{key},"]
     lines.extend(f"  {name} = {fields[name]}," for name in names)
     if names:
         lines[-1] = lines[-1][:-1]
