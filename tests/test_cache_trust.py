@@ -232,3 +232,30 @@ def test_fuzzed_cache_arrays_never_crash_a_ranking_command(
         check()
     finally:
         engine.dispose()
+
+
+def test_triage_with_a_forged_cache_ranks_and_quits(
+    filled: Callable[..., Any], db_url: str
+) -> None:
+    """``triage`` (interest order, in a pseudo-terminal) on a cache with out-of-range
+    column indices died of SIGSEGV before its first card; it shows the inbox and quits
+    with exit 0."""
+    import pexpect
+
+    path, _ = _decided(filled, db_url)
+    arrays = _arrays(path)
+    _save(path, dict(arrays, indices=np.full_like(arrays["indices"], 2**31 - 1)))
+    env = dict(os.environ, TERM="xterm", COLUMNS="100", LINES="50", PYTHONIOENCODING="utf-8")
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "readinglist", "--db", db_url, "triage"],
+        env=env,
+        dimensions=(50, 100),
+        encoding="utf-8",
+        timeout=120,
+    )
+    child.expect("q:quit")
+    child.send("q")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
