@@ -24,8 +24,12 @@ This module imports nothing of SQLAlchemy: the file formats (which may not) use 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from readinglist.errors import UsageError
+
+if TYPE_CHECKING:
+    from readinglist.records import PaperRecord
 
 #: The longest citation key (``papers.citekey``).
 MAX_CITEKEY = 255
@@ -113,3 +117,17 @@ def check_entry_type(value: str) -> str:
 def doi_problem(doi: str) -> str | None:
     """What is wrong with the normalized ``doi``, or None (see the module docstring)."""
     return too_long("DOI", len(doi), MAX_DOI) if len(doi) > MAX_DOI else None
+
+
+def record_problem(record: PaperRecord) -> str | None:
+    """What makes ``record`` (an imported entry, a record of ``resolve --from``, an online
+    answer) unfit to store: a bounded value past :data:`LIMITS`, a tag longer than
+    :data:`MAX_TAG`, an entry type that is not a type name; None when it is fit."""
+    for name, label, limit in LIMITS:
+        value = getattr(record, name)
+        if value is not None and len(value) > limit:
+            return too_long(label, len(value), limit)
+    for tag in record.tags:
+        if len(tag) > MAX_TAG:
+            return too_long("tag", len(tag), MAX_TAG)
+    return entry_type_problem(record.entry_type)

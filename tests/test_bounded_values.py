@@ -152,3 +152,55 @@ def test_topics_tag_labels_fit_a_tag(invoke: Callable[..., Any], db_url: str) ->
     assert tags
     assert all(len(t) <= 255 for t in tags), [len(t) for t in tags]
     assert max(len(t) for t in tags) > 200  # the long words are kept, cut at the bound
+
+
+def test_resolve_from_a_file_with_a_doi_too_long_to_store(
+    one_paper: Any, tmp_path: Path, db_url: str
+) -> None:
+    """``resolve --from`` took a record whose DOI is longer than the column (a traceback
+    on PostgreSQL, stored on SQLite). The record is rejected with a warning naming the
+    file and line, as ``import`` does; the paper is unchanged."""
+    ris = tmp_path / "refs.ris"
+    ris.write_text(
+        "TY  - JOUR\nTI  - Attention is all you need\nAU  - Vaswani, Ashish\nPY  - 2017\n"
+        f"DO  - 10.1234/{'x' * 300}\nER  - \n",
+        encoding="utf-8",
+    )
+    before = one_paper("list", "--json").stdout
+    result = one_paper("resolve", "--from", str(ris))
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    assert f"{ris}:1: DOI of 308 characters" in result.stderr
+    assert one_paper("list", "--json").stdout == before
+
+
+def test_an_online_answer_with_a_value_too_long_to_store_is_not_used(
+    one_paper: Any, db_url: str
+) -> None:
+    """An online answer (replayed here in-process) whose DOI is longer than the column
+    is left out of what ``resolve --online`` found; a fit answer is kept."""
+    from readinglist import db, library
+    from readinglist.library import resolving
+    from readinglist.records import PaperRecord, Person
+
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine, write=False) as session:
+        pending = resolving.read_pending([library.resolve(session, "attention")])
+    engine.dispose()
+
+    def answers(doi: str) -> Any:
+        def search(_record: PaperRecord, _used: frozenset[str]) -> Any:
+            hit = PaperRecord(
+                title="Attention is all you need",
+                authors=(Person("Vaswani", "Ashish"),),
+                year=2017,
+                doi=doi,
+            )
+            return [("Crossref", "10.x", hit)]
+
+        return search
+
+    long_doi = "10.1234/" + "x" * 300
+    assert [kept for _, kept in resolving.search_online(pending, answers(long_doi))] == [[]]
+    found = resolving.search_online(pending, answers("10.1234/ok"))
+    assert [hit.doi for _, _, hit in found[0][1]] == ["10.1234/ok"]

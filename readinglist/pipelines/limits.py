@@ -40,16 +40,9 @@ def check(record: PaperRecord, source: str) -> tuple[PaperRecord | None, list[Pa
     :data:`MAX_PEOPLE` is cut to its first ``MAX_PEOPLE`` people followed by
     ``and others``, with a warning.
     """
-    for name, label, limit in LIMITS:
-        value = getattr(record, name)
-        if value is not None and len(value) > limit:
-            return None, [_too_long(label, len(value), limit, source, record.line)]
-    for tag in record.tags:
-        if len(tag) > MAX_TAG:
-            return None, [_too_long("tag", len(tag), MAX_TAG, source, record.line)]
-    wrong_type = bounds.entry_type_problem(record.entry_type)
-    if wrong_type is not None:
-        return None, [ParseProblem(wrong_type, source, record.line)]
+    wrong = bounds.record_problem(record)
+    if wrong is not None:
+        return None, [ParseProblem(wrong, source, record.line)]
     problems: list[ParseProblem] = []
     authors = _bounded(record.authors, "authors", source, record.line, problems)
     editors = _bounded(record.editors, "editors", source, record.line, problems)
@@ -65,10 +58,6 @@ def check_tags(tags: Sequence[str]) -> None:
         problem = bounds.tag_problem(tag.strip())
         if problem is not None:
             raise InvalidInput(problem)
-
-
-def _too_long(label: str, length: int, limit: int, source: str, line: int | None) -> ParseProblem:
-    return ParseProblem(bounds.too_long(label, length, limit), source, line)
 
 
 def _bounded(
