@@ -43,6 +43,9 @@ MAX_ARXIV = 64
 MAX_SHORT_NAME = 255
 #: The longest tag name (``tags.name``).
 MAX_TAG = 255
+#: The longest field name (``merge_conflicts.field``: a merge keeps the other value of
+#: a field under its name).
+MAX_FIELD_NAME = 64
 
 #: (record attribute, what a message calls it, longest value) of the bounded columns.
 LIMITS: tuple[tuple[str, str, int], ...] = (
@@ -122,7 +125,8 @@ def doi_problem(doi: str) -> str | None:
 def record_problem(record: PaperRecord) -> str | None:
     """What makes ``record`` (an imported entry, a record of ``resolve --from``, an online
     answer) unfit to store: a bounded value past :data:`LIMITS`, a tag longer than
-    :data:`MAX_TAG`, an entry type that is not a type name; None when it is fit."""
+    :data:`MAX_TAG`, a field name longer than :data:`MAX_FIELD_NAME`, an entry type that
+    is not a type name; None when it is fit."""
     for name, label, limit in LIMITS:
         value = getattr(record, name)
         if value is not None and len(value) > limit:
@@ -130,4 +134,7 @@ def record_problem(record: PaperRecord) -> str | None:
     for tag in record.tags:
         if len(tag) > MAX_TAG:
             return too_long("tag", len(tag), MAX_TAG)
+    for name in record.fields:
+        if len(name) > MAX_FIELD_NAME:
+            return too_long(f"field name {name[:20]!r}...", len(name), MAX_FIELD_NAME)
     return entry_type_problem(record.entry_type)

@@ -274,7 +274,7 @@ MERGE_CONFLICTS = Table(
     METADATA,
     _id(),
     _paper_id(),
-    Column("field", String(64), nullable=False),
+    Column("field", String(bounds.MAX_FIELD_NAME), nullable=False),
     Column("value", JSON, nullable=False),
     Column("source", Text, nullable=False, default=""),
     Column("at", UTCDateTime, nullable=False, default=utcnow),

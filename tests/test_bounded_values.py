@@ -204,3 +204,23 @@ def test_an_online_answer_with_a_value_too_long_to_store_is_not_used(
     assert [kept for _, kept in resolving.search_online(pending, answers(long_doi))] == [[]]
     found = resolving.search_online(pending, answers("10.1234/ok"))
     assert [hit.doi for _, _, hit in found[0][1]] == ["10.1234/ok"]
+
+
+def test_a_field_name_longer_than_the_merge_history_keeps(
+    invoke: Callable[..., Any], tmp_path: Path
+) -> None:
+    """A BibTeX field of an 80-character name, merged with another value, ended the
+    import in a traceback on PostgreSQL (its merge history names fields in 64
+    characters). The entry is rejected with its file and line; nothing is stored."""
+    name = "f" * 80
+    bib = tmp_path / "a.bib"
+    bib.write_text(
+        f"@article{{k1, title={{Deep residual learning}}, author={{He, Kaiming}}, "
+        f"year={{2016}}, {name}={{one}}}}\n",
+        encoding="utf-8",
+    )
+    result = invoke("import", str(bib))
+    assert result.exit_code == 5, result.output
+    assert "Traceback" not in result.output
+    assert f"{bib}:1: field name 'ffffffffffffffffffff'... of 80 characters" in result.stderr
+    assert invoke("list", "-k").stdout == ""
