@@ -95,6 +95,8 @@ def test_out_of_range_indices_never_reach_scipy(filled: Callable[..., Any], db_u
         "duplicate ids",
         "member missing",
         "compressed",
+        "updated not a time",
+        "updated without a zone",
     ],
 )
 def test_bad_shapes_are_rebuilt_not_a_traceback(
@@ -120,6 +122,10 @@ def test_bad_shapes_are_rebuilt_not_a_traceback(
         a["ids"] = np.full_like(a["ids"], a["ids"][0])
     elif forge == "member missing":
         del a["idf"]
+    elif forge == "updated not a time":
+        a["updated"] = np.array("yesterday")
+    elif forge == "updated without a zone":
+        a["updated"] = np.array("2001-01-01T00:00:00")
     if forge == "compressed":
         out = io.BytesIO()
         np.savez_compressed(out, **a)

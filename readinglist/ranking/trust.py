@@ -21,6 +21,7 @@ Each raises ValueError, which :func:`.store.load` takes as "rebuild the cache".
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -122,13 +123,18 @@ def check_values(index: Index, counter: str) -> None:
     """Raise ValueError unless the arrays of the cached ``index`` fit the library of
     ``counter`` (see the module docstring): its matrix shape is one row per paper and
     one column per term, its paper ids positive, unique and at most the highest id,
-    its idf and (in memory) LSA rows finite."""
+    its time an ISO time with a zone (or empty), its idf and (in memory) LSA rows
+    finite."""
     rows, highest = papers_counted(counter)
     if index.matrix.shape != (rows, len(index.idf)):
         raise ValueError("the ranking cache's matrix does not fit the library")
     ids = index.sorted_ids
     if rows and (ids[0] < 1 or ids[-1] > highest or (np.diff(ids) <= 0).any()):
         raise ValueError("the ranking cache's paper ids are not the library's")
+    if index.updated:
+        moment = datetime.fromisoformat(index.updated)  # ValueError for another text
+        if moment.tzinfo is None:
+            raise ValueError("the ranking cache's time has no time zone")
     if not np.isfinite(index.idf).all():
         raise ValueError("the ranking cache's idf is not all finite")
     if isinstance(index.dense, np.ndarray) and not np.isfinite(index.dense).all():
