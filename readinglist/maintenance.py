@@ -32,7 +32,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
-from readinglist import db, library
+from readinglist import db, library, schema_objects
 from readinglist.errors import (
     Conflict,
     DatabaseError,
@@ -136,6 +136,7 @@ def check(session: Session) -> CheckReport:
         report.results.append(pages)
         if not pages.ok:  # the checks below could fail on the damaged pages
             return report
+    report.results.append(_check_objects(session))
     report.results.append(_check_foreign_keys(session))
     report.results.append(_check_full_text_index(session))
     stale = stale_search_text(session)
@@ -169,6 +170,14 @@ def _check_schema(session: Session) -> CheckResult:
     else:
         return CheckResult("schema", f"revision {revision} (head)")
     return CheckResult("schema", "schema revision", (fault,))
+
+
+def _check_objects(session: Session) -> CheckResult:
+    """Tables, views, triggers and rules readinglist does not create
+    (:mod:`readinglist.schema_objects`): not repaired here (remove them or restore)."""
+    unknown = schema_objects.unknown_objects(session.connection())
+    faults = tuple(f"{what}: not created by readinglist; remove it" for what in unknown)
+    return CheckResult("schema-objects", "no table, view, trigger or rule but ours", faults)
 
 
 def _check_sqlite_pages(session: Session) -> CheckResult:
@@ -509,12 +518,19 @@ def inspect_backup(source: Path) -> str:
         if not {"alembic_version", "papers"} <= tables:
             raise InvalidInput("an SQLite database, but not a readinglist library", name)
         row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+        unknown = schema_objects.unknown_in_file(conn)
     except sqlite3.DatabaseError as exc:
         raise InvalidInput(f"the database is damaged ({exc})", name) from None
     finally:
         conn.close()
     if row is None:
         raise InvalidInput("a readinglist library without a schema revision", name)
+    if unknown:
+        raise InvalidInput(
+            "holds objects readinglist does not create "
+            f"({schema_objects.describe(unknown)}); not restored",
+            name,
+        )
     revision = str(row[0])
     if revision not in db.KNOWN_REVISIONS:
         raise DatabaseError(

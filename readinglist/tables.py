@@ -37,6 +37,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection, Dialect
 
+from readinglist import bounds
+
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
@@ -143,22 +145,22 @@ PAPERS = Table(
     "papers",
     METADATA,
     _id(),
-    Column("citekey", String(255), nullable=False),
-    Column("citekey_folded", String(255), nullable=False, unique=True),
+    Column("citekey", String(bounds.MAX_CITEKEY), nullable=False),
+    Column("citekey_folded", String(bounds.MAX_CITEKEY), nullable=False, unique=True),
     # True for a key generated while the paper had no real data (migration 0003).
     Column("citekey_provisional", Boolean, nullable=False, default=False),
-    Column("entry_type", String(64), nullable=False, default="misc"),
+    Column("entry_type", String(bounds.MAX_TYPE), nullable=False, default="misc"),
     Column("title", Text),
     Column("title_provisional", Boolean, nullable=False, default=False),
     Column("title_key", Text, index=True),
-    Column("short_name", String(255)),
+    Column("short_name", String(bounds.MAX_SHORT_NAME)),
     Column("year", Integer, index=True),
     Column("month", SmallInteger),
     Column("venue", Text),
     Column("abstract", Text),
     Column("abstract_key", String(40), index=True),
-    Column("doi", String(255), index=True),
-    Column("arxiv", String(64), index=True),
+    Column("doi", String(bounds.MAX_DOI), index=True),
+    Column("arxiv", String(bounds.MAX_ARXIV), index=True),
     Column("url", Text),
     Column("code_url", Text),
     Column("keywords", Text),
@@ -217,8 +219,8 @@ TAGS = Table(
     "tags",
     METADATA,
     _id(),
-    Column("name", String(255), nullable=False),
-    Column("name_folded", String(255), nullable=False, unique=True),
+    Column("name", String(bounds.MAX_TAG), nullable=False),
+    Column("name_folded", String(bounds.MAX_TAG), nullable=False, unique=True),
 )
 
 #: The association of papers and tags.
@@ -272,7 +274,7 @@ MERGE_CONFLICTS = Table(
     METADATA,
     _id(),
     _paper_id(),
-    Column("field", String(64), nullable=False),
+    Column("field", String(bounds.MAX_FIELD_NAME), nullable=False),
     Column("value", JSON, nullable=False),
     Column("source", Text, nullable=False, default=""),
     Column("at", UTCDateTime, nullable=False, default=utcnow),

@@ -35,7 +35,7 @@ def test_too_long_tag_option_is_refused_before_anything(invoke, tmp_path: Path) 
     bib.write_text("@article{ok1, title={Fine one}, year={2020}}\n")
     result = invoke("import", str(bib), "--tag", "t" * 300)
     assert result.exit_code == 5
-    assert result.stderr == "Error: tag of 300 characters; the longest is 255\n"
+    assert result.stderr == "Error: tag of 300 characters; the longest readinglist stores is 255\n"
     assert invoke("list", "-k").stdout == ""
 
 

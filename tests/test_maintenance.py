@@ -108,11 +108,12 @@ def test_check_passes_after_imports_and_triage(engine) -> None:
     assert [r.name for r in report.results] == [
         "schema",
         *pages,
+        "schema-objects",
         "foreign-keys",
         "full-text-index",
         "search-text",
     ]
-    assert [r.faults for r in report.results] == [()] * (4 + len(pages))
+    assert [r.faults for r in report.results] == [()] * (5 + len(pages))
     assert report.ok
 
 
@@ -248,6 +249,7 @@ def test_db_check_cli(invoke, engine) -> None:
     assert result.stdout.splitlines() == [
         f"ok     schema: revision {db.HEAD} (head)",
         *(["ok     sqlite-integrity: PRAGMA integrity_check of every page and index"] * sqlite),
+        "ok     schema-objects: no table, view, trigger or rule but ours",
         "ok     foreign-keys: "
         + (
             "PRAGMA foreign_key_check"
@@ -276,6 +278,7 @@ def test_db_check_cli(invoke, engine) -> None:
     assert data["repaired"][0] == "recomputed the search text of 2 papers"
     assert [c["name"] for c in data["checks"] if c["name"] != "sqlite-integrity"] == [
         "schema",
+        "schema-objects",
         "foreign-keys",
         "full-text-index",
         "search-text",

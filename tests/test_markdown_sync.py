@@ -204,13 +204,14 @@ def test_paper_decided_since_keeps_its_tags_too(invoke, db_url, tmp_path) -> Non
 
 @pytest.mark.parametrize(
     ("stamp", "kept"),
-    [("2100-01-01T00:00:00Z", False), ("2000-01-01T00:00:00Z", True), ("yesterday", False)],
+    [("2100-01-01T00:00:00Z", True), ("2000-01-01T00:00:00Z", True), ("yesterday", True)],
 )
 def test_stamp_without_microseconds_is_read_and_a_garbled_one_is_said(
     invoke, db_url, tmp_path, stamp: str, kept: bool
 ) -> None:
     """``decided=`` without microseconds is a time too; one that is no time is not dropped
-    silently: the import warns that the list's statuses apply as written."""
+    silently: the import warns and reads it as ``decided=none`` (a forged stamp must
+    not let a stale list overwrite newer decisions); a future one is refused too."""
     seed_three(db_url)
     out = tmp_path / "list.md"
     assert invoke("export", "markdown", "-o", str(out)).exit_code == 0

@@ -31,12 +31,17 @@ class AppContext:
     _engine: Engine | None = field(default=None, repr=False)
 
     def engine(self, *, migrate: bool = True) -> Engine:
-        """Return the engine; on first use create or upgrade the schema (``migrate``)."""
+        """Return the engine; on first use refuse a library holding objects readinglist
+        does not create (:mod:`readinglist.schema_objects`), then create or upgrade the
+        schema (``migrate``)."""
         if self._engine is None:
             from readinglist import db
 
             engine = db.make_engine(self.settings.database_url)
             if migrate:
+                from readinglist.schema_objects import refuse_unknown
+
+                refuse_unknown(engine)
                 db.ensure_schema(engine)
             self._engine = engine
         return self._engine

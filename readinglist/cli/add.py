@@ -68,7 +68,7 @@ def _split_von(words: list[str]) -> tuple[str, str]:
     "entry_type",
     default="misc",
     show_default=True,
-    help="BibTeX entry type (article, inproceedings, ...).",
+    help="BibTeX entry type (article, inproceedings, ...): a letter, then letters, digits, - or _.",
 )
 @click.option(
     "--tag",
@@ -103,7 +103,7 @@ def add_command(
         readinglist add --title "Attention Is All You Need" --author "Vaswani, Ashish" --year 2017
         readinglist add --title "SPAR" --arxiv https://arxiv.org/abs/2601.01234v2 --tag rl
     """
-    from readinglist import library, render
+    from readinglist import bounds, library, render
     from readinglist.errors import UsageError
     from readinglist.identifiers import arxiv_year_month, normalize_arxiv, normalize_doi
     from readinglist.records import PaperRecord
@@ -111,16 +111,20 @@ def add_command(
     if not title.strip():
         raise UsageError("--title cannot be empty")
     if doi is not None and normalize_doi(doi) is None:
-        raise UsageError(f"--doi {doi!r} is not a DOI (expected 10.NNNN/...)")
+        raise UsageError(f"--doi {doi[:80]!r} is not a DOI (expected 10.NNNN/...)")
+    wrong_doi = bounds.doi_problem(normalize_doi(doi) or "")
+    if wrong_doi is not None:
+        raise UsageError(f"--doi: {wrong_doi}")
     if arxiv is not None and normalize_arxiv(arxiv) is None:
-        raise UsageError(f"--arxiv {arxiv!r} is not an arXiv id (expected e.g. 2401.01234)")
+        raise UsageError(f"--arxiv {arxiv[:80]!r} is not an arXiv id (expected e.g. 2401.01234)")
     clean_tags = [library.check_tag_name(t) for t in tags]
+    entry_type = bounds.check_entry_type(entry_type)
     # No --year: the year the arXiv id says the paper was submitted (not its month: a
     # merge would put it beside another year, that of the published version).
     submitted = arxiv_year_month(normalize_arxiv(arxiv)) if year is None else None
     year = submitted[0] if submitted is not None else year
     record = PaperRecord(
-        entry_type=entry_type.strip().lower() or "misc",
+        entry_type=entry_type,
         title=" ".join(title.split()),
         authors=tuple(parse_author(a) for a in authors if a.strip()),
         year=year,

@@ -188,10 +188,11 @@ def _finder(services: tuple[str, ...]) -> tuple[Search, HttpClient]:
 
 
 def _read_sources(paths: tuple[str, ...], fmt: str) -> list[PaperRecord]:
-    """Read every --from file whole (as ``import`` reads it); its problems are warnings
-    (an entry a reader rejects cannot complete anything)."""
+    """Read every --from file whole (as ``import`` reads it), held to the import's limits
+    (:mod:`readinglist.pipelines.limits`); its problems are warnings (an entry a reader
+    or the limits reject cannot complete anything)."""
     from readinglist import render
-    from readinglist.pipelines import importing
+    from readinglist.pipelines import importing, limits
 
     records: list[PaperRecord] = []
     for item in importing.open_inputs(paths, fmt):
@@ -199,9 +200,10 @@ def _read_sources(paths: tuple[str, ...], fmt: str) -> list[PaperRecord]:
         if result is None:  # a format read in pieces by import: read it whole here
             data = b"".join(item.byte_chunks())
             _, result = importing.parse_whole(item.source, data, item.fmt)
-        for problem in result.problems:
+        problems = list(result.problems)
+        records.extend(limits.check_all(result.records, item.source, problems))
+        for problem in problems:
             render.warn(str(problem))
-        records.extend(result.records)
     return records
 
 

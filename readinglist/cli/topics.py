@@ -51,7 +51,7 @@ def topics_command(
     """
     from readinglist import library, render
     from readinglist.ranking.store import load
-    from readinglist.ranking.topics import cluster
+    from readinglist.ranking.topics import TAG_PREFIX, cluster
 
     text = join_query(query)
     with app.session(write=write_tags) as session:
@@ -70,7 +70,8 @@ def topics_command(
             by_id = {p.id: p for p in papers}
             for topic in topics:
                 chosen = [by_id[i] for i in topic.paper_ids]
-                library.add_tags(session, chosen, [f"topic/{topic.label}"])
+                tag = library.check_tag_name(f"{TAG_PREFIX}{topic.label}")
+                library.add_tags(session, chosen, [tag])
     rows: list[dict[str, Any]] = [
         {
             "label": t.label,

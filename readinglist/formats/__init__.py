@@ -165,18 +165,21 @@ def detect(name: str, text: str) -> str:
     """Pick the input format of a file from its name, then its content.
 
     ``.bib`` -> bibtex, ``.ris`` -> ris, ``.json`` -> csl-json; a ``.md`` file is
-    ``markdown`` only when it carries our export marker, otherwise a list of
-    abstracts. Without a telling extension: JSON text -> csl-json, a ``TY  -``
-    line -> ris, an ``@type{`` entry -> bibtex, our marker -> markdown, anything
-    else -> abstracts.
+    ``markdown`` only when it carries our export marker or has our list's shape
+    (:func:`~._markdown_syntax.looks_like_our_list`: the marker deleted), otherwise a
+    list of abstracts. Without a telling extension: JSON text -> csl-json, a ``TY  -``
+    line -> ris, our marker -> markdown, an ``@type{`` entry -> bibtex, our list's
+    shape -> markdown, anything else -> abstracts.
     """
+    from readinglist.formats._markdown_syntax import looks_like_our_list
+
     lowered = name.lower()
     if lowered.endswith(".gz"):
         lowered = lowered[:-3]
     for extension, fmt in _EXTENSIONS.items():
         if lowered.endswith(extension):
             if fmt == "markdown" and _MARKDOWN_MARKER not in text[:2000]:
-                return "abstracts"
+                return "markdown" if looks_like_our_list(text) else "abstracts"
             if fmt == "abstracts":
                 break
             return fmt
@@ -189,7 +192,7 @@ def detect(name: str, text: str) -> str:
         return "markdown"
     if _BIBTEX_ENTRY.search(text[:200000]):
         return "bibtex"
-    return "abstracts"
+    return "markdown" if looks_like_our_list(text) else "abstracts"
 
 
 def read(text: str, fmt: str, source: str, **options: Any) -> ParseResult:

@@ -648,8 +648,8 @@ def _read_marker(
     if marker is None:
         problems.append(
             ParseProblem(
-                f"no '{MARKER} v{FORMAT_VERSION} -->' marker on the first line: not a list "
-                "written by readinglist; reading status headings and task items anyway",
+                f"no '{MARKER} v{FORMAT_VERSION} -->' marker on the first line: reading its "
+                "headings and task items, keeping any status the library has changed",
                 source,
                 1,
                 "warning",
@@ -665,14 +665,14 @@ def _read_marker(
         problems.append(
             ParseProblem(
                 f"the marker's decided={stamp[:40]!r} is not a time this program writes; "
-                "statuses in the list are applied even where the library changed them since",
+                "read as decided=none: a status the library has changed is kept",
                 source,
                 (first or 0) + 1,
                 "warning",
             )
         )
-    elif stamp:
-        meta["decided"] = stamp
+    if stamp:
+        meta["decided"] = stamp if decided_time(stamp) is not None else "none"
     if int(marker.group("version")) > FORMAT_VERSION:
         problems.append(
             ParseProblem(

@@ -62,6 +62,7 @@ from readinglist.formats.ris_syntax import (
     all_tags,
     dumps,
     parse,
+    single_line,
     split_records,
     tag_values,
     value_lines,
@@ -626,7 +627,14 @@ def _kept_pairs(fields: Mapping[str, str]) -> Iterator[tuple[str, str]]:
 
 
 def _pairs(record: PaperRecord, tags_as_keywords: bool) -> Iterator[tuple[str, str]]:
-    """Yield ``(tag, value)`` for ``record`` in the order written (TY first)."""
+    """Yield ``(tag, value)`` for ``record`` in the order written (TY first): every
+    value on one line (:func:`ris_syntax.single_line`) but the abstract's and notes'
+    (``AB``, ``N1``: continuation lines, :func:`ris_syntax.value_lines`)."""
+    for tag, value in _all_pairs(record, tags_as_keywords):
+        yield tag, value_lines(value) if tag in ("AB", "N1") else single_line(value)
+
+
+def _all_pairs(record: PaperRecord, tags_as_keywords: bool) -> Iterator[tuple[str, str]]:
     fields = plain_fields(record)
     yield "TY", _written_type(record)
     yield from _people_pairs(record)

@@ -224,20 +224,30 @@ def parse(chunk: Chunk) -> Mapping[str, Any]:
 
 
 #: A line end as universal newlines read one (``\r\n``, ``\r``, ``\n``).
-_LINE_END = re.compile(r"\r\n|\r|\n")
+#: A line break for some reader: ``\r\n``, ``\r``, ``\n`` and the others ``str.splitlines``
+#: breaks at (rispy and other tools split a text so).
+_LINE_END = re.compile(r"\r\n|[\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def value_lines(text: str) -> str:
     r"""Normalize a multi-line value so it reads back the same.
 
     Each line is stripped (readers strip them); a continuation line that would
-    read as a tag line gets a leading space. Lines end at ``\n``, ``\r\n`` or a bare
-    ``\r``, as for a reader with universal newlines (Python's ``open``, ours): a value
+    read as a tag line gets a leading space. Lines end at ``\n``, ``\r\n``, a bare
+    ``\r`` or another break ``str.splitlines`` knows (:data:`_LINE_END`), as for a
+    reader with universal newlines (Python's ``open``, ours): a value
     split only at ``\n`` let ``note\rER  - \rTY  - BOOK`` end its record and start
     another when read back.
     """
     lines = [line.strip() for line in _LINE_END.split(text.strip())]
     return "\n".join(" " + line if _TAG_LINE.match(line) else line for line in lines)
+
+
+def single_line(text: str) -> str:
+    """``text`` as the value of a one-line tag: every line break (:data:`_LINE_END`) a
+    space, stripped. A newline inside a name once wrote a line of its own, and an
+    injected ``AU  - X`` became an author when the file was read back."""
+    return _LINE_END.sub(" ", text).strip()
 
 
 def _record_text(pairs: Iterable[tuple[str, str]]) -> str:

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from readinglist import citekeys, dedupe
 from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
 from readinglist.library._sql import Statistics, insert_papers, serialize_imports
-from readinglist.library.marks import status_changed_since
+from readinglist.library.marks import checked_stamp, status_changed_since
 from readinglist.library.matching import (
     Candidate,
     Index,
@@ -591,9 +591,13 @@ def sync_markdown(
     with a warning naming both statuses, instead of taking the list's (a stale list
     synced back must not undo triage). Tags have no history: a tag added since to a
     paper whose status did not change is removed when the list lacks it. None (a list
-    without the stamp) applies the list as before.
+    without the stamp) applies the list as before. A time in the future or after the
+    library's newest status change is refused with a warning (:func:`checked_stamp`).
     """
     report = ImportReport()
+    decided, refused = checked_stamp(session, decided)
+    if refused:
+        report.problems.append(ParseProblem(refused, source, 1, "warning"))
     for record in records:
         paper = find_paper(session, record.citekey or "")
         if paper is None:

@@ -9,7 +9,7 @@ and an import run them in their Session. Each function takes an
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import func, insert, select, update
@@ -101,6 +101,35 @@ def latest_status_change(session: Executor) -> datetime | None:
     back leaves a status changed since alone (:func:`status_changed_since`)."""
     latest: datetime | None = session.execute(select(func.max(STATUS_EVENTS.c.at))).scalar_one()
     return latest
+
+
+#: The time ``decided=none`` names (:func:`readinglist.formats.markdown.decided_time`):
+#: before every status change, so a list stamped so keeps each one the library made.
+EARLIEST = datetime.min.replace(tzinfo=UTC)
+
+
+def checked_stamp(session: Executor, decided: datetime | None) -> tuple[datetime | None, str]:
+    """A Markdown list's ``decided`` time held to what it can be, and why not ("" when it
+    is kept): the time of the library's newest status change when the list was written
+    (:func:`latest_status_change`), so never in the future and never after the library's
+    newest change now. A stamp past either was forged or comes from another library: a
+    forged ``decided=2100-...`` made a stale list overwrite every newer decision. It is
+    read as :data:`EARLIEST` (``decided=none``: a status the library changed is kept).
+    None (a list that carries no stamp) stays None."""
+    if decided is None or decided == EARLIEST:
+        return decided, ""
+    latest = latest_status_change(session)
+    if decided > utcnow():
+        why = "is in the future"
+    elif latest is None or decided > latest:
+        why = "is after the library's newest status change"
+    else:
+        return decided, ""
+    stamp = decided.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return EARLIEST, (
+        f"the list's decided={stamp} {why}: it was not written from this library as it is; "
+        "read as decided=none (a status the library has changed is kept)"
+    )
 
 
 def status_changed_since(session: Executor, paper_ids: Sequence[int], when: datetime) -> set[int]:

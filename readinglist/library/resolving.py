@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from sqlalchemy import insert, update
 from sqlalchemy.orm import Session
 
+from readinglist import bounds
 from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
 from readinglist.library.duplicates import match_in_pool, match_records
 from readinglist.library.matching import Candidate, Pool, candidate_of, merge_into
@@ -157,7 +158,8 @@ def search_online(pending: Sequence[Pending], search: Search) -> list[Found]:
     the write lock is never held while a service is answering).
 
     Per paper: the best hit of each service that matches it (the import's rules,
-    ``match_in_pool``, against the paper held in memory) is kept and merged into
+    ``match_in_pool``, against the paper held in memory; only hits fit to store,
+    :func:`readinglist.bounds.record_problem`) is kept and merged into
     that copy (``merge_into``). When that gave a paper with a made-up title its real
     title, ``search`` is asked once more (now by title: the proceedings' record in
     DBLP or Crossref), skipping the services already used. Raises what ``search``
@@ -171,8 +173,10 @@ def search_online(pending: Sequence[Pending], search: Search) -> list[Found]:
         for _round in range(2):
             provisional = bool(cand.values.get("title_provisional"))
             by_service: dict[str, list[tuple[str, PaperRecord]]] = {}
-            for service, label, hit in search(record, frozenset(used)):
-                by_service.setdefault(service, []).append((label, normalize_record(hit)))
+            for service, label, answer in search(record, frozenset(used)):
+                hit = normalize_record(answer)
+                if bounds.record_problem(hit) is None:  # a value too long to store: unusable
+                    by_service.setdefault(service, []).append((label, hit))
             for service, hits in by_service.items():
                 best = _best_in_memory(cand, [hit for _, hit in hits])
                 if best is not None:

@@ -8,13 +8,13 @@ ORM when called, so ``tag add`` runs on a Core Connection (:func:`tag_papers`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, func, insert, select
 
-from readinglist.errors import Conflict, NotFound, UsageError
+from readinglist.bounds import check_tag
+from readinglist.errors import Conflict, NotFound
 from readinglist.library._sql import CHUNK, insert_or_ignore
 from readinglist.library.marks import update_columns
 from readinglist.library.search import refresh_search_text
@@ -30,21 +30,11 @@ if TYPE_CHECKING:
 def check_tag_name(name: str) -> str:
     """Return a tag name typed by the user, stripped. Hierarchical ``a/b`` names are fine.
 
-    Raises UsageError for an empty name or one with a comma, white space, a brace, a
-    double quote, a backslash or ``%``: BibTeX ``keywords`` are comma-separated and
-    its values brace- or quote-delimited (LaTeX reads ``\\`` and ``%``), and ``tag:x``
-    query terms and Markdown ``#tag`` marks end at white space, so such a name would
-    not survive an export and re-import.
+    Raises UsageError for a name :func:`readinglist.bounds.tag_problem` refuses (empty,
+    longer than the column, a comma, white space, a brace, a double quote, a backslash
+    or ``%``): the one rule of tag names, see there why.
     """
-    clean = name.strip()
-    if not clean:
-        raise UsageError("a tag name cannot be empty")
-    if re.search(r'[,\s{}"\\%\x00-\x1f\x7f]', clean) or re.search(r"(^/|/$|//)", clean):
-        raise UsageError(
-            f"tag {clean!r} is not usable: no commas, spaces, control characters, braces, "
-            "quotes, backslashes or %, and / only between words; use - or / instead"
-        )
-    return clean
+    return check_tag(name)
 
 
 def find_tag(session: Session, name: str) -> Tag | None:

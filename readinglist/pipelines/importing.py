@@ -273,7 +273,10 @@ def _import_parsed(
     if item.fmt == "markdown":
         from readinglist.formats.markdown import decided_time
 
-        decided = decided_time(parsed.meta.get("decided"))
+        # No marker (deleted, or a list written by hand): nothing says when it was
+        # written, so it is taken as older than every decision (decided=none).
+        marked = "format_version" in parsed.meta
+        decided = decided_time(parsed.meta.get("decided", None if marked else "none"))
         report = library.sync_markdown(session, records, source=item.source, decided=decided)
         report.problems[:0] = problems  # the reader's warnings too (a garbled stamp)
         return report

@@ -2,14 +2,14 @@
 
 PostgreSQL enforces the lengths of ``VARCHAR`` columns and SQLite does not: a
 300-character citation key used to import on SQLite and end a PostgreSQL import
-with a traceback, losing every entry. :func:`check` applies the column lengths of
-:mod:`readinglist.models` (their one home) to each record before it reaches the
-library, rejecting only the offending entry with its file and line; and it bounds
+with a traceback, losing every entry. :func:`check` applies the rule of
+:mod:`readinglist.bounds` (column lengths, entry type names) to each record before
+it reaches the library, rejecting only the offending entry with its file and line; and it bounds
 the authors (and editors) kept per paper (:data:`MAX_PEOPLE`), so that a record with
 a million authors cannot make every later listing slow.
 
-This module imports the models (SQLAlchemy); the reader process imports it only
-when it starts reading.
+This module imports the Core tables (SQLAlchemy); the reader process imports it
+only when it starts reading.
 """
 
 from __future__ import annotations
@@ -17,10 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from sqlalchemy import String
-
+from readinglist import bounds
 from readinglist.errors import InvalidInput
-from readinglist.models import Paper, Tag
 from readinglist.records import PaperRecord, ParseProblem, Person
 
 #: Authors (and, separately, editors) kept per paper; past it the list is cut and ends
@@ -28,23 +26,9 @@ from readinglist.records import PaperRecord, ParseProblem, Person
 MAX_PEOPLE = 5000
 
 
-def _length(column: object) -> int:
-    kind = getattr(column, "type", None)
-    assert isinstance(kind, String)
-    assert kind.length is not None
-    return kind.length
-
-
-#: (record attribute, what the message calls it, longest value) for the bounded columns.
-LIMITS: tuple[tuple[str, str, int], ...] = (
-    ("citekey", "citation key", _length(Paper.__table__.c.citekey)),
-    ("entry_type", "entry type", _length(Paper.__table__.c.entry_type)),
-    ("doi", "DOI", _length(Paper.__table__.c.doi)),
-    ("arxiv", "arXiv id", _length(Paper.__table__.c.arxiv)),
-    ("short_name", "short name", _length(Paper.__table__.c.short_name)),
-)
-#: The longest tag name.
-MAX_TAG = _length(Tag.__table__.c.name)
+#: The bounded columns and the longest tag (:mod:`readinglist.bounds`, their one home).
+LIMITS = bounds.LIMITS
+MAX_TAG = bounds.MAX_TAG
 
 
 def check(record: PaperRecord, source: str) -> tuple[PaperRecord | None, list[ParseProblem]]:
@@ -56,13 +40,9 @@ def check(record: PaperRecord, source: str) -> tuple[PaperRecord | None, list[Pa
     :data:`MAX_PEOPLE` is cut to its first ``MAX_PEOPLE`` people followed by
     ``and others``, with a warning.
     """
-    for name, label, limit in LIMITS:
-        value = getattr(record, name)
-        if value is not None and len(value) > limit:
-            return None, [_too_long(label, len(value), limit, source, record.line)]
-    for tag in record.tags:
-        if len(tag) > MAX_TAG:
-            return None, [_too_long("tag", len(tag), MAX_TAG, source, record.line)]
+    wrong = bounds.record_problem(record)
+    if wrong is not None:
+        return None, [ParseProblem(wrong, source, record.line)]
     problems: list[ParseProblem] = []
     authors = _bounded(record.authors, "authors", source, record.line, problems)
     editors = _bounded(record.editors, "editors", source, record.line, problems)
@@ -72,18 +52,12 @@ def check(record: PaperRecord, source: str) -> tuple[PaperRecord | None, list[Pa
 
 
 def check_tags(tags: Sequence[str]) -> None:
-    """Refuse a ``--tag`` longer than a tag may be. Raises InvalidInput (exit 5)."""
+    """Refuse an ``import --tag`` that is not a usable tag (:func:`bounds.tag_problem`:
+    characters and length). Raises InvalidInput (exit 5), as for an imported value."""
     for tag in tags:
-        if len(tag) > MAX_TAG:
-            raise InvalidInput(f"tag of {len(tag)} characters; the longest is {MAX_TAG}")
-
-
-def _too_long(label: str, length: int, limit: int, source: str, line: int | None) -> ParseProblem:
-    return ParseProblem(
-        f"{label} of {length} characters; the longest readinglist stores is {limit}",
-        source,
-        line,
-    )
+        problem = bounds.tag_problem(tag.strip())
+        if problem is not None:
+            raise InvalidInput(problem)
 
 
 def _bounded(

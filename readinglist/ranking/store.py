@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import stat
 import zipfile
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -36,7 +37,7 @@ from sqlalchemy.orm import Session
 from readinglist.config import cache_directory
 from readinglist.library._sql import CHUNK
 from readinglist.models import Paper, PaperPerson, PaperTag, Person, Tag
-from readinglist.ranking import features, stored
+from readinglist.ranking import features, stored, trust
 
 #: Bumped when the features or the cache's contents change, so that old caches are rebuilt.
 VERSION = 3
@@ -68,6 +69,11 @@ class Index:
     def __post_init__(self) -> None:
         self._sorter = np.argsort(self.ids, kind="stable")
         self._sorted = self.ids[self._sorter]
+
+    @property
+    def sorted_ids(self) -> np.ndarray:
+        """The paper ids in ascending order."""
+        return self._sorted
 
     @cached_property
     def row(self) -> dict[int, int]:
@@ -251,18 +257,38 @@ def _texts_unchanged(session: Session, cached: Index, counter: Counter) -> bool:
 _UNREADABLE = (OSError, ValueError, EOFError, LookupError, zipfile.BadZipFile)
 
 
-def _read(path: Path, counter: Counter, streamed: bool = False) -> Index | None:
+def _open_regular(path: Path) -> BinaryIO | None:
+    """Open ``path`` for reading only when it is a regular file, else None: opened
+    without blocking and checked with ``fstat`` (a FIFO put in the cache's place would
+    otherwise block the open until a writer comes, hanging every ranking command)."""
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - kept open by the index (see below)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return None
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except OSError:
+        os.close(fd)
+        return None
+
+
+def _read(path: Path, counter: Counter, streamed: bool = False) -> Index | None:
+    """The cached index at ``path`` when it was written for ``counter`` and passes
+    :func:`.trust.check_layout` and :func:`.trust.check_values`; else None (rebuilt)."""
+    handle = _open_regular(path)
+    if handle is None:
+        return None
+    try:
+        layout = stored.members(handle)
+        trust.check_layout(layout, counter.shape)
+        handle.seek(0)
         data = np.load(handle, allow_pickle=False)
     except _UNREADABLE:
         handle.close()
-        return None
-    if not isinstance(data, np.lib.npyio.NpzFile):
-        handle.close()  # a plain .npy: not a cache file
         return None
     try:
         if str(data["counter"]) != counter.shape:
@@ -270,10 +296,10 @@ def _read(path: Path, counter: Counter, streamed: bool = False) -> Index | None:
             handle.close()
             return None
         shape = (int(data["shape"][0]), int(data["shape"][1]))
-        layout = stored.members(handle) if streamed else {}
+        trust.check_shape(shape, layout)
         matrix: sparse.csr_matrix | stored.StoredCSR
         dense: np.ndarray | stored.StoredDense | None
-        if {"data", "indices", "dense"} <= layout.keys():
+        if streamed:
             matrix = stored.StoredCSR(
                 handle, layout["data"], layout["indices"], data["indptr"], shape
             )
@@ -283,20 +309,22 @@ def _read(path: Path, counter: Counter, streamed: bool = False) -> Index | None:
             if dense is not None:
                 dense.verify(shape[0])
         else:
-            matrix = sparse.csr_matrix((data["data"], data["indices"], data["indptr"]), shape=shape)
+            matrix = trust.checked_csr(data["data"], data["indices"], data["indptr"], shape)
             dense = data["dense"] if data["dense"].size else None
-        # The file stays open until the terms are read (and, streamed, while the rows
-        # are: the stored rows hold it): a rebuild that replaces it meanwhile
-        # (os.replace) leaves this open file as it was, terms and matrix alike.
-        return Index(
+        index = Index(
             data["ids"],
             matrix,
-            partial(_terms, data, None if layout else handle),
+            partial(_terms, data, None if streamed else handle),
             data["idf"],
             dense,
             data["digests"],
             str(data["updated"]),
         )
+        trust.check_values(index, counter.shape)
+        # The file stays open until the terms are read (and, streamed, while the rows
+        # are: the stored rows hold it): a rebuild that replaces it meanwhile
+        # (os.replace) leaves this open file as it was, terms and matrix alike.
+        return index
     except _UNREADABLE:
         data.close()
         handle.close()
@@ -323,7 +351,10 @@ def _write(path: Path, counter: Counter, index: Index) -> None:
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as out:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()  # whatever is there (a FIFO would block the open)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        with os.fdopen(os.open(tmp, flags, 0o644), "wb") as out:
             np.savez(
                 out,
                 counter=np.array(counter.shape),

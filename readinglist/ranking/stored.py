@@ -46,17 +46,21 @@ class Member:
 
 
 def members(handle: BinaryIO) -> dict[str, Member]:
-    """Return the layout of the stored C-ordered ``.npy`` members of the ``.npz`` open in
-    ``handle`` (a binary file), by array name. Compressed or Fortran-ordered members are
-    left out. Raises ``zipfile.BadZipFile`` or ``ValueError`` for a damaged file (a
-    member that would run past its end included).
+    """Return the layout of the ``.npy`` members of the ``.npz`` open in ``handle`` (a
+    binary file), by array name.
+
+    Every member must be stored (not compressed), C-ordered, of a plain dtype and lie
+    whole inside the file, as ``numpy.savez`` writes them: so no member can make
+    ``np.load`` allocate more than the file holds (a forged header asking for 7 GiB
+    of a file of 8 MB). Raises ``zipfile.BadZipFile`` or ``ValueError`` for anything
+    else (a damaged or foreign file).
     """
     found: dict[str, Member] = {}
     with zipfile.ZipFile(handle) as archive:
         infos = archive.infolist()
     for info in infos:
         if info.compress_type != zipfile.ZIP_STORED or not info.filename.endswith(".npy"):
-            continue
+            raise ValueError(f"the ranking cache member {info.filename!r} is not a stored array")
         handle.seek(info.header_offset)
         fields = _LOCAL_HEADER.unpack(handle.read(_LOCAL_HEADER.size))
         if fields[0] != b"PK\x03\x04":
@@ -67,10 +71,11 @@ def members(handle: BinaryIO) -> dict[str, Member]:
             shape, fortran, dtype = np.lib.format.read_array_header_1_0(handle)
         else:
             shape, fortran, dtype = np.lib.format.read_array_header_2_0(handle)
-        if not fortran and not dtype.hasobject:
-            member = Member(handle.tell(), dtype, tuple(shape))
-            _check_size(handle, member)
-            found[info.filename[: -len(".npy")]] = member
+        if fortran or dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None:
+            raise ValueError(f"the ranking cache member {info.filename!r} is not a plain array")
+        member = Member(handle.tell(), dtype, tuple(shape))
+        _check_size(handle, member, info)
+        found[info.filename[: -len(".npy")]] = member
     return found
 
 
@@ -84,10 +89,14 @@ def read(handle: BinaryIO, member: Member, start: int, stop: int) -> np.ndarray:
     return np.frombuffer(data, dtype=member.dtype)
 
 
-def _check_size(handle: BinaryIO, member: Member) -> None:
-    """Raise ValueError when the file open in ``handle`` ends before ``member``'s elements."""
-    count = int(np.prod(member.shape, dtype=np.int64))
-    if member.offset + count * member.dtype.itemsize > os.fstat(handle.fileno()).st_size:
+def _check_size(handle: BinaryIO, member: Member, info: zipfile.ZipInfo) -> None:
+    """Raise ValueError when ``member``'s elements do not fit in its ZIP entry ``info``,
+    or the file open in ``handle`` ends before them."""
+    count = 1
+    for extent in member.shape:
+        count *= int(extent)  # Python integers: a forged shape cannot overflow
+    size = count * member.dtype.itemsize
+    if size > info.file_size or member.offset + size > os.fstat(handle.fileno()).st_size:
         raise ValueError("the ranking cache file is shorter than its index says")
 
 

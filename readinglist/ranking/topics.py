@@ -8,8 +8,9 @@ it (the class-based tf-idf idea of BERTopic, which keeps words every paper of a 
 list shares, "based", "self", out of the labels). Author and tag tokens, and terms made
 only of abstract filler and function words (``citekeys.FILLER_WORDS``,
 ``naming.words.FUNCTION_WORDS``) or of split-off prefixes (``pre``, ``self``), are never
-label words. The label is joined by ``-``:
-a usable tag name (``topic/<label>``).
+label words. The label is joined by ``-`` and at most :data:`MAX_LABEL` characters:
+a usable tag name (``topic/<label>``, :mod:`readinglist.bounds`), however long the
+words of the papers are.
 """
 
 from __future__ import annotations
@@ -23,12 +24,18 @@ from sklearn.cluster import KMeans
 from sklearn.decomposition import TruncatedSVD
 from sklearn.preprocessing import normalize
 
+from readinglist.bounds import MAX_TAG
 from readinglist.citekeys import FILLER_WORDS
 from readinglist.naming.words import FUNCTION_WORDS
 from readinglist.ranking import AUTHOR_TOKEN, TAG_TOKEN
 from readinglist.ranking.store import Index
 
 SEED = 14
+#: The prefix of the tags ``topics --tag`` writes.
+TAG_PREFIX = "topic/"
+#: The longest label: ``topic/<label>`` with the ``-<n>`` of a repeated label (up to
+#: 99,999 topics) is at most a tag's length.
+MAX_LABEL = MAX_TAG - len(TAG_PREFIX) - 6
 
 
 @dataclass(frozen=True)
@@ -117,7 +124,8 @@ def _label(terms: Sequence[str]) -> str:
         for word in term.split():
             if word not in words:
                 words.append(word)
-    return "-".join(re.sub(r"[^0-9a-z]+", "", w.lower()) for w in words[:3] if w)
+    label = "-".join(re.sub(r"[^0-9a-z]+", "", w.lower()) for w in words[:3] if w)
+    return label[:MAX_LABEL].strip("-")
 
 
 def _unique_labels(topics: list[Topic]) -> list[Topic]:

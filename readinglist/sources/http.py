@@ -10,9 +10,12 @@ Every request of :mod:`readinglist.sources` goes through :class:`HttpClient` (ht
 * it retries an answer 429 or 503 after the ``Retry-After`` the service sent (or an
   exponential back-off: 2, 4, 8 s), never sooner than the host's interval, at most
   :data:`RETRIES` times;
-* it times out (:data:`TIMEOUT`) and turns every failure (no network, a timeout, an
-  error status, retries used up) into :class:`~readinglist.errors.SourceUnavailable`
-  (exit 6) naming the service;
+* it times out (:data:`TIMEOUT` per connection or read) and gives each request a
+  total deadline (:data:`DEADLINE`, :func:`deadline`): httpx's timeouts are per read,
+  so a server or proxy trickling a byte every 5 s kept ``resolve --online`` waiting
+  for ever;
+* it turns every failure (no network, a timeout, an error status, retries used up)
+  into :class:`~readinglist.errors.SourceUnavailable` (exit 6) naming the service;
 * it caches successful answers on disk (one JSON file per URL under the cache
   directory, :data:`CACHE_DAYS` days), so that running ``resolve`` again asks nothing.
 """
@@ -22,8 +25,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import signal
+import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -35,6 +41,9 @@ from readinglist.errors import SourceUnavailable
 
 #: Seconds to wait for a connection or an answer.
 TIMEOUT = 20.0
+#: Seconds a whole request may take (connection, headers and body), however the
+#: server trickles its answer.
+DEADLINE = 60.0
 #: Retries of an answer 429 (too many requests) or 503 (unavailable).
 RETRIES = 3
 #: Longest wait honoured from a ``Retry-After`` header, in seconds.
@@ -95,13 +104,47 @@ def retry_after(value: str | None, attempt: int) -> float:
     return float(2**attempt)
 
 
+class _PastDeadline(BaseException):
+    """Raised by the alarm of :func:`deadline` inside the blocked read (a BaseException,
+    as KeyboardInterrupt, so that no ``except Exception`` of httpx or httpcore keeps it;
+    they close the connection and let it through)."""
+
+
+@contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Raise :class:`_PastDeadline` in the block once ``seconds`` have passed, even while
+    a read waits on the network: a real-time alarm (``setitimer(ITIMER_REAL)``, POSIX)
+    whose handler raises in the main thread, where a CLI command runs. Elsewhere (a
+    thread, a system without ``setitimer``) only httpx's per-read timeout applies. A
+    timer or handler already set is put back afterwards."""
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not usable or seconds <= 0:
+        yield
+        return
+
+    def alarm(_signum: int, _frame: object) -> None:
+        raise _PastDeadline
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    outer, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if outer:
+            signal.setitimer(signal.ITIMER_REAL, outer)
+
+
 class HttpClient:
     """GET with the etiquette above. ``service`` names in messages are the callers'.
 
     Args:
         contact: the e-mail address sent in the User-Agent (None: none sent).
         cache_dir: where answers are cached (None: no cache).
-        timeout: seconds per request.
+        timeout: seconds per connection or read.
+        total: seconds per request in all (default :data:`DEADLINE`, read when the
+            client is made).
         clock: a monotonic clock (default :func:`now`).
     """
 
@@ -111,9 +154,11 @@ class HttpClient:
         cache_dir: Path | None,
         *,
         timeout: float = TIMEOUT,
+        total: float | None = None,
         clock: Callable[[], float] | None = None,
     ) -> None:
         self.cache_dir = cache_dir
+        self.total = DEADLINE if total is None else total
         self.clock = clock or now
         self.intervals = dict(MIN_INTERVAL)
         self.last: dict[str, float] = {}
@@ -178,7 +223,14 @@ class HttpClient:
     def _send(self, service: str, host: str, url: str) -> httpx.Response:
         self.requests += 1
         try:
-            return self.client.get(url)
+            with deadline(self.total):
+                response = self.client.get(url)
+            return response
+        except _PastDeadline:
+            raise SourceUnavailable(
+                f"{service} ({host}) did not finish answering within {self.total:g} s; "
+                "nothing changed"
+            ) from None
         except httpx.TimeoutException:
             raise SourceUnavailable(
                 f"{service} ({host}) did not answer within {self.client.timeout.read:g} s; "

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Literal
 
+from readinglist.bounds import is_entry_type_name
 from readinglist.formats.bibtex.fields import decode_text, parse_names, split_names
 from readinglist.formats.bibtex.inert import is_inert, offending, preamble_offending
 from readinglist.formats.bibtex.values import ValueSyntaxError, matching_brace
@@ -516,6 +517,15 @@ def normalize_pages(value: str) -> str:
     """``12-34``, ``12 – 34``, ``12---34`` -> ``12--34``; any other value as it is."""
     match = re.fullmatch(r"\s*(\w+)\s*(?:-{1,3}|\u2013|\u2014)\s*(\w+)\s*", value)
     return f"{match.group(1)}--{match.group(2)}" if match else value
+
+
+def entry_type_name(entry_type: str) -> str:
+    """The entry type as written after ``@``: lower case, or ``misc`` when it is not an
+    entry type name (:func:`readinglist.bounds.is_entry_type_name`: a letter, then
+    letters, digits, ``-`` or ``_``), so that no stored value can end the entry or
+    start another one (a type with braces or a newline injected an entry)."""
+    name = entry_type.strip().lower()
+    return name if is_entry_type_name(name) else "misc"
 
 
 _KEY_ILLEGAL = re.compile(r"[\s,{}()\"#%'=\\~]+")

@@ -22,6 +22,7 @@ from readinglist.formats.bibtex.encode import (
     ascii_latex,
     copy_latex,
     encode_title,
+    entry_type_name,
     escape_literal,
     format_names,
     is_foreign,
@@ -429,7 +430,7 @@ def format_entry(
     fields = _EntryFields(record, dialect, source, trusted).build(keywords, annote)
     names = sorted(fields, key=lambda n: (_ORDER_INDEX.get(n, len(_ORDER_INDEX)), n))
     key = valid_citekey(record.citekey, dialect) if record.citekey else ""
-    lines = [f"@{record.entry_type.lower()}{{{key},"]
+    lines = [f"@{entry_type_name(record.entry_type)}{{{key},"]
     lines.extend(f"  {name} = {fields[name]}," for name in names)
     if names:
         lines[-1] = lines[-1][:-1]

@@ -1,0 +1,141 @@
+"""What a ranking cache file must be before any of it is used: derived data is never trusted.
+
+The cache (:mod:`.store`) is a file anyone who can write beside the library can
+replace. numpy and scipy check little of what they are given: a column index past the
+columns made the products die of SIGSEGV, a forged ``.npy`` header made ``np.load`` ask
+for gigabytes, a row count other than the papers' raised IndexError mid-command. So
+the file is held to the shape :func:`.store._write` gives it, bounded by the library
+it claims to describe (the paper count of the change counter):
+
+* :func:`check_layout`, before any array is read: exactly the members written, each of
+  the kind and number of dimensions written, one row per paper, at most
+  :data:`MAX_COLUMNS` columns (the vectorizer's ``max_features``), at most
+  :data:`~.store.LSA_DIMS` LSA dimensions;
+* :func:`checked_csr` and :func:`check_values`, on the arrays: a well-formed CSR matrix
+  (row pointers from 0, never decreasing, ending at the count of values; every column
+  index in range: scipy's own ``check_format(full_check=True)`` rules), finite numbers,
+  paper ids positive, unique and at most the library's highest id.
+
+Each raises ValueError, which :func:`.store.load` takes as "rebuild the cache".
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+import numpy as np
+from scipy import sparse
+
+from readinglist.ranking.stored import Member
+
+if TYPE_CHECKING:
+    from readinglist.ranking.store import Index
+
+#: The most columns a cache may have: the vectorizer's ``max_features``
+#: (:func:`readinglist.ranking.features.vectorizer_params`).
+MAX_COLUMNS = 2**18
+#: The most LSA dimensions (:data:`readinglist.ranking.store.LSA_DIMS`).
+MAX_DIMS = 256
+#: The longest text of the scalar members (the change counter, the ISO time).
+MAX_SCALAR_TEXT = 200
+
+#: name: (dtype kinds allowed, number of dimensions) of each member ``_write`` stores.
+_MEMBERS: dict[str, tuple[str, int]] = {
+    "counter": ("U", 0),
+    "updated": ("U", 0),
+    "digests": ("u", 1),
+    "ids": ("i", 1),
+    "data": ("f", 1),
+    "indices": ("i", 1),
+    "indptr": ("i", 1),
+    "shape": ("i", 1),
+    "vocabulary": ("U", 1),
+    "idf": ("f", 1),
+    "dense": ("f", 2),
+}
+
+
+def papers_counted(counter: str) -> tuple[int, int]:
+    """The papers' count and highest id in a change counter (``v3|count|max|...``,
+    :func:`.store.change_counter`); raises ValueError for another text."""
+    parts = counter.split("|")
+    if len(parts) != 5:
+        raise ValueError("not a change counter")
+    return int(parts[1]), int(parts[2]) if parts[2] != "None" else 0
+
+
+def check_layout(layout: dict[str, Member], counter: str) -> None:
+    """Raise ValueError unless ``layout`` (:func:`.stored.members`) has the members of a
+    cache of the library whose change counter is ``counter``, sized by it (see the
+    module docstring). Nothing of the file's arrays is read."""
+    if set(layout) != set(_MEMBERS):
+        raise ValueError("the ranking cache does not hold the arrays it should")
+    for name, (kinds, ndim) in _MEMBERS.items():
+        member = layout[name]
+        numeric = kinds != "U"
+        if (
+            member.dtype.kind not in kinds
+            or len(member.shape) != ndim
+            or (numeric and member.dtype.itemsize not in (4, 8))
+        ):
+            raise ValueError(f"the ranking cache's {name} is not what it should be")
+    for name in ("counter", "updated"):
+        if layout[name].dtype.itemsize > 4 * MAX_SCALAR_TEXT:
+            raise ValueError(f"the ranking cache's {name} is too long")
+    rows, _ = papers_counted(counter)
+    columns = layout["idf"].shape[0]
+    dense = layout["dense"].shape
+    if (
+        layout["ids"].shape != (rows,)
+        or layout["digests"].shape != (rows,)
+        or layout["indptr"].shape != (rows + 1,)
+        or layout["shape"].shape != (2,)
+        or columns > MAX_COLUMNS
+        or layout["vocabulary"].shape != (columns,)
+        or layout["indices"].shape != layout["data"].shape
+        or not (dense == (0, 0) or (dense[0] == rows and 1 <= dense[1] <= MAX_DIMS))
+    ):
+        raise ValueError("the ranking cache's arrays do not fit the library")
+
+
+def check_shape(shape: tuple[int, int], layout: dict[str, Member]) -> None:
+    """Raise ValueError unless the stored matrix ``shape`` is one row per paper id and
+    one column per idf value of ``layout`` (checked by :func:`check_layout`)."""
+    if shape != (layout["ids"].shape[0], layout["idf"].shape[0]):
+        raise ValueError("the ranking cache's matrix shape does not fit its arrays")
+
+
+def checked_csr(
+    data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, shape: tuple[int, int]
+) -> sparse.csr_matrix:
+    """The CSR matrix of ``shape`` from its arrays, after checking them (scipy's
+    ``check_format(full_check=True)``: pointers, index ranges) and that the values are
+    finite; raises ValueError otherwise."""
+    if not np.isfinite(data).all():
+        raise ValueError("the ranking cache's values are not all finite")
+    matrix = sparse.csr_matrix((data, indices, indptr), shape=shape)
+    matrix.check_format(full_check=True)
+    return matrix
+
+
+def check_values(index: Index, counter: str) -> None:
+    """Raise ValueError unless the arrays of the cached ``index`` fit the library of
+    ``counter`` (see the module docstring): its matrix shape is one row per paper and
+    one column per term, its paper ids positive, unique and at most the highest id,
+    its time an ISO time with a zone (or empty), its idf and (in memory) LSA rows
+    finite."""
+    rows, highest = papers_counted(counter)
+    if index.matrix.shape != (rows, len(index.idf)):
+        raise ValueError("the ranking cache's matrix does not fit the library")
+    ids = index.sorted_ids
+    if rows and (ids[0] < 1 or ids[-1] > highest or (np.diff(ids) <= 0).any()):
+        raise ValueError("the ranking cache's paper ids are not the library's")
+    if index.updated:
+        moment = datetime.fromisoformat(index.updated)  # ValueError for another text
+        if moment.tzinfo is None:
+            raise ValueError("the ranking cache's time has no time zone")
+    if not np.isfinite(index.idf).all():
+        raise ValueError("the ranking cache's idf is not all finite")
+    if isinstance(index.dense, np.ndarray) and not np.isfinite(index.dense).all():
+        raise ValueError("the ranking cache's LSA rows are not all finite")

@@ -1,0 +1,161 @@
+"""The objects a library may hold: those of ``tables.py`` and the migrations, nothing else.
+
+A library file is data from anywhere (a backup, a copy from a colleague, ``db
+restore``). A trigger runs its code inside every write of ours: one extra trigger
+made the next ``mark`` delete every note and rewrite 294 titles, and ``db check``
+said ok. So a library is refused when it holds a table, view, trigger or rule that
+readinglist did not create (:func:`unknown_objects`):
+
+* tables: those of :data:`readinglist.tables.METADATA`, ``alembic_version``, and on
+  SQLite the FTS5 table of the migrations with its shadow tables and SQLite's own
+  ``sqlite_*`` tables;
+* indexes: any, on those tables (an index runs no code);
+* triggers and views (SQLite), and virtual tables: exactly those of the schema the
+  migrations leave (``alembic/sqlite_head.sql``, :data:`readinglist.db.SQLITE_HEAD_SCRIPT`),
+  name *and* statement (white space aside), so a trigger put in place of ours under
+  its name is caught too;
+* PostgreSQL: no trigger, rule or view at all in the library's schema (the migrations
+  create none), and no table but ours.
+
+Used when a command opens a library (:func:`refuse_unknown`), by ``db restore`` before
+anything is copied and reported by ``db check``.
+"""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from readinglist.errors import DatabaseError
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection, Engine
+
+#: SQLite's own objects (``sqlite_sequence``, ``sqlite_stat1``, automatic indexes).
+_SQLITE_OWN = "sqlite_"
+#: How many unknown objects a message names.
+SHOWN = 5
+
+_PG_OBJECTS = """
+SELECT CASE c.relkind WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view'
+       WHEN 'f' THEN 'foreign table' ELSE 'table' END, c.relname, c.relname
+  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+ WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+UNION ALL
+SELECT 'trigger', t.tgname, c.relname
+  FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+  JOIN pg_namespace n ON n.oid = c.relnamespace
+ WHERE n.nspname = current_schema() AND NOT t.tgisinternal
+UNION ALL
+SELECT 'rule', rulename, tablename FROM pg_rules WHERE schemaname = current_schema()
+"""
+
+
+def _squeezed(sql: str | None) -> str:
+    return " ".join((sql or "").split()).rstrip(";").strip().lower()
+
+
+@functools.cache
+def _sqlite_head() -> dict[tuple[str, str], str]:
+    """``{(type, name): statement}`` of the triggers, views and virtual tables of the
+    schema the migrations leave (the head script)."""
+    from readinglist import db
+
+    script = (db.migrations_dir() / db.SQLITE_HEAD_SCRIPT).read_text(encoding="utf-8")
+    found: dict[tuple[str, str], str] = {}
+    for statement in db.sql_statements(script):
+        words = statement.split(None, 4)
+        kind = words[1].lower() if len(words) > 2 else ""
+        if kind in ("trigger", "view"):
+            found[(kind, words[2].lower())] = _squeezed(statement)
+        elif kind == "virtual":
+            found[("table", words[3].lower())] = _squeezed(statement)
+    return found
+
+
+def _known_tables() -> set[str]:
+    from readinglist.tables import METADATA
+
+    return {name.lower() for name in METADATA.tables} | {"alembic_version"}
+
+
+def unknown_sqlite(rows: Iterable[tuple[str, str, str, str | None]]) -> list[str]:
+    """The objects of ``rows`` (``type, name, tbl_name, sql`` of ``sqlite_master``)
+    readinglist did not create (see the module docstring), described for a message."""
+    head = _sqlite_head()
+    virtual = [name for kind, name in head if kind == "table"]
+    tables = _known_tables()
+    unknown: list[str] = []
+    for kind, name, table, sql in rows:
+        key = (kind, name.lower())
+        if name.lower().startswith(_SQLITE_OWN):
+            continue
+        if key in head:
+            if head[key] != _squeezed(sql):
+                unknown.append(f"{kind} {name!r} (changed from the one readinglist creates)")
+        elif kind == "table":
+            shadow = any(name.lower().startswith(f"{v}_") for v in virtual)
+            if name.lower() not in tables and not shadow:
+                unknown.append(f"table {name!r}")
+        elif kind == "index":
+            if table.lower() not in tables:
+                unknown.append(f"index {name!r} on {table!r}")
+        else:
+            unknown.append(
+                f"{kind} {name!r} on {table!r}" if kind == "trigger" else f"{kind} {name!r}"
+            )
+    return unknown
+
+
+def unknown_objects(conn: Connection) -> list[str]:
+    """The objects of the library open on ``conn`` that readinglist did not create."""
+    if conn.dialect.name == "sqlite":
+        rows = conn.exec_driver_sql("SELECT type, name, tbl_name, sql FROM sqlite_master")
+        return unknown_sqlite((str(a), str(b), str(c), d) for a, b, c, d in rows)
+    tables = _known_tables()
+    unknown = []
+    for kind, name, table in conn.exec_driver_sql(_PG_OBJECTS):
+        if kind == "table" and str(name).lower() in tables:
+            continue
+        unknown.append(
+            f"{kind} {name!r}" + (f" on {table!r}" if kind in ("trigger", "rule") else "")
+        )
+    return unknown
+
+
+def unknown_in_file(conn: sqlite3.Connection) -> list[str]:
+    """:func:`unknown_objects` of an SQLite file open with the ``sqlite3`` module."""
+    rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
+    return unknown_sqlite((str(a), str(b), str(c), d) for a, b, c, d in rows)
+
+
+def describe(unknown: list[str]) -> str:
+    """The first :data:`SHOWN` of ``unknown``, joined, with how many more."""
+    more = f" and {len(unknown) - SHOWN} more" if len(unknown) > SHOWN else ""
+    return "; ".join(unknown[:SHOWN]) + more
+
+
+def refuse_unknown(engine: Engine) -> None:
+    """Raise DatabaseError (exit 6) naming them when the library of ``engine`` holds
+    objects readinglist did not create (:func:`unknown_objects`). Run before the
+    schema is created or upgraded (a migration would fire a foreign trigger); a
+    database that cannot be read is left to :func:`readinglist.db.ensure_schema`,
+    which says why."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    try:
+        with engine.connect() as conn:
+            unknown = unknown_objects(conn)
+    except SQLAlchemyError:
+        return
+    if unknown:
+        from readinglist.db import sqlite_path
+
+        where = sqlite_path(engine) or engine.url.render_as_string(hide_password=True)
+        raise DatabaseError(
+            f"{where}: the library holds objects readinglist does not create ({describe(unknown)}): "
+            "they could run their own code on every change, so it is not used; remove "
+            "them or restore a backup (`readinglist db check` lists them)"
+        )

@@ -1,0 +1,146 @@
+"""A library holding a table, view or trigger readinglist does not create is refused when
+opened and by ``db restore``, and reported by ``db check`` (readinglist.schema_objects);
+on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+#: A trigger that, on the next status change, deletes every note and rewrites titles.
+SQLITE_EVIL = (
+    "CREATE TRIGGER evil AFTER UPDATE ON papers BEGIN "
+    "DELETE FROM notes; UPDATE papers SET title = 'pwned' WHERE title <> 'pwned'; END"
+)
+PG_EVIL = (
+    "CREATE FUNCTION evil() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+    "DELETE FROM notes; RETURN NEW; END $$",
+    "CREATE TRIGGER evil AFTER UPDATE ON papers FOR EACH ROW EXECUTE FUNCTION evil()",
+)
+#: ``paper_fts_au`` replaced under its own name by one that also empties the notes.
+SQLITE_IMPOSTOR = (
+    "DROP TRIGGER paper_fts_au",
+    "CREATE TRIGGER paper_fts_au AFTER UPDATE OF search_text ON papers BEGIN "
+    "INSERT INTO paper_fts(paper_fts, rowid, search_text) VALUES "
+    "('delete', old.id, old.search_text); INSERT INTO paper_fts(rowid, search_text) "
+    "VALUES (new.id, new.search_text); DELETE FROM notes; END",
+)
+
+
+def _library(invoke: Callable[..., Any]) -> None:
+    for title in ("Attention is all you need", "Deep residual learning"):
+        assert invoke("add", "--title", title).exit_code == 0
+    assert invoke("note", "add", "attention", "-m", "kept note").exit_code == 0
+
+
+def _execute(url: str, *statements: str) -> None:
+    from readinglist import db
+
+    engine = db.make_engine(url)
+    with engine.begin() as conn:
+        for statement in statements:
+            conn.exec_driver_sql(statement)
+    engine.dispose()
+
+
+def _notes_and_titles(url: str) -> tuple[int, list[str]]:
+    from readinglist import db
+
+    engine = db.make_engine(url)
+    with engine.connect() as conn:
+        notes = conn.exec_driver_sql("SELECT count(*) FROM notes").scalar()
+        titles = [r[0] for r in conn.exec_driver_sql("SELECT title FROM papers ORDER BY id")]
+    engine.dispose()
+    return int(notes or 0), titles
+
+
+@pytest.mark.parametrize("extra", ["trigger", "view", "table"])
+def test_opening_a_library_with_a_foreign_object_is_refused(
+    invoke: Callable[..., Any], db_url: str, extra: str
+) -> None:
+    """The next ``mark`` on a library carrying an extra trigger deleted every note and
+    rewrote the titles. Any command that opens it now stops first (exit 6) naming the
+    object, and nothing changes; ``db check`` lists it as a fault (exit 6)."""
+    _library(invoke)
+    before = _notes_and_titles(db_url)
+    sqlite = db_url.startswith("sqlite")
+    statements = {
+        "trigger": (SQLITE_EVIL,) if sqlite else PG_EVIL,
+        "view": ("CREATE VIEW shadow AS SELECT id FROM papers",),
+        "table": ("CREATE TABLE stash (x INTEGER)",),
+    }[extra]
+    _execute(db_url, *statements)
+    name = {"trigger": "evil", "view": "shadow", "table": "stash"}[extra]
+    result = invoke("mark", "read", "attention")
+    assert result.exit_code == 6, result.output
+    assert f"{extra} '{name}'" in result.stderr
+    assert "Traceback" not in result.output
+    assert _notes_and_titles(db_url) == before
+    check = invoke("db", "check")
+    assert check.exit_code == 6
+    assert f"FAULT  schema-objects: {extra} '{name}'" in check.stdout
+    assert "ok     schema-objects" not in check.stdout
+
+
+def test_a_clean_library_passes(invoke: Callable[..., Any], db_url: str) -> None:
+    """The objects the migrations create (the full-text table, its triggers and shadow
+    tables on SQLite; the generated search column on PostgreSQL) are all known."""
+    from readinglist import db, schema_objects
+
+    _library(invoke)
+    engine = db.make_engine(db_url)
+    with engine.connect() as conn:
+        assert schema_objects.unknown_objects(conn) == []
+    engine.dispose()
+    check = invoke("db", "check")
+    assert check.exit_code == 0, check.output
+    assert "ok     schema-objects" in check.stdout
+
+
+def test_a_trigger_replaced_under_its_own_name_is_caught(
+    invoke: Callable[..., Any], sqlite_url: str
+) -> None:
+    """A trigger of ours replaced by another of the same name is not ours: compared by
+    statement with the schema the migrations leave."""
+    from click.testing import CliRunner
+
+    from readinglist.cli import cli
+
+    runner = CliRunner()
+    for title in ("Attention is all you need",):
+        assert runner.invoke(cli, ["--db", sqlite_url, "add", "--title", title]).exit_code == 0
+    _execute(sqlite_url, *SQLITE_IMPOSTOR)
+    result = runner.invoke(cli, ["--db", sqlite_url, "tag", "add", "x", "attention"])
+    assert result.exit_code == 6
+    assert "trigger 'paper_fts_au' (changed from the one readinglist creates)" in result.stderr
+
+
+@pytest.mark.parametrize("forge", ["trigger", "impostor"])
+def test_db_restore_refuses_a_backup_with_foreign_objects(
+    runner: Any, sqlite_url: str, tmp_path: Path, forge: str
+) -> None:
+    """``db restore`` accepted a library carrying an extra trigger (and ``db check`` said
+    ok). It is refused before anything is copied (exit 5, naming the file and the
+    trigger); the library is as it was."""
+    from readinglist.cli import cli
+
+    def run(url: str, *args: str) -> Any:
+        return runner.invoke(cli, ["--db", url, *args])
+
+    backup = tmp_path / "hostile.db"
+    hostile_url = f"sqlite:///{backup}"
+    assert run(hostile_url, "add", "--title", "Hostile paper").exit_code == 0
+    conn = sqlite3.connect(backup)
+    conn.executescript(SQLITE_EVIL + ";" if forge == "trigger" else ";".join(SQLITE_IMPOSTOR) + ";")
+    conn.close()
+    assert run(sqlite_url, "add", "--title", "Mine").exit_code == 0
+    result = run(sqlite_url, "db", "restore", str(backup))
+    assert result.exit_code == 5, result.output
+    assert str(backup) in result.stderr
+    assert "not restored" in result.stderr
+    assert ("'evil'" if forge == "trigger" else "'paper_fts_au'") in result.stderr
+    assert run(sqlite_url, "list", "-k").stdout.split() == ["mine"]
