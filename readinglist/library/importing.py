@@ -28,12 +28,13 @@ from readinglist.library.matching import (
     choose_key,
     complete_papers_for,
     extend_pool,
+    extend_pool_preprints,
     load_candidates,
     load_pool,
     merge_into,
     update_many,
 )
-from readinglist.library.merging import conflict_rows, write_conflicts
+from readinglist.library.merging import conflict_rows, unlink_people, write_conflicts
 from readinglist.library.papers import set_status
 from readinglist.library.refs import find_paper, follow_crossrefs
 from readinglist.library.rows import (
@@ -54,10 +55,12 @@ from readinglist.models import (
 from readinglist.prepare import Prepared, prepare_record
 from readinglist.records import (
     FILLABLE,
+    PEOPLE,
     PaperRecord,
     ParseProblem,
 )
 from readinglist.text import fold, tag_key
+from readinglist.versions import Version
 
 
 @dataclass
@@ -218,6 +221,7 @@ class Importer:
         self.now = utcnow()
         self.pool: Pool | None = None  # incomplete papers, for tolerant matching
         self.list_pool = False  # complete papers added to the pool for a list
+        self.preprint_years: set[int | None] = set()  # preprints of these in the pool
         self.statistics = Statistics(session)  # PostgreSQL's planner, kept current
         serialize_imports(session)
         self.batch_id = session.scalar(
@@ -248,6 +252,11 @@ class Importer:
             self.list_pool = True
             years = {p.record.year for p in prepared if p.record.title_provisional}
             extend_pool(self.session, self.pool, complete_papers_for(self.session, years))
+        published = {p.record.year for p in prepared if Version.of_record(p.record).published}
+        if published - self.preprint_years:
+            # Published versions: the preprints they may supersede, retitled ones too.
+            extend_pool_preprints(self.session, self.pool, published - self.preprint_years)
+            self.preprint_years |= published
         load_candidates(self.session, prepared, chunk.index, self.pool.cands)
         self.keys.prefetch(p.base for p in prepared)
         for item in prepared:
@@ -457,6 +466,10 @@ class Importer:
         insert_people(session, chunk.new_records, ids, self.person_ids, new_papers=True)
         apply_merges(session, chunk.merged)
         if chunk.people:
+            unlink_people(
+                session,
+                [(i, role) for i, r in chunk.people for role in PEOPLE if getattr(r, role)],
+            )
             insert_people(
                 session, [r for _, r in chunk.people], [i for i, _ in chunk.people], self.person_ids
             )

@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
-from sqlalchemy import bindparam, select, true, update
+from rapidfuzz import fuzz
+from sqlalchemy import bindparam, or_, select, true, update
 from sqlalchemy.orm import Session
 
-from readinglist import citekeys, dedupe
+from readinglist import citekeys, dedupe, versions
+from readinglist.identifiers import arxiv_from_doi
 from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
 from readinglist.library._sql import CHUNK
 from readinglist.library.merging import MergePlan, derived_values, paper_values, plan_merge
@@ -33,6 +35,7 @@ from readinglist.records import (
     Person,
 )
 from readinglist.text import fold, search_tokens, title_key
+from readinglist.versions import Version
 
 
 @dataclass
@@ -66,11 +69,18 @@ def veto(cand: Candidate, record: PaperRecord, family: str) -> str | None:
     ``dedupe.GENERIC_TITLES``) different volume, number, issue, venue or URL (issue 13).
     """
     values = cand.values
-    for name, label in (("doi", "DOIs"), ("arxiv", "arXiv ids")):
-        mine, other = getattr(record, name), values.get(name)
-        if mine and other and mine != other:
-            return f"different {label} ({other} vs {mine})"
-    if not dedupe.years_close(record.year, cand.year):
+    mine_doi, other_doi = record.doi, values.get("doi")
+    if mine_doi and other_doi and mine_doi != other_doi:
+        # arXiv's DOI beside a publisher's is one work in two versions: the arXiv ids
+        # decide (https://info.arxiv.org/help/doi.html).
+        arxivs = (arxiv_from_doi(other_doi), arxiv_from_doi(mine_doi))
+        if not any(arxivs) or all(arxivs):
+            return f"different DOIs ({other_doi} vs {mine_doi})"
+    mine, other = record.arxiv, values.get("arxiv")
+    if mine and other and mine != other:
+        return f"different arXiv ids ({other} vs {mine})"
+    theirs, ours = Version.of_values(values), Version.of_record(record)
+    if not dedupe.years_close(record.year, cand.year) and not _preprint_before(theirs, ours):
         return f"different years ({cand.year} vs {record.year})"
     if family and cand.family and family != cand.family:
         return "different first authors"
@@ -91,7 +101,19 @@ def veto(cand: Candidate, record: PaperRecord, family: str) -> str | None:
             clash = "URL"
         if clash is not None:
             return f"same generic title, different {clash}"
-    return None
+    return versions.other_work(theirs, ours)
+
+
+def _preprint_before(a: Version, b: Version) -> bool:
+    """True when one of two versions is a preprint dated up to
+    :data:`versions.PREPRINT_YEARS` years before the other (a published version)."""
+    if a.year is None or b.year is None:
+        return True
+    if a.preprint and not b.preprint:
+        return 0 <= b.year - a.year <= versions.PREPRINT_YEARS
+    if b.preprint and not a.preprint:
+        return 0 <= a.year - b.year <= versions.PREPRINT_YEARS
+    return False
 
 
 class Index:
@@ -511,6 +533,8 @@ class Pool:
                 continue
             seen.add(int(str(ident)))
             reason = veto(cand, record, family)
+            if reason is None and evidence.kind == "merge":
+                evidence = _version_evidence(cand, record, evidence)
             if reason is not None:
                 found.vetoed.append((cand, reason))
             elif evidence.kind == "merge" and found.merge is None:
@@ -518,6 +542,53 @@ class Pool:
             else:
                 found.candidates.append((cand, evidence))
         return found
+
+
+def _version_evidence(
+    cand: Candidate, record: PaperRecord, evidence: dedupe.Evidence
+) -> dedupe.Evidence:
+    """The evidence of a merge into a complete paper (a preprint meeting its published
+    version, perhaps retitled): the same authors in the same order (initials and a list
+    cut short allowed, ``versions.people_agree``) besides the abstract or title; without
+    them, a candidate only (``duplicates`` offers it). A provisional paper (from a list
+    of abstracts, no authors) keeps the evidence as it is."""
+    if cand.values.get("title_provisional") or cand.values.get("citekey_provisional"):
+        return evidence
+    if not versions.people_agree(cand.authors, record.authors):
+        return dedupe.Evidence("candidate", evidence.score, f"{evidence.text}, other authors")
+    ratio = fuzz.token_set_ratio(title_key(cand.title or ""), title_key(record.title or ""))
+    return dedupe.Evidence(
+        "merge", evidence.score, f"{evidence.text}, same authors, related title ({ratio:.0f}%)"
+    )
+
+
+def preprints_for(session: Session, years: set[int | None]) -> list[int]:
+    """Ids of the preprints (``versions.is_preprint``) of ``years`` (up to
+    ``versions.PREPRINT_YEARS`` earlier; any year when None is among them), newest
+    first, at most :data:`LIST_POOL_LIMIT`: what a bibliography of published versions
+    is matched against, so a retitled camera-ready finds its preprint."""
+    arxiv_like = or_(
+        Paper.arxiv.is_not(None),
+        Paper.doi.like("10.48550/%"),
+        Paper.entry_type.in_(sorted(versions.PREPRINT_TYPES)),
+        *(Paper.venue.ilike(f"{word}%") for word in ("arxiv", "corr", "biorxiv", "ssrn")),
+    )
+    stmt = select(Paper.id).where(arxiv_like, Paper.abstract.is_not(None))
+    known = sorted(y for y in years if y is not None)
+    if None not in years and known:
+        span = range(-versions.PREPRINT_YEARS, 1)
+        stmt = stmt.where(Paper.year.in_(sorted({y + d for y in known for d in span})))
+    stmt = stmt.order_by(Paper.id.desc()).limit(LIST_POOL_LIMIT)
+    return list(session.scalars(stmt))
+
+
+def extend_pool_preprints(session: Session, pool: Pool, years: set[int | None]) -> None:
+    """Add the preprints of ``years`` (:func:`preprints_for`) to ``pool``."""
+    wanted = [i for i in preprints_for(session, years) if i not in pool.cands]
+    for paper in load_papers(session, wanted):
+        cand = candidate_of(paper)
+        if versions.Version.of_values(cand.values).preprint:
+            pool.add(cand, paper.abstract)
 
 
 def load_pool(session: Session, paper_ids: Sequence[int] | None = None) -> Pool:

@@ -44,6 +44,13 @@ from readinglist.records import (
     Person,
 )
 from readinglist.text import title_key
+from readinglist.versions import Version, complete_people
+
+#: Columns a published version replaces in a preprint (``MergePlan.supersede``),
+#: besides the title, entry type, people and fields; the old value goes to the history.
+SUPERSEDED: tuple[str, ...] = ("year", "month", "venue", "doi", "url", "abstract")
+#: Fields only a preprint has, dropped (kept in the history) when it is superseded.
+PREPRINT_FIELDS: tuple[str, ...] = ("howpublished", "copyright")
 
 #: ``fields`` name -> the column whose raw form it holds (inverse of COLUMN_FIELDS).
 _MIRRORS: dict[str, str] = {f: col for col, names in COLUMN_FIELDS.items() for f in names}
@@ -61,6 +68,9 @@ class MergePlan:
     filled: list[str] = field(default_factory=list)
     conflicts: list[tuple[str, Any]] = field(default_factory=list)
     real: bool = False
+    #: The paper is a preprint and the record its published version (``versions``): the
+    #: record's bibliographic data replaces the paper's, the old values go to the history.
+    supersede: bool = False
     #: Whether the paper's fields are LaTeX (it has a BibTeX source), from ``values``.
     target_latex: bool = True
 
@@ -102,6 +112,7 @@ def plan_merge(
         not p.is_others for p in record.authors
     )
     plan.real = bool(values.get("citekey_provisional")) and upgrading and better_key
+    plan.supersede = Version.of_values(values).preprint and Version.of_record(record).published
     taken: set[str] = set()
     _plan_title(values, record, plan, taken)
     incoming = record_values(record)
@@ -118,7 +129,9 @@ def plan_merge(
             if len(union) == len(_split(have)):
                 continue
             plan.values[name] = ", ".join(union)
-        elif upgrading and name in REPLACED_WHEN_PROVISIONAL:
+        elif (upgrading and name in REPLACED_WHEN_PROVISIONAL) or (
+            plan.supersede and name in SUPERSEDED
+        ):
             plan.values[name] = new
             plan.conflicts.append((name, have))
         else:
@@ -127,21 +140,55 @@ def plan_merge(
         plan.filled.append(name)
         taken.add(name)
     entry_type = str(values.get("entry_type") or "misc")
-    if record.entry_type not in ("", "misc", entry_type) and (entry_type == "misc" or upgrading):
+    if record.entry_type not in ("", "misc", entry_type) and (
+        entry_type == "misc" or upgrading or plan.supersede
+    ):
         plan.values["entry_type"] = record.entry_type
         plan.filled.append("entry_type")
     for role, have_people in (("authors", authors), ("editors", editors)):
-        new_people = tuple(getattr(record, role))
-        if not new_people:
-            continue
-        if not have_people:
-            plan.people[role] = new_people
-            plan.filled.append(role)
-            taken.add(role)
-        elif [person_key(p) for p in have_people] != [person_key(p) for p in new_people]:
-            plan.conflicts.append((role, [asdict(p) for p in new_people]))
+        _plan_people(role, tuple(have_people), tuple(getattr(record, role)), plan, taken)
     _plan_fields(dict(values.get("fields") or {}), record, plan, taken)
     return plan
+
+
+def _plan_people(
+    role: str, have: tuple[Person, ...], new: tuple[Person, ...], plan: MergePlan, taken: set[str]
+) -> None:
+    """People: a role the paper lacks is filled; two lists of the same people
+    (``versions.complete_people``: initials, a list cut short with "and others") become
+    the fuller one; a published version's list replaces a preprint's; any other
+    difference is a conflict (the new list goes to the merge history)."""
+    if not new:
+        return
+    if not have:
+        plan.people[role] = new
+    else:
+        same = [person_key(p) for p in have] == [person_key(p) for p in new]
+        completed = None if same else complete_people(have, new)
+        if same or completed == have:
+            return
+        if completed is not None:
+            plan.people[role] = completed
+        elif plan.supersede:
+            plan.people[role] = new
+            plan.conflicts.append((role, [asdict(p) for p in have]))
+        else:
+            plan.conflicts.append((role, [asdict(p) for p in new]))
+            return
+    plan.filled.append(role)
+    taken.add(role)
+
+
+def unlink_people(session: Session, roles: Iterable[tuple[int, str]]) -> None:
+    """Remove the links of (paper id, role list name: ``authors``/``editors``) before a
+    plan's people (``MergePlan.people``, the whole list of that role) are linked."""
+    by_role: dict[str, list[int]] = {}
+    for paper_id, role in roles:
+        by_role.setdefault(role.removesuffix("s"), []).append(paper_id)
+    for role, ids in by_role.items():
+        session.execute(
+            delete(PaperPerson).where(PaperPerson.paper_id.in_(ids), PaperPerson.role == role)
+        )
 
 
 def is_echo(values: dict[str, Any], record: PaperRecord) -> bool:
@@ -197,6 +244,17 @@ def _plan_title(
         # "MuTual: a dataset for Multi-Turn dialogue Reasoning" stayed provisional).
         plan.values["title"] = record.title
         plan.values["title_provisional"] = False
+    elif (
+        plan.supersede
+        and not record.title_provisional
+        and not values.get("title_by_user")
+        and have != record.title
+    ):
+        # The published title replaces a preprint's (a camera-ready retitled, or Google
+        # Scholar's sentence case); a title the user set stays (``title_by_user``).
+        plan.values["title"] = record.title
+        plan.values["title_provisional"] = False
+        plan.conflicts.append(("title", _with_raw("title", have, values.get("fields"))))
     else:
         if not record.title_provisional and title_key(have) != title_key(record.title):
             plan.conflicts.append(("title", _with_raw("title", record.title, record.fields)))
@@ -233,8 +291,16 @@ def _plan_fields(
         if name not in have:
             new_fields[name] = value
             plan.filled.append(name)
+        elif have[name] != value and plan.supersede:
+            new_fields[name] = value
+            plan.filled.append(name)
+            plan.conflicts.append((name, have[name]))
         elif have[name] != value:
             plan.conflicts.append((name, value))
+    if plan.supersede:
+        for name in PREPRINT_FIELDS:
+            if name in new_fields and name not in record.fields:
+                plan.conflicts.append((name, new_fields.pop(name)))
     if new_fields != have:
         plan.values["fields"] = new_fields
 
@@ -365,6 +431,7 @@ def _complete(session: Session, paper: Paper, record: PaperRecord, source: str) 
         people = PaperRecord(
             authors=plan.people.get("authors", ()), editors=plan.people.get("editors", ())
         )
+        unlink_people(session, [(paper.id, role) for role in plan.people])
         insert_people(session, [people], [paper.id])
         session.expire(paper, ["people"])
     write_conflicts(session, conflict_rows(paper.id, plan.conflicts, source))
