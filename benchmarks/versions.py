@@ -234,8 +234,7 @@ def check(db: str, entries: list[Entry], keys: list[str], triaged: set[str]) -> 
                     ("authors", have == people(f["author"])),
                     (
                         "triage",
-                        key not in triaged
-                        or (paper.status == "to-read" and "triaged" in tags),
+                        key not in triaged or (paper.status == "to-read" and "triaged" in tags),
                     ),
                 )
                 if not ok
@@ -244,10 +243,12 @@ def check(db: str, entries: list[Entry], keys: list[str], triaged: set[str]) -> 
                 result["faults"][name] = result["faults"].get(name, 0) + 1
             if not faults:
                 result["correct"] += 1
-        groups: dict[int | None, set[str]] = {}
-        for entry, key in zip(entries, keys, strict=True):
-            groups.setdefault(owner[entry.key], set()).add(entry.key)
-        result["wrong"] = sum(len(g) - 1 for pid, g in groups.items() if pid is not None)
+        # Wrong: a paper holding two entries' keys (proceedings or preprint).
+        holders: dict[int | None, set[int]] = {}
+        for index, (entry, key) in enumerate(zip(entries, keys, strict=True)):
+            holders.setdefault(owner[entry.key], set()).add(index)
+            holders.setdefault(owner[key], set()).add(index)
+        result["wrong"] = sum(len(g) - 1 for pid, g in holders.items() if pid is not None)
     engine.dispose()
     return result
 
@@ -288,7 +289,10 @@ def main() -> None:
     dups = cli(db, "duplicates", "--json")
     offered = 0
     if dups.returncode == 0:
-        pairs = {frozenset(str(v) for v in p.values() if isinstance(v, str)) for p in json.loads(dups.stdout)}
+        pairs = {
+            frozenset(str(v) for v in p.values() if isinstance(v, str))
+            for p in json.loads(dups.stdout)
+        }
         for a, b in result["left"]:
             offered += any(a in p and b in p for p in pairs)
     n = len(entries)
@@ -303,7 +307,9 @@ def main() -> None:
             for name in ("initials", "truncated", "earlier", "retitled")
         )
     )
-    print(f"correct published records: {result['correct']} of {n} ({100 * result['correct'] / n:.1f}%)")
+    print(
+        f"correct published records: {result['correct']} of {n} ({100 * result['correct'] / n:.1f}%)"
+    )
     print(f"faults among merged: {result['faults'] or 'none'}")
     print(f"wrong merges: {result['wrong']}")
     print(f"left-over pairs: {len(result['left'])} (offered by duplicates: {offered})")

@@ -17,31 +17,61 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from readinglist.identifiers import arxiv_from_doi
 from readinglist.records import PaperRecord, Person
 from readinglist.text import fold
 
-#: A venue (``journal``, ``booktitle``, ``howpublished``, ``publisher``) naming a preprint
-#: server rather than a publication: Google Scholar's "arXiv preprint arXiv:1602.01234",
-#: arXiv's "arXiv e-prints", DBLP's "CoRR", bioRxiv, medRxiv, SSRN, Research Square,
-#: ChemRxiv, PsyArXiv, OSF Preprints, TechRxiv, Preprints.org.
-_PREPRINT_VENUE = re.compile(
-    r"^\s*(?:arxiv\b|corr\b|biorxiv|medrxiv|chemrxiv|psyarxiv|techrxiv|ssrn\b|"
-    r"research\s*square|osf\s+preprints|preprints(?:\.org)?\b|eprint\s+arxiv)",
-    re.IGNORECASE,
-)
-#: Entry types of versions that are not (yet) published.
-PREPRINT_TYPES = frozenset({"misc", "unpublished", "online", "preprint", "report", "techreport"})
+#: The merge-history field (``merge_conflicts.field``) of a version a paper absorbed
+#: (its value: ``kind`` "preprint" or "published", ``key``, ``venue``, ``year``,
+#: ``where``); ``show`` lists them, ``merge --history`` and ``--take`` skip them.
+VERSION_FIELD = "(version)"
 #: A preprint may be dated up to this many years before its published version.
 PREPRINT_YEARS = 2
+
+#: Names of preprint servers: a venue (``journal``, ``booktitle``, ``howpublished``,
+#: ``publisher``) that is one of them, or starts with one followed by a space or
+#: punctuation, names a preprint, not a publication: Google Scholar's "arXiv preprint
+#: arXiv:1602.01234", arXiv's "arXiv e-prints", DBLP's "CoRR", bioRxiv, SSRN ...
+#: (``query.compiler`` turns the same rule into SQL for ``is:preprint``).
+PREPRINT_SERVERS: tuple[str, ...] = (
+    "arxiv",
+    "corr",
+    "biorxiv",
+    "medrxiv",
+    "chemrxiv",
+    "psyarxiv",
+    "techrxiv",
+    "ssrn",
+    "research square",
+    "osf preprints",
+    "preprints.org",
+    "eprint arxiv",
+)
+#: What may follow a server's name in such a venue.
+SERVER_SEPARATORS: tuple[str, ...] = (" ", ",", ":", ".", "/")
+#: The DOI prefix arXiv registers its papers under (DataCite; https://info.arxiv.org/help/doi.html).
+ARXIV_DOI_PREFIX = "10.48550/"
+#: Entry types of versions that are not (yet) published.
+PREPRINT_TYPES = frozenset({"misc", "unpublished", "online", "preprint", "report", "techreport"})
+#: Entry types never published by themselves (no venue makes them so).
+UNPUBLISHED_TYPES = frozenset({"unpublished", "online", "preprint"})
+#: Entry types published by a publisher or school alone (no venue).
+BOOK_TYPES = frozenset({"book", "inbook", "incollection", "phdthesis", "mastersthesis", "thesis"})
+#: Fields naming a book's publisher (or a thesis's school).
+PUBLISHER_FIELDS: tuple[str, ...] = ("publisher", "school", "institution")
 #: ``fields`` that place a record in a publication (besides its venue).
-PLACEMENT = ("pages", "volume", "number", "issue", "articleno", "eid")
+PLACEMENT: tuple[str, ...] = ("pages", "volume", "number", "issue", "articleno", "eid")
 
 
 def is_preprint_venue(venue: str | None) -> bool:
-    """True when ``venue`` names a preprint server ("arXiv preprint arXiv:X", "CoRR",
-    "bioRxiv", "SSRN" ...), not a journal or proceedings."""
-    return bool(venue) and bool(_PREPRINT_VENUE.match(venue or ""))
+    """True when ``venue`` names a preprint server (:data:`PREPRINT_SERVERS`): "arXiv
+    preprint arXiv:X", "CoRR abs/X", "bioRxiv", "SSRN" ..., not a journal or proceedings."""
+    if not venue:
+        return False
+    text = " ".join(fold(venue).split())
+    return any(
+        text == name or text.startswith(tuple(name + sep for sep in SERVER_SEPARATORS))
+        for name in PREPRINT_SERVERS
+    )
 
 
 def is_published(
@@ -51,24 +81,24 @@ def is_published(
     doi: str | None,
 ) -> bool:
     """True when a record is a published version: a venue that is no preprint server
-    together with pages, a volume or number (``PLACEMENT``), or a DOI that is not
-    arXiv's (10.48550); or a book (``@book``, ``@inbook``, ``@incollection``,
-    ``@phdthesis``...) with a publisher or school.
+    (and a type other than :data:`UNPUBLISHED_TYPES`) together with pages, a volume or
+    number (:data:`PLACEMENT`) or a DOI that is not arXiv's; or a book or thesis
+    (:data:`BOOK_TYPES`) with a publisher or school that is no preprint server.
 
     Args:
         entry_type: the lower-case BibTeX entry type.
         venue: the journal or proceedings title (the ``venue`` column).
         fields: the record's other fields (lower-case names).
-        doi: the normalized DOI.
+        doi: the normalized DOI (lower case, no resolver).
     """
     kind = (entry_type or "misc").lower()
-    if kind in ("book", "inbook", "incollection", "phdthesis", "mastersthesis", "thesis"):
-        publisher = fields.get("publisher") or fields.get("school") or fields.get("institution")
-        if publisher and not is_preprint_venue(publisher):
-            return True
-    if not venue or is_preprint_venue(venue) or kind in ("unpublished", "online", "preprint"):
+    if kind in BOOK_TYPES and any(
+        fields.get(n) and not is_preprint_venue(fields[n]) for n in PUBLISHER_FIELDS
+    ):
+        return True
+    if not venue or is_preprint_venue(venue) or kind in UNPUBLISHED_TYPES:
         return False
-    if doi and arxiv_from_doi(doi) is None:
+    if doi and not doi.lower().startswith(ARXIV_DOI_PREFIX):
         return True
     return any(fields.get(name) for name in PLACEMENT)
 
@@ -82,19 +112,21 @@ def is_preprint(
 ) -> bool:
     """True when a record is a preprint and not (also) a published version
     (:func:`is_published`): it carries an arXiv id or arXiv DOI, a venue or
-    ``howpublished`` naming a preprint server, or is ``@misc``/``@unpublished`` with an
-    ``eprint``. A paper that absorbed its published version keeps its arXiv id and is
-    no preprint any more.
+    ``howpublished`` naming a preprint server, a preprint server as the publisher of a
+    :data:`PREPRINT_TYPES` entry, or is ``@misc``/``@unpublished`` with an ``eprint``.
+    A paper that absorbed its published version keeps its arXiv id and is no preprint.
     """
     if is_published(entry_type, venue, fields, doi):
         return False
-    if arxiv or (doi and arxiv_from_doi(doi)):
-        return True
-    if is_preprint_venue(venue) or is_preprint_venue(fields.get("howpublished")):
-        return True
-    if is_preprint_venue(fields.get("publisher")) and (entry_type or "misc") in PREPRINT_TYPES:
-        return True
-    return (entry_type or "misc").lower() in ("misc", "unpublished") and bool(fields.get("eprint"))
+    kind = (entry_type or "misc").lower()
+    return bool(
+        arxiv
+        or (doi and doi.lower().startswith(ARXIV_DOI_PREFIX))
+        or is_preprint_venue(venue)
+        or is_preprint_venue(fields.get("howpublished"))
+        or (kind in PREPRINT_TYPES and is_preprint_venue(fields.get("publisher")))
+        or (kind in ("misc", "unpublished") and fields.get("eprint"))
+    )
 
 
 # --- people ---------------------------------------------------------------------------------
@@ -235,6 +267,13 @@ class Version:
             None if values.get("title_provisional") else values.get("title"),
             values.get("year"),
         )
+
+    def describe(self, key: str | None, where: str) -> dict[str, Any]:
+        """The :data:`VERSION_FIELD` value of this version (its key, venue or arXiv id,
+        year, and ``where`` it came from: a file and line)."""
+        kind = "preprint" if self.preprint else "published"
+        venue = self.venue or (f"arXiv:{self.arxiv}" if self.arxiv else None)
+        return {"kind": kind, "key": key, "venue": venue, "year": self.year, "where": where}
 
     @property
     def preprint(self) -> bool:

@@ -30,8 +30,10 @@ from readinglist.library.matching import (
     extend_pool,
     extend_pool_preprints,
     load_candidates,
+    load_history,
     load_pool,
     merge_into,
+    new_history,
     update_many,
 )
 from readinglist.library.merging import conflict_rows, unlink_people, write_conflicts
@@ -60,7 +62,7 @@ from readinglist.records import (
     ParseProblem,
 )
 from readinglist.text import fold, tag_key
-from readinglist.versions import Version
+from readinglist.versions import VERSION_FIELD, Version
 
 
 @dataclass
@@ -307,7 +309,11 @@ class Importer:
         if self.pool is not None:
             self.pool.remove(dup.paper_id)
         tags = [*record.tags, *self.extra_tags]
+        before = Version.of_values(dup.values)
         plan = merge_into(dup, record)
+        if dup.paper_id is not None and dup.history is None:
+            load_history(self.session, [dup])
+        plan.conflicts = new_history(dup, [*plan.conflicts, *self._versions(record, dup, before)])
         filled = list(plan.filled)
         target: Target | None = dup.paper_id if dup.paper_id is not None else dup.pending
         if plan.values and dup.pending is not None:
@@ -327,7 +333,9 @@ class Importer:
             filled.append(self._rekey(chunk, record, dup))
         if plan.conflicts and target is not None:
             chunk.conflicts.append((target, plan.conflicts))
-            report.conflicts.append((dup.key, [name for name, _ in plan.conflicts]))
+            names = [name for name, _ in plan.conflicts if name != VERSION_FIELD]
+            if names:
+                report.conflicts.append((dup.key, names))
         wanted = {fold(t) for t in tags} - dup.tags
         if filled or wanted:
             report.merged.append((dup.key, filled + (["tags"] if wanted else [])))
@@ -341,6 +349,21 @@ class Importer:
         else:
             report.present.append(dup.key)
         self._alias(record, dup, chunk.aliases)
+
+    def _versions(
+        self, record: PaperRecord, dup: Candidate, before: Version
+    ) -> list[tuple[str, Any]]:
+        """The merge-history rows (:data:`~readinglist.versions.VERSION_FIELD`) of a
+        preprint and a published version meeting: the paper's own version (when it was
+        the preprint) and the record's, so ``show`` lists the versions absorbed."""
+        incoming = Version.of_record(record)
+        if before.preprint == incoming.preprint:
+            return []
+        where = f"{self.source}:{record.line}" if record.line else self.source
+        rows = [(VERSION_FIELD, incoming.describe(record.citekey, where))]
+        if before.preprint:
+            rows.insert(0, (VERSION_FIELD, before.describe(dup.key, "the paper before the merge")))
+        return rows
 
     def _rekey(self, chunk: _Chunk, record: PaperRecord, dup: Candidate) -> str:
         """Give the provisional paper ``dup`` a real key: ``record``'s own when usable and

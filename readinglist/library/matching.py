@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from readinglist.library.merging import MergePlan, derived_values, paper_values,
 from readinglist.library.rows import load_papers, person_record
 from readinglist.models import (
     Alias,
+    MergeConflict,
     Paper,
     utcnow,
 )
@@ -58,6 +60,9 @@ class Candidate:
     batch_id: int | None = None  # the import that added it
     authors: tuple[Person, ...] = ()
     editors: tuple[Person, ...] = ()
+    #: What the merge history holds for a stored paper (:func:`history_key` of each
+    #: row), so that importing a file again writes no row twice; None until loaded.
+    history: set[tuple[str, str]] | None = None
 
 
 def veto(cand: Candidate, record: PaperRecord, family: str) -> str | None:
@@ -276,11 +281,55 @@ def load_candidates(
     if not ids:
         return
     known = known if known is not None else {}
+    loaded = []
     for paper in load_papers(session, sorted(ids)):
         cand = known.get(paper.id) or candidate_of(paper)
+        loaded.append(cand)
         index.add(
             cand, paper.doi, paper.arxiv, paper.title_key, paper.abstract_key, [paper.citekey]
         )
+    load_history(session, loaded)
+
+
+def history_key(name: str, value: Any) -> tuple[str, str]:
+    """A merge-history row's identity: its field and its value as canonical JSON (of a
+    version, ``versions.VERSION_FIELD``: its kind and key, wherever it was read)."""
+    if name == versions.VERSION_FIELD and isinstance(value, dict):
+        value = {"kind": value.get("kind"), "key": value.get("key")}
+    return name, json.dumps(value, sort_keys=True, default=str)
+
+
+def load_history(session: Session, cands: Iterable[Candidate]) -> None:
+    """Fill ``Candidate.history`` of the stored papers ``cands`` whose history is not
+    loaded yet (one ``IN (...)`` query per :data:`CHUNK` papers)."""
+    wanted = {c.paper_id: c for c in cands if c.paper_id is not None and c.history is None}
+    for cand in wanted.values():
+        cand.history = set()
+    table = MergeConflict.__table__
+    for chunk in _chunks([str(i) for i in wanted]):
+        rows = session.execute(
+            select(table.c.paper_id, table.c.field, table.c.value).where(
+                table.c.paper_id.in_([int(i) for i in chunk])
+            )
+        )
+        for paper_id, name, value in rows:
+            history = wanted[paper_id].history
+            assert history is not None
+            history.add(history_key(name, (value or {}).get("value")))
+
+
+def new_history(cand: Candidate, rows: Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """The (field, value) ``rows`` the merge history of ``cand`` does not hold yet;
+    they are added to ``cand.history`` (a paper of this import has none to load)."""
+    if cand.history is None:
+        cand.history = set()
+    fresh = []
+    for name, value in rows:
+        key = history_key(name, value)
+        if key not in cand.history:
+            cand.history.add(key)
+            fresh.append((name, value))
+    return fresh
 
 
 def _chunks(values: Iterable[str]) -> Iterable[list[str]]:
@@ -585,10 +634,13 @@ def preprints_for(session: Session, years: set[int | None]) -> list[int]:
 def extend_pool_preprints(session: Session, pool: Pool, years: set[int | None]) -> None:
     """Add the preprints of ``years`` (:func:`preprints_for`) to ``pool``."""
     wanted = [i for i in preprints_for(session, years) if i not in pool.cands]
+    cands = []
     for paper in load_papers(session, wanted):
         cand = candidate_of(paper)
         if versions.Version.of_values(cand.values).preprint:
             pool.add(cand, paper.abstract)
+            cands.append(cand)
+    load_history(session, cands)
 
 
 def load_pool(session: Session, paper_ids: Sequence[int] | None = None) -> Pool:

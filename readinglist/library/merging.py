@@ -44,7 +44,7 @@ from readinglist.records import (
     Person,
 )
 from readinglist.text import title_key
-from readinglist.versions import Version, complete_people
+from readinglist.versions import VERSION_FIELD, Version, complete_people
 
 #: Columns a published version replaces in a preprint (``MergePlan.supersede``),
 #: besides the title, entry type, people and fields; the old value goes to the history.
@@ -456,7 +456,7 @@ def take_conflict(session: Session, paper: Paper, name: str) -> Any:
         .where(
             MergeConflict.paper_id == paper.id,
             MergeConflict.field == name,
-            MergeConflict.field != BEFORE_FIELD,
+            MergeConflict.field.not_in((BEFORE_FIELD, VERSION_FIELD)),
         )
         .order_by(MergeConflict.id.desc())
     ).first()
@@ -532,7 +532,10 @@ def conflicts_of(session: Session, paper: Paper) -> list[tuple[str, Any, str]]:
     oldest first."""
     rows = session.scalars(
         select(MergeConflict)
-        .where(MergeConflict.paper_id == paper.id, MergeConflict.field != BEFORE_FIELD)
+        .where(
+            MergeConflict.paper_id == paper.id,
+            MergeConflict.field.not_in((BEFORE_FIELD, VERSION_FIELD)),
+        )
         .order_by(MergeConflict.id)
     )
     return [(r.field, r.value.get("value"), r.source) for r in rows]
