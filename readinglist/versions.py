@@ -286,6 +286,11 @@ class Version:
         return is_published(self.entry_type, self.venue, self.fields, self.doi)
 
 
+class OtherWork(str):
+    """A reason two look-alike records are different works (:func:`other_work`): they
+    may be listed as related versions (``duplicates``), never merged."""
+
+
 def other_work(a: Version, b: Version) -> str | None:
     """Why two records that look alike are different works, or None.
 
@@ -296,16 +301,16 @@ def other_work(a: Version, b: Version) -> str | None:
     never another work of its published version.
     """
     if about_other_work(a.title) != about_other_work(b.title):
-        return "one is an erratum, correction, comment, reply or review of the other"
+        return OtherWork("one is an erratum, correction, comment, reply or review of the other")
     for name, label in (("edition", "editions"), ("isbn", "ISBNs")):
         va, vb = a.fields.get(name), b.fields.get(name)
         if va and vb and _edition(va) != _edition(vb):
-            return f"different {label} ({va} vs {vb})"
+            return OtherWork(f"different {label} ({va} vs {vb})")
     if a.preprint or b.preprint:
         return None
     ta, tb = (a.entry_type or "misc").lower(), (b.entry_type or "misc").lower()
     if (ta in THESES) != (tb in THESES) and "misc" not in (ta, tb):
-        return "a thesis and another publication"
+        return OtherWork("a thesis and another publication")
     if (
         {ta, tb} & CONFERENCE
         and "article" in (ta, tb)
@@ -313,7 +318,7 @@ def other_work(a: Version, b: Version) -> str | None:
         and b.year is not None
         and a.year != b.year
     ):
-        return "a journal version and a conference paper of other years"
+        return OtherWork("a journal version and a conference paper of other years")
     return None
 
 

@@ -267,6 +267,9 @@ class Importer:
             dup, conflict, why = chunk.index.match(
                 item.record, item.tkey, item.akey, family, self.batch_id
             )
+            if chunk.index.vetoed and dup is None:
+                where = f"{self.source}:{item.record.line}" if item.record.line else self.source
+                self.report.vetoed += [(where, c.key, r) for c, r in chunk.index.vetoed]
             if dup is None and conflict is None:
                 dup, why = self._tolerant(item)
             if dup is not None:

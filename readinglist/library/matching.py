@@ -27,6 +27,7 @@ from readinglist.library.rows import load_papers, person_record
 from readinglist.models import (
     Alias,
     MergeConflict,
+    NotDuplicate,
     Paper,
     utcnow,
 )
@@ -63,6 +64,10 @@ class Candidate:
     #: What the merge history holds for a stored paper (:func:`history_key` of each
     #: row), so that importing a file again writes no row twice; None until loaded.
     history: set[tuple[str, str]] | None = None
+    #: Identifiers, URL and title key of the papers marked not-duplicate of it: a record
+    #: resembling one of them is not merged into it (``not-duplicate`` A B keeps later
+    #: copies of B out of A).
+    apart: list[dict[str, Any]] = field(default_factory=list)
 
 
 def veto(cand: Candidate, record: PaperRecord, family: str) -> str | None:
@@ -98,7 +103,20 @@ def veto(cand: Candidate, record: PaperRecord, family: str) -> str | None:
     fields = values.get("fields") or {}
     if dedupe.pages_conflict(fields.get("pages"), record.fields.get("pages")):
         return "different pages"
-    if dedupe.is_generic_title(record.title) or dedupe.is_generic_title(cand.title):
+    generic = dedupe.is_generic_title(record.title) or dedupe.is_generic_title(cand.title)
+    if generic and not cand.authors and not record.authors:
+        # Front matter without authors ("Title Index", "Advertisements") of different
+        # issues: one only with the same venue, volume and pages.
+        for name, mine, other in (
+            ("venue", record.venue, values.get("venue")),
+            ("volume", record.fields.get("volume"), fields.get("volume")),
+            ("pages", record.fields.get("pages"), fields.get("pages")),
+        ):
+            if fold(mine or "") != fold(other or ""):
+                return f"front matter without authors, different {name}"
+    if cand.apart and any(_resembles(other, record, cand) for other in cand.apart):
+        return "looks like a paper marked not-duplicate of it"
+    if generic:
         clash = dedupe.coordinates_conflict(fields, record.fields)
         if clash is None and record.venue and values.get("venue"):
             clash = "venue" if fold(record.venue) != fold(values["venue"]) else None
@@ -107,6 +125,19 @@ def veto(cand: Candidate, record: PaperRecord, family: str) -> str | None:
         if clash is not None:
             return f"same generic title, different {clash}"
     return versions.other_work(theirs, ours)
+
+
+def _resembles(other: dict[str, Any], record: PaperRecord, cand: Candidate) -> bool:
+    """True when ``record`` shares with ``other`` (a paper marked not-duplicate of
+    ``cand``) an identifier, URL or title that tells it from ``cand``."""
+    mine = {
+        "doi": record.doi,
+        "arxiv": record.arxiv,
+        "url": record.url,
+        "title_key": title_key(record.title) if record.title else None,
+    }
+    own = {**cand.values, "title_key": title_key(cand.title) if cand.title else None}
+    return any(other.get(n) and other[n] == mine[n] and other[n] != own.get(n) for n in mine)
 
 
 def _preprint_before(a: Version, b: Version) -> bool:
@@ -131,6 +162,8 @@ class Index:
         self.arxiv: dict[str, list[Candidate]] = defaultdict(list)
         self.title: dict[str, list[Candidate]] = defaultdict(list)
         self.abstract: dict[str, list[Candidate]] = defaultdict(list)
+        #: Look-alikes the last :meth:`match` vetoed, with the reason (for the report).
+        self.vetoed: list[tuple[Candidate, str]] = []
 
     def add(
         self,
@@ -172,14 +205,24 @@ class Index:
         generic title with different pages ...).
         """
         conflict = None
+        self.vetoed = []
         for ident, table, what in (
             (record.doi, self.doi, "same DOI"),
             (record.arxiv, self.arxiv, "same arXiv id"),
         ):
             for cand in table.get(ident or "", ()):
-                if dedupe.titles_conflict(record.title, cand.title) and not (
+                # A shared identifier is strong evidence, not proof (a source giving two
+                # papers one DOI): clearly different titles, or different first authors
+                # and pages, keep them apart.
+                differ = dedupe.titles_conflict(record.title, cand.title) and not (
                     record.title_provisional or cand.values.get("title_provisional")
-                ):
+                )
+                fields = cand.values.get("fields") or {}
+                differ = differ or (
+                    bool(family and cand.family and family != cand.family)
+                    and dedupe.pages_conflict(fields.get("pages"), record.fields.get("pages"))
+                )
+                if differ:
                     conflict = conflict or cand
                 else:
                     return cand, None, what
@@ -210,8 +253,11 @@ class Index:
                     and record.citekey.lower() != cand.key.lower()
                 ):
                     continue
-                if veto(cand, record, family) is None:
+                reason = veto(cand, record, family)
+                if reason is None:
                     return cand, None, "same title, author and year"
+                if isinstance(reason, versions.OtherWork):
+                    self.vetoed.append((cand, reason))
         return None, conflict, ""
 
 
@@ -316,6 +362,34 @@ def load_history(session: Session, cands: Iterable[Candidate]) -> None:
             history = wanted[paper_id].history
             assert history is not None
             history.add(history_key(name, (value or {}).get("value")))
+    _load_apart(session, wanted)
+
+
+def _load_apart(session: Session, wanted: dict[int | None, Candidate]) -> None:
+    """Fill ``Candidate.apart`` of ``wanted`` (id -> candidate) from ``not_duplicates``."""
+    nd, papers = NotDuplicate.__table__, Paper.__table__
+    pairs: list[tuple[int, int]] = []
+    ids = [i for i in wanted if i is not None]
+    for start in range(0, len(ids), CHUNK):
+        chunk = ids[start : start + CHUNK]
+        for low, high in session.execute(
+            select(nd.c.low_id, nd.c.high_id).where(
+                nd.c.low_id.in_(chunk) | nd.c.high_id.in_(chunk)
+            )
+        ):
+            pairs += [(low, high), (high, low)]
+    others = sorted({b for a, b in pairs if a in wanted})
+    columns = (papers.c.id, papers.c.doi, papers.c.arxiv, papers.c.url, papers.c.title_key)
+    found: dict[int, dict[str, Any]] = {}
+    for start in range(0, len(others), CHUNK):
+        rows = session.execute(
+            select(*columns).where(papers.c.id.in_(others[start : start + CHUNK]))
+        )
+        for row in rows:
+            found[row.id] = dict(row._mapping)
+    for a, b in pairs:
+        if a in wanted and b in found:
+            wanted[a].apart.append(found[b])
 
 
 def new_history(cand: Candidate, rows: Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
