@@ -336,9 +336,9 @@ class Importer:
             filled.append(self._rekey(chunk, record, dup))
         if plan.conflicts and target is not None:
             chunk.conflicts.append((target, plan.conflicts))
-            names = [name for name, _ in plan.conflicts if name != VERSION_FIELD]
-            if names:
-                report.conflicts.append((dup.key, names))
+            said = [name for name, _ in plan.conflicts if name != VERSION_FIELD]
+            if said:
+                report.conflicts.append((dup.key, said))
         wanted = {fold(t) for t in tags} - dup.tags
         if filled or wanted:
             report.merged.append((dup.key, filled + (["tags"] if wanted else [])))

@@ -348,7 +348,9 @@ def history_key(name: str, value: Any) -> tuple[str, str]:
 def load_history(session: Session, cands: Iterable[Candidate]) -> None:
     """Fill ``Candidate.history`` of the stored papers ``cands`` whose history is not
     loaded yet (one ``IN (...)`` query per :data:`CHUNK` papers)."""
-    wanted = {c.paper_id: c for c in cands if c.paper_id is not None and c.history is None}
+    wanted: dict[int, Candidate] = {
+        c.paper_id: c for c in cands if c.paper_id is not None and c.history is None
+    }
     for cand in wanted.values():
         cand.history = set()
     table = MergeConflict.__table__
@@ -365,11 +367,11 @@ def load_history(session: Session, cands: Iterable[Candidate]) -> None:
     _load_apart(session, wanted)
 
 
-def _load_apart(session: Session, wanted: dict[int | None, Candidate]) -> None:
+def _load_apart(session: Session, wanted: dict[int, Candidate]) -> None:
     """Fill ``Candidate.apart`` of ``wanted`` (id -> candidate) from ``not_duplicates``."""
     nd, papers = NotDuplicate.__table__, Paper.__table__
     pairs: list[tuple[int, int]] = []
-    ids = [i for i in wanted if i is not None]
+    ids = list(wanted)
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start : start + CHUNK]
         for low, high in session.execute(

@@ -307,7 +307,8 @@ def _given(value: ColumnElement[Any]) -> ColumnElement[bool]:
 
 
 def _field(name: str) -> ColumnElement[Any]:
-    return PAPERS.c.fields[name].as_string()
+    value: ColumnElement[Any] = PAPERS.c.fields[name].as_string()
+    return value
 
 
 def _server(value: ColumnElement[Any]) -> ColumnElement[bool]:
