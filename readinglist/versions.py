@@ -24,6 +24,9 @@ from readinglist.text import fold
 #: (its value: ``kind`` "preprint" or "published", ``key``, ``venue``, ``year``,
 #: ``where``); ``show`` lists them, ``merge --history`` and ``--take`` skip them.
 VERSION_FIELD = "(version)"
+#: The merge-history field marking a title the user set (``title``, ``edit``): a
+#: published version never replaces it (its value: the title set).
+USER_TITLE_FIELD = "(title set by you)"
 #: A preprint may be dated up to this many years before its published version.
 PREPRINT_YEARS = 2
 

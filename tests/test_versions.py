@@ -390,3 +390,36 @@ def test_superseded_export_compiles_and_prints_the_venue(invoke: Invoke, tmp_pat
     assert "Proceedings of the 32nd International Conference on Machine Learning" in bbl
     assert "1402.01234" in bbl  # the eprint, which biblatex prints
     assert "arXiv preprint" not in bbl
+
+
+def test_import_undo_puts_the_preprint_back(invoke: Invoke, tmp_path: Path) -> None:
+    ok(invoke("import", write(tmp_path, "scholar.bib", SCHOLAR)))
+    ok(invoke("mark", "to-read", "abbasi2014large"))
+    before = show(invoke, "abbasi2014large")
+    ok(invoke("import", write(tmp_path, "icml.bib", PROCEEDINGS)))
+    batch = json.loads(ok(invoke("import", "--list-batches", "--json")).stdout)[-1]["id"]
+    done = ok(invoke("import", "--undo", str(batch)))
+    assert "restored abbasi2014large" in done.stderr
+    after = show(invoke, "abbasi2014large")
+    for name in ("entry_type", "venue", "year", "authors", "title", "fields", "aliases"):
+        assert after[name] == before[name], name
+    assert after["status"] == "to-read"
+    assert after["versions"] == []
+    assert invoke("show", "pmlr-v37-abbasi-yadkori15").exit_code == 3
+
+
+def test_merge_take_gives_back_a_preprint_value(invoke: Invoke, tmp_path: Path) -> None:
+    ok(invoke("import", write(tmp_path, "scholar.bib", SCHOLAR)))
+    ok(invoke("import", write(tmp_path, "icml.bib", PROCEEDINGS)))
+    ok(invoke("merge", "abbasi2014large", "--take", "year"))
+    assert show(invoke, "abbasi2014large")["year"] == 2014
+
+
+def test_a_title_the_user_set_stays(invoke: Invoke, tmp_path: Path) -> None:
+    ok(invoke("import", write(tmp_path, "scholar.bib", SCHOLAR)))
+    ok(invoke("title", "abbasi2014large", "KL-control MDPs (my title)"))
+    ok(invoke("import", write(tmp_path, "icml.bib", PROCEEDINGS)))
+    paper = show(invoke, "abbasi2014large")
+    assert paper["title"] == "KL-control MDPs (my title)"
+    assert paper["venue"] == "Proceedings of the 32nd International Conference on Machine Learning"
+    assert "(title set by you)" not in ok(invoke("merge", "--history", "abbasi2014large")).stdout

@@ -36,7 +36,13 @@ from readinglist.library.matching import (
     new_history,
     update_many,
 )
-from readinglist.library.merging import conflict_rows, unlink_people, write_conflicts
+from readinglist.library.merging import (
+    conflict_rows,
+    paper_snapshot,
+    remember_before,
+    unlink_people,
+    write_conflicts,
+)
 from readinglist.library.papers import set_status
 from readinglist.library.refs import find_paper, follow_crossrefs
 from readinglist.library.rows import (
@@ -224,6 +230,8 @@ class Importer:
         self.pool: Pool | None = None  # incomplete papers, for tolerant matching
         self.list_pool = False  # complete papers added to the pool for a list
         self.preprint_years: set[int | None] = set()  # preprints of these in the pool
+        #: paper id -> (snapshot, aliases added) of preprints this import superseded
+        self.before: dict[int, tuple[dict[str, Any], list[str]]] = {}
         self.statistics = Statistics(session)  # PostgreSQL's planner, kept current
         serialize_imports(session)
         self.batch_id = session.scalar(
@@ -313,9 +321,16 @@ class Importer:
             self.pool.remove(dup.paper_id)
         tags = [*record.tags, *self.extra_tags]
         before = Version.of_values(dup.values)
-        plan = merge_into(dup, record)
+        snapshot = None
+        if dup.paper_id is not None and dup.paper_id not in self.before and before.preprint:
+            # The preprint as it was, so that ``import --undo`` can put it back.
+            paper = self.session.get(Paper, dup.paper_id)
+            snapshot = paper_snapshot(paper) if paper is not None else None
         if dup.paper_id is not None and dup.history is None:
             load_history(self.session, [dup])
+        plan = merge_into(dup, record)
+        if plan.supersede and snapshot is not None and dup.paper_id is not None:
+            self.before[dup.paper_id] = (snapshot, [])
         plan.conflicts = new_history(dup, [*plan.conflicts, *self._versions(record, dup, before)])
         filled = list(plan.filled)
         target: Target | None = dup.paper_id if dup.paper_id is not None else dup.pending
@@ -351,7 +366,10 @@ class Importer:
                 chunk.tagged_pending.append(dup.pending)
         else:
             report.present.append(dup.key)
+        count = len(chunk.aliases)
         self._alias(record, dup, chunk.aliases)
+        if dup.paper_id in self.before:
+            self.before[dup.paper_id][1].extend(key for _, key in chunk.aliases[count:])
 
     def _versions(
         self, record: PaperRecord, dup: Candidate, before: Version
@@ -569,6 +587,10 @@ class Importer:
             self.keys.claim(key)
             aliases.append((target, key))
 
+    def _remember_superseded(self) -> None:
+        """:func:`_remember` of this import."""
+        _remember(self)
+
     def finish(
         self, problems: Sequence[ParseProblem] = (), meta: Mapping[str, str] | None = None
     ) -> ImportReport:
@@ -595,6 +617,7 @@ class Importer:
                 bibtex_preamble=(meta.get("preamble") or "").replace("\x00", "") or None,
             )
         )
+        self._remember_superseded()
         # Issue 18 (undo): what this batch did to papers it added itself (a later
         # duplicate from the same input merged in) is not "worked on since".
         self.session.execute(
@@ -605,6 +628,20 @@ class Importer:
         if self.progress is not None:
             self.progress(self.handled)
         return report
+
+
+def _remember(importer: Importer) -> None:
+    """Keep in the merge history each preprint ``importer`` superseded as it was
+    (``merging.remember_before``), so ``import --undo`` puts it back
+    (``merging.undo_completions``); the aliases the import gave it go with the undo."""
+    session = importer.session
+    for paper_id, (snapshot, aliases) in importer.before.items():
+        paper = session.get(Paper, paper_id)
+        if paper is None:
+            continue
+        session.refresh(paper)
+        snapshot = {**snapshot, "added_aliases": aliases}
+        remember_before(session, paper, snapshot, int(importer.batch_id or 0), importer.source)
 
 
 def sync_markdown(

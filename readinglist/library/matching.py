@@ -97,6 +97,7 @@ def veto(cand: Candidate, record: PaperRecord, family: str) -> str | None:
     if (
         not record.title_provisional
         and not values.get("title_provisional")
+        and not values.get("title_by_user")  # the user's own title is no evidence
         and dedupe.titles_conflict(record.title, cand.title)
     ):
         return "different titles"
@@ -364,6 +365,8 @@ def load_history(session: Session, cands: Iterable[Candidate]) -> None:
             history = wanted[paper_id].history
             assert history is not None
             history.add(history_key(name, (value or {}).get("value")))
+            if name == versions.USER_TITLE_FIELD:
+                wanted[paper_id].values["title_by_user"] = True
     _load_apart(session, wanted)
 
 

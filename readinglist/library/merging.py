@@ -44,7 +44,7 @@ from readinglist.records import (
     Person,
 )
 from readinglist.text import title_key
-from readinglist.versions import VERSION_FIELD, Version, complete_people
+from readinglist.versions import USER_TITLE_FIELD, VERSION_FIELD, Version, complete_people
 
 #: Columns a published version replaces in a preprint (``MergePlan.supersede``),
 #: besides the title, entry type, people and fields; the old value goes to the history.
@@ -306,7 +306,8 @@ def _plan_fields(
 
 
 def paper_values(paper: Paper) -> dict[str, Any]:
-    """The values :func:`plan_merge` reads of a stored paper."""
+    """The values :func:`plan_merge` reads of a stored paper (without ``title_by_user``:
+    :func:`title_by_user` or ``matching.load_history`` adds it)."""
     values: dict[str, Any] = {name: getattr(paper, name) for name in FILLABLE}
     values["title_provisional"] = paper.title_provisional
     values["citekey_provisional"] = paper.citekey_provisional
@@ -314,6 +315,15 @@ def paper_values(paper: Paper) -> dict[str, Any]:
     values["fields"] = dict(paper.fields or {})
     values["latex_fields"] = paper.source_text is not None
     return values
+
+
+def title_by_user(session: Session, paper_id: int) -> bool:
+    """True when the merge history marks the paper's title as the user's
+    (``versions.USER_TITLE_FIELD``, written by ``title`` and ``edit``)."""
+    stmt = select(MergeConflict.id).where(
+        MergeConflict.paper_id == paper_id, MergeConflict.field == USER_TITLE_FIELD
+    )
+    return session.scalar(stmt.limit(1)) is not None
 
 
 def derived_values(values: dict[str, Any]) -> dict[str, Any]:
@@ -420,7 +430,9 @@ def _complete(session: Session, paper: Paper, record: PaperRecord, source: str) 
     record = normalize_record(record)
     authors = [person_record(pp.person) for pp in paper.people if pp.role == "author"]
     editors = [person_record(pp.person) for pp in paper.people if pp.role == "editor"]
-    plan = plan_merge(paper_values(paper), authors, editors, record)
+    values = paper_values(paper)
+    values["title_by_user"] = title_by_user(session, paper.id)
+    plan = plan_merge(values, authors, editors, record)
     for name, value in derived_values(plan.values).items():
         setattr(paper, name, value)
     if plan.values:
@@ -456,7 +468,7 @@ def take_conflict(session: Session, paper: Paper, name: str) -> Any:
         .where(
             MergeConflict.paper_id == paper.id,
             MergeConflict.field == name,
-            MergeConflict.field.not_in((BEFORE_FIELD, VERSION_FIELD)),
+            MergeConflict.field.not_in(HIDDEN_FIELDS),
         )
         .order_by(MergeConflict.id.desc())
     ).first()
@@ -534,7 +546,7 @@ def conflicts_of(session: Session, paper: Paper) -> list[tuple[str, Any, str]]:
         select(MergeConflict)
         .where(
             MergeConflict.paper_id == paper.id,
-            MergeConflict.field.not_in((BEFORE_FIELD, VERSION_FIELD)),
+            MergeConflict.field.not_in(HIDDEN_FIELDS),
         )
         .order_by(MergeConflict.id)
     )
@@ -557,6 +569,8 @@ def are_not_duplicates(session: Session, a: int, b: int) -> bool:
 #: The merge-history field under which ``resolve`` keeps a paper as it was before a
 #: completion (never listed by ``merge --history`` nor taken by ``--take``).
 BEFORE_FIELD = "(before resolve)"
+#: Merge-history fields that hold no other value of a field (never listed nor taken).
+HIDDEN_FIELDS = (BEFORE_FIELD, VERSION_FIELD, USER_TITLE_FIELD)
 #: The ``papers`` columns a completion may change and an undo puts back.
 _SNAPSHOT_COLUMNS = (
     *(name for name in FILLABLE),
@@ -604,7 +618,8 @@ def remember_before(
 
 
 def undo_completions(session: Session, batch_id: int) -> tuple[list[str], list[tuple[str, str]]]:
-    """Put back every paper ``resolve``'s import batch ``batch_id`` completed, as it was
+    """Put back every paper ``resolve``'s import batch ``batch_id`` completed (or an
+    import's published versions superseded: the preprint and the aliases it gained), as it was
     before (columns, people, key: the key it was given is dropped, the old one is its
     key again), and drop the merge history that completion wrote.
 
@@ -632,7 +647,12 @@ def undo_completions(session: Session, batch_id: int) -> tuple[list[str], list[t
             kept.append((paper.citekey, "changed since resolve"))
             continue
         key = paper.citekey
-        _restore(session, paper, mine[0].value["before"])
+        before = mine[0].value["before"]
+        _restore(session, paper, before)
+        for alias in before.get("added_aliases", ()):  # an import's superseding merge
+            session.execute(
+                delete(Alias).where(Alias.paper_id == paper_id, Alias.alias_folded == alias.lower())
+            )
         sources = {row.value.get("source") for row in mine}
         session.execute(
             delete(MergeConflict).where(
