@@ -423,3 +423,17 @@ def test_a_title_the_user_set_stays(invoke: Invoke, tmp_path: Path) -> None:
     assert paper["title"] == "KL-control MDPs (my title)"
     assert paper["venue"] == "Proceedings of the 32nd International Conference on Machine Learning"
     assert "(title set by you)" not in ok(invoke("merge", "--history", "abbasi2014large")).stdout
+
+
+def test_pasted_abstract_yields_to_the_published_one(invoke: Invoke, tmp_path: Path) -> None:
+    pasted = ABSTRACT.replace("crowdsourcing application", "crowd labelling application")
+    listing = write(tmp_path, "icml.txt", f"ICML 2015\n\n{pasted}\n")
+    ok(invoke("import", listing))
+    (key,) = ok(invoke("list", "-k")).stdout.split()
+    ok(invoke("mark", "to-read", key))
+    ok(invoke("import", write(tmp_path, "icml.bib", PROCEEDINGS)))
+    paper = show(invoke, key)
+    assert paper["abstract"] == ABSTRACT
+    assert paper["venue"] == "Proceedings of the 32nd International Conference on Machine Learning"
+    assert paper["status"] == "to-read"
+    assert "crowd labelling" in ok(invoke("merge", "--history", paper["key"])).stdout
