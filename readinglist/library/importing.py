@@ -28,18 +28,13 @@ from readinglist.library.matching import (
     choose_key,
     complete_papers_for,
     extend_pool,
-    extend_pool_preprints,
     load_candidates,
-    load_history,
     load_pool,
     merge_into,
-    new_history,
     update_many,
 )
 from readinglist.library.merging import (
     conflict_rows,
-    paper_snapshot,
-    remember_before,
     unlink_people,
     write_conflicts,
 )
@@ -54,6 +49,13 @@ from readinglist.library.rows import (
 )
 from readinglist.library.search import refresh_search_text, search_text_for, search_text_prepared
 from readinglist.library.tags import add_tags, link_tags, remove_tags
+from readinglist.library.versioning import (
+    extend_pool_preprints,
+    load_history,
+    new_history,
+    remember_superseded,
+    version_rows,
+)
 from readinglist.models import (
     Alias,
     ImportBatch,
@@ -268,6 +270,7 @@ class Importer:
             extend_pool_preprints(self.session, self.pool, published - self.preprint_years)
             self.preprint_years |= published
         load_candidates(self.session, prepared, chunk.index, self.pool.cands)
+        load_history(self.session, chunk.index.candidates())
         self.keys.prefetch(p.base for p in prepared)
         for item in prepared:
             self._count()
@@ -321,17 +324,16 @@ class Importer:
             self.pool.remove(dup.paper_id)
         tags = [*record.tags, *self.extra_tags]
         before = Version.of_values(dup.values)
-        snapshot = None
-        if dup.paper_id is not None and dup.paper_id not in self.before and before.preprint:
-            # The preprint as it was, so that ``import --undo`` can put it back.
-            paper = self.session.get(Paper, dup.paper_id)
-            snapshot = paper_snapshot(paper) if paper is not None else None
+        # The preprint as it was (``import --undo`` puts it back): taken when loaded.
+        snapshot = dup.before if dup.paper_id not in self.before else None
         if dup.paper_id is not None and dup.history is None:
             load_history(self.session, [dup])
         plan = merge_into(dup, record)
         if plan.supersede and snapshot is not None and dup.paper_id is not None:
             self.before[dup.paper_id] = (snapshot, [])
-        plan.conflicts = new_history(dup, [*plan.conflicts, *self._versions(record, dup, before)])
+        where = f"{self.source}:{record.line}" if record.line else self.source
+        found = version_rows(record, dup, before, where)
+        plan.conflicts = new_history(dup, [*plan.conflicts, *found])
         filled = list(plan.filled)
         target: Target | None = dup.paper_id if dup.paper_id is not None else dup.pending
         if plan.values and dup.pending is not None:
@@ -370,21 +372,6 @@ class Importer:
         self._alias(record, dup, chunk.aliases)
         if dup.paper_id in self.before:
             self.before[dup.paper_id][1].extend(key for _, key in chunk.aliases[count:])
-
-    def _versions(
-        self, record: PaperRecord, dup: Candidate, before: Version
-    ) -> list[tuple[str, Any]]:
-        """The merge-history rows (:data:`~readinglist.versions.VERSION_FIELD`) of a
-        preprint and a published version meeting: the paper's own version (when it was
-        the preprint) and the record's, so ``show`` lists the versions absorbed."""
-        incoming = Version.of_record(record)
-        if before.preprint == incoming.preprint:
-            return []
-        where = f"{self.source}:{record.line}" if record.line else self.source
-        rows = [(VERSION_FIELD, incoming.describe(record.citekey, where))]
-        if before.preprint:
-            rows.insert(0, (VERSION_FIELD, before.describe(dup.key, "the paper before the merge")))
-        return rows
 
     def _rekey(self, chunk: _Chunk, record: PaperRecord, dup: Candidate) -> str:
         """Give the provisional paper ``dup`` a real key: ``record``'s own when usable and
@@ -587,10 +574,6 @@ class Importer:
             self.keys.claim(key)
             aliases.append((target, key))
 
-    def _remember_superseded(self) -> None:
-        """:func:`_remember` of this import."""
-        _remember(self)
-
     def finish(
         self, problems: Sequence[ParseProblem] = (), meta: Mapping[str, str] | None = None
     ) -> ImportReport:
@@ -617,7 +600,7 @@ class Importer:
                 bibtex_preamble=(meta.get("preamble") or "").replace("\x00", "") or None,
             )
         )
-        self._remember_superseded()
+        remember_superseded(self.session, self.before, self.batch_id, self.source)
         # Issue 18 (undo): what this batch did to papers it added itself (a later
         # duplicate from the same input merged in) is not "worked on since".
         self.session.execute(
@@ -628,20 +611,6 @@ class Importer:
         if self.progress is not None:
             self.progress(self.handled)
         return report
-
-
-def _remember(importer: Importer) -> None:
-    """Keep in the merge history each preprint ``importer`` superseded as it was
-    (``merging.remember_before``), so ``import --undo`` puts it back
-    (``merging.undo_completions``); the aliases the import gave it go with the undo."""
-    session = importer.session
-    for paper_id, (snapshot, aliases) in importer.before.items():
-        paper = session.get(Paper, paper_id)
-        if paper is None:
-            continue
-        session.refresh(paper)
-        snapshot = {**snapshot, "added_aliases": aliases}
-        remember_before(session, paper, snapshot, int(importer.batch_id or 0), importer.source)
 
 
 def sync_markdown(

@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -15,19 +14,23 @@ from itertools import islice
 from typing import Any
 
 from rapidfuzz import fuzz
-from sqlalchemy import bindparam, or_, select, true, update
+from sqlalchemy import bindparam, select, true, update
 from sqlalchemy.orm import Session
 
 from readinglist import citekeys, dedupe, versions
 from readinglist.identifiers import arxiv_from_doi
 from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
 from readinglist.library._sql import CHUNK
-from readinglist.library.merging import MergePlan, derived_values, paper_values, plan_merge
+from readinglist.library.merging import (
+    MergePlan,
+    derived_values,
+    paper_snapshot,
+    paper_values,
+    plan_merge,
+)
 from readinglist.library.rows import load_papers, person_record
 from readinglist.models import (
     Alias,
-    MergeConflict,
-    NotDuplicate,
     Paper,
     utcnow,
 )
@@ -68,6 +71,8 @@ class Candidate:
     #: resembling one of them is not merged into it (``not-duplicate`` A B keeps later
     #: copies of B out of A).
     apart: list[dict[str, Any]] = field(default_factory=list)
+    #: A stored preprint as it was (``merging.paper_snapshot``), for ``import --undo``.
+    before: dict[str, Any] | None = None
 
 
 def veto(cand: Candidate, record: PaperRecord, family: str) -> str | None:
@@ -156,6 +161,11 @@ def _preprint_before(a: Version, b: Version) -> bool:
 class Index:
     """Look-up of duplicate candidates by DOI, arXiv id, title key, abstract key and
     citation key (re-importing our own export of papers without a title)."""
+
+    def candidates(self) -> list[Candidate]:
+        """Every candidate indexed (each once)."""
+        tables = (self.key, self.doi, self.arxiv, self.title, self.abstract)
+        return list({id(c): c for t in tables for cs in t.values() for c in cs}.values())
 
     def __init__(self) -> None:
         self.key: dict[str, list[Candidate]] = defaultdict(list)
@@ -267,18 +277,22 @@ def candidate_of(paper: Paper) -> Candidate:
     authors = tuple(person_record(pp.person) for pp in paper.people if pp.role == "author")
     editors = tuple(person_record(pp.person) for pp in paper.people if pp.role == "editor")
     family = next((pp.person.family_folded for pp in paper.people if pp.role == "author"), "")
-    return Candidate(
+    values = paper_values(paper)
+    cand = Candidate(
         paper.id,
         paper.citekey,
         paper.title,
         paper.year,
         family,
-        paper_values(paper),
+        values,
         {t.name_folded for t in paper.tags},
         batch_id=paper.batch_id,
         authors=authors,
         editors=editors,
     )
+    if Version.of_values(values).preprint:
+        cand.before = paper_snapshot(paper)
+    return cand
 
 
 def load_candidates(
@@ -328,87 +342,11 @@ def load_candidates(
     if not ids:
         return
     known = known if known is not None else {}
-    loaded = []
     for paper in load_papers(session, sorted(ids)):
         cand = known.get(paper.id) or candidate_of(paper)
-        loaded.append(cand)
         index.add(
             cand, paper.doi, paper.arxiv, paper.title_key, paper.abstract_key, [paper.citekey]
         )
-    load_history(session, loaded)
-
-
-def history_key(name: str, value: Any) -> tuple[str, str]:
-    """A merge-history row's identity: its field and its value as canonical JSON (of a
-    version, ``versions.VERSION_FIELD``: its kind and key, wherever it was read)."""
-    if name == versions.VERSION_FIELD and isinstance(value, dict):
-        value = {"kind": value.get("kind"), "key": value.get("key")}
-    return name, json.dumps(value, sort_keys=True, default=str)
-
-
-def load_history(session: Session, cands: Iterable[Candidate]) -> None:
-    """Fill ``Candidate.history`` of the stored papers ``cands`` whose history is not
-    loaded yet (one ``IN (...)`` query per :data:`CHUNK` papers)."""
-    wanted: dict[int, Candidate] = {
-        c.paper_id: c for c in cands if c.paper_id is not None and c.history is None
-    }
-    for cand in wanted.values():
-        cand.history = set()
-    table = MergeConflict.__table__
-    for chunk in _chunks([str(i) for i in wanted]):
-        rows = session.execute(
-            select(table.c.paper_id, table.c.field, table.c.value).where(
-                table.c.paper_id.in_([int(i) for i in chunk])
-            )
-        )
-        for paper_id, name, value in rows:
-            history = wanted[paper_id].history
-            assert history is not None
-            history.add(history_key(name, (value or {}).get("value")))
-            if name == versions.USER_TITLE_FIELD:
-                wanted[paper_id].values["title_by_user"] = True
-    _load_apart(session, wanted)
-
-
-def _load_apart(session: Session, wanted: dict[int, Candidate]) -> None:
-    """Fill ``Candidate.apart`` of ``wanted`` (id -> candidate) from ``not_duplicates``."""
-    nd, papers = NotDuplicate.__table__, Paper.__table__
-    pairs: list[tuple[int, int]] = []
-    ids = list(wanted)
-    for start in range(0, len(ids), CHUNK):
-        chunk = ids[start : start + CHUNK]
-        for low, high in session.execute(
-            select(nd.c.low_id, nd.c.high_id).where(
-                nd.c.low_id.in_(chunk) | nd.c.high_id.in_(chunk)
-            )
-        ):
-            pairs += [(low, high), (high, low)]
-    others = sorted({b for a, b in pairs if a in wanted})
-    columns = (papers.c.id, papers.c.doi, papers.c.arxiv, papers.c.url, papers.c.title_key)
-    found: dict[int, dict[str, Any]] = {}
-    for start in range(0, len(others), CHUNK):
-        rows = session.execute(
-            select(*columns).where(papers.c.id.in_(others[start : start + CHUNK]))
-        )
-        for row in rows:
-            found[row.id] = dict(row._mapping)
-    for a, b in pairs:
-        if a in wanted and b in found:
-            wanted[a].apart.append(found[b])
-
-
-def new_history(cand: Candidate, rows: Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
-    """The (field, value) ``rows`` the merge history of ``cand`` does not hold yet;
-    they are added to ``cand.history`` (a paper of this import has none to load)."""
-    if cand.history is None:
-        cand.history = set()
-    fresh = []
-    for name, value in rows:
-        key = history_key(name, value)
-        if key not in cand.history:
-            cand.history.add(key)
-            fresh.append((name, value))
-    return fresh
 
 
 def _chunks(values: Iterable[str]) -> Iterable[list[str]]:
@@ -688,38 +626,6 @@ def _version_evidence(
     return dedupe.Evidence(
         "merge", evidence.score, f"{evidence.text}, same authors, related title ({ratio:.0f}%)"
     )
-
-
-def preprints_for(session: Session, years: set[int | None]) -> list[int]:
-    """Ids of the preprints (``versions.is_preprint``) of ``years`` (up to
-    ``versions.PREPRINT_YEARS`` earlier; any year when None is among them), newest
-    first, at most :data:`LIST_POOL_LIMIT`: what a bibliography of published versions
-    is matched against, so a retitled camera-ready finds its preprint."""
-    arxiv_like = or_(
-        Paper.arxiv.is_not(None),
-        Paper.doi.like("10.48550/%"),
-        Paper.entry_type.in_(sorted(versions.PREPRINT_TYPES)),
-        *(Paper.venue.ilike(f"{word}%") for word in ("arxiv", "corr", "biorxiv", "ssrn")),
-    )
-    stmt = select(Paper.id).where(arxiv_like, Paper.abstract.is_not(None))
-    known = sorted(y for y in years if y is not None)
-    if None not in years and known:
-        span = range(-versions.PREPRINT_YEARS, 1)
-        stmt = stmt.where(Paper.year.in_(sorted({y + d for y in known for d in span})))
-    stmt = stmt.order_by(Paper.id.desc()).limit(LIST_POOL_LIMIT)
-    return list(session.scalars(stmt))
-
-
-def extend_pool_preprints(session: Session, pool: Pool, years: set[int | None]) -> None:
-    """Add the preprints of ``years`` (:func:`preprints_for`) to ``pool``."""
-    wanted = [i for i in preprints_for(session, years) if i not in pool.cands]
-    cands = []
-    for paper in load_papers(session, wanted):
-        cand = candidate_of(paper)
-        if versions.Version.of_values(cand.values).preprint:
-            pool.add(cand, paper.abstract)
-            cands.append(cand)
-    load_history(session, cands)
 
 
 def load_pool(session: Session, paper_ids: Sequence[int] | None = None) -> Pool:

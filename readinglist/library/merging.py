@@ -606,15 +606,24 @@ def _state_digest(session: Session, paper: Paper) -> str:
 
 
 def remember_before(
-    session: Session, paper: Paper, before: dict[str, Any], batch_id: int, source: str
+    session: Session,
+    paper: Paper,
+    before: dict[str, Any],
+    batch_id: int,
+    source: str,
+    *,
+    loaded: bool = False,
 ) -> None:
     """Keep ``before`` (:func:`paper_snapshot` taken before ``resolve`` completed
-    ``paper`` from ``source``) in the merge history under import batch ``batch_id``,
-    with the digest of the state the completion left."""
+    ``paper`` from ``source``, or before an import superseded it) in the merge history
+    under import batch ``batch_id``, with the digest of the state the change left.
+    ``loaded``: the paper was just read with its people (no flush, no reload; the
+    caller flushes)."""
     value = {"batch": batch_id, "source": source, "before": before}
-    value["after"] = _state_digest(session, paper)
+    value["after"] = json_digest(paper_snapshot(paper)) if loaded else _state_digest(session, paper)
     session.add(MergeConflict(paper_id=paper.id, field=BEFORE_FIELD, value=value, source=source))
-    session.flush()
+    if not loaded:
+        session.flush()
 
 
 def undo_completions(session: Session, batch_id: int) -> tuple[list[str], list[tuple[str, str]]]:
