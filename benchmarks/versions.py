@@ -49,8 +49,6 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 DATA = ROOT.parent / "shared" / "data"
 
-_ENTRY = re.compile(r"^@(\w+)\{([^,]+),\n(.*?)^\}", re.MULTILINE | re.DOTALL)
-_FIELD = re.compile(r"^\s*(\w+)\s*=\s*\{(.*)\},?\s*$", re.MULTILINE)
 _WORD = re.compile(r"\b[A-Za-z]{6,}\b")
 #: Words a retitled camera-ready puts in place of one of the preprint's.
 SWAPS = ("Efficient", "Scalable", "Provable", "Robust", "Fast", "Improved", "Practical")
@@ -65,12 +63,15 @@ class Entry:
 
 
 def read_entries(path: Path) -> list[Entry]:
-    """The entries of a PMLR BibTeX file (one field per line, as PMLR writes them)."""
+    """The entries of a proceedings BibTeX file with a title, authors, year and venue
+    (raw field values, read with bibtexparser)."""
+    import bibtexparser
+
     found = []
-    for match in _ENTRY.finditer(path.read_text(encoding="utf-8")):
-        fields = {m.group(1).lower(): m.group(2) for m in _FIELD.finditer(match.group(3))}
-        if "title" in fields and "author" in fields:
-            found.append(Entry(match.group(2).strip(), fields))
+    for entry in bibtexparser.parse_file(str(path)).entries:
+        fields = {k.lower(): str(f.value) for k, f in entry.fields_dict.items()}
+        if all(fields.get(n) for n in ("title", "author", "year", "booktitle", "pages")):
+            found.append(Entry(entry.key, fields))
     return found
 
 
@@ -199,6 +200,19 @@ def people(author: str) -> list[tuple[str, str]]:
     return out
 
 
+def _exists(db: str, key: str) -> bool:
+    """True when ``key`` names a paper (a preprint the reader rejected does not)."""
+    from readinglist import config, library
+    from readinglist import db as database
+
+    engine = _ENGINES.get(db) or _ENGINES.setdefault(db, database.make_engine(config.to_url(db)))
+    with database.session_scope(engine) as session:
+        return library.find_paper(session, key) is not None
+
+
+_ENGINES: dict[str, Any] = {}
+
+
 def check(db: str, entries: list[Entry], keys: list[str], triaged: set[str]) -> dict[str, Any]:
     """Look every pair of keys up in the library and count correct, wrong, left over."""
     from readinglist import config, library
@@ -271,8 +285,11 @@ def main() -> None:
     pre.write_text("\n".join(text for _, text, _ in built), encoding="utf-8")
     db = fresh_database(args.db, workdir)
     done = cli(db, "import", str(pre))
-    if done.returncode != 0:
+    if done.returncode not in (0, 5):  # 5: some entries rejected (said on stderr)
         raise SystemExit(f"preprint import failed: {done.stderr}")
+    kept = [i for i, key in enumerate(keys) if _exists(db, key)]
+    entries, built = [entries[i] for i in kept], [built[i] for i in kept]
+    keys = [key for key, _, _ in built]
     triaged = set(rng.sample(keys, min(args.triage, len(keys))))
     for command in (("mark", "to-read"), ("priority", "high"), ("tag", "add", "triaged")):
         done = cli(db, *command, *sorted(triaged))
@@ -299,7 +316,7 @@ def main() -> None:
     retitled = [k for k, _, flags in built if flags["retitled"]]
     left = {a for a, _ in result["left"]}
     merged_retitled = sum(1 for k in retitled if k not in left)
-    print(f"proceedings: {args.bib.name}, {n} entries, seed {args.seed}")
+    print(f"proceedings: {args.bib.name}, {n} entries (with a preprint), seed {args.seed}")
     print(
         "forms: "
         + ", ".join(
