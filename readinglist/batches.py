@@ -77,12 +77,15 @@ def list_batches(session: Session) -> list[BatchInfo]:
 @dataclass
 class UndoReport:
     """What :func:`undo_batch` did: ``removed`` keys, ``kept`` (key, reasons) pairs,
-    and whether the batch record itself was deleted (nothing of it remains)."""
+    ``restored`` keys (preprints the batch superseded, put back), and whether the batch
+    record itself was deleted (nothing of it remains)."""
 
     batch: BatchInfo
     removed: list[str] = field(default_factory=list)
     kept: list[tuple[str, list[str]]] = field(default_factory=list)
     batch_deleted: bool = False
+    #: Papers put back as they were before the batch (a preprint it superseded).
+    restored: list[str] = field(default_factory=list)
 
 
 def reasons_to_keep(paper: Paper) -> list[str]:
@@ -115,7 +118,9 @@ def undo_batch(session: Session, batch_id: int) -> UndoReport:
     """Remove the papers import batch ``batch_id`` added, except those worked on since.
 
     Papers kept are listed with their reasons (:func:`reasons_to_keep`). Merges of
-    the batch into papers that existed before are not reverted. A ``resolve`` batch
+    the batch into papers that existed before are not reverted, except a published
+    version superseding a preprint: the preprint is put back as it was
+    (``merging.undo_completions``; kept when changed since). A ``resolve`` batch
     adds no paper: its completions are reverted instead (:func:`_undo_resolve`). People left
     without any paper are removed; tags stay. When nothing of the batch remains it is
     marked :data:`UNDONE` (its row stays, so its number is never reused).
@@ -142,6 +147,9 @@ def undo_batch(session: Session, batch_id: int) -> UndoReport:
             doomed.append(paper)
     people = sorted({pp.person_id for paper in doomed for pp in paper.people})
     report.removed = library.delete_papers(session, doomed)
+    # Preprints this import superseded with their published versions: put back.
+    report.restored, changed = library.undo_completions(session, batch_id)
+    report.kept += [(key, [reason]) for key, reason in changed]
     for start in range(0, len(people), library.CHUNK):
         chunk = people[start : start + library.CHUNK]
         session.execute(

@@ -141,6 +141,13 @@ GENERIC_TITLES = frozenset(
         "addendum",
         "calendar",
         "forthcoming papers",
+        "title index",
+        "advertisements",
+        "advertisement",
+        "front cover",
+        "back cover",
+        "cover",
+        "front matter and table of contents",
     ]
 )
 

@@ -52,8 +52,9 @@ PEOPLE: tuple[str, ...] = ("authors", "editors")
 #: Columns a merge takes from the source, replacing the paper's, when the paper's data
 #: was made up (a provisional title: the paper came from a list of abstracts). The
 #: venue of such a list is its header's short name ("ICML"); the bibliography's is the
-#: full one. The replaced value is kept in the merge history (issue 13).
-REPLACED_WHEN_PROVISIONAL: tuple[str, ...] = ("venue", "month", "url")
+#: full one; an abstract pasted from a web page yields to the published one. The
+#: replaced value is kept in the merge history (``merge --take`` gives it back).
+REPLACED_WHEN_PROVISIONAL: tuple[str, ...] = ("venue", "month", "url", "abstract")
 
 #: ``PaperRecord.fields`` names that hold the raw (LaTeX) form of a column's value: they
 #: travel with the column (taken from a source only when the column's value is).

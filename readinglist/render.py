@@ -93,10 +93,12 @@ def paper_detail_json(
     history: Sequence[Mapping[str, Any]],
     aliases: Sequence[str] = (),
     interest: float | None = None,
+    versions: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """Return the ``show --json`` object: :func:`paper_json` (with ``interest``) plus
     editors, month, keywords, fields, aliases, notes (``text``, ``created``,
-    ``updated``) and the status history (``from``, ``to``, ``at``)."""
+    ``updated``), the versions absorbed (``kind``, ``key``, ``venue``, ``year``,
+    ``where``) and the status history (``from``, ``to``, ``at``)."""
     data = paper_json(record, interest)
     data.update(
         {
@@ -109,6 +111,7 @@ def paper_detail_json(
                 {"text": n.text, "created": iso(n.created), "updated": iso(n.updated)}
                 for n in record.notes
             ],
+            "versions": [dict(v) for v in versions],
             "history": [{"from": h["from"], "to": h["to"], "at": iso(h["at"])} for h in history],
         }
     )
@@ -301,9 +304,14 @@ _SHOWN_AS_COLUMNS = frozenset(
 
 
 def paper_detail(
-    record: PaperRecord, history: Sequence[Mapping[str, Any]], aliases: Sequence[str] = ()
+    record: PaperRecord,
+    history: Sequence[Mapping[str, Any]],
+    aliases: Sequence[str] = (),
+    versions: Sequence[Mapping[str, Any]] = (),
 ) -> None:
-    """Print everything about one paper for people: data, links, tags, notes and history."""
+    """Print everything about one paper for people: data, links, tags, notes, the
+    versions it absorbed (preprint, published; ``library.listing.versions_of``) and
+    the status history."""
     width = min(shutil.get_terminal_size((100, 24)).columns, 100)
     title = (record.title or "(no title)") + (PROVISIONAL_MARK if record.title_provisional else "")
     lines = [title, "=" * min(len(title), width)]
@@ -346,6 +354,11 @@ def paper_detail(
         for note in record.notes:
             lines.append(f"  [{iso(note.created)}]")
             lines += [f"    {line}" for line in note.text.splitlines()]
+    if versions:
+        lines += ["", "Versions:"]
+        for v in versions:
+            said = ", ".join(str(v[k]) for k in ("venue", "year") if v.get(k))
+            lines.append(f"  {v.get('kind')}: {v.get('key') or '-'} ({said}; {v.get('where')})")
     if history:
         lines += ["", "History:"]
         for event in history:

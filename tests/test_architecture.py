@@ -72,7 +72,9 @@ LIBRARY_FLOORS: dict[str, set[str]] = {
     "merging": {"_sql", "rows", "marks", "search", "hooks", "refs"},
     "matching": {"_sql", "rows", "marks", "hooks", "refs", "merging"},
     "papers": {"_sql", "rows", "marks", "search", "hooks", "refs", "tags", "merging"},
+    "versioning": {"_sql", "rows", "marks", "hooks", "refs", "merging", "matching"},
     "importing": {
+        "versioning",
         "_sql",
         "rows",
         "marks",
@@ -151,6 +153,7 @@ def test_nothing_below_the_library_imports_it(path: Path) -> None:
         "records.py",
         "prepare.py",
         "dedupe.py",
+        "versions.py",
         "citekeys.py",
         "text.py",
         "identifiers.py",

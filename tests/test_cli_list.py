@@ -261,7 +261,10 @@ def test_complete_query_fields_and_values(filled, runner: CliRunner, library_url
         "priority:low",
         "priority:none",
     ]
-    assert complete(runner, "zsh", ["list", "is:"], 2, library_url) == ["is:provisional"]
+    assert complete(runner, "zsh", ["list", "is:"], 2, library_url) == [
+        "is:provisional",
+        "is:preprint",
+    ]
     assert complete(runner, "fish", ["list", "tag:n"], 2, library_url) == [
         "tag:nlp",
         "tag:nlp/transformers",

@@ -19,9 +19,10 @@ def duplicates_command(app: AppContext, query: tuple[str, ...], as_json: bool) -
 
     Looks at the papers QUERY selects (all without one): the same DOI or arXiv id,
     near-identical abstracts (a word changed, a sentence missing, typography) or
-    titles. "merge" pairs have strong evidence, "candidate" pairs are weaker; pairs
-    with conflicting identifiers or coordinates are never listed, nor pairs you
-    marked with not-duplicate. Join a pair with merge KEEP OTHER. JSON: a list of
+    titles. "merge" pairs have strong evidence, "candidate" pairs are weaker;
+    "related" pairs are different works of one title (an erratum, another edition, a
+    journal extension), never merged; pairs with conflicting identifiers or
+    coordinates are never listed, nor pairs you marked with not-duplicate. Join a pair with merge KEEP OTHER. JSON: a list of
     {"a", "b", "kind", "score", "evidence"} ("a" is the older paper).
 
     \b

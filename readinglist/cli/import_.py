@@ -257,8 +257,14 @@ def _batches(
             render.info(f"restored {change}")
         count = len(report.removed)
         summary = f"undid resolve {batch.id} ({batch.source}): restored {counted(count, 'paper')}"
+    if batch.format != "resolve":
+        for key in report.restored:
+            render.info(f"restored {key} (the preprint as it was before the published version)")
+        if report.restored:
+            summary += f", restored {counted(len(report.restored), 'preprint')}"
     if report.kept:
         summary += f", kept {len(report.kept)} you have worked on since"
-    if batch.merged and batch.format != "resolve":
-        summary += f"; not undone: {batch.merged} merged into papers you had before"
+    merged = batch.merged - len(report.restored)
+    if merged > 0 and batch.format != "resolve":
+        summary += f"; not undone: {merged} merged into papers you had before"
     render.info(summary)

@@ -111,7 +111,7 @@ def list_command(
 )
 @pass_app
 def show_command(app: AppContext, ref: str, as_json: bool, why: bool) -> None:
-    """Show everything about one paper: data, links, tags, notes and status history.
+    """Show everything about one paper: data, links, tags, notes, versions and status history.
 
     REF is a citation key or an alias (case-insensitive). --why explains its interest
     score instead (learned from your decisions; see `list --sort interest`).
@@ -124,6 +124,7 @@ def show_command(app: AppContext, ref: str, as_json: bool, why: bool) -> None:
     """
     from readinglist import render
     from readinglist.library.listing import history as status_history
+    from readinglist.library.listing import versions_of
     from readinglist.library.refs import resolve_id
     from readinglist.library.rows import iter_records
 
@@ -141,6 +142,7 @@ def show_command(app: AppContext, ref: str, as_json: bool, why: bool) -> None:
         paper_id = resolve_id(session, ref)
         record = next(iter(iter_records(session, [paper_id])))  # with notes and aliases
         history = status_history(session, paper_id)
+        versions = versions_of(session, paper_id)
         aliases = list(record.aliases)
         if as_json:  # the same number as `list --json` (scikit-learn loads only here)
             from sqlalchemy.engine import Connection
@@ -151,6 +153,6 @@ def show_command(app: AppContext, ref: str, as_json: bool, why: bool) -> None:
             scores = interest_by_id(app, session, [paper_id])
             interest = scores.get(paper_id) if scores is not None else None
     if as_json:
-        render.echo_json(render.paper_detail_json(record, history, aliases, interest))
+        render.echo_json(render.paper_detail_json(record, history, aliases, interest, versions))
     else:
-        render.paper_detail(record, history, aliases)
+        render.paper_detail(record, history, aliases, versions)

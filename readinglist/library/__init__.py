@@ -35,11 +35,13 @@ floors below its own (``tests/test_architecture.py`` holds the table)::
                              tolerant: near-identical abstracts/titles), vetoes, free keys.
       papers.py     floor 5  status, priority, title, edit, rekey, merge, delete.
       duplicates.py floor 6  match_records (resolve), duplicate pairs, not-duplicate.
+      versioning.py floor 6  preprints an import may supersede, candidates' merge
+                             history, versions recorded for show, undo snapshots.
       importing.py  floor 6  Importer / import_records (one batch), sync_markdown.
       resolving.py  floor 7  ``resolve``: incomplete papers completed from a file or online.
 
 Below the package: ``tables`` (Core), ``models`` (ORM classes), ``records`` (interchange types and the
-field/priority vocabularies), ``prepare``, ``dedupe``, ``citekeys``, ``query``,
+field/priority vocabularies), ``prepare``, ``dedupe``, ``versions``, ``citekeys``, ``query``,
 ``text``, ``identifiers``. Above it: ``cli``, ``maintenance``, ``triage``.
 """
 

@@ -24,6 +24,7 @@ from readinglist.models import NotDuplicate, Paper
 from readinglist.prepare import prepare_record
 from readinglist.records import PaperRecord
 from readinglist.text import search_tokens, title_key
+from readinglist.versions import OtherWork
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,8 @@ def match_in_pool(pool: Pool, records: Sequence[PaperRecord]) -> list[Match]:
 @dataclass(frozen=True)
 class Pair:
     """Two papers that may be one: keys ``a`` and ``b`` (``a`` added first), ``kind``
-    ``"merge"`` (strong evidence) or ``"candidate"``, ``score`` 0..100, ``evidence``."""
+    ``"merge"`` (strong evidence), ``"candidate"`` or ``"related"`` (another work of the
+    same title, ``versions.other_work``: never merged), ``score`` 0..100, ``evidence``."""
 
     a: str
     b: str
@@ -163,7 +165,12 @@ def duplicate_pairs(session: Session, query_text: str = "") -> list[Pair]:
             # camera-ready version): the import reported the pair, so list it here too.
             if reason == SOFT_VETO and cand.paper_id is not None:
                 offer(paper.id, cand.paper_id, "candidate", 50.0, f"looks alike, {reason}")
-    return sorted(found.values(), key=lambda p: (p.kind != "merge", -p.score, p.a, p.b))
+            elif isinstance(reason, OtherWork) and cand.paper_id is not None:
+                # Another work of the same title (an erratum, another edition, a journal
+                # extension): listed as related, never to merge.
+                offer(paper.id, cand.paper_id, "related", 0.0, f"kept apart: {reason}")
+    ranks = {"merge": 0, "candidate": 1, "related": 2}
+    return sorted(found.values(), key=lambda p: (ranks[p.kind], -p.score, p.a, p.b))
 
 
 def _not_duplicates(session: Session, ids: Sequence[int]) -> set[tuple[int, int]]:

@@ -33,7 +33,11 @@ from readinglist.library.matching import (
     merge_into,
     update_many,
 )
-from readinglist.library.merging import conflict_rows, write_conflicts
+from readinglist.library.merging import (
+    conflict_rows,
+    unlink_people,
+    write_conflicts,
+)
 from readinglist.library.papers import set_status
 from readinglist.library.refs import find_paper, follow_crossrefs
 from readinglist.library.rows import (
@@ -45,6 +49,13 @@ from readinglist.library.rows import (
 )
 from readinglist.library.search import refresh_search_text, search_text_for, search_text_prepared
 from readinglist.library.tags import add_tags, link_tags, remove_tags
+from readinglist.library.versioning import (
+    extend_pool_preprints,
+    load_history,
+    new_history,
+    remember_superseded,
+    version_rows,
+)
 from readinglist.models import (
     Alias,
     ImportBatch,
@@ -54,10 +65,12 @@ from readinglist.models import (
 from readinglist.prepare import Prepared, prepare_record
 from readinglist.records import (
     FILLABLE,
+    PEOPLE,
     PaperRecord,
     ParseProblem,
 )
 from readinglist.text import fold, tag_key
+from readinglist.versions import VERSION_FIELD, Version
 
 
 @dataclass
@@ -218,6 +231,9 @@ class Importer:
         self.now = utcnow()
         self.pool: Pool | None = None  # incomplete papers, for tolerant matching
         self.list_pool = False  # complete papers added to the pool for a list
+        self.preprint_years: set[int | None] = set()  # preprints of these in the pool
+        #: paper id -> (snapshot, aliases added) of preprints this import superseded
+        self.before: dict[int, tuple[dict[str, Any], list[str]]] = {}
         self.statistics = Statistics(session)  # PostgreSQL's planner, kept current
         serialize_imports(session)
         self.batch_id = session.scalar(
@@ -248,7 +264,13 @@ class Importer:
             self.list_pool = True
             years = {p.record.year for p in prepared if p.record.title_provisional}
             extend_pool(self.session, self.pool, complete_papers_for(self.session, years))
+        published = {p.record.year for p in prepared if Version.of_record(p.record).published}
+        if published - self.preprint_years:
+            # Published versions: the preprints they may supersede, retitled ones too.
+            extend_pool_preprints(self.session, self.pool, published - self.preprint_years)
+            self.preprint_years |= published
         load_candidates(self.session, prepared, chunk.index, self.pool.cands)
+        load_history(self.session, chunk.index.candidates())
         self.keys.prefetch(p.base for p in prepared)
         for item in prepared:
             self._count()
@@ -256,6 +278,9 @@ class Importer:
             dup, conflict, why = chunk.index.match(
                 item.record, item.tkey, item.akey, family, self.batch_id
             )
+            if chunk.index.vetoed and dup is None:
+                where = f"{self.source}:{item.record.line}" if item.record.line else self.source
+                self.report.vetoed += [(where, c.key, r) for c, r in chunk.index.vetoed]
             if dup is None and conflict is None:
                 dup, why = self._tolerant(item)
             if dup is not None:
@@ -298,7 +323,17 @@ class Importer:
         if self.pool is not None:
             self.pool.remove(dup.paper_id)
         tags = [*record.tags, *self.extra_tags]
+        before = Version.of_values(dup.values)
+        # The preprint as it was (``import --undo`` puts it back): taken when loaded.
+        snapshot = dup.before if dup.paper_id not in self.before else None
+        if dup.paper_id is not None and dup.history is None:
+            load_history(self.session, [dup])
         plan = merge_into(dup, record)
+        if plan.supersede and snapshot is not None and dup.paper_id is not None:
+            self.before[dup.paper_id] = (snapshot, [])
+        where = f"{self.source}:{record.line}" if record.line else self.source
+        found = version_rows(record, dup, before, where)
+        plan.conflicts = new_history(dup, [*plan.conflicts, *found])
         filled = list(plan.filled)
         target: Target | None = dup.paper_id if dup.paper_id is not None else dup.pending
         if plan.values and dup.pending is not None:
@@ -318,7 +353,9 @@ class Importer:
             filled.append(self._rekey(chunk, record, dup))
         if plan.conflicts and target is not None:
             chunk.conflicts.append((target, plan.conflicts))
-            report.conflicts.append((dup.key, [name for name, _ in plan.conflicts]))
+            said = [name for name, _ in plan.conflicts if name != VERSION_FIELD]
+            if said:
+                report.conflicts.append((dup.key, said))
         wanted = {fold(t) for t in tags} - dup.tags
         if filled or wanted:
             report.merged.append((dup.key, filled + (["tags"] if wanted else [])))
@@ -331,7 +368,10 @@ class Importer:
                 chunk.tagged_pending.append(dup.pending)
         else:
             report.present.append(dup.key)
+        count = len(chunk.aliases)
         self._alias(record, dup, chunk.aliases)
+        if dup.paper_id in self.before:
+            self.before[dup.paper_id][1].extend(key for _, key in chunk.aliases[count:])
 
     def _rekey(self, chunk: _Chunk, record: PaperRecord, dup: Candidate) -> str:
         """Give the provisional paper ``dup`` a real key: ``record``'s own when usable and
@@ -457,6 +497,10 @@ class Importer:
         insert_people(session, chunk.new_records, ids, self.person_ids, new_papers=True)
         apply_merges(session, chunk.merged)
         if chunk.people:
+            unlink_people(
+                session,
+                [(i, role) for i, r in chunk.people for role in PEOPLE if getattr(r, role)],
+            )
             insert_people(
                 session, [r for _, r in chunk.people], [i for i, _ in chunk.people], self.person_ids
             )
@@ -556,6 +600,7 @@ class Importer:
                 bibtex_preamble=(meta.get("preamble") or "").replace("\x00", "") or None,
             )
         )
+        remember_superseded(self.session, self.before, self.batch_id, self.source)
         # Issue 18 (undo): what this batch did to papers it added itself (a later
         # duplicate from the same input merged in) is not "worked on since".
         self.session.execute(

@@ -25,6 +25,7 @@ from readinglist.records import (
     PaperRecord,
 )
 from readinglist.tables import (
+    MERGE_CONFLICTS,
     PAPER_TAGS,
     PAPERS,
     STATUS_EVENTS,
@@ -32,6 +33,7 @@ from readinglist.tables import (
     Executor,
     connection_of,
 )
+from readinglist.versions import VERSION_FIELD
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -55,6 +57,18 @@ def history(session: Executor, paper_id: int) -> list[dict[str, Any]]:
         .order_by(STATUS_EVENTS.c.id)
     )
     return [{"from": old, "to": new, "at": at} for old, new, at in rows]
+
+
+def versions_of(session: Executor, paper_id: int) -> list[dict[str, Any]]:
+    """Return the versions the paper ``paper_id`` absorbed (a preprint, its published
+    version), oldest first: the ``versions.VERSION_FIELD`` rows of its merge history,
+    each ``{"kind", "key", "venue", "year", "where"}``."""
+    rows = session.execute(
+        select(MERGE_CONFLICTS.c.value)
+        .where(MERGE_CONFLICTS.c.paper_id == paper_id, MERGE_CONFLICTS.c.field == VERSION_FIELD)
+        .order_by(MERGE_CONFLICTS.c.id)
+    )
+    return [dict(value.get("value") or {}) for (value,) in rows]
 
 
 def count_papers(session: Executor) -> int:

@@ -13,13 +13,21 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
+from rapidfuzz import fuzz
 from sqlalchemy import bindparam, select, true, update
 from sqlalchemy.orm import Session
 
-from readinglist import citekeys, dedupe
+from readinglist import citekeys, dedupe, versions
+from readinglist.identifiers import arxiv_from_doi
 from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
 from readinglist.library._sql import CHUNK
-from readinglist.library.merging import MergePlan, derived_values, paper_values, plan_merge
+from readinglist.library.merging import (
+    MergePlan,
+    derived_values,
+    paper_snapshot,
+    paper_values,
+    plan_merge,
+)
 from readinglist.library.rows import load_papers, person_record
 from readinglist.models import (
     Alias,
@@ -33,6 +41,7 @@ from readinglist.records import (
     Person,
 )
 from readinglist.text import fold, search_tokens, title_key
+from readinglist.versions import Version
 
 
 @dataclass
@@ -55,6 +64,15 @@ class Candidate:
     batch_id: int | None = None  # the import that added it
     authors: tuple[Person, ...] = ()
     editors: tuple[Person, ...] = ()
+    #: What the merge history holds for a stored paper (:func:`history_key` of each
+    #: row), so that importing a file again writes no row twice; None until loaded.
+    history: set[tuple[str, str]] | None = None
+    #: Identifiers, URL and title key of the papers marked not-duplicate of it: a record
+    #: resembling one of them is not merged into it (``not-duplicate`` A B keeps later
+    #: copies of B out of A).
+    apart: list[dict[str, Any]] = field(default_factory=list)
+    #: A stored preprint as it was (``merging.paper_snapshot``), for ``import --undo``.
+    before: dict[str, Any] | None = None
 
 
 def veto(cand: Candidate, record: PaperRecord, family: str) -> str | None:
@@ -66,24 +84,45 @@ def veto(cand: Candidate, record: PaperRecord, family: str) -> str | None:
     ``dedupe.GENERIC_TITLES``) different volume, number, issue, venue or URL (issue 13).
     """
     values = cand.values
-    for name, label in (("doi", "DOIs"), ("arxiv", "arXiv ids")):
-        mine, other = getattr(record, name), values.get(name)
-        if mine and other and mine != other:
-            return f"different {label} ({other} vs {mine})"
-    if not dedupe.years_close(record.year, cand.year):
+    mine_doi, other_doi = record.doi, values.get("doi")
+    if mine_doi and other_doi and mine_doi != other_doi:
+        # arXiv's DOI beside a publisher's is one work in two versions: the arXiv ids
+        # decide (https://info.arxiv.org/help/doi.html).
+        arxivs = (arxiv_from_doi(other_doi), arxiv_from_doi(mine_doi))
+        if not any(arxivs) or all(arxivs):
+            return f"different DOIs ({other_doi} vs {mine_doi})"
+    mine, other = record.arxiv, values.get("arxiv")
+    if mine and other and mine != other:
+        return f"different arXiv ids ({other} vs {mine})"
+    theirs, ours = Version.of_values(values), Version.of_record(record)
+    if not dedupe.years_close(record.year, cand.year) and not _preprint_before(theirs, ours):
         return f"different years ({cand.year} vs {record.year})"
     if family and cand.family and family != cand.family:
         return "different first authors"
     if (
         not record.title_provisional
         and not values.get("title_provisional")
+        and not values.get("title_by_user")  # the user's own title is no evidence
         and dedupe.titles_conflict(record.title, cand.title)
     ):
         return "different titles"
     fields = values.get("fields") or {}
     if dedupe.pages_conflict(fields.get("pages"), record.fields.get("pages")):
         return "different pages"
-    if dedupe.is_generic_title(record.title) or dedupe.is_generic_title(cand.title):
+    generic = dedupe.is_generic_title(record.title) or dedupe.is_generic_title(cand.title)
+    if generic and not cand.authors and not record.authors:
+        # Front matter without authors ("Title Index", "Advertisements") of different
+        # issues: one only with the same venue, volume and pages.
+        for name, mine, other in (
+            ("venue", record.venue, values.get("venue")),
+            ("volume", record.fields.get("volume"), fields.get("volume")),
+            ("pages", record.fields.get("pages"), fields.get("pages")),
+        ):
+            if fold(mine or "") != fold(other or ""):
+                return f"front matter without authors, different {name}"
+    if cand.apart and any(_resembles(other, record, cand) for other in cand.apart):
+        return "looks like a paper marked not-duplicate of it"
+    if generic:
         clash = dedupe.coordinates_conflict(fields, record.fields)
         if clash is None and record.venue and values.get("venue"):
             clash = "venue" if fold(record.venue) != fold(values["venue"]) else None
@@ -91,12 +130,42 @@ def veto(cand: Candidate, record: PaperRecord, family: str) -> str | None:
             clash = "URL"
         if clash is not None:
             return f"same generic title, different {clash}"
-    return None
+    return versions.other_work(theirs, ours)
+
+
+def _resembles(other: dict[str, Any], record: PaperRecord, cand: Candidate) -> bool:
+    """True when ``record`` shares with ``other`` (a paper marked not-duplicate of
+    ``cand``) an identifier, URL or title that tells it from ``cand``."""
+    mine = {
+        "doi": record.doi,
+        "arxiv": record.arxiv,
+        "url": record.url,
+        "title_key": title_key(record.title) if record.title else None,
+    }
+    own = {**cand.values, "title_key": title_key(cand.title) if cand.title else None}
+    return any(other.get(n) and other[n] == mine[n] and other[n] != own.get(n) for n in mine)
+
+
+def _preprint_before(a: Version, b: Version) -> bool:
+    """True when one of two versions is a preprint dated up to
+    :data:`versions.PREPRINT_YEARS` years before the other (a published version)."""
+    if a.year is None or b.year is None:
+        return True
+    if a.preprint and not b.preprint:
+        return 0 <= b.year - a.year <= versions.PREPRINT_YEARS
+    if b.preprint and not a.preprint:
+        return 0 <= a.year - b.year <= versions.PREPRINT_YEARS
+    return False
 
 
 class Index:
     """Look-up of duplicate candidates by DOI, arXiv id, title key, abstract key and
     citation key (re-importing our own export of papers without a title)."""
+
+    def candidates(self) -> list[Candidate]:
+        """Every candidate indexed (each once)."""
+        tables = (self.key, self.doi, self.arxiv, self.title, self.abstract)
+        return list({id(c): c for t in tables for cs in t.values() for c in cs}.values())
 
     def __init__(self) -> None:
         self.key: dict[str, list[Candidate]] = defaultdict(list)
@@ -104,6 +173,8 @@ class Index:
         self.arxiv: dict[str, list[Candidate]] = defaultdict(list)
         self.title: dict[str, list[Candidate]] = defaultdict(list)
         self.abstract: dict[str, list[Candidate]] = defaultdict(list)
+        #: Look-alikes the last :meth:`match` vetoed, with the reason (for the report).
+        self.vetoed: list[tuple[Candidate, str]] = []
 
     def add(
         self,
@@ -145,14 +216,24 @@ class Index:
         generic title with different pages ...).
         """
         conflict = None
+        self.vetoed = []
         for ident, table, what in (
             (record.doi, self.doi, "same DOI"),
             (record.arxiv, self.arxiv, "same arXiv id"),
         ):
             for cand in table.get(ident or "", ()):
-                if dedupe.titles_conflict(record.title, cand.title) and not (
+                # A shared identifier is strong evidence, not proof (a source giving two
+                # papers one DOI): clearly different titles, or different first authors
+                # and pages, keep them apart.
+                differ = dedupe.titles_conflict(record.title, cand.title) and not (
                     record.title_provisional or cand.values.get("title_provisional")
-                ):
+                )
+                fields = cand.values.get("fields") or {}
+                differ = differ or (
+                    bool(family and cand.family and family != cand.family)
+                    and dedupe.pages_conflict(fields.get("pages"), record.fields.get("pages"))
+                )
+                if differ:
                     conflict = conflict or cand
                 else:
                     return cand, None, what
@@ -183,8 +264,11 @@ class Index:
                     and record.citekey.lower() != cand.key.lower()
                 ):
                     continue
-                if veto(cand, record, family) is None:
+                reason = veto(cand, record, family)
+                if reason is None:
                     return cand, None, "same title, author and year"
+                if isinstance(reason, versions.OtherWork):
+                    self.vetoed.append((cand, reason))
         return None, conflict, ""
 
 
@@ -193,18 +277,22 @@ def candidate_of(paper: Paper) -> Candidate:
     authors = tuple(person_record(pp.person) for pp in paper.people if pp.role == "author")
     editors = tuple(person_record(pp.person) for pp in paper.people if pp.role == "editor")
     family = next((pp.person.family_folded for pp in paper.people if pp.role == "author"), "")
-    return Candidate(
+    values = paper_values(paper)
+    cand = Candidate(
         paper.id,
         paper.citekey,
         paper.title,
         paper.year,
         family,
-        paper_values(paper),
+        values,
         {t.name_folded for t in paper.tags},
         batch_id=paper.batch_id,
         authors=authors,
         editors=editors,
     )
+    if Version.of_values(values).preprint:
+        cand.before = paper_snapshot(paper)
+    return cand
 
 
 def load_candidates(
@@ -511,6 +599,8 @@ class Pool:
                 continue
             seen.add(int(str(ident)))
             reason = veto(cand, record, family)
+            if reason is None and evidence.kind == "merge":
+                evidence = _version_evidence(cand, record, evidence)
             if reason is not None:
                 found.vetoed.append((cand, reason))
             elif evidence.kind == "merge" and found.merge is None:
@@ -518,6 +608,24 @@ class Pool:
             else:
                 found.candidates.append((cand, evidence))
         return found
+
+
+def _version_evidence(
+    cand: Candidate, record: PaperRecord, evidence: dedupe.Evidence
+) -> dedupe.Evidence:
+    """The evidence of a merge into a complete paper (a preprint meeting its published
+    version, perhaps retitled): the same authors in the same order (initials and a list
+    cut short allowed, ``versions.people_agree``) besides the abstract or title; without
+    them, a candidate only (``duplicates`` offers it). A provisional paper (from a list
+    of abstracts, no authors) keeps the evidence as it is."""
+    if cand.values.get("title_provisional") or cand.values.get("citekey_provisional"):
+        return evidence
+    if not versions.people_agree(cand.authors, record.authors):
+        return dedupe.Evidence("candidate", evidence.score, f"{evidence.text}, other authors")
+    ratio = fuzz.token_set_ratio(title_key(cand.title or ""), title_key(record.title or ""))
+    return dedupe.Evidence(
+        "merge", evidence.score, f"{evidence.text}, same authors, related title ({ratio:.0f}%)"
+    )
 
 
 def load_pool(session: Session, paper_ids: Sequence[int] | None = None) -> Pool:

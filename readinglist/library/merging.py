@@ -52,6 +52,13 @@ from readinglist.records import (
     Person,
 )
 from readinglist.text import title_key
+from readinglist.versions import USER_TITLE_FIELD, VERSION_FIELD, Version, complete_people
+
+#: Columns a published version replaces in a preprint (``MergePlan.supersede``),
+#: besides the title, entry type, people and fields; the old value goes to the history.
+SUPERSEDED: tuple[str, ...] = ("year", "month", "venue", "doi", "url", "abstract")
+#: Fields only a preprint has, dropped (kept in the history) when it is superseded.
+PREPRINT_FIELDS: tuple[str, ...] = ("howpublished", "copyright")
 
 #: ``fields`` name -> the column whose raw form it holds (inverse of COLUMN_FIELDS).
 _MIRRORS: dict[str, str] = {f: col for col, names in COLUMN_FIELDS.items() for f in names}
@@ -69,6 +76,9 @@ class MergePlan:
     filled: list[str] = field(default_factory=list)
     conflicts: list[tuple[str, Any]] = field(default_factory=list)
     real: bool = False
+    #: The paper is a preprint and the record its published version (``versions``): the
+    #: record's bibliographic data replaces the paper's, the old values go to the history.
+    supersede: bool = False
     #: Whether the paper's fields are LaTeX (it has a BibTeX source), from ``values``.
     target_latex: bool = True
 
@@ -115,6 +125,7 @@ def plan_merge(
         not p.is_others for p in record.authors
     )
     plan.real = bool(values.get("citekey_provisional")) and upgrading and better_key
+    plan.supersede = Version.of_values(values).preprint and Version.of_record(record).published
     taken: set[str] = set()
     _plan_title(values, record, plan, taken)
     incoming = record_values(record)
@@ -131,7 +142,9 @@ def plan_merge(
             if len(union) == len(_split(have)):
                 continue
             plan.values[name] = ", ".join(union)
-        elif upgrading and name in REPLACED_WHEN_PROVISIONAL:
+        elif (upgrading and name in REPLACED_WHEN_PROVISIONAL) or (
+            plan.supersede and name in SUPERSEDED
+        ):
             plan.values[name] = new
             plan.conflicts.append((name, have))
         else:
@@ -140,19 +153,13 @@ def plan_merge(
         plan.filled.append(name)
         taken.add(name)
     entry_type = str(values.get("entry_type") or "misc")
-    if record.entry_type not in ("", "misc", entry_type) and (entry_type == "misc" or upgrading):
+    if record.entry_type not in ("", "misc", entry_type) and (
+        entry_type == "misc" or upgrading or plan.supersede
+    ):
         plan.values["entry_type"] = record.entry_type
         plan.filled.append("entry_type")
     for role, have_people in (("authors", authors), ("editors", editors)):
-        new_people = tuple(getattr(record, role))
-        if not new_people:
-            continue
-        if not have_people:
-            plan.people[role] = new_people
-            plan.filled.append(role)
-            taken.add(role)
-        elif [person_key(p) for p in have_people] != [person_key(p) for p in new_people]:
-            plan.conflicts.append((role, [asdict(p) for p in new_people]))
+        _plan_people(role, tuple(have_people), tuple(getattr(record, role)), plan, taken)
     _plan_fields(dict(values.get("fields") or {}), record, plan, taken)
     return plan
 
@@ -181,6 +188,46 @@ def holds_latex(paper: Paper) -> bool:
         return False
     query = select(ImportBatch.format).where(ImportBatch.id == paper.batch_id)
     return bool(session.scalar(query) == "bibtex")
+
+
+def _plan_people(
+    role: str, have: tuple[Person, ...], new: tuple[Person, ...], plan: MergePlan, taken: set[str]
+) -> None:
+    """People: a role the paper lacks is filled; two lists of the same people
+    (``versions.complete_people``: initials, a list cut short with "and others") become
+    the fuller one; a published version's list replaces a preprint's; any other
+    difference is a conflict (the new list goes to the merge history)."""
+    if not new:
+        return
+    if not have:
+        plan.people[role] = new
+    else:
+        same = [person_key(p) for p in have] == [person_key(p) for p in new]
+        completed = None if same else complete_people(have, new)
+        if same or completed == have:
+            return
+        if completed is not None:
+            plan.people[role] = completed
+        elif plan.supersede:
+            plan.people[role] = new
+            plan.conflicts.append((role, [asdict(p) for p in have]))
+        else:
+            plan.conflicts.append((role, [asdict(p) for p in new]))
+            return
+    plan.filled.append(role)
+    taken.add(role)
+
+
+def unlink_people(session: Session, roles: Iterable[tuple[int, str]]) -> None:
+    """Remove the links of (paper id, role list name: ``authors``/``editors``) before a
+    plan's people (``MergePlan.people``, the whole list of that role) are linked."""
+    by_role: dict[str, list[int]] = {}
+    for paper_id, role in roles:
+        by_role.setdefault(role.removesuffix("s"), []).append(paper_id)
+    for role, ids in by_role.items():
+        session.execute(
+            delete(PaperPerson).where(PaperPerson.paper_id.in_(ids), PaperPerson.role == role)
+        )
 
 
 def is_echo(values: dict[str, Any], record: PaperRecord) -> bool:
@@ -236,6 +283,17 @@ def _plan_title(
         # "MuTual: a dataset for Multi-Turn dialogue Reasoning" stayed provisional).
         plan.values["title"] = record.title
         plan.values["title_provisional"] = False
+    elif (
+        plan.supersede
+        and not record.title_provisional
+        and not values.get("title_by_user")
+        and have != record.title
+    ):
+        # The published title replaces a preprint's (a camera-ready retitled, or Google
+        # Scholar's sentence case); a title the user set stays (``title_by_user``).
+        plan.values["title"] = record.title
+        plan.values["title_provisional"] = False
+        plan.conflicts.append(("title", _with_raw("title", have, values.get("fields"))))
     else:
         if not record.title_provisional and title_key(have) != title_key(record.title):
             plan.conflicts.append(("title", _with_raw("title", record.title, record.fields)))
@@ -272,14 +330,23 @@ def _plan_fields(
         if name not in have:
             new_fields[name] = value
             plan.filled.append(name)
+        elif have[name] != value and plan.supersede:
+            new_fields[name] = value
+            plan.filled.append(name)
+            plan.conflicts.append((name, have[name]))
         elif have[name] != value:
             plan.conflicts.append((name, value))
+    if plan.supersede:
+        for name in PREPRINT_FIELDS:
+            if name in new_fields and name not in record.fields:
+                plan.conflicts.append((name, new_fields.pop(name)))
     if new_fields != have:
         plan.values["fields"] = new_fields
 
 
 def paper_values(paper: Paper) -> dict[str, Any]:
-    """The values :func:`plan_merge` reads of a stored paper."""
+    """The values :func:`plan_merge` reads of a stored paper (without ``title_by_user``:
+    :func:`title_by_user` or ``matching.load_history`` adds it)."""
     values: dict[str, Any] = {name: getattr(paper, name) for name in FILLABLE}
     values["title_provisional"] = paper.title_provisional
     values["citekey_provisional"] = paper.citekey_provisional
@@ -287,6 +354,15 @@ def paper_values(paper: Paper) -> dict[str, Any]:
     values["fields"] = dict(paper.fields or {})
     values["latex_fields"] = holds_latex(paper)
     return values
+
+
+def title_by_user(session: Session, paper_id: int) -> bool:
+    """True when the merge history marks the paper's title as the user's
+    (``versions.USER_TITLE_FIELD``, written by ``title`` and ``edit``)."""
+    stmt = select(MergeConflict.id).where(
+        MergeConflict.paper_id == paper_id, MergeConflict.field == USER_TITLE_FIELD
+    )
+    return session.scalar(stmt.limit(1)) is not None
 
 
 def derived_values(values: dict[str, Any]) -> dict[str, Any]:
@@ -393,7 +469,9 @@ def _complete(session: Session, paper: Paper, record: PaperRecord, source: str) 
     record = normalize_record(record)
     authors = [person_record(pp.person) for pp in paper.people if pp.role == "author"]
     editors = [person_record(pp.person) for pp in paper.people if pp.role == "editor"]
-    plan = plan_merge(paper_values(paper), authors, editors, record)
+    values = paper_values(paper)
+    values["title_by_user"] = title_by_user(session, paper.id)
+    plan = plan_merge(values, authors, editors, record)
     for name, value in derived_values(plan.values).items():
         setattr(paper, name, value)
     if plan.values:
@@ -404,6 +482,7 @@ def _complete(session: Session, paper: Paper, record: PaperRecord, source: str) 
         people = PaperRecord(
             authors=plan.people.get("authors", ()), editors=plan.people.get("editors", ())
         )
+        unlink_people(session, [(paper.id, role) for role in plan.people])
         insert_people(session, [people], [paper.id])
         session.expire(paper, ["people"])
     write_conflicts(session, conflict_rows(paper.id, plan.conflicts, source))
@@ -428,7 +507,7 @@ def take_conflict(session: Session, paper: Paper, name: str) -> Any:
         .where(
             MergeConflict.paper_id == paper.id,
             MergeConflict.field == name,
-            MergeConflict.field != BEFORE_FIELD,
+            MergeConflict.field.not_in(HIDDEN_FIELDS),
         )
         .order_by(MergeConflict.id.desc())
     ).first()
@@ -504,7 +583,10 @@ def conflicts_of(session: Session, paper: Paper) -> list[tuple[str, Any, str]]:
     oldest first."""
     rows = session.scalars(
         select(MergeConflict)
-        .where(MergeConflict.paper_id == paper.id, MergeConflict.field != BEFORE_FIELD)
+        .where(
+            MergeConflict.paper_id == paper.id,
+            MergeConflict.field.not_in(HIDDEN_FIELDS),
+        )
         .order_by(MergeConflict.id)
     )
     return [(r.field, r.value.get("value"), r.source) for r in rows]
@@ -526,6 +608,8 @@ def are_not_duplicates(session: Session, a: int, b: int) -> bool:
 #: The merge-history field under which ``resolve`` keeps a paper as it was before a
 #: completion (never listed by ``merge --history`` nor taken by ``--take``).
 BEFORE_FIELD = "(before resolve)"
+#: Merge-history fields that hold no other value of a field (never listed nor taken).
+HIDDEN_FIELDS = (BEFORE_FIELD, VERSION_FIELD, USER_TITLE_FIELD)
 #: The ``papers`` columns a completion may change and an undo puts back.
 _SNAPSHOT_COLUMNS = (
     *(name for name in FILLABLE),
@@ -561,19 +645,29 @@ def _state_digest(session: Session, paper: Paper) -> str:
 
 
 def remember_before(
-    session: Session, paper: Paper, before: dict[str, Any], batch_id: int, source: str
+    session: Session,
+    paper: Paper,
+    before: dict[str, Any],
+    batch_id: int,
+    source: str,
+    *,
+    loaded: bool = False,
 ) -> None:
     """Keep ``before`` (:func:`paper_snapshot` taken before ``resolve`` completed
-    ``paper`` from ``source``) in the merge history under import batch ``batch_id``,
-    with the digest of the state the completion left."""
+    ``paper`` from ``source``, or before an import superseded it) in the merge history
+    under import batch ``batch_id``, with the digest of the state the change left.
+    ``loaded``: the paper was just read with its people (no flush, no reload; the
+    caller flushes)."""
     value = {"batch": batch_id, "source": source, "before": before}
-    value["after"] = _state_digest(session, paper)
+    value["after"] = json_digest(paper_snapshot(paper)) if loaded else _state_digest(session, paper)
     session.add(MergeConflict(paper_id=paper.id, field=BEFORE_FIELD, value=value, source=source))
-    session.flush()
+    if not loaded:
+        session.flush()
 
 
 def undo_completions(session: Session, batch_id: int) -> tuple[list[str], list[tuple[str, str]]]:
-    """Put back every paper ``resolve``'s import batch ``batch_id`` completed, as it was
+    """Put back every paper ``resolve``'s import batch ``batch_id`` completed (or an
+    import's published versions superseded: the preprint and the aliases it gained), as it was
     before (columns, people, key: the key it was given is dropped, the old one is its
     key again), and drop the merge history that completion wrote.
 
@@ -601,7 +695,12 @@ def undo_completions(session: Session, batch_id: int) -> tuple[list[str], list[t
             kept.append((paper.citekey, "changed since resolve"))
             continue
         key = paper.citekey
-        _restore(session, paper, mine[0].value["before"])
+        before = mine[0].value["before"]
+        _restore(session, paper, before)
+        for alias in before.get("added_aliases", ()):  # an import's superseding merge
+            session.execute(
+                delete(Alias).where(Alias.paper_id == paper_id, Alias.alias_folded == alias.lower())
+            )
         sources = {row.value.get("source") for row in mine}
         session.execute(
             delete(MergeConflict).where(

@@ -33,6 +33,7 @@ from readinglist.library.rows import insert_people, keywords_text, to_record
 from readinglist.library.search import refresh_search_text
 from readinglist.models import (
     Alias,
+    MergeConflict,
     Note,
     Paper,
     PaperPerson,
@@ -45,6 +46,7 @@ from readinglist.records import (
 )
 from readinglist.tables import utcnow
 from readinglist.text import title_key
+from readinglist.versions import USER_TITLE_FIELD
 
 
 def set_status(
@@ -115,10 +117,22 @@ def set_title(
             raise UsageError("a title cannot be empty")
     paper.title = title
     paper.title_provisional = provisional
+    if title is not None and not provisional:
+        mark_user_title(session, paper, title)
     paper.title_key = title_key(title) if title else None
     paper.updated_at = utcnow()
     session.flush()  # the search text follows (library.search)
     return old
+
+
+def mark_user_title(session: Session, paper: Paper, title: str | None) -> None:
+    """Note in the merge history that the user set ``paper``'s title
+    (``versions.USER_TITLE_FIELD``): a published version never replaces it."""
+    session.add(
+        MergeConflict(
+            paper_id=paper.id, field=USER_TITLE_FIELD, value={"value": title}, source="you"
+        )
+    )
 
 
 def update_paper(
@@ -155,6 +169,7 @@ def update_paper(
     if "title" in values:
         values["title_provisional"] = False
         values["title_key"] = title_key(after.title) if after.title else None
+        mark_user_title(session, paper, after.title)
     if "abstract" in values:
         values["abstract_key"] = dedupe.abstract_key(after.abstract)
     values["updated_at"] = utcnow()

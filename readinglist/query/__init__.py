@@ -53,7 +53,8 @@ Fields (case-insensitive names; values are folded as described per field):
 ``arxiv:``      an arXiv id or URL (normalized, version dropped; ``arxiv:2401.*``)
 ``has:``        ``abstract``, ``arxiv``, ``authors``, ``code``, ``doi``, ``notes``,
                 ``priority``, ``tags``, ``url``, ``venue``, ``year``
-``is:``         ``provisional`` (the title is still one an importer made up)
+``is:``         ``provisional`` (the title is still one an importer made up),
+                ``preprint`` (``versions.is_preprint``: no published version yet)
 =============== ==================================================================
 
 SQL: see :mod:`readinglist.query.compiler` (terms, two-valued logic, bound values) and

@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, exists, false, not_, or_, select, true
+from sqlalchemy import ColumnElement, Select, and_, exists, false, func, not_, or_, select, true
 
+from readinglist import versions
 from readinglist.query.fulltext import text_clause
 from readinglist.query.tree import (
     And,
@@ -294,9 +295,70 @@ class Builder:
         return and_(col.is_not(None), col != "")
 
     def _is(self, node: Is) -> ColumnElement[bool]:
+        if node.what == "preprint":
+            return preprint_clause()
         # ``= true`` (not ``IS 1``): SQLite uses a partial index only for a WHERE term
         # equal to the index's own (``title_provisional = 1``, migration 0002).
         return PAPERS.c.title_provisional == true()
+
+
+def _given(value: ColumnElement[Any]) -> ColumnElement[bool]:
+    return and_(value.is_not(None), value != "")
+
+
+def _field(name: str) -> ColumnElement[Any]:
+    value: ColumnElement[Any] = PAPERS.c.fields[name].as_string()
+    return value
+
+
+def _server(value: ColumnElement[Any]) -> ColumnElement[bool]:
+    """SQL of ``versions.is_preprint_venue`` (lower case; accents are not folded)."""
+    text = func.lower(func.trim(value))
+    return and_(
+        _given(value),
+        or_(
+            *(
+                or_(
+                    text == name,
+                    *(text.like(f"{name}{sep}%") for sep in versions.SERVER_SEPARATORS),
+                )
+                for name in versions.PREPRINT_SERVERS
+            )
+        ),
+    )
+
+
+def published_clause() -> ColumnElement[bool]:
+    """SQL of ``versions.is_published`` on ``papers`` (its rule, its constants)."""
+    kind = PAPERS.c.entry_type
+    book = and_(
+        kind.in_(sorted(versions.BOOK_TYPES)),
+        or_(*(and_(_given(_field(n)), ~_server(_field(n))) for n in versions.PUBLISHER_FIELDS)),
+    )
+    placed = and_(
+        _given(PAPERS.c.venue),
+        ~_server(PAPERS.c.venue),
+        kind.not_in(sorted(versions.UNPUBLISHED_TYPES)),
+        or_(
+            and_(_given(PAPERS.c.doi), ~PAPERS.c.doi.like(f"{versions.ARXIV_DOI_PREFIX}%")),
+            *(_given(_field(n)) for n in versions.PLACEMENT),
+        ),
+    )
+    return or_(book, placed)
+
+
+def preprint_clause() -> ColumnElement[bool]:
+    """SQL of ``versions.is_preprint`` on ``papers`` (``is:preprint``)."""
+    kind = PAPERS.c.entry_type
+    marked = or_(
+        _given(PAPERS.c.arxiv),
+        PAPERS.c.doi.like(f"{versions.ARXIV_DOI_PREFIX}%"),
+        _server(PAPERS.c.venue),
+        _server(_field("howpublished")),
+        and_(kind.in_(sorted(versions.PREPRINT_TYPES)), _server(_field("publisher"))),
+        and_(kind.in_(("misc", "unpublished")), _given(_field("eprint"))),
+    )
+    return and_(marked, func.coalesce(published_clause(), false()) == false())
 
 
 def to_clause(

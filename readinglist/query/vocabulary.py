@@ -24,7 +24,7 @@ FIELDS: dict[str, str] = {
     "doi": "DOI (any usual form; doi:10.1145/* for a prefix)",
     "arxiv": "arXiv id or URL (arxiv:2401.* for a prefix)",
     "has": "has:abstract|arxiv|authors|code|doi|notes|priority|tags|url|venue|year",
-    "is": "is:provisional (title made up by an importer)",
+    "is": "is:provisional (title made up by an importer), is:preprint (no published version yet)",
 }
 #: Values of ``priority:`` (``records.PRIORITY_LEVELS``: the levels and ``none``).
 PRIORITY_VALUES: tuple[str, ...] = PRIORITY_LEVELS
@@ -42,7 +42,7 @@ HAS_VALUES: tuple[str, ...] = (
     "venue",
     "year",
 )
-IS_VALUES: tuple[str, ...] = ("provisional",)
+IS_VALUES: tuple[str, ...] = ("provisional", "preprint")
 #: Upper limits that keep SQL expressions far below SQLite's expression depth (1000).
 MAX_TERMS = 200
 MAX_DEPTH = 32
