@@ -30,34 +30,84 @@ class AppContext:
     settings: Settings
     _engine: Engine | None = field(default=None, repr=False)
 
-    def engine(self, *, migrate: bool = True) -> Engine:
-        """Return the engine; on first use create or upgrade the schema (``migrate``)."""
+    def engine(self, *, migrate: bool = True, create: bool = True) -> Engine:
+        """Return the engine; on first use create (``create``) or upgrade the schema
+        (``migrate``). A read (``create=False``) of a missing or empty database raises
+        NoLibrary (exit 6) and creates nothing; a write that creates the library says so on
+        stderr (:mod:`readinglist.opening`)."""
         if self._engine is None:
-            from readinglist import db
+            from readinglist import db, opening
+            from readinglist.config import sqlite_path
 
+            path = sqlite_path(self.settings.database_url)
+            new_file = path is not None and opening.check_sqlite_file(path, create=create)
             engine = db.make_engine(self.settings.database_url)
             if migrate:
-                db.ensure_schema(engine)
+                try:
+                    created = opening.open_library(engine, self.where(), create=create)
+                except BaseException:
+                    engine.dispose()
+                    raise
+                if created or new_file:
+                    from readinglist import render
+
+                    render.info(f"created a new library at {self.where()}")
             self._engine = engine
         return self._engine
 
+    def where(self) -> str:
+        """The library as people name it: the SQLite file, or the server URL without password."""
+        from readinglist.config import sqlite_path
+
+        url = self.settings.database_url
+        path = sqlite_path(url)
+        if path is not None:
+            return str(path)
+        from sqlalchemy.engine import make_url
+
+        try:
+            return make_url(url).render_as_string(hide_password=True)
+        except Exception:
+            return url
+
     @contextmanager
     def session(self, *, write: bool = True) -> Iterator[Session]:
-        """Yield a Session in one transaction (committed on success, rolled back on error)."""
+        """Yield a Session in one transaction (committed on success, rolled back on error).
+        Only a write may create the library (:meth:`engine`)."""
         from readinglist import db
 
-        with db.session_scope(self.engine(), write=write) as session:
-            yield session
+        with self._named_errors(), db.session_scope(self.engine(create=write), write=write) as s:
+            yield s
 
     @contextmanager
     def connection(self, *, write: bool = True) -> Iterator[Connection]:
         """Yield a Core Connection in one transaction (:func:`readinglist.db.connection_scope`):
         for commands that run Core statements on ``readinglist.tables`` and so never
-        import the ORM (issue 17)."""
+        import the ORM (issue 17). Only a write may create the library (:meth:`engine`)."""
         from readinglist import db
 
-        with db.connection_scope(self.engine(), write=write) as connection:
+        engine = self.engine(create=write)
+        with self._named_errors(), db.connection_scope(engine, write=write) as connection:
             yield connection
+
+    @contextmanager
+    def _named_errors(self) -> Iterator[None]:
+        """Name the library in a refused write: SQLite's "attempt to write a readonly
+        database" and PostgreSQL's "read-only transaction" (SQLSTATE 25006) say neither the
+        file nor the database."""
+        from readinglist.errors import DatabaseError
+
+        try:
+            yield
+        except DatabaseError as err:
+            text = str(err)
+            if "readonly database" in text or "read-only transaction" in text:
+                raise DatabaseError(
+                    f"{self.where()}: the library is read-only ({text.removeprefix('database error: ')}); "
+                    "nothing was changed. Check the permissions of the file and its folder "
+                    "(or the database's default_transaction_read_only)"
+                ) from err
+            raise
 
     def close(self) -> None:
         """Dispose of the engine's connections."""

@@ -161,6 +161,13 @@ def _is_binary(data: bytes) -> bool:
     return control > len(sample) * 0.05
 
 
+def format_of_name(name: str) -> str | None:
+    """The input format a file name's extension stands for (``refs.bib`` -> ``bibtex``,
+    ``x.ris.gz`` -> ``ris``), or None for an extension no format reads."""
+    lowered = name.lower().removesuffix(".gz")
+    return next((fmt for ext, fmt in _EXTENSIONS.items() if lowered.endswith(ext)), None)
+
+
 def detect(name: str, text: str) -> str:
     """Pick the input format of a file from its name, then its content.
 
