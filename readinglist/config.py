@@ -96,11 +96,13 @@ class Settings:
     A plain class, not a dataclass (see the module docstring); compared by value.
     """
 
-    __slots__ = ("database_url", "editor")
+    __slots__ = ("database_url", "editor", "editor_chosen")
 
-    def __init__(self, database_url: str, editor: str) -> None:
+    def __init__(self, database_url: str, editor: str, *, editor_chosen: bool = True) -> None:
         self.database_url = database_url
         self.editor = editor
+        #: False when neither VISUAL nor EDITOR names one (``editor`` is then ``vi``).
+        self.editor_chosen = editor_chosen
 
     def __repr__(self) -> str:
         return f"Settings(database_url={self.database_url!r}, editor={self.editor!r})"
@@ -118,5 +120,5 @@ class Settings:
         """Build settings from the ``--db`` value (or None), the environment and defaults."""
         value = db or os.environ.get(ENV_DB)
         url = to_url(value) if value else to_url(str(default_database_path()))
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-        return cls(database_url=url, editor=editor)
+        chosen = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        return cls(database_url=url, editor=chosen or "vi", editor_chosen=bool(chosen))

@@ -69,6 +69,9 @@ def check_sqlite_file(path: Path, *, create: bool) -> bool:
     yet (a library will be created). Raises UsageError for an input-file name (see
     :func:`refuse_input_file`) and, when not ``create``, NoLibrary for a missing or empty
     file (nothing is created, not even its folder)."""
+    from readinglist import db
+
+    db._check_sqlite_path(path)  # a device, a folder, a 'file:' URI: refused first
     refuse_input_file(path)
     if not _is_empty_file(path):
         return False

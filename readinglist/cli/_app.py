@@ -44,7 +44,8 @@ class AppContext:
             engine = db.make_engine(self.settings.database_url)
             if migrate:
                 try:
-                    created = opening.open_library(engine, self.where(), create=create)
+                    with self._named_errors():
+                        created = opening.open_library(engine, self.where(), create=create)
                 except BaseException:
                     engine.dispose()
                     raise
@@ -101,12 +102,14 @@ class AppContext:
             yield
         except DatabaseError as err:
             text = str(err)
-            if "readonly database" in text or "read-only transaction" in text:
-                raise DatabaseError(
-                    f"{self.where()}: the library is read-only ({text.removeprefix('database error: ')}); "
-                    "nothing was changed. Check the permissions of the file and its folder "
-                    "(or the database's default_transaction_read_only)"
-                ) from err
+            for said in ("attempt to write a readonly database", "read-only transaction"):
+                if said in text:
+                    raise DatabaseError(
+                        f"{self.where()}: the library is read-only ({said}); nothing was "
+                        "changed. Check the permissions of the file and its folder (SQLite "
+                        "writes beside it even to read) or the database's "
+                        "default_transaction_read_only"
+                    ) from err
             raise
 
     def close(self) -> None:
@@ -151,15 +154,31 @@ def output_file_option(func: F) -> F:
 
 
 def edit_text(
-    app: AppContext, text: str, extension: str, *, require_save: bool = True
+    app: AppContext,
+    text: str,
+    extension: str,
+    *,
+    require_save: bool = True,
+    instead: str = "",
 ) -> str | None:
     """Open ``text`` in the user's editor ($VISUAL, $EDITOR, else vi); return the result.
 
     Returns None when the editor was closed without saving. Click runs the editor
     and raises ClickException (exit 1) when it cannot start it; an editor setting
-    the shell cannot parse (an unbalanced quote) is a UsageError (exit 2).
+    the shell cannot parse (an unbalanced quote) is a UsageError (exit 2). With no
+    terminal (stdin or stdout not a TTY) and no editor chosen, vi is not started into
+    a pipe: UsageError naming ``instead`` (the option that takes the text, ``-m``) and EDITOR.
     """
+    import sys
+
     from readinglist.errors import UsageError
+
+    if not app.settings.editor_chosen and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        other = f"give the text with {instead} or " if instead else ""
+        raise UsageError(
+            f"no editor to open: no terminal and neither VISUAL nor EDITOR is set; {other}"
+            "set EDITOR (e.g. EDITOR=nano); nothing was changed"
+        )
 
     try:
         result: str | None = click.edit(
