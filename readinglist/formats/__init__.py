@@ -187,6 +187,13 @@ def detect(name: str, text: str) -> str:
             if fmt == "abstracts":
                 break
             return fmt
+    return looks_like(text) or "abstracts"
+
+
+def looks_like(text: str) -> str | None:
+    """The format ``text``'s content shows, whatever its name says: JSON text -> csl-json,
+    a ``TY  -`` line -> ris, our export marker -> markdown, an ``@type{`` entry -> bibtex;
+    None when none shows (a list of abstracts has no mark of its own)."""
     head = text.lstrip()[:1]
     if head in ("[", "{"):
         return "csl-json"
@@ -196,7 +203,7 @@ def detect(name: str, text: str) -> str:
         return "markdown"
     if _BIBTEX_ENTRY.search(text[:200000]):
         return "bibtex"
-    return "abstracts"
+    return None
 
 
 def read(text: str, fmt: str, source: str, **options: Any) -> ParseResult:
