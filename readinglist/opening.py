@@ -81,12 +81,13 @@ def check_sqlite_file(path: Path, *, create: bool) -> bool:
     return True
 
 
-def open_library(engine: Engine, where: str, *, create: bool) -> bool:
+def open_library(engine: Engine, where: str, *, create: bool, migrate: bool = True) -> bool:
     """Make sure ``engine``'s database holds a library at the newest schema revision; return
     True when this created it. A library at the newest revision costs one connection, as
     :func:`readinglist.db.ensure_schema` does; anything else goes through it (upgrade,
-    refusal of a newer or foreign schema). Raises NoLibrary, creating nothing, when the
-    database holds no table and ``create`` is false; DatabaseError as ensure_schema does."""
+    refusal of a newer or foreign schema) unless ``migrate`` is false (``db check``: the
+    schema is looked at as it is). Raises NoLibrary, creating nothing, when the database
+    holds no table and ``create`` is false; DatabaseError as ensure_schema does."""
     from sqlalchemy import inspect
     from sqlalchemy.exc import DatabaseError as SQLAlchemyDatabaseError
 
@@ -102,5 +103,7 @@ def open_library(engine: Engine, where: str, *, create: bool) -> bool:
         return False
     if empty and not create:
         raise NoLibrary(NO_LIBRARY.format(where=where, why="the database holds no tables"))
+    if not migrate:
+        return False
     db.ensure_schema(engine)
     return empty

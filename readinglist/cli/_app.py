@@ -42,14 +42,16 @@ class AppContext:
             path = sqlite_path(self.settings.database_url)
             new_file = path is not None and opening.check_sqlite_file(path, create=create)
             engine = db.make_engine(self.settings.database_url)
-            if migrate:
+            if migrate or not create:
                 try:
                     with self._named_errors():
-                        created = opening.open_library(engine, self.where(), create=create)
+                        created = opening.open_library(
+                            engine, self.where(), create=create, migrate=migrate
+                        )
                 except BaseException:
                     engine.dispose()
                     raise
-                if created or new_file:
+                if created or (new_file and migrate):
                     from readinglist import render
 
                     render.info(f"created a new library at {self.where()}")
@@ -96,12 +98,14 @@ class AppContext:
         """Name the library in a refused write: SQLite's "attempt to write a readonly
         database" and PostgreSQL's "read-only transaction" (SQLSTATE 25006) say neither the
         file nor the database."""
+        from sqlalchemy.exc import DBAPIError
+
         from readinglist.errors import DatabaseError
 
         try:
             yield
-        except DatabaseError as err:
-            text = str(err)
+        except (DatabaseError, DBAPIError) as err:
+            text = str(err.orig if isinstance(err, DBAPIError) else err)
             for said in ("attempt to write a readonly database", "read-only transaction"):
                 if said in text:
                     raise DatabaseError(

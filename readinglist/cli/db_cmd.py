@@ -58,15 +58,15 @@ def current_command(app: AppContext) -> None:
     Examples:
         readinglist db current
     """
-    from readinglist import db, render
+    from readinglist import db, opening, render
 
     with app.engine(migrate=False, create=False).connect() as conn:
         revision = db.current_revision(conn)
-    if revision is None:
-        render.echo("none (empty database)")
-    else:
-        state = "head" if revision == db.HEAD else f"head is {db.HEAD}"
-        render.echo(f"{revision} ({state})")
+    if revision is None:  # a database with no library: said as every read says it
+        why = "the database holds no readinglist schema"
+        raise opening.NoLibrary(opening.NO_LIBRARY.format(where=app.where(), why=why))
+    state = "head" if revision == db.HEAD else f"head is {db.HEAD}"
+    render.echo(f"{revision} ({state})")
 
 
 @db_group.command("history")
