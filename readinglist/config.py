@@ -59,8 +59,8 @@ def to_url(value: str) -> str:
 
     A value containing ``://`` is taken as a URL (``postgresql+psycopg://...``;
     ``postgresql://`` and ``postgres://`` are mapped to the psycopg 3 driver);
-    anything else is a path to an SQLite file, made absolute. Raises UsageError for
-    a path holding ``?``: an SQLAlchemy URL reads the rest as options (``lib?x=1``
+    anything else is a path to an SQLite file, ``~`` expanded, made absolute. Raises
+    UsageError for a ``~user`` of no user, and for a path holding ``?``: an SQLAlchemy URL reads the rest as options (``lib?x=1``
     would open ``lib``), and SQLAlchemy does not unquote ``%3F`` in a database path.
     """
     if "://" in value:
@@ -68,7 +68,13 @@ def to_url(value: str) -> str:
         if scheme in ("postgresql", "postgres"):
             return f"postgresql+psycopg://{rest}"
         return value
-    path = os.path.realpath(os.path.expanduser(value))
+    expanded = os.path.expanduser(value)
+    if expanded.startswith("~"):  # ~name of no user: never a folder named "~name" here
+        from readinglist.errors import UsageError
+
+        user = expanded.split("/", 1)[0]
+        raise UsageError(f"--db {value}: no user {user[1:]!r} to expand {user!r} for")
+    path = os.path.realpath(expanded)
     if "?" in path:
         from readinglist.errors import UsageError
 

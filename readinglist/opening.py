@@ -53,15 +53,20 @@ def refuse_input_file(path: Path) -> None:
     )
 
 
+def _size(path: Path) -> int | None:
+    """The size of ``path``; None when it does not exist. Raises DatabaseError (exit 6)
+    naming it when the system cannot look (a name too long, a folder not searchable)."""
+    try:
+        return path.stat().st_size
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise DatabaseError(f"{path}: {exc.strerror or exc}") from None
+
+
 def _is_empty_file(path: Path) -> bool:
     """True when ``path`` and its write-ahead log hold no byte (or do not exist)."""
-    sizes = []
-    for candidate in (path, path.with_name(path.name + "-wal")):
-        try:
-            sizes.append(candidate.stat().st_size)
-        except OSError:
-            sizes.append(0)
-    return not any(sizes)
+    return not any(_size(p) for p in (path, path.with_name(path.name + "-wal")))
 
 
 def check_sqlite_file(path: Path, *, create: bool) -> bool:
@@ -76,7 +81,7 @@ def check_sqlite_file(path: Path, *, create: bool) -> bool:
     if not _is_empty_file(path):
         return False
     if not create:
-        why = "the file is empty" if path.exists() else "no such file"
+        why = "no such file" if _size(path) is None else "the file is empty"
         raise NoLibrary(NO_LIBRARY.format(where=path, why=why))
     return True
 

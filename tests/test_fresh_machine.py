@@ -485,3 +485,51 @@ def test_leftovers_of_ended_runs_are_swept_and_live_ones_kept() -> None:
         ).scalar()
     admin.dispose()
     assert left == 0
+
+
+# --- the hostile-input classes on this turn's surface: --db resolution, import --verbose ---
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "/dev/null",
+        "{tmp}",
+        "file:{tmp}/x.db",
+        "{tmp}/what?x=1.db",
+        "{tmp}/b\udcff.db",
+        "~no_such_user_rl/x.db",
+        "{tmp}/" + "x" * 300 + ".db",
+        "{tmp}/fifo.db",
+        "{tmp}/refs.BIB",
+    ],
+    ids=["device", "folder", "uri", "query", "not-utf8", "tilde-user", "long", "fifo", "upper"],
+)
+@pytest.mark.parametrize("args", [["list"], ["import", "-"], ["note", "add", "k0"]])
+def test_hostile_db_values_are_one_line_and_create_nothing(
+    tmp_path: Path, value: str, args: list[str]
+) -> None:
+    os.mkfifo(tmp_path / "fifo.db")
+    before = sorted(tmp_path.iterdir())
+    result = run("--db", value.format(tmp=tmp_path), *args, input=bib(1), env={"EDITOR": None})
+    assert "Traceback" not in result.stderr
+    assert not Path("~no_such_user_rl").exists()
+    if result.exit_code == 0:  # a strange but possible file name: a write may create it
+        assert args == ["import", "-"]
+        assert result.stderr.startswith("created a new library at ")
+        return
+    assert result.exit_code in (2, 6), result.output
+    assert result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert result.stderr.startswith("Error: ")
+    assert sorted(tmp_path.iterdir()) == before
+
+
+def test_import_verbose_with_hostile_input(invoke: Callable[..., Result], tmp_path: Path) -> None:
+    weird = tmp_path / "weird.bib"
+    weird.write_text(bib(3) + bib(3, "\x1b[31mRed\x07 Press"), encoding="utf-8")
+    result = invoke("import", "--verbose", str(weird))
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.stderr
+    assert "\x07" not in result.stderr
+    assert "Traceback" not in result.output
