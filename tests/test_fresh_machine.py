@@ -39,6 +39,13 @@ READS = [
     ["db", "current"],
     ["db", "check"],
     ["topics"],
+    # writes to papers that must exist first: no library is made for them either
+    ["mark", "read", "k1"],
+    ["tag", "add", "x", "k1"],
+    ["note", "add", "k1", "-m", "text"],
+    ["title", "k1", "A title"],
+    ["rm", "--yes", "k1"],
+    ["import", "--undo", "1"],
 ]
 ENTRY = "@article{{k{i}, title={{A Study of Topic {i} in Depth}}, author={{Doe{i}, Jane}}, year={{{y}}}, journal={{J}}, publisher={{{p}}}}}\n"
 

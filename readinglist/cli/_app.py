@@ -74,22 +74,24 @@ class AppContext:
             return url
 
     @contextmanager
-    def session(self, *, write: bool = True) -> Iterator[Session]:
+    def session(self, *, write: bool = True, create: bool = False) -> Iterator[Session]:
         """Yield a Session in one transaction (committed on success, rolled back on error).
-        Only a write may create the library (:meth:`engine`)."""
+        Only a command that adds papers (``create``: import, add) may create the library
+        (:meth:`engine`); any other says there is none."""
         from readinglist import db
 
-        with self._named_errors(), db.session_scope(self.engine(create=write), write=write) as s:
-            yield s
+        engine = self.engine(create=create and write)
+        with self._named_errors(), db.session_scope(engine, write=write) as session:
+            yield session
 
     @contextmanager
     def connection(self, *, write: bool = True) -> Iterator[Connection]:
         """Yield a Core Connection in one transaction (:func:`readinglist.db.connection_scope`):
         for commands that run Core statements on ``readinglist.tables`` and so never
-        import the ORM (issue 17). Only a write may create the library (:meth:`engine`)."""
+        import the ORM (issue 17). It never creates the library (:meth:`engine`)."""
         from readinglist import db
 
-        engine = self.engine(create=write)
+        engine = self.engine(create=False)
         with self._named_errors(), db.connection_scope(engine, write=write) as connection:
             yield connection
 

@@ -130,7 +130,7 @@ def add_command(
         url=url.strip() if url and url.strip() else None,
         abstract=abstract.strip() if abstract and abstract.strip() else None,
     )
-    with app.session() as session:
+    with app.session(create=True) as session:
         report = library.import_records(
             session, [record], source="<add>", fmt="manual", tags=clean_tags
         )

@@ -122,7 +122,7 @@ def import_command(
 
     inputs = importing.open_inputs(paths, fmt)
     try:
-        with app.session() as session:
+        with app.session(create=True) as session:
             options = importing.ImportOptions(tags, not no_merge, venue, year, keywords_as_tags)
             run = importing.import_inputs(session, inputs, options, progress_bar)
             _refuse_under_strict(run, strict)
