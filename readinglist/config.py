@@ -59,8 +59,8 @@ def to_url(value: str) -> str:
 
     A value containing ``://`` is taken as a URL (``postgresql+psycopg://...``;
     ``postgresql://`` and ``postgres://`` are mapped to the psycopg 3 driver);
-    anything else is a path to an SQLite file, made absolute. Raises UsageError for
-    a path holding ``?``: an SQLAlchemy URL reads the rest as options (``lib?x=1``
+    anything else is a path to an SQLite file, ``~`` expanded, made absolute. Raises
+    UsageError for a ``~user`` of no user, and for a path holding ``?``: an SQLAlchemy URL reads the rest as options (``lib?x=1``
     would open ``lib``), and SQLAlchemy does not unquote ``%3F`` in a database path.
     """
     if "://" in value:
@@ -68,7 +68,13 @@ def to_url(value: str) -> str:
         if scheme in ("postgresql", "postgres"):
             return f"postgresql+psycopg://{rest}"
         return value
-    path = os.path.realpath(os.path.expanduser(value))
+    expanded = os.path.expanduser(value)
+    if expanded.startswith("~"):  # ~name of no user: never a folder named "~name" here
+        from readinglist.errors import UsageError
+
+        user = expanded.split("/", 1)[0]
+        raise UsageError(f"--db {value}: no user {user[1:]!r} to expand {user!r} for")
+    path = os.path.realpath(expanded)
     if "?" in path:
         from readinglist.errors import UsageError
 
@@ -96,11 +102,13 @@ class Settings:
     A plain class, not a dataclass (see the module docstring); compared by value.
     """
 
-    __slots__ = ("database_url", "editor")
+    __slots__ = ("database_url", "editor", "editor_chosen")
 
-    def __init__(self, database_url: str, editor: str) -> None:
+    def __init__(self, database_url: str, editor: str, *, editor_chosen: bool = True) -> None:
         self.database_url = database_url
         self.editor = editor
+        #: False when neither VISUAL nor EDITOR names one (``editor`` is then ``vi``).
+        self.editor_chosen = editor_chosen
 
     def __repr__(self) -> str:
         return f"Settings(database_url={self.database_url!r}, editor={self.editor!r})"
@@ -118,5 +126,5 @@ class Settings:
         """Build settings from the ``--db`` value (or None), the environment and defaults."""
         value = db or os.environ.get(ENV_DB)
         url = to_url(value) if value else to_url(str(default_database_path()))
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-        return cls(database_url=url, editor=editor)
+        chosen = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        return cls(database_url=url, editor=chosen or "vi", editor_chosen=bool(chosen))

@@ -23,11 +23,23 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from helpers import EXAMPLES, shared_data
+from helpers import EXAMPLES, require_tools, shared_data
 
-# Caches (online answers, ranking matrices of PostgreSQL libraries) of the test run go to
-# one temporary folder, never the user's cache directory.
-os.environ.setdefault("READINGLIST_CACHE", tempfile.mkdtemp(prefix="readinglist-test-cache-"))
+#: Every folder and PostgreSQL database the test run makes is named ``rltest<sep><pid>...``
+#: after the pytest process that made it (each xdist worker its own), a prefix nothing else
+#: uses. At the start of a run :func:`sweep_leftovers` removes those of processes that no
+#: longer run (an interrupted or killed run); at its end each process removes its own.
+RUN_PREFIX = "rltest"
+RUN_PID = os.getpid()
+#: This process's temporary folder: the caches of the run (online answers, ranking
+#: matrices) and, through TMPDIR, the temporary files of the programs tests run (biber's
+#: ``biber_tmp_*`` folders). Removed at the end of the run.
+#: (xdist workers inherit the TMPDIR set below: the system temp folder is kept aside first.)
+SYSTEM_TMP = Path(os.environ.setdefault("RLTEST_SYSTEM_TMP", tempfile.gettempdir()))
+RUN_TMP = SYSTEM_TMP / f"{RUN_PREFIX}-{RUN_PID}-tmp"
+RUN_TMP.mkdir(exist_ok=True)
+os.environ.setdefault("READINGLIST_CACHE", str(RUN_TMP / "cache"))
+os.environ["TMPDIR"] = str(RUN_TMP)
 
 PG_ADMIN_URL = os.environ.get(
     "READINGLIST_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
@@ -39,7 +51,100 @@ HERE = Path(__file__).resolve().parent
 #: last commits, which no test does. It makes a commit 2-3 times faster on this machine.
 FAST_COMMITS = 'ALTER DATABASE "{name}" SET synchronous_commit = off'
 
-__all__ = ["FAST_COMMITS", "PG_ADMIN_URL", "make_database", "shared_data"]
+__all__ = ["FAST_COMMITS", "PG_ADMIN_URL", "make_database", "run_name", "shared_data"]
+
+
+def run_name(kind: str) -> str:
+    """A new PostgreSQL database name of this test process: ``rltest_<pid>_<kind>_<hex>``."""
+    return f"{RUN_PREFIX}_{RUN_PID}_{kind}_{uuid.uuid4().hex[:10]}"
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _leftover(name: str, separator: str) -> bool:
+    """True for a name of :data:`RUN_PREFIX` made by a process that no longer runs."""
+    head, _, rest = name.partition(separator)
+    pid = rest.partition(separator)[0]
+    return head == RUN_PREFIX and pid.isdigit() and not _process_alive(int(pid))
+
+
+def sweep_leftovers() -> list[str]:
+    """Remove the temporary folders and PostgreSQL databases of earlier test processes that
+    ended without cleaning up (interrupted, killed); return their names. Touches only names
+    of :data:`RUN_PREFIX` whose process is gone, so concurrent test runs keep theirs."""
+    import shutil
+
+    removed = []
+    for folder in SYSTEM_TMP.glob(f"{RUN_PREFIX}-*"):
+        if _leftover(folder.name, "-"):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder.name)
+    try:
+        admin = _pg_admin()
+        with admin.connect() as conn:
+            names = (
+                conn.exec_driver_sql(
+                    "SELECT datname FROM pg_database WHERE datname LIKE %(p)s",
+                    {"p": f"{RUN_PREFIX}\\_%"},
+                )
+                .scalars()
+                .all()
+            )
+            for name in names:
+                if _leftover(name, "_"):
+                    conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+                    removed.append(name)
+        admin.dispose()
+    except Exception:  # no server: nothing of ours can be on it
+        pass
+    return removed
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Sweep the leftovers of interrupted earlier runs (see :func:`sweep_leftovers`)."""
+    sweep_leftovers()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove this process's temporary folder (:data:`RUN_TMP`) at the end of the run."""
+    import shutil
+
+    shutil.rmtree(RUN_TMP, ignore_errors=True)
+
+
+#: Parts of test ids known to take minutes (real biber on thousands of entries): run first.
+LONGEST = ("cdl-bibliography", "acl-anthology", "beebe-fisheries", "acl-2020")
+
+
+def _weight(item: pytest.Item) -> int:
+    """How early ``item`` should start: the longest known first, then ``slow``, then the
+    tests that run real programs (``tools``), then the rest."""
+    if any(part in item.nodeid for part in LONGEST):
+        return 0
+    if item.get_closest_marker("slow") is not None:
+        return 1
+    return 2 if item.get_closest_marker("tools") is not None else 3
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Start the longest tests first (a stable sort, the same in every xdist worker): with
+    ``--dist load`` they are spread over the workers at once instead of one of them ending
+    the run alone on a test that started last."""
+    items.sort(key=_weight)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test marked ``tools(NAME...)`` fails with one line when a program it runs is missing."""
+    for mark in item.iter_markers("tools"):
+        require_tools(*mark.args)
 
 
 def _pg_admin() -> Any:
@@ -60,7 +165,7 @@ def pg_template() -> Iterator[str]:
 
     from readinglist import db
 
-    name = f"rl_tpl_{uuid.uuid4().hex[:10]}"
+    name = run_name("tpl")
     admin = _pg_admin()
     try:
         with admin.connect() as conn:
@@ -163,7 +268,7 @@ class PgDatabases:
         return list(tables), str(shape)
 
     def _clone(self) -> str:
-        name = f"rl_t_{uuid.uuid4().hex[:12]}"
+        name = run_name("t")
         with self.admin.connect() as conn:
             conn.exec_driver_sql(f'CREATE DATABASE "{name}" TEMPLATE "{self.template}"')
             conn.exec_driver_sql(FAST_COMMITS.format(name=name))

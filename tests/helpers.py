@@ -5,13 +5,16 @@ Data files: :func:`shared_data` finds a file of ``../shared/data``, or the copy 
 :func:`assert_golden` compares a text with ``tests/golden/<name>`` byte for byte
 (``READINGLIST_UPDATE_GOLDEN=1`` rewrites it). Databases: :func:`seed` imports records,
 :func:`sql_value` / :func:`sql_values` read raw SQL, :func:`search_text` reads a paper's
-stored search text, :func:`show` runs ``show KEY --json``.
+stored search text, :func:`show` runs ``show KEY --json``. Programs: :func:`require_tools`
+fails a test (one line) when a program or LaTeX package it runs is missing.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -38,6 +41,49 @@ def shared_data(name: str) -> Path:
         if path.exists():
             return path
     pytest.skip(f"{SHARED / name} is not available")
+
+
+#: What each tool name of :func:`require_tools` needs: programs on PATH, and the LaTeX
+#: packages biber's tests load (biblatex needs etoolbox; without it biber says "Cannot find
+#: 'doc.bcf'"). tests/setup-tools.sh installs them all.
+TOOL_NEEDS: dict[str, tuple[str, ...]] = {
+    "bibtex": ("bibtex",),
+    "biber": ("biber", "pdflatex", "biblatex.sty", "etoolbox.sty"),
+    "pdflatex": ("pdflatex",),
+    "pandoc": ("pandoc",),
+}
+
+
+def _present(need: str) -> bool:
+    if not need.endswith(".sty"):
+        return shutil.which(need) is not None
+    if shutil.which("kpsewhich") is None:
+        return False
+    found = subprocess.run(["kpsewhich", need], capture_output=True, text=True, check=False)
+    return bool(found.stdout.strip())
+
+
+_PRESENT: dict[str, bool] = {}
+
+
+def missing_tools(*tools: str) -> list[str]:
+    """The programs and LaTeX packages of ``tools`` (names of :data:`TOOL_NEEDS`) not installed."""
+    needs = [need for tool in tools for need in TOOL_NEEDS.get(tool, (tool,))]
+    for need in needs:
+        if need not in _PRESENT:
+            _PRESENT[need] = _present(need)
+    return [need for need in dict.fromkeys(needs) if not _PRESENT[need]]
+
+
+def require_tools(*tools: str) -> None:
+    """Fail the calling test with one line naming what is missing of ``tools``: a test that
+    needs a real program never skips silently (run ``sh tests/setup-tools.sh``)."""
+    absent = missing_tools(*tools)
+    if absent:
+        pytest.fail(
+            f"needs {', '.join(absent)}, not installed (run: sh tests/setup-tools.sh)",
+            pytrace=False,
+        )
 
 
 def shared_text(name: str) -> str:

@@ -21,13 +21,12 @@ import os
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import FAST_COMMITS, PG_ADMIN_URL
+from conftest import FAST_COMMITS, PG_ADMIN_URL, run_name
 from sqlalchemy import func, select, text
 from workers import first_use_worker, library_worker, run_workers
 
@@ -104,7 +103,7 @@ def new_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator
     from sqlalchemy.exc import OperationalError
 
     admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    name = f"rl_new_{uuid.uuid4().hex[:12]}"
+    name = run_name("new")
     try:
         with admin.connect() as conn:
             conn.exec_driver_sql(f'CREATE DATABASE "{name}"')

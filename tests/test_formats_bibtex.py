@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import re
-import shutil
 import string
 import subprocess
 from pathlib import Path
@@ -1052,7 +1051,7 @@ def _pmlr_regenerated(dialect: bibtex.Dialect, limit: int | None = None) -> tupl
     return bibtex.write(records, dialect=dialect, keywords=True), len(records)
 
 
-@pytest.mark.skipif(shutil.which("bibtex") is None, reason="bibtex not installed")
+@pytest.mark.tools("bibtex")
 def test_bibtex_processes_export_with_plain_bst(tmp_path: Path) -> None:
     text, count = _pmlr_regenerated("bibtex")
     assert text.isascii()
@@ -1069,7 +1068,7 @@ def test_bibtex_processes_export_with_plain_bst(tmp_path: Path) -> None:
     assert bbl.count("\\bibitem{") == count
 
 
-@pytest.mark.skipif(shutil.which("biber") is None, reason="biber not installed")
+@pytest.mark.tools("biber")
 def test_biber_reads_biblatex_export(tmp_path: Path) -> None:
     text, count = _pmlr_regenerated("biblatex", limit=80)  # biber starts slowly
     (tmp_path / "export.bib").write_text(text, encoding="utf-8")

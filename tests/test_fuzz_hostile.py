@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -238,10 +237,7 @@ def test_hostile_values_through_every_importer(fmt: str, paper: dict[str, str]) 
             _round_trip(folder, db, out, abstracts=fmt != "bibtex")
 
 
-@pytest.mark.skipif(
-    shutil.which("bibtex") is None or shutil.which("pdflatex") is None,
-    reason="needs bibtex and pdflatex",
-)
+@pytest.mark.tools("bibtex", "pdflatex")
 @settings(FUZZ, max_examples=2 * SCALE)
 @given(paper=_paper, fmt=st.sampled_from(["ris", "csl-json", "abstracts"]))
 def test_hostile_exports_compile_without_running_anything(paper: dict[str, str], fmt: str) -> None:

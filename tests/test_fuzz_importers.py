@@ -529,7 +529,8 @@ BINARY_MESSAGE = (
         (
             "ris-as-bib.bib",
             b"TY  - JOUR\nTI  - A title\nER  - \n",
-            "no papers found (read as bibtex)",
+            "no papers found (read as bibtex; its content looks like ris: import it with "
+            "--format ris)",
         ),
     ],
     ids=lambda v: v if isinstance(v, str) and "." in v else "",
@@ -566,8 +567,16 @@ def test_wrong_format_names_file_and_line_and_writes_nothing(
     path.write_text("@article{k,\n  title = {T},\n}\n", encoding="utf-8")
     result = invoke("import", str(path), "--strict")
     assert result.exit_code == 5
+    assert result.stderr == (  # one line with the format it looks like, not one per entry
+        f"Error: {path}: no papers found (read as csl-json; its content looks like bibtex: "
+        "import it with --format bibtex)\n"
+    )
+    assert count_papers(db_url) == 0
+    path.write_text("[{oops\n", encoding="utf-8")  # JSON that is broken: its line is named
+    result = invoke("import", str(path), "--strict")
     lines = result.stderr.splitlines()
-    assert lines[0] == f"{path}:1: invalid JSON: Expecting value (column 1): rejected"
+    assert lines[0].startswith(f"{path}:1: invalid JSON: ")
+    assert lines[0].endswith(": rejected")
     assert lines[-1] == "Error: 1 entry rejected; nothing imported (--strict)"
     assert lines[-2] == (
         f"{path} (csl-json), not written: 0 added, 0 merged, 0 already present, 1 rejected"

@@ -31,13 +31,15 @@ def run_installed(
 def test_db_path_under_a_file_is_one_line_exit_6(tmp_path: Path) -> None:
     (tmp_path / "refs.bib").write_text("x\n")
     target = tmp_path / "refs.bib" / "lib.db"
-    result = CliRunner().invoke(cli, ["--db", str(target), "list"])
+    result = CliRunner().invoke(cli, ["--db", str(target), "add", "--title", "A paper"])
     assert result.exit_code == 6
     assert result.stderr == f"Error: cannot create the folder of {target}: File exists\n"
+    read = CliRunner().invoke(cli, ["--db", str(target), "list"])  # a read creates nothing
+    assert read.stderr.startswith(f"Error: no library at {target} (no such file)")
 
 
 def test_db_path_in_an_impossible_folder_is_one_line_exit_6() -> None:
-    result = CliRunner().invoke(cli, ["--db", "/proc/nope/x.db", "list"])
+    result = CliRunner().invoke(cli, ["--db", "/proc/nope/x.db", "add", "--title", "A paper"])
     assert result.exit_code == 6
     assert result.stderr == (
         "Error: cannot create the folder of /proc/nope/x.db: No such file or directory\n"
@@ -73,6 +75,8 @@ def test_full_stdout_is_one_line_exit_1(
 
 def test_main_keeps_exit_codes(tmp_path: Path) -> None:
     db = str(tmp_path / "lib.db")
+    assert run_installed("--db", db, "show", "nokey").returncode == 6  # no library yet
+    assert run_installed("--db", db, "add", "--title", "A paper").returncode == 0
     assert run_installed("--db", db, "show", "nokey").returncode == 3
     usage = run_installed("nope")
     assert usage.returncode == 2

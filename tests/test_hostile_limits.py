@@ -113,7 +113,7 @@ def test_undo_removes_papers_merged_with_later_duplicates_of_the_same_file(
         "@article{again, title={A study of things}, doi={10.1000/abc}, year={2020},\n"
         "  abstract={The abstract the first entry lacked.}, keywords={late}}\n"
     )
-    result = invoke("import", str(bib))
+    result = invoke("import", "--verbose", str(bib))
     assert result.exit_code == 0, result.stderr
     assert "merged into first (same DOI): abstract, keywords" in result.stderr
     batch = invoke("import", "--list-batches", "--json")

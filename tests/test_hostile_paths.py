@@ -254,5 +254,6 @@ def test_a_value_line_starting_with_at_stays_inside_its_entry(invoke, tmp_path: 
     again = CliRunner().invoke(cli, ["--db", str(tmp_path / "again.db"), "import", str(out)])
     assert (again.exit_code, again.stderr) == (
         0,
+        f"created a new library at {tmp_path / 'again.db'}\n"
         f"{out} (bibtex): 1 added, 0 merged, 0 already present, 0 rejected\n",
     )

@@ -5,7 +5,6 @@ SQLite and PostgreSQL; biblatex ``ids``; the ICML 2015 story through real ``bibt
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -346,7 +345,7 @@ def export_renamed_paper(invoke: Any, tmp_path: Path) -> Path:
     return refs
 
 
-@pytest.mark.skipif(shutil.which("biber") is None, reason="biber not installed")
+@pytest.mark.tools("biber")
 def test_biber_takes_the_ids_of_the_biblatex_export(invoke, tmp_path: Path) -> None:
     """biber's own reading of the export (``--tool``): the old key is the entry's alias
     (biber warns when an alias clashes with another entry's)."""
@@ -410,7 +409,7 @@ def control_file(bib: str, cited: list[str]) -> str:
     )
 
 
-@pytest.mark.skipif(shutil.which("biber") is None, reason="biber not installed")
+@pytest.mark.tools("biber")
 @pytest.mark.parametrize("dialect", ["biblatex", "bibtex"])
 def test_biber_resolves_a_cite_of_an_old_key(invoke, tmp_path: Path, dialect: str) -> None:
     """``\\cite{smith2020deep}`` after ``rekey smith2020deep smith2020nets``: biber finds
@@ -448,7 +447,7 @@ def triage_ten_by_cli(invoke: Any) -> None:
     assert invoke("note", "add", keys[0], "-m", "read the appendix").exit_code == 0
 
 
-@pytest.mark.skipif(shutil.which("bibtex") is None, reason="bibtex not installed")
+@pytest.mark.tools("bibtex")
 def test_icml2015_story_exports_bibtex_that_bibtex_accepts(sqlite_url: str, tmp_path: Path) -> None:
     """The abstracts list, ten triaged, the proceedings imported, ``export bibtex
     --strict``: the real ``bibtex`` on a document citing all 270 keys warns of no empty

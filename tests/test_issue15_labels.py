@@ -13,12 +13,12 @@
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import require_tools
 
 HERE = Path(__file__).parent
 
@@ -85,8 +85,7 @@ def test_bibtex_exports_leave_labels_and_mined_names_out(
     assert "Mon, 1 Jan" not in text  # an arXiv mail's Date: is no biblatex date
     assert "IFPO" not in re.findall(r"keywords = \{([^}]*)\}", text)[0]
     assert re.findall(r"keywords = \{([^}]*)\}", text) == ["safety, alignment"]
-    if shutil.which("biber") is None:
-        return
+    require_tools("biber")
     run = subprocess.run(
         ["biber", "--tool", "--validate-datamodel", f"--output-file={out}.out", str(out)],
         capture_output=True,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -12,10 +11,7 @@ import pytest
 from readinglist.formats import bibtex
 from readinglist.records import PaperRecord, Person
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("bibtex") is None or shutil.which("pdflatex") is None,
-    reason="needs bibtex and pdflatex",
-)
+pytestmark = pytest.mark.tools("bibtex", "pdflatex")
 
 
 def _compile(folder: Path) -> None:
@@ -144,7 +140,7 @@ def test_a_file_read_through_pdftex_primitives_is_inert_in_bibtex_values(tmp_pat
     assert digest not in (tmp_path / "doc.log").read_text(errors="replace")
 
 
-@pytest.mark.skipif(shutil.which("biber") is None, reason="needs biber")
+@pytest.mark.tools("biber")
 def test_pasted_abstracts_typeset_as_they_display_and_hostile_ones_stay_inert(
     invoke, tmp_path: Path
 ) -> None:

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 import random
 import re
-import shutil
 import subprocess
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from helpers import require_tools
 
 from readinglist import formats, library
 from readinglist.models import Paper
@@ -112,8 +112,7 @@ def test_icml2015_bibliography_completes_the_abstracts_list(session, variant) ->
 
 
 def test_icml2015_export_has_no_empty_author_for_bibtex(session, tmp_path: Path) -> None:
-    if shutil.which("bibtex") is None:
-        pytest.skip("bibtex is not installed")
+    require_tools("bibtex")
     records = bib_records()
     listed = formats.read(abstracts_list(records, "exact"), "abstracts", "icml.txt").records
     library.import_records(session, listed, source="icml.txt", fmt="abstracts")

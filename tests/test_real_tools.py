@@ -33,19 +33,15 @@ import gzip
 import json
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from helpers import shared_data
+from helpers import require_tools, shared_data
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("bibtex") is None or shutil.which("biber") is None,
-    reason="needs the real bibtex and biber",
-)
+pytestmark = pytest.mark.tools("bibtex", "biber")
 
 #: Entries taken from a file too large to run whole (the first ones, always the same).
 SLICE = 2000
@@ -287,13 +283,7 @@ def test_a_macro_redefined_between_exported_entries_means_what_each_was_read_wit
     assert "{\\em J. First text}, 2002.\n\\newblock Second text." in notes["a2"]
     assert "{\\em J. First text}, 2001.\n\\newblock First text." in notes["b1"]
     assert biber_messages(bib) == (set(), [])
-    if (
-        shutil.which("pdflatex") is None
-        or not subprocess.run(
-            ["kpsewhich", "biblatex.sty"], capture_output=True, check=False
-        ).stdout
-    ):
-        return
+    require_tools("biber")  # pdflatex with biblatex and etoolbox
     (tmp_path / "doc.tex").write_text(
         "\\documentclass{article}\\usepackage[backend=biber]{biblatex}"
         "\\addbibresource{redefined.bib}\\begin{document}\\nocite{*}"

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers import require_tools
 
 from readinglist.cli import cli
 
@@ -226,17 +226,17 @@ def test_a_merged_duplicate_keeps_its_key_as_an_alias(invoke, tmp_path: Path) ->
     biblatex = invoke("export", "biblatex", "--aux", str(aux))
     assert "@inproceedings{hutchins-1997-introduction," not in biblatex.stdout
     assert "ids = {hutchins-1997-introduction}" in biblatex.stdout
-    if shutil.which("bibtex"):
-        (tmp_path / "refs.bib").write_text(result.stdout, encoding="utf-8")
-        aux.write_text(
-            "\\relax\n\\citation{hutchins-1997-introduction}\n\\bibstyle{plain}\n\\bibdata{refs}\n",
-            encoding="utf-8",
-        )
-        run = subprocess.run(
-            ["bibtex", "paper"], cwd=tmp_path, capture_output=True, text=True, check=False
-        )
-        assert "I didn't find a database entry" not in run.stdout, run.stdout
-        assert "\\bibitem{hutchins-1997-introduction}" in (tmp_path / "paper.bbl").read_text()
+    require_tools("bibtex")
+    (tmp_path / "refs.bib").write_text(result.stdout, encoding="utf-8")
+    aux.write_text(
+        "\\relax\n\\citation{hutchins-1997-introduction}\n\\bibstyle{plain}\n\\bibdata{refs}\n",
+        encoding="utf-8",
+    )
+    run = subprocess.run(
+        ["bibtex", "paper"], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert "I didn't find a database entry" not in run.stdout, run.stdout
+    assert "\\bibitem{hutchins-1997-introduction}" in (tmp_path / "paper.bbl").read_text()
 
 
 def test_aux_nocite_star_exports_every_entry(invoke, tmp_path: Path) -> None:

@@ -53,6 +53,10 @@ def main() -> None:
         if answer is not None:
             print(answer)
             return
-    from readinglist.cli._root import run
+    try:
+        from readinglist.cli._root import run
 
-    run(prog_name)
+        run(prog_name)
+    except KeyboardInterrupt:  # Ctrl-C while starting (importing) or ending: no traceback
+        sys.stderr.write("Interrupted: nothing was changed; the library is unchanged\n")
+        sys.exit(130)

@@ -30,39 +30,98 @@ class AppContext:
     settings: Settings
     _engine: Engine | None = field(default=None, repr=False)
 
-    def engine(self, *, migrate: bool = True) -> Engine:
+    def engine(self, *, migrate: bool = True, create: bool = True) -> Engine:
         """Return the engine; on first use refuse a library holding objects readinglist
-        does not create (:mod:`readinglist.schema_objects`), then create or upgrade the
-        schema (``migrate``)."""
+        does not create (:mod:`readinglist.schema_objects`), then create (``create``) or
+        upgrade the schema (``migrate``). A read (``create=False``) of a missing or empty
+        database raises NoLibrary (exit 6) and creates nothing; a write that creates the
+        library says so on stderr (:mod:`readinglist.opening`)."""
         if self._engine is None:
-            from readinglist import db
+            from readinglist import db, opening
+            from readinglist.config import sqlite_path
 
+            path = sqlite_path(self.settings.database_url)
+            new_file = path is not None and opening.check_sqlite_file(path, create=create)
             engine = db.make_engine(self.settings.database_url)
-            if migrate:
-                from readinglist.schema_objects import refuse_unknown
+            if migrate or not create:
+                try:
+                    with self._named_errors():
+                        if migrate:
+                            from readinglist.schema_objects import refuse_unknown
 
-                refuse_unknown(engine)
-                db.ensure_schema(engine)
+                            refuse_unknown(engine)
+                        created = opening.open_library(
+                            engine, self.where(), create=create, migrate=migrate
+                        )
+                except BaseException:
+                    engine.dispose()
+                    raise
+                if created or (new_file and migrate):
+                    from readinglist import render
+
+                    render.info(f"created a new library at {self.where()}")
             self._engine = engine
         return self._engine
 
+    def where(self) -> str:
+        """The library as people name it: the SQLite file, or the server URL without password."""
+        from readinglist.config import sqlite_path
+
+        url = self.settings.database_url
+        path = sqlite_path(url)
+        if path is not None:
+            return str(path)
+        from sqlalchemy.engine import make_url
+
+        try:
+            return make_url(url).render_as_string(hide_password=True)
+        except Exception:
+            return url
+
     @contextmanager
-    def session(self, *, write: bool = True) -> Iterator[Session]:
-        """Yield a Session in one transaction (committed on success, rolled back on error)."""
+    def session(self, *, write: bool = True, create: bool = False) -> Iterator[Session]:
+        """Yield a Session in one transaction (committed on success, rolled back on error).
+        Only a command that adds papers (``create``: import, add) may create the library
+        (:meth:`engine`); any other says there is none."""
         from readinglist import db
 
-        with db.session_scope(self.engine(), write=write) as session:
+        engine = self.engine(create=create and write)
+        with self._named_errors(), db.session_scope(engine, write=write) as session:
             yield session
 
     @contextmanager
     def connection(self, *, write: bool = True) -> Iterator[Connection]:
         """Yield a Core Connection in one transaction (:func:`readinglist.db.connection_scope`):
         for commands that run Core statements on ``readinglist.tables`` and so never
-        import the ORM (issue 17)."""
+        import the ORM (issue 17). It never creates the library (:meth:`engine`)."""
         from readinglist import db
 
-        with db.connection_scope(self.engine(), write=write) as connection:
+        engine = self.engine(create=False)
+        with self._named_errors(), db.connection_scope(engine, write=write) as connection:
             yield connection
+
+    @contextmanager
+    def _named_errors(self) -> Iterator[None]:
+        """Name the library in a refused write: SQLite's "attempt to write a readonly
+        database" and PostgreSQL's "read-only transaction" (SQLSTATE 25006) say neither the
+        file nor the database."""
+        from sqlalchemy.exc import DBAPIError
+
+        from readinglist.errors import DatabaseError
+
+        try:
+            yield
+        except (DatabaseError, DBAPIError) as err:
+            text = str(err.orig if isinstance(err, DBAPIError) else err)
+            for said in ("attempt to write a readonly database", "read-only transaction"):
+                if said in text:
+                    raise DatabaseError(
+                        f"{self.where()}: the library is read-only ({said}); nothing was "
+                        "changed. Check the permissions of the file and its folder (SQLite "
+                        "writes beside it even to read) or the database's "
+                        "default_transaction_read_only"
+                    ) from err
+            raise
 
     def close(self) -> None:
         """Dispose of the engine's connections."""
@@ -106,15 +165,31 @@ def output_file_option(func: F) -> F:
 
 
 def edit_text(
-    app: AppContext, text: str, extension: str, *, require_save: bool = True
+    app: AppContext,
+    text: str,
+    extension: str,
+    *,
+    require_save: bool = True,
+    instead: str = "",
 ) -> str | None:
     """Open ``text`` in the user's editor ($VISUAL, $EDITOR, else vi); return the result.
 
     Returns None when the editor was closed without saving. Click runs the editor
     and raises ClickException (exit 1) when it cannot start it; an editor setting
-    the shell cannot parse (an unbalanced quote) is a UsageError (exit 2).
+    the shell cannot parse (an unbalanced quote) is a UsageError (exit 2). With no
+    terminal (stdin or stdout not a TTY) and no editor chosen, vi is not started into
+    a pipe: UsageError naming ``instead`` (the option that takes the text, ``-m``) and EDITOR.
     """
+    import sys
+
     from readinglist.errors import UsageError
+
+    if not app.settings.editor_chosen and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        other = f"give the text with {instead} or " if instead else ""
+        raise UsageError(
+            f"no editor to open: no terminal and neither VISUAL nor EDITOR is set; {other}"
+            "set EDITOR (e.g. EDITOR=nano); nothing was changed"
+        )
 
     try:
         result: str | None = click.edit(

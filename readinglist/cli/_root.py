@@ -42,6 +42,10 @@ class ReadingListGroup(click.Group):
         except ReadingListError as err:
             click.echo(f"Error: {err}", err=True)
             ctx.exit(err.exit_code)
+        except KeyboardInterrupt:
+            # Ctrl-C: the transaction is rolled back, a temporary output file removed.
+            click.echo(f"Interrupted: {interrupted_text(ctx.invoked_subcommand)}", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
         except BrokenPipeError:
             # `readinglist list | head`: the reader went away; end quietly.
             _silence_stdout()
@@ -63,6 +67,24 @@ class ReadingListGroup(click.Group):
             app = ctx.find_object(AppContext)
             if app is not None:
                 app.close()
+
+
+#: The exit code of a command ended by Ctrl-C (SIGINT): 128 + 2, as shells report it.
+EXIT_INTERRUPTED = 130
+#: What was left undone by an interrupted command, by command; every other command says
+#: nothing changed. Each runs its writes in one transaction and writes files through a
+#: temporary file, so an interruption leaves the library and the outputs as they were;
+#: triage saves each decision as it is made.
+_INTERRUPTED = {
+    "import": "nothing was imported; the library is unchanged",
+    "export": "nothing was written; the library is unchanged",
+    "triage": "the decisions made so far are saved",
+}
+
+
+def interrupted_text(command: str | None) -> str:
+    """The line an interrupted ``command`` ends with (after ``Interrupted: ``)."""
+    return _INTERRUPTED.get(command or "", "nothing was changed; the library is unchanged")
 
 
 def _silence_stdout() -> None:
@@ -194,9 +216,13 @@ def run(prog_name: str) -> None:
     except click.ClickException as err:
         err.show()
         code = err.exit_code
-    except click.Abort:
-        click.echo("Aborted!", err=True)
-        code = 1
+    except click.Abort as err:
+        if isinstance(err.__context__, KeyboardInterrupt):  # Ctrl-C before a command ran
+            click.echo(f"Interrupted: {interrupted_text(None)}", err=True)
+            code = EXIT_INTERRUPTED
+        else:
+            click.echo("Aborted!", err=True)
+            code = 1
     else:
         code = result if isinstance(result, int) else 0
     try:

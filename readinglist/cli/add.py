@@ -135,7 +135,7 @@ def add_command(
         abstract=abstract.strip() if abstract and abstract.strip() else None,
         latex_fields=False,
     )
-    with app.session() as session:
+    with app.session(create=True) as session:
         report = library.import_records(
             session, [record], source="<add>", fmt="manual", tags=clean_tags
         )

@@ -58,15 +58,15 @@ def current_command(app: AppContext) -> None:
     Examples:
         readinglist db current
     """
-    from readinglist import db, render
+    from readinglist import db, opening, render
 
-    with app.engine(migrate=False).connect() as conn:
+    with app.engine(migrate=False, create=False).connect() as conn:
         revision = db.current_revision(conn)
-    if revision is None:
-        render.echo("none (empty database)")
-    else:
-        state = "head" if revision == db.HEAD else f"head is {db.HEAD}"
-        render.echo(f"{revision} ({state})")
+    if revision is None:  # a database with no library: said as every read says it
+        why = "the database holds no readinglist schema"
+        raise opening.NoLibrary(opening.NO_LIBRARY.format(where=app.where(), why=why))
+    state = "head" if revision == db.HEAD else f"head is {db.HEAD}"
+    render.echo(f"{revision} ({state})")
 
 
 @db_group.command("history")
@@ -111,7 +111,7 @@ def check_command(app: AppContext, repair: bool, as_json: bool) -> None:
     from readinglist import maintenance, render
     from readinglist.errors import DatabaseError
 
-    app.engine(migrate=False)
+    app.engine(migrate=False, create=False)
     with app.session(write=repair) as session:
         report = maintenance.check(session)
         if repair and not report.ok:
@@ -157,7 +157,7 @@ def backup_command(app: AppContext, file: str | None) -> None:
     """
     from readinglist import db, maintenance, render
 
-    engine = app.engine(migrate=False)
+    engine = app.engine(migrate=False, create=False)
     folder = file is not None and file.endswith(("/", os.sep))
     target = maintenance.backup(engine, Path(file) if file else None, folder=folder)
     render.info(f"backed up {db.sqlite_path(engine)} to {target}")

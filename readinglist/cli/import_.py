@@ -66,6 +66,12 @@ if TYPE_CHECKING:
     help="Remove the papers import BATCH added, except those triaged, tagged or annotated since.",
 )
 @click.option("--json", "as_json", is_flag=True, help="With --list-batches: print JSON.")
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Also name each paper merged, re-keyed or with values kept in its merge history.",
+)
 @pass_app
 def import_command(
     app: AppContext,
@@ -81,6 +87,7 @@ def import_command(
     list_batches: bool,
     undo: int | None,
     as_json: bool,
+    verbose: bool,
 ) -> None:
     """Import papers from files or standard input (-).
 
@@ -90,8 +97,10 @@ def import_command(
     into the paper you have, never overwriting your title, status, tags or notes;
     near-identical abstracts and titles (a word changed, a sentence missing) merge
     when the evidence is strong, each merge says why, and weaker look-alikes are
-    reported as candidates (see duplicates). A summary goes to stderr; rejected
-    entries are named with file:line (exit 5).
+    reported as candidates (see duplicates). A summary with counts goes to stderr,
+    with the entries rejected (file:line, exit 5) and the look-alikes to check;
+    --verbose names every paper merged or re-keyed. Importing the same data again
+    changes nothing, the merge history included.
 
     \b
     Examples:
@@ -113,19 +122,19 @@ def import_command(
 
     inputs = importing.open_inputs(paths, fmt)
     try:
-        with app.session() as session:
+        with app.session(create=True) as session:
             options = importing.ImportOptions(tags, not no_merge, venue, year, keywords_as_tags)
             run = importing.import_inputs(session, inputs, options, progress_bar)
             _refuse_under_strict(run, strict)
             if dry_run:
                 raise _DryRun(run)
     except _DryRun as done:  # the transaction is rolled back: nothing is written
-        _summarize(done.run, written=False, list_added=True)
+        _summarize(done.run, written=False, list_added=True, verbose=verbose)
         render.info("dry run: nothing written")
         return
     # Summaries only after the commit: a reader that goes away (`| head`) must not
     # roll the import back.
-    _summarize(run)
+    _summarize(run, verbose=verbose)
     if run.rejected:
         raise InvalidInput(
             f"{counted(run.rejected, 'entry', 'entries')} rejected; "
@@ -161,23 +170,23 @@ class _DryRun(Exception):
         self.run = run
 
 
-def _summarize(run: ImportRun, *, written: bool = True, list_added: bool = False) -> None:
-    """Write each input's problems, merges and one-line summary to stderr; with
-    ``written`` False (a dry run, a refusal under ``--strict``) the summary says that
-    nothing was written, and ``list_added`` names each paper it would add."""
-    for item, report in run.reports:
-        _summarize_one(item.source, item.fmt, report, written, list_added)
-
-
-def _summarize_one(
-    source: str, fmt: str, report: ImportReport, written: bool = True, list_added: bool = False
+def _summarize(
+    run: ImportRun, *, written: bool = True, list_added: bool = False, verbose: bool = False
 ) -> None:
-    """Write the problems, merges and the one-line summary of one input to stderr."""
-    for problem in report.problems:
-        if problem.severity == "error":
-            render.info(f"{problem}: rejected")
-        else:
-            render.warn(str(problem))
+    """Write each input's problems, what needs a look and one-line summary to stderr; with
+    ``written`` False (a dry run, a refusal under ``--strict``) the summary says that
+    nothing was written, and ``list_added`` names each paper it would add; ``verbose``
+    names each merge, new key and merge-history entry too."""
+    for item, report in run.reports:
+        _summarize_one(item.source, item.fmt, report, written, list_added, verbose)
+
+
+#: Look-alikes (possible duplicates, vetoed merges) named without --verbose, per input.
+SHOWN_LOOKALIKES = 5
+
+
+def _name_each_merge(report: ImportReport) -> None:
+    """One line per merge, new key and merge-history entry of ``report`` (``--verbose``)."""
     for key, filled in report.merged:
         why = report.evidence.get(key)
         render.info(f"merged into {key}{f' ({why})' if why else ''}: {', '.join(filled)}")
@@ -188,12 +197,48 @@ def _summarize_one(
             f"{key}: the other values of {', '.join(names)} are kept in its merge "
             f"history (readinglist merge --history {key})"
         )
-    for where, key, why in report.candidates:
-        render.info(f"{where}: possible duplicate of {key} ({why}); added as a new paper")
-    for where, key, why in report.vetoed:
-        render.info(f"{where}: looks like {key} but not merged: {why}")
-    for where, key in report.skipped:
-        render.info(f"{where}: duplicate of {key}, not imported (--no-merge)")
+
+
+def _summarize_one(
+    source: str,
+    fmt: str,
+    report: ImportReport,
+    written: bool = True,
+    list_added: bool = False,
+    verbose: bool = False,
+) -> None:
+    """Write the problems, the look-alikes and the one-line summary of one input to stderr;
+    each merge, new key and merge-history entry with ``verbose``, else their counts."""
+    for problem in report.problems:
+        if problem.severity == "error":
+            render.info(f"{problem}: rejected")
+        else:
+            render.warn(str(problem))
+    if verbose:
+        _name_each_merge(report)
+    elif report.merged or report.rekeyed or report.conflicts:
+        parts = [f"{counted(len(report.merged), 'paper')} merged"] if report.merged else []
+        if report.rekeyed:
+            parts.append(f"{counted(len(report.rekeyed), 'key')} changed (the old kept as aliases)")
+        if report.conflicts:
+            parts.append(
+                f"{counted(len(report.conflicts), 'paper')} kept other values in the merge "
+                "history (readinglist merge --history KEY)"
+            )
+        render.info(f"{source}: {', '.join(parts)}; --verbose names them")
+    lookalikes = [
+        *(
+            f"{w}: possible duplicate of {k} ({y}); added as a new paper"
+            for w, k, y in report.candidates
+        ),
+        *(f"{w}: looks like {k} but not merged: {y}" for w, k, y in report.vetoed),
+        *(f"{w}: duplicate of {k}, not imported (--no-merge)" for w, k in report.skipped),
+    ]
+    shown = lookalikes if verbose else lookalikes[:SHOWN_LOOKALIKES]
+    for line in shown:
+        render.info(line)
+    if len(shown) < len(lookalikes):
+        render.info(f"{source}: {len(lookalikes) - len(shown)} more look-alikes (--verbose)")
     if list_added:
         for key in report.added:
             render.info(f"would add {key}")

@@ -54,7 +54,7 @@ def note_add_command(app: AppContext, ref: str, messages: tuple[str, ...]) -> No
     if messages:
         text = "\n\n".join(messages)
     else:
-        edited = edit_text(app, "", ".md")
+        edited = edit_text(app, "", ".md", instead="-m TEXT")
         if edited is None or not edited.strip():
             render.info("empty note; nothing added")
             return
@@ -136,7 +136,7 @@ def note_edit_command(app: AppContext, note_id: int, messages: tuple[str, ...]) 
     if messages:
         text = "\n\n".join(messages)
     else:
-        edited = edit_text(app, body + "\n", ".md")
+        edited = edit_text(app, body + "\n", ".md", instead="-m TEXT")
         if edited is None or edited.strip() == body.strip():
             render.info(f"note {note_id} unchanged")
             return

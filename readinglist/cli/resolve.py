@@ -14,8 +14,9 @@ from readinglist.errors import UsageError
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-    from readinglist.library.resolving import Found, ResolveReport, Search
+    from readinglist.library.resolving import Found, ResolveReport
     from readinglist.records import PaperRecord
+    from readinglist.sources import Finder
     from readinglist.sources.http import HttpClient
 
 
@@ -129,9 +130,31 @@ def _search_online(
         return []
     finder, client = _finder(services)
     try:
-        return resolving.search_online(pending, finder)
+        found = resolving.search_online(pending, finder)
     finally:
         client.close()
+    _say_unasked(finder.unasked, len(pending), finder.services)
+    return found
+
+
+def _say_unasked(unasked: int, pending: int, services: tuple[str, ...]) -> None:
+    """Say how many papers no chosen service could be asked about; when that is every paper
+    nothing was asked at all, which is no answer: SourceUnavailable (exit 6), as for a
+    service that cannot be reached, never "N not found"."""
+    from readinglist import render
+    from readinglist.errors import SourceUnavailable
+    from readinglist.text import counted
+
+    if not unasked:
+        return
+    why = (
+        f"{counted(unasked, 'paper')} could not be asked: only a made-up title (from the "
+        f"abstract) and no DOI or arXiv id, and {', '.join(services)} "
+        f"{'searches' if len(services) == 1 else 'search'} no abstracts (arXiv does)"
+    )
+    if unasked == pending:
+        raise SourceUnavailable(f"{why}; nothing was asked, nothing changed")
+    render.warn(why)
 
 
 def _run(
@@ -168,7 +191,7 @@ def _run(
     return report
 
 
-def _finder(services: tuple[str, ...]) -> tuple[Search, HttpClient]:
+def _finder(services: tuple[str, ...]) -> tuple[Finder, HttpClient]:
     from readinglist import config, render, sources
 
     try:

@@ -161,6 +161,13 @@ def _is_binary(data: bytes) -> bool:
     return control > len(sample) * 0.05
 
 
+def format_of_name(name: str) -> str | None:
+    """The input format a file name's extension stands for (``refs.bib`` -> ``bibtex``,
+    ``x.ris.gz`` -> ``ris``), or None for an extension no format reads."""
+    lowered = name.lower().removesuffix(".gz")
+    return next((fmt for ext, fmt in _EXTENSIONS.items() if lowered.endswith(ext)), None)
+
+
 def detect(name: str, text: str) -> str:
     """Pick the input format of a file from its name, then its content.
 
@@ -183,6 +190,16 @@ def detect(name: str, text: str) -> str:
             if fmt == "abstracts":
                 break
             return fmt
+    return looks_like(text) or "abstracts"
+
+
+def looks_like(text: str) -> str | None:
+    """The format ``text``'s content shows, whatever its name says: JSON text -> csl-json,
+    a ``TY  -`` line -> ris, our export marker -> markdown, an ``@type{`` entry -> bibtex,
+    our list's shape with the marker deleted -> markdown; None when none shows (a list of
+    abstracts has no mark of its own)."""
+    from readinglist.formats._markdown_syntax import looks_like_our_list
+
     head = text.lstrip()[:1]
     if head in ("[", "{"):
         return "csl-json"
@@ -192,7 +209,7 @@ def detect(name: str, text: str) -> str:
         return "markdown"
     if _BIBTEX_ENTRY.search(text[:200000]):
         return "bibtex"
-    return "markdown" if looks_like_our_list(text) else "abstracts"
+    return "markdown" if looks_like_our_list(text) else None
 
 
 def read(text: str, fmt: str, source: str, **options: Any) -> ParseResult:

@@ -166,7 +166,7 @@ class _Chunk:
     new_records: list[PaperRecord] = field(default_factory=list)
     merged: dict[int, tuple[Candidate, set[str]]] = field(default_factory=dict)
     people: list[tuple[int, PaperRecord]] = field(default_factory=list)
-    conflicts: list[tuple[Target, list[tuple[str, Any]]]] = field(default_factory=list)
+    conflicts: list[tuple[Target, list[tuple[str, Any]], str]] = field(default_factory=list)
     rekeys: list[tuple[int, str, str]] = field(default_factory=list)  # id, old, new
     tag_links: list[tuple[Target, list[str]]] = field(default_factory=list)
     tagged_pending: list[dict[str, Any]] = field(default_factory=list)
@@ -352,10 +352,7 @@ class Importer:
         if plan.real and dup.paper_id is not None:
             filled.append(self._rekey(chunk, record, dup))
         if plan.conflicts and target is not None:
-            chunk.conflicts.append((target, plan.conflicts))
-            said = [name for name, _ in plan.conflicts if name != VERSION_FIELD]
-            if said:
-                report.conflicts.append((dup.key, said))
+            chunk.conflicts.append((target, plan.conflicts, dup.key))
         wanted = {fold(t) for t in tags} - dup.tags
         if filled or wanted:
             report.merged.append((dup.key, filled + (["tags"] if wanted else [])))
@@ -506,14 +503,20 @@ class Importer:
             )
         if len(self.person_ids) > PERSON_CACHE:  # bounded memory on huge files
             self.person_ids.clear()
-        write_conflicts(
-            session,
-            [
-                row
-                for target, conflicts in chunk.conflicts
-                for row in conflict_rows(_target_id(target), conflicts, self.source)
-            ],
-        )
+        rows = [
+            row
+            for target, conflicts, _ in chunk.conflicts
+            for row in conflict_rows(_target_id(target), conflicts, self.source)
+        ]
+        fresh = {(row["paper_id"], row["field"]) for row in write_conflicts(session, rows)}
+        for target, conflicts, key in chunk.conflicts:  # only what the history did not hold
+            names = [
+                name
+                for name, _ in conflicts
+                if name != VERSION_FIELD and (_target_id(target), name) in fresh
+            ]
+            if names:
+                self.report.conflicts.append((key, names))
         update_many(
             session,
             {

@@ -397,10 +397,36 @@ def conflict_rows(
     ]
 
 
-def write_conflicts(session: Session, rows: Sequence[dict[str, Any]]) -> None:
-    """Insert ``merge_conflicts`` rows (one executemany)."""
-    if rows:
-        session.execute(insert(MergeConflict), list(rows))
+def write_conflicts(session: Session, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Insert the ``merge_conflicts`` rows the history does not hold yet (one executemany);
+    return them. A value the history already holds for a paper's field is not added
+    again, so importing the same data twice leaves the history as the first import left
+    it (a re-import changes nothing)."""
+    fresh = _new_conflicts(session, rows)
+    if fresh:
+        session.execute(insert(MergeConflict), fresh)
+    return fresh
+
+
+def _new_conflicts(session: Session, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ``rows`` whose (paper, field, value) neither the history nor an earlier row holds."""
+    ids = sorted({row["paper_id"] for row in rows})
+    seen: set[tuple[int, str, str]] = set()
+    table = MergeConflict.__table__
+    for start in range(0, len(ids), 500):
+        held = session.execute(
+            select(table.c.paper_id, table.c.field, table.c.value).where(
+                table.c.paper_id.in_(ids[start : start + 500])
+            )
+        )
+        seen.update((pid, name, json_digest(value)) for pid, name, value in held)
+    fresh = []
+    for row in rows:
+        mark = (row["paper_id"], row["field"], json_digest(row["value"]))
+        if mark not in seen:
+            seen.add(mark)
+            fresh.append(row)
+    return fresh
 
 
 def real_key(session: Session, paper: Paper, record: PaperRecord) -> str:

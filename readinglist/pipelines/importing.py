@@ -44,15 +44,29 @@ from readinglist.text import unique_tags
 IMPORT_CHUNK = 1000
 
 
-def no_papers_found(fmt: str) -> str:
+def no_papers_found(fmt: str, head: str = "") -> str:
     """The message for an input read as ``fmt`` that held no paper, with a hint when
-    another reader is the likely one (a fresh user gave ``-f markdown`` to a Markdown
-    list of abstracts: markdown is only our own reading-list format)."""
-    hint = {
-        "markdown": "; markdown reads readinglist's own lists: a list of titles and "
-        "abstracts is read with -f abstracts",
-    }.get(fmt, "")
+    another reader is the likely one: the format its content ``head`` looks like
+    (:func:`readinglist.formats.looks_like`: ``wrong.bib`` holding RIS), or, for
+    markdown, a list of abstracts (a fresh user gave ``-f markdown`` to a Markdown list
+    of abstracts: markdown is only our own reading-list format)."""
+    looks = formats.looks_like(head) if head else None
+    if looks is not None and looks != fmt:
+        hint = f"; its content looks like {looks}: import it with --format {looks}"
+    else:
+        hint = {
+            "markdown": "; markdown reads readinglist's own lists: a list of titles and "
+            "abstracts is read with -f abstracts",
+        }.get(fmt, "")
     return f"no papers found (read as {fmt}{hint})"
+
+
+def _other_format(fmt: str, head: str) -> bool:
+    """True when content ``head`` read as ``fmt`` gave no paper and shows another format:
+    the reader's problems (one per entry it could not read) are then left unsaid for the
+    one line of :func:`no_papers_found`."""
+    looks = formats.looks_like(head)
+    return looks is not None and looks != fmt
 
 
 def parse_whole(source: str, data: bytes, fmt: str) -> tuple[str, ParseResult]:
@@ -67,8 +81,10 @@ def parse_whole(source: str, data: bytes, fmt: str) -> tuple[str, ParseResult]:
     chosen = formats.detect(source, text) if fmt == "auto" else fmt
     result = formats.read(text, chosen, source)
     problems = [*warnings, *result.problems]
-    if not result.records and not any(p.severity == "error" for p in problems):
-        raise InvalidInput(no_papers_found(chosen), source)
+    if not result.records and (
+        _other_format(chosen, text) or not any(p.severity == "error" for p in problems)
+    ):
+        raise InvalidInput(no_papers_found(chosen, text), source)
     return chosen, ParseResult(result.records, problems, result.meta)
 
 
@@ -316,8 +332,11 @@ def _import_stream(
             stream.from_reader_process(advance)
         else:
             stream.here(advance)
-    if not stream.count and not any(p.severity == "error" for p in stream.problems):
-        raise InvalidInput(no_papers_found(item.fmt), item.source)
+    head = item.sniffed.head
+    if not stream.count and (
+        _other_format(item.fmt, head) or not any(p.severity == "error" for p in stream.problems)
+    ):
+        raise InvalidInput(no_papers_found(item.fmt, head), item.source)
     return importer.finish(stream.problems, stream.meta)
 
 

@@ -41,6 +41,8 @@ class Finder:
     with the first author and year), or by a distinctive phrase of its abstract when
     its title was made up (arXiv only: DBLP and Crossref do not search abstracts).
     Returns ``(service, label, record)`` hits, unverified: the library matches them.
+    ``unasked`` counts the papers none of the chosen services could be asked about (a
+    made-up title and no DOI or arXiv id, with DBLP or Crossref only).
     """
 
     def __init__(
@@ -49,6 +51,7 @@ class Finder:
         self.client = client
         self.services = tuple(services)
         self.contact = contact
+        self.unasked = 0
 
     def __call__(
         self, record: PaperRecord, used: frozenset[str]
@@ -82,7 +85,18 @@ class Finder:
             hits += _label(
                 crossref.SERVICE, crossref.by_bibliographic(self.client, query, self.contact)
             )
+        if not used and not self._askable(record, ask, title):
+            self.unasked += 1
         return hits
+
+    @staticmethod
+    def _askable(record: PaperRecord, ask: Sequence[str], title: str | None) -> bool:
+        """True when a service of ``ask`` has a question for ``record`` (the rules above)."""
+        by_id = (crossref.SERVICE in ask and record.doi) or (arxiv.SERVICE in ask and record.arxiv)
+        by_text = arxiv.SERVICE in ask and (title or record.abstract)
+        return bool(
+            by_id or by_text or (title and (dblp.SERVICE in ask or crossref.SERVICE in ask))
+        )
 
 
 def _label(service: str, records: list[PaperRecord]) -> list[tuple[str, str, PaperRecord]]:

@@ -1,0 +1,114 @@
+"""Which database a command may open, and whether it may create it.
+
+Only commands that write may create a library, and they say so; a read (``list``,
+``show``, ``export``, ``db current``...) of a missing or empty database stops with
+"no library" (exit 6) and creates nothing: no SQLite file, no folder, no table on a
+server. A ``--db`` path whose extension is that of an input format (``refs.bib``,
+``x.ris``, ``zotero.json``) is refused with a hint, unless the file is already an SQLite
+database (its first 16 bytes are SQLite's header, "Database File Format" 1.3 of the
+SQLite documentation).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from readinglist.errors import DatabaseError, UsageError
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+#: The first 16 bytes of every SQLite database file.
+SQLITE_HEADER = b"SQLite format 3\x00"
+#: What a read says when there is no library; ``{where}`` names the file or database.
+NO_LIBRARY = (
+    "no library at {where} ({why}); nothing was created. Commands that add papers "
+    "(import, add) create one"
+)
+
+
+class NoLibrary(DatabaseError):
+    """A read found no library at the database it was given (exit 6)."""
+
+
+def refuse_input_file(path: Path) -> None:
+    """Raise UsageError (exit 2) when ``path``, given as the library, is named like a file
+    to import (``.bib``, ``.ris``, ``.json``, ``.txt``, ``.md``... :func:`readinglist.formats.
+    format_of_name`) and is not an SQLite database already."""
+    from readinglist.formats import format_of_name
+
+    fmt = format_of_name(path.name)
+    if fmt is None:
+        return
+    try:
+        with path.open("rb") as handle:
+            if handle.read(16) == SQLITE_HEADER:
+                return
+    except OSError:
+        pass
+    raise UsageError(
+        f"--db {path}: a {fmt} file name, not a library database; to read its papers run "
+        f"`readinglist import {path}`, and give --db a database file such as papers.db"
+    )
+
+
+def _size(path: Path) -> int | None:
+    """The size of ``path``; None when it does not exist. Raises DatabaseError (exit 6)
+    naming it when the system cannot look (a name too long, a folder not searchable)."""
+    try:
+        return path.stat().st_size
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise DatabaseError(f"{path}: {exc.strerror or exc}") from None
+
+
+def _is_empty_file(path: Path) -> bool:
+    """True when ``path`` and its write-ahead log hold no byte (or do not exist)."""
+    return not any(_size(p) for p in (path, path.with_name(path.name + "-wal")))
+
+
+def check_sqlite_file(path: Path, *, create: bool) -> bool:
+    """Check the SQLite file ``path`` before it is opened; return True when it holds nothing
+    yet (a library will be created). Raises UsageError for an input-file name (see
+    :func:`refuse_input_file`) and, when not ``create``, NoLibrary for a missing or empty
+    file (nothing is created, not even its folder)."""
+    from readinglist import db
+
+    db._check_sqlite_path(path)  # a device, a folder, a 'file:' URI: refused first
+    refuse_input_file(path)
+    if not _is_empty_file(path):
+        return False
+    if not create:
+        why = "no such file" if _size(path) is None else "the file is empty"
+        raise NoLibrary(NO_LIBRARY.format(where=path, why=why))
+    return True
+
+
+def open_library(engine: Engine, where: str, *, create: bool, migrate: bool = True) -> bool:
+    """Make sure ``engine``'s database holds a library at the newest schema revision; return
+    True when this created it. A library at the newest revision costs one connection, as
+    :func:`readinglist.db.ensure_schema` does; anything else goes through it (upgrade,
+    refusal of a newer or foreign schema) unless ``migrate`` is false (``db check``: the
+    schema is looked at as it is). Raises NoLibrary, creating nothing, when the database
+    holds no table and ``create`` is false; DatabaseError as ensure_schema does."""
+    from sqlalchemy import inspect
+    from sqlalchemy.exc import DatabaseError as SQLAlchemyDatabaseError
+
+    from readinglist import db
+
+    try:
+        with engine.connect() as conn:
+            revision = db.current_revision(conn)
+            empty = revision is None and not set(inspect(conn).get_table_names())
+    except SQLAlchemyDatabaseError as exc:  # unreachable server, "file is not a database"
+        raise DatabaseError(db._describe(exc)) from exc
+    if revision == db.HEAD:
+        return False
+    if empty and not create:
+        raise NoLibrary(NO_LIBRARY.format(where=where, why="the database holds no tables"))
+    if not migrate:
+        return False
+    db.ensure_schema(engine)
+    return empty
