@@ -824,8 +824,12 @@ def test_back_key_returns_to_the_previous_paper(engine, four) -> None:
     run(engine, four, term)
     names = ("Alpha", "Beta", "Gamma", "Delta")
     titles = [next(n for n in names if f"\n{n}" in s) for s in term.screens]
-    assert titles == ["Alpha", "Alpha", "Beta", "Gamma", "Beta", "Alpha", "Beta"]
+    # after skipping a2026 the next paper is the next undecided one (Gamma), not Beta
+    assert titles == ["Alpha", "Alpha", "Beta", "Gamma", "Beta", "Alpha", "Gamma"]
     assert term.screens[1].splitlines()[-2] == "this is the first paper"
+    assert term.screens[4].splitlines()[-2] == (
+        "decided in this run: to-read; a key changes it, space: next new"
+    )
     # back keeps the decision: b2026 stays to-read, a2026 is skipped on the way back
     assert [v["status"] for v in state(engine).values()] == ["skipped", "to-read", "new", "new"]
 
@@ -855,3 +859,43 @@ def test_open_reports_a_browser_that_did_not_start(engine, four, monkeypatch) ->
 
     monkeypatch.setattr(webbrowser, "open", broken)
     assert ClickTerminal.launch(None, "https://b.org") is False  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+def test_search_wraps_to_a_decided_paper_and_nothing_decided_changes(icml: Path) -> None:
+    """Decide three papers, search back to the first (the search wraps): its card says it
+    is decided and what its decision is; space goes to the next undecided paper, not the
+    second; a second wrapping search and ``s`` change the paper shown alone, and the
+    next ``t`` decides the next undecided paper. Nothing else decided is changed."""
+    keys = added_order(icml)
+    child = spawn(icml, cols=160)
+    child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
+    press(child, "t", r"2/19, 1 to read, 0 skipped\r\n")
+    press(child, "t", r"3/19, 2 to read, 0 skipped\r\n")
+    press(child, "t", r"4/19, 3 to read, 0 skipped\r\n")
+    child.send("/")
+    child.expect(r"Search \(query or words; Enter: next match\): ")
+    child.sendline(f"key:{keys[0]}")
+    child.expect(CLEAR + r"1/19, 3 to read, 0 skipped\r\n")
+    child.expect(re.escape(keys[0]) + r" \| status to-read")
+    child.expect(r"decided in this run: to-read; a key changes it, space: next new")
+    press(child, " ", r"4/19, 3 to read, 0 skipped\r\n")
+    child.expect(re.escape(keys[3]) + r" \| status new")
+    child.send("/")
+    child.expect(r"Search \(query or words; Enter: next match\): ")
+    child.sendline(f"key:{keys[1]}")
+    child.expect(CLEAR + r"2/19, 3 to read, 0 skipped\r\n")
+    child.expect(r"decided in this run: to-read")
+    press(child, "s", r"4/19, 2 to read, 1 skipped\r\n")  # the next undecided: keys[3]
+    child.expect(re.escape(keys[3]) + r" \| status new")
+    press(child, "t", r"5/19, 3 to read, 1 skipped\r\n")
+    child.send("q")
+    ends(child, r"triaged 4 papers in this run \(1 skipped, 3 to-read\)")
+    statuses = dict(sql(icml, "SELECT citekey, status FROM papers"))
+    assert [statuses[k] for k in keys[:5]] == ["to-read", "skipped", "to-read", "to-read", "new"]
+    assert {k: [(old, new) for old, new, _ in v] for k, v in history(icml).items()} == {
+        keys[0]: [("new", "to-read")],
+        keys[1]: [("new", "to-read"), ("to-read", "skipped")],
+        keys[2]: [("new", "to-read")],
+        keys[3]: [("new", "to-read")],
+    }
