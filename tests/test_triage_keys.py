@@ -473,14 +473,11 @@ def test_undo_after_quit_walks_back_the_status_history(engine: Any, four: list[i
     assert after["a2026"]["history"] == [("new", "to-read"), ("to-read", "new")]
 
 
-def test_undo_after_quit_never_reapplies_an_undone_decision(
-    engine: Any, four: list[int]
-) -> None:
+def test_undo_after_quit_never_reapplies_an_undone_decision(engine: Any, four: list[int]) -> None:
     """``t``, ``s``, ``u``, quit; a second run's ``u`` undoes a2026's to-read (the last
     decision not undone), not b2026's undone skip; a third run has nothing to undo."""
     from readinglist import db, library, triage_inbox
 
-    a, b, c, d = four
     term = FakeTerminal("tsuq")
     run(engine, four, term)
     assert messages(term)[-1] == "undone: b2026 skipped"
@@ -505,7 +502,6 @@ def test_undo_leaves_a_status_another_process_set_meanwhile(engine: Any, four: l
     the next decision (a2026's to-read) on the next ``u``."""
     from readinglist import db, library
 
-    a, b, c, d = four
     run_ = loop(engine, four, FakeTerminal("ts"))
     run_.run()
     with db.session_scope(engine) as session:  # another terminal marks b2026 reading
