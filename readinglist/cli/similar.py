@@ -45,4 +45,8 @@ def similar_command(app: AppContext, ref: str, limit: int, as_json: bool) -> Non
     if as_json:
         render.echo_json([{**render.paper_json(r), "similarity": s} for r, s in records])
     else:
-        render.paper_table([r for r, _ in records])
+        render.paper_table(
+            [r for r, _ in records],
+            interest={r.citekey or "": s for r, s in records},
+            header="SIMILARITY",
+        )

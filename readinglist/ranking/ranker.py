@@ -219,6 +219,14 @@ class Ranker:
 
     # --- models ---------------------------------------------------------------------------
 
+    def learnt_from(self) -> str:
+        """Say what the models learn from: "learnt from 12 wanted, 30 skipped" (wanted:
+        to-read, reading, read or priority high; skipped: status skipped or priority
+        low, :func:`.model.labels`), and the ``--like`` text when there is one."""
+        wanted, skipped = int((self.y > 0).sum()), int((self.y < 0).sum())
+        text = f"learnt from {wanted} wanted, {skipped} skipped"
+        return text + (" and the --like text" if self.like is not None else "")
+
     @property
     def has_model(self) -> bool:
         """True when there is something to rank by: a positive decision or a ``like`` text."""
