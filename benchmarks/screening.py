@@ -371,9 +371,7 @@ def report(args: argparse.Namespace, reviews: list[Review], runs, seconds: float
     if "ASReview LAB" in runs:
         ours, theirs = runs["readinglist"], runs["ASReview LAB"]
         diffs = [
-            a.wss - b.wss
-            for name in ours
-            for a, b in zip(ours[name], theirs[name], strict=True)
+            a.wss - b.wss for name in ours for a, b in zip(ours[name], theirs[name], strict=True)
         ]
         worst = min(
             (np.mean([r.wss for r in ours[n]]) - np.mean([r.wss for r in theirs[n]]), n)

@@ -35,10 +35,10 @@ from contextlib import AbstractContextManager, suppress
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
-from readinglist import library, triage_inbox
+from readinglist import counting, library, triage_inbox
 from readinglist.errors import Conflict, NotFound, ReadingListError
 from readinglist.library import marks
 from readinglist.models import Paper
@@ -139,6 +139,7 @@ class Summary:
     total: int
     decided: Counter[str] = field(default_factory=Counter)
     still_new: int = 0
+    stopped: str = ""
 
     def describe(self) -> str:
         """Return the one-line summary for stderr: this run's decisions, then the inbox as
@@ -150,7 +151,7 @@ class Summary:
         text += f"; inbox: {self.total - self.still_new} of {self.total} decided"
         if self.still_new:
             text += f", {self.still_new} still new: run `readinglist triage` again to go on"
-        return text
+        return f"{self.stopped}; {text}" if self.stopped else text
 
 
 def query_sets_status(query_text: str) -> bool:
@@ -195,6 +196,8 @@ class Triage:
             (``triage_inbox.inbox_decided``), counted by the progress line.
         scope: the papers ``u`` may undo earlier decisions of (the run's selection);
             None: every paper.
+        stop_after: end the run once this many papers are skipped since the last
+            wanted one (the stopping aid, ``counting.SKIPPED_SINCE_WANTED``); None: never.
     """
 
     def __init__(
@@ -207,8 +210,12 @@ class Triage:
         ranker: Reranker | None = None,
         earlier: Mapping[int, str] | None = None,
         scope: Collection[int] | None = None,
+        stop_after: int | None = None,
     ) -> None:
         self.ranker = ranker
+        self.stop_after = stop_after
+        self.since_wanted = 0
+        self.stopped = ""
         self.write_session = session_factory
         self.read_session = read_factory or session_factory
         self.queue = list(paper_ids)
@@ -276,6 +283,12 @@ class Triage:
         if key in STATUS_KEYS:
             self.set_status(pid, STATUS_KEYS[key])
             self.index = self.next_undecided()
+            if self.stop_after is not None and self.since_wanted >= self.stop_after:
+                self.stopped = (
+                    f"stopped: {counted(self.since_wanted, 'paper')} skipped since the last"
+                    f" wanted one (--stop-after {self.stop_after})"
+                )
+                return False
         elif key in PRIORITY_KEYS:
             self.set_priority(pid, PRIORITY_KEYS[key])
         elif key in simple:
@@ -331,7 +344,23 @@ class Triage:
             width=self.terminal.width(),
             height=self.terminal.height() - 1,
             message=message,
+            model=self.model_line(pid),
         )
+
+    def model_line(self, pid: int) -> str:
+        """Return the line under the progress: the paper's interest and what the model
+        learnt from (with a ranker), and the papers skipped since the last wanted one."""
+        parts = []
+        if self.ranker is not None:
+            score = self.ranker.interest([pid]).get(pid)
+            learnt = getattr(self.ranker, "learnt_from", None)
+            if score is not None:
+                parts.append(f"interest {score:.3f}")
+            if learnt is not None:
+                parts.append(learnt())
+        if self.since_wanted:
+            parts.append(f"{self.since_wanted} skipped since the last wanted paper")
+        return " · ".join(parts)
 
     def end_screen(self) -> str:
         """Return the screen shown after the last paper."""
@@ -445,9 +474,15 @@ class Triage:
                         select(Paper.id, Paper.status).where(Paper.id.in_(chunk))
                     )
                 )
+        self._count_since_wanted()
         self.queue = [pid for pid in self.queue if pid in found]
         self.status = dict(found)
         self.initial = dict(found)
+
+    def _count_since_wanted(self) -> None:
+        with self.read_session() as session:
+            found = session.execute(text(counting.SKIPPED_SINCE_WANTED)).scalar_one()
+        self.since_wanted = int(found)
 
     def current_record(self) -> PaperRecord | None:
         """Return the record of the paper at :attr:`index` (read afresh), or None if gone."""
@@ -479,6 +514,7 @@ class Triage:
         self.steps.append(Step("status", pid, event, f"{key} {status}"))
         self.status[pid] = status
         self.message = f"{key}: {status}"
+        self._count_since_wanted()
         self._rerank(pid, status)
 
     def _rerank(self, pid: int, status: str) -> None:
@@ -612,6 +648,7 @@ class Triage:
             self.message = f"not undone: {err}"
             return True
         self.status[pid] = old
+        self._count_since_wanted()
         if pid not in self.queue:  # a decision of an earlier run: its paper comes back
             self.earlier.pop(pid, None)
             self.initial[pid] = old
@@ -650,4 +687,4 @@ class Triage:
                 decided[status] += 1
         still_new = sum(1 for pid in self.queue if self.status.get(pid) == "new")
         total = len(self.earlier) + len(self.queue)  # the progress line's inbox
-        return Summary(total=total, decided=decided, still_new=still_new)
+        return Summary(total=total, decided=decided, still_new=still_new, stopped=self.stopped)

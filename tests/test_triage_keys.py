@@ -610,3 +610,26 @@ def test_why_names_tag_and_author_features_as_a_reader_would() -> None:
     assert term_label("icml tag_icml") == "icml tag:icml"
     assert term_label("author_smith_j") == "author:smith_j"
     assert term_label("offline reinforcement") == "offline reinforcement"
+
+
+def test_the_header_shows_interest_what_it_learnt_and_skips_since_the_last_wanted(
+    engine: Any, four: list[int]
+) -> None:
+    """The line under the progress: the paper's interest and the papers skipped since
+    the last wanted one; ``stop_after`` ends the run there with a summary."""
+    a, b, c, d = four
+    ranker = FakeRanker({a: 0.9, b: 0.5, c: 0.7, d: 0.1})
+    term = FakeTerminal("tss")
+    run_ = loop(engine, four, term, ranker=ranker, stop_after=2)
+    summary = run_.run()
+    lines = [screen.splitlines()[1] for screen in term.screens]
+    assert lines == [
+        "interest 0.900",
+        "interest 0.700",
+        "interest 0.500 · 1 skipped since the last wanted paper",
+    ]
+    assert summary.describe().startswith(
+        "stopped: 2 papers skipped since the last wanted one (--stop-after 2); "
+        "triaged 3 papers in this run"
+    )
+    assert [v["status"] for v in state(engine).values()] == ["to-read", "skipped", "skipped", "new"]
