@@ -90,7 +90,8 @@ class Review:
 
 
 def read_review(path: Path) -> Review:
-    rows = [json.loads(line) for line in gzip.open(path, "rt", encoding="utf-8")]
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle]
     return Review(
         name=path.name.removesuffix(".jsonl.gz"),
         titles=[r.get("title") or "" for r in rows],

@@ -124,8 +124,11 @@ def sqlite_stats(path: Path) -> dict[str, Any] | None:
         revisions = conn.execute("SELECT version_num FROM alembic_version").fetchall()
         if revisions != [(HEAD,)]:
             return None
-        rows = [conn.execute(sql).fetchall() for sql in SQLITE_QUERIES]
-        return tally(*rows, conn.execute(SKIPPED_SINCE_WANTED).fetchone()[0])
+        status, priority, read_at, tags, read_events = (
+            conn.execute(sql).fetchall() for sql in SQLITE_QUERIES
+        )
+        since = int(conn.execute(SKIPPED_SINCE_WANTED).fetchone()[0])
+        return tally(status, priority, read_at, tags, read_events, since)
     except sqlite3.Error:
         return None
     finally:

@@ -250,7 +250,8 @@ def paper_table(
     Streamed: the column widths come from the first :data:`TABLE_SAMPLE` rows, the
     rest are written as they come (memory stays flat however many papers there are).
     """
-    headers, caps = _HEADERS, _CAPS
+    headers = _HEADERS
+    caps: tuple[int, ...] = _CAPS
     rows: Iterator[list[str]] = (_row(r) for r in records)
     if interest is not None:
         headers, caps = [*_HEADERS[:-1], header, _HEADERS[-1]], (*_CAPS, 10)
