@@ -24,6 +24,10 @@ Rankers:
   tf-idf, SVM, balanced sampling, max query) and the same prior (``--prior-idx``);
   its labelling order is read from the project's ``results.db``. Its default query
   size (1: it retrains after every record) unless ``--asreview-query`` says otherwise.
+  Its orders are kept in ``--asreview-orders`` (a JSON file, keyed by review, seed,
+  prior and query size): a run after a change of readinglist's model reuses them
+  rather than spending ~40 min of CPU on the same simulations again (the report says
+  which were reused); ``--fresh-asreview`` runs them all again.
 * arxiv-sanity-lite's ranker: its LinearSVC (C 0.01, balanced) on its tf-idf
   (benchmarks/triage_rank.py has the exact settings), positives against every other
   record, 10 at a time as ours.
@@ -298,6 +302,8 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", help="review names (default: all nine)")
     parser.add_argument("--no-asreview", action="store_true")
     parser.add_argument("--asreview-query", type=int, default=None)
+    parser.add_argument("--asreview-orders", type=Path, default=HERE / "asreview_orders.json")
+    parser.add_argument("--fresh-asreview", action="store_true")
     parser.add_argument("--out", type=Path, default=HERE / "SCREENING.md")
     args = parser.parse_args()
     begin = time.time()
@@ -308,6 +314,10 @@ def main() -> None:
     if args.no_asreview or not ASREVIEW.exists():
         names.remove("ASReview LAB")
     runs: dict[str, dict[str, list[Run]]] = {n: {} for n in names}
+    kept: dict[str, list[int]] = {}
+    if args.asreview_orders.exists() and not args.fresh_asreview:
+        kept = json.loads(args.asreview_orders.read_text(encoding="utf-8"))
+    args.reused = 0
     for review in reviews:
         index, matrix = product_index(review), asl_matrix(review)
         for seed in range(args.seeds):
@@ -317,7 +327,13 @@ def main() -> None:
                 if name == "readinglist":
                     order = screen_ours(review, prior, index)
                 elif name == "ASReview LAB":
-                    order = screen_asreview(review, prior, seed, args.asreview_query)
+                    key = f"{review.name} {seed} {prior} {args.asreview_query}"
+                    if key in kept:
+                        order, args.reused = _truncate(review, kept[key]), args.reused + 1
+                    else:
+                        order = screen_asreview(review, prior, seed, args.asreview_query)
+                        kept[key] = order
+                        args.asreview_orders.write_text(json.dumps(kept), encoding="utf-8")
                 elif name == "arxiv-sanity-lite":
                     order = screen_asl(review, prior, matrix)
                 else:
@@ -338,7 +354,9 @@ def report(args: argparse.Namespace, reviews: list[Review], runs, seconds: float
         " protocol); do not edit by hand.",
         "",
         f"- Machine: {platform.platform()}, load average at the end {os.getloadavg()};"
-        f" run took {seconds:.0f} s; {args.seeds} seeds per review.",
+        f" run took {seconds:.0f} s; {args.seeds} seeds per review; ASReview LAB orders"
+        f" reused from {args.asreview_orders.name}: {args.reused} (their seconds are then"
+        " 0).",
         f"- Data: {len(reviews)} SYNERGY reviews, {sum(r.n for r in reviews)} records,"
         f" {sum(int(r.included.sum()) for r in reviews)} included.",
         "",

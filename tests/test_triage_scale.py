@@ -82,7 +82,8 @@ def test_list_by_interest_with_a_limit_reads_only_the_papers_it_shows(
     run("import", str(generated_bib(tmp_path / "many.bib", 20_000)))
     run("mark", "to-read", "p1", "p2", "p3")
     run("mark", "skipped", "p4", "p5")
-    run("list", "--sort", "interest", "--limit", "1")  # builds the index
+    first = run("list", "--sort", "interest", "--limit", "1")
+    assert first.stderr.startswith("building the interest index of 20,000 papers")
     counted.update(orm=0, records=0)
     result = run("list", "--sort", "interest", "--limit", "20")
     lines = result.stdout.splitlines()
@@ -107,6 +108,11 @@ def test_the_interest_table_shows_the_score_and_what_it_learnt_from(
     assert all(" - " in line for line in result.stdout.splitlines()[1:])
     assert filled("mark", "to-read", "bio0").exit_code == 0
     assert filled("mark", "skipped", "rl0").exit_code == 0
+    result = filled("list", "--sort", "interest", "--limit", "3")
+    assert result.stderr == (  # the first ranking builds the index, and says so
+        "building the interest index of 12 papers (once; later runs read it from its cache)...\n"
+        "learnt from 1 wanted, 1 skipped\n"
+    )
     result = filled("list", "--sort", "interest", "--limit", "3")
     assert result.stderr == "learnt from 1 wanted, 1 skipped\n"
     scores = json.loads(filled("list", "--sort", "interest", "--json", "--limit", "3").stdout)

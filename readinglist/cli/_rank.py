@@ -40,9 +40,12 @@ def open_ranker(
     from its cache file a block at a time; ``store.load``)."""
     if not has_decisions(session) and not (like and like.strip()):
         return None
+    from readinglist import render
     from readinglist.ranking.ranker import Ranker
 
-    return Ranker.open(session, app.settings.database_url, like=like, streamed=streamed)
+    return Ranker.open(
+        session, app.settings.database_url, like=like, streamed=streamed, on_build=render.info
+    )
 
 
 def interest_by_id(app: AppContext, session: Session, ids: Sequence[int]) -> Interest | None:

@@ -36,7 +36,7 @@ def similar_command(app: AppContext, ref: str, limit: int, as_json: bool) -> Non
 
     with app.session(write=False) as session:
         paper = library.resolve(session, ref)
-        ranker = Ranker.open(session, app.settings.database_url)
+        ranker = Ranker.open(session, app.settings.database_url, on_build=render.info)
         found = ranker.similar(paper.id, limit)
         by_id = {p.id: p for p in library.load_papers_for_listing(session, [i for i, _ in found])}
         records = [

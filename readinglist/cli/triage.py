@@ -278,7 +278,9 @@ def triage_command(
         if ids and order == "interest":
             from readinglist.ranking.ranker import Ranker
 
-            ranker = Ranker.open(session, app.settings.database_url, like=like)
+            ranker = Ranker.open(
+                session, app.settings.database_url, like=like, on_build=render.info
+            )
             ids = ranker.order(ids)
     if not ids and not earlier:
         render.info("nothing to triage" + (": no paper has status new" if only_new else ""))

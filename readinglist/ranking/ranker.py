@@ -15,7 +15,7 @@ was, it hardly moved an order learnt from decisions on other papers: a fresh use
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -181,11 +181,18 @@ class Ranker:
 
     @classmethod
     def open(
-        cls, session: Session, url: str, *, like: str | None = None, streamed: bool = False
+        cls,
+        session: Session,
+        url: str,
+        *,
+        like: str | None = None,
+        streamed: bool = False,
+        on_build: Callable[[str], None] | None = None,
     ) -> Ranker:
         """Return the ranker of the library in ``session`` (the index cached per ``url``;
-        ``streamed``: its rows stay in the cache file, see :func:`.store.load`)."""
-        index = load(session, url, streamed=streamed)
+        ``streamed``: its rows stay in the cache file; ``on_build``: told before the
+        index is rebuilt; see :func:`.store.load`)."""
+        index = load(session, url, streamed=streamed, on_build=on_build)
         # Per row of the index, in lists of shared strings and an array (issue 17: a dict
         # of every paper's (status, priority) and one of its batch took 200 MB at the
         # peak of `list --json` on 500,000 papers): Core rows read a block at a time.
