@@ -123,3 +123,34 @@ def test_the_interest_table_shows_the_score_and_what_it_learnt_from(
     assert [float(m.group(1)) for m in shown if m] == [round(p["interest"], 3) for p in scores]
     similar = filled("similar", "bio0", "--limit", "2").stdout.splitlines()
     assert "SIMILARITY" in similar[0].split()
+
+
+def test_topic_labels_are_the_topics_own_terms_not_venue_or_shared_words() -> None:
+    """Two groups of papers: the first from one venue, each of its papers on words of
+    its own but two ("reward", "policy"), the second sharing its words; every paper
+    has the word "networks". The venue's words labelled the first topic; with the
+    venues given, neither they nor "networks" label a topic, its own words do."""
+    import numpy as np
+
+    from readinglist.ranking import features
+    from readinglist.ranking.store import Index, lsa
+    from readinglist.ranking.topics import cluster
+
+    venue = "Proceedings of the Association for Computational Linguistics"
+    own = ["bandit", "exploration", "agent", "offline", "planning", "control"]
+    docs, venues = [], []
+    for i, word in enumerate(own):
+        docs.append(features.document(f"{word} reward", f"{word} policy networks", [], venue))
+        venues.append(venue)
+        docs.append(features.document("protein folding", f"enzyme binding {i} networks"))
+        venues.append("")
+    matrix, vocabulary, idf = features.fit(docs)
+    index = Index(np.arange(len(docs), dtype=np.int64), matrix, vocabulary, idf, lsa(matrix))
+    before = cluster(index, list(range(len(docs))), 2)
+    assert any({"association", "computational"} & set(t.label.split("-")) for t in before)
+    topics = cluster(index, list(range(len(docs))), 2, venues)
+    words = {w for t in topics for term in t.terms for w in term.split()}
+    assert not words & {"association", "computational", "linguistics", "proceedings"}
+    assert "networks" not in words
+    first = next(t for t in topics if 0 in t.paper_ids)
+    assert set(first.label.split("-")) <= {"reward", "policy", *own}, first.label

@@ -8,14 +8,17 @@ it (the class-based tf-idf idea of BERTopic, which keeps words every paper of a 
 list shares, "based", "self", out of the labels). Author and tag tokens, and terms made
 only of abstract filler and function words (``citekeys.FILLER_WORDS``,
 ``naming.words.FUNCTION_WORDS``) or of split-off prefixes (``pre``, ``self``), are never
-label words. The label is joined by ``-``:
-a usable tag name (``topic/<label>``).
+label words; nor are words of the papers' venues (``venue_words``: on the ACL
+anthology the main conference's cluster was labelled
+"association-computational-linguistics") nor terms in more than half of the selected
+papers (:data:`SHARED`: they say what the selection is, not what a topic is). The
+label is joined by ``-``: a usable tag name (``topic/<label>``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,8 +30,11 @@ from readinglist.citekeys import FILLER_WORDS
 from readinglist.naming.words import FUNCTION_WORDS
 from readinglist.ranking import AUTHOR_TOKEN, TAG_TOKEN
 from readinglist.ranking.store import Index
+from readinglist.text import latex_to_unicode
 
 SEED = 14
+#: A term in more than this share of the selected papers labels no topic.
+SHARED = 0.5
 
 
 @dataclass(frozen=True)
@@ -40,11 +46,12 @@ class Topic:
     paper_ids: tuple[int, ...]
 
 
-def cluster(index: Index, pids: Sequence[int], k: int) -> list[Topic]:
+def cluster(index: Index, pids: Sequence[int], k: int, venues: Collection[str] = ()) -> list[Topic]:
     """Cluster the papers ``pids`` into at most ``k`` topics, largest first.
 
     Fewer papers than ``k`` give one topic per paper. Papers missing from the index are
-    left out.
+    left out. ``venues`` (the papers' venue names) give words that label no topic
+    (:func:`venue_words`).
     """
     rows = [index.row[p] for p in pids if p in index.row]
     if not rows:
@@ -61,7 +68,10 @@ def cluster(index: Index, pids: Sequence[int], k: int) -> list[Topic]:
         assignment = KMeans(n_clusters=k, n_init=10, random_state=SEED).fit_predict(reduced)
     else:
         assignment = np.zeros(len(rows), dtype=int)
-    words = np.array([_is_label_word(t) for t in index.vocabulary], dtype=bool)
+    present = np.asarray((matrix > 0).sum(axis=0)).ravel()
+    shared = {index.vocabulary[i] for i in np.flatnonzero(present > SHARED * len(rows))}
+    banned = venue_words(venues) | {term for term in shared if " " not in term}
+    words = np.array([_is_label_word(t, banned) for t in index.vocabulary], dtype=bool)
     total = np.asarray(matrix.sum(axis=0)).ravel()
     topics = []
     for label in range(k):
@@ -104,11 +114,24 @@ _PREFIXES = frozenset(
 _NOT_LABEL = FILLER_WORDS | FUNCTION_WORDS | _PREFIXES
 
 
-def _is_label_word(term: str) -> bool:
+def venue_words(venues: Collection[str]) -> frozenset[str]:
+    """Return the lower-cased words of the venue names ``venues`` (LaTeX decoded as the
+    features are), which label no topic."""
+    words: set[str] = set()
+    for venue in set(venues):
+        if venue:
+            words.update(re.findall(r"[^\W_]+", latex_to_unicode(venue).lower()))
+    return frozenset(words)
+
+
+def _is_label_word(term: str, banned: Collection[str] = frozenset()) -> bool:
     """True for a vocabulary term that may name a topic (see the module docstring)."""
     if term.startswith((AUTHOR_TOKEN, TAG_TOKEN)):
         return False
-    return not all(word in _NOT_LABEL for word in term.split())
+    parts = term.split()
+    if any(word in banned for word in parts):
+        return False
+    return not all(word in _NOT_LABEL for word in parts)
 
 
 def _label(terms: Sequence[str]) -> str:
