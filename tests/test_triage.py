@@ -899,3 +899,37 @@ def test_search_wraps_to_a_decided_paper_and_nothing_decided_changes(icml: Path)
         keys[2]: [("new", "to-read")],
         keys[3]: [("new", "to-read")],
     }
+
+
+@pytest.mark.slow
+def test_undo_after_quit_across_three_sessions_never_reapplies_an_undone_decision(
+    icml: Path,
+) -> None:
+    """Session 1: ``t``, ``s``, ``u``, ``q``. Session 2: ``u`` undoes the ``t`` (the last
+    decision not undone), not the undone skip. Session 3: nothing left to undo."""
+    keys = added_order(icml)
+    child = spawn(icml)
+    child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
+    press(child, "t", r"2/19, 1 to read, 0 skipped\r\n")
+    press(child, "s", r"3/19, 1 to read, 1 skipped\r\n")
+    press(child, "u", r"2/19, 1 to read, 0 skipped\r\n")
+    child.expect(r"undone: " + re.escape(keys[1]) + " skipped")
+    child.send("q")
+    ends(child, r"triaged 1 paper in this run \(1 to-read\)")
+    child = spawn(icml)
+    child.expect(CLEAR + r"2/19, 1 to read, 0 skipped\r\n")
+    press(child, "u", r"1/19, 0 to read, 0 skipped\r\n")
+    child.expect(r"undone: " + re.escape(keys[0]) + r" to-read \(decided before this run\)")
+    child.send("q")
+    ends(child, r"triaged 0 papers in this run")
+    child = spawn(icml)
+    child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
+    press(child, "u", r"1/19, 0 to read, 0 skipped\r\n")
+    child.expect(r"nothing to undo")
+    child.send("q")
+    ends(child, r"triaged 0 papers in this run")
+    assert [s for (s,) in sql(icml, "SELECT status FROM papers")] == ["new"] * 19
+    assert {k: [(old, new) for old, new, _ in v] for k, v in history(icml).items()} == {
+        keys[0]: [("new", "to-read"), ("to-read", "new")],
+        keys[1]: [("new", "skipped"), ("skipped", "new")],
+    }
