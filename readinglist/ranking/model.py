@@ -220,52 +220,12 @@ def fit(matrix: Features, dense: Dense | None, y: np.ndarray, weight: np.ndarray
     return fit_many(matrix, dense, [(y, weight)])[0]
 
 
-#: The weight of the classifier trained on every decided paper (:func:`classifier`)
-#: beside the profile, each scaled to a unit deviation over the library; 0: none.
-SUPERVISED = 1.0
-#: The classifier's regularisation (scikit-learn's C of LinearSVC).
-SUPERVISED_C = 1.0
-
-
-def classifier(matrix: Terms, y: np.ndarray) -> np.ndarray | None:
-    """Return the weights (one per column of ``matrix``) of a linear SVM trained on every
-    decided row, positives against negatives, the classes balanced (scikit-learn's
-    ``class_weight='balanced'``): ASReview LAB's default (tf-idf, SVM, balanced) trains
-    on every screened record so. None without a positive and a negative.
-    """
-    rows = np.flatnonzero(y != 0)
-    if not (y[rows] > 0).any() or not (y[rows] < 0).any() or matrix.shape[1] == 0:
-        return None
-    from sklearn.svm import LinearSVC
-
-    svm = LinearSVC(class_weight="balanced", C=SUPERVISED_C, max_iter=5000, random_state=0)
-    svm.fit(matrix[rows], np.where(y[rows] > 0, 1, -1))
-    return np.asarray(svm.coef_, dtype=np.float32).ravel()
-
-
-def _with_classifier(
-    matrix: Features, coef: np.ndarray, svm: np.ndarray, share: float
-) -> np.ndarray:
-    """``coef`` plus ``share`` of ``svm``, each first scaled to a unit deviation of its
-    scores over the rows of ``matrix``: still one weight per column, so a score still
-    splits into its terms (:meth:`Model.parts`)."""
-    both = products(matrix, [coef, svm])
-    scales = [_moments(both[:, j].copy())[1] for j in range(2)]
-    out = coef / (scales[0] or 1.0)
-    return out + share * svm / (scales[1] or 1.0)
-
-
 def fit_many(
     matrix: Features, dense: Dense | None, labels: Sequence[tuple[np.ndarray, np.ndarray]]
 ) -> list[Model | None]:
     """Return :func:`fit` of each ``(y, weight)`` of ``labels``, in order, their profiles
-    computed together (:func:`profiles`). The first (the model of every decision)
-    also gets :data:`SUPERVISED` of :func:`classifier` in its term half."""
+    computed together (:func:`profiles`)."""
     coefs = profiles(matrix, labels)
-    if SUPERVISED and labels and coefs[0] is not None:
-        svm = classifier(matrix, labels[0][0])
-        if svm is not None:
-            coefs[0] = _with_classifier(matrix, coefs[0], svm, SUPERVISED)
     dense_coefs: list[np.ndarray | None] = [None] * len(labels)
     if dense is not None and dense.shape[1]:
         dense_coefs = profiles(dense, labels)
