@@ -304,6 +304,7 @@ def main() -> None:
     parser.add_argument("--asreview-query", type=int, default=None)
     parser.add_argument("--asreview-orders", type=Path, default=HERE / "asreview_orders.json")
     parser.add_argument("--fresh-asreview", action="store_true")
+    parser.add_argument("--rankers", nargs="*", help="only these (default: all four)")
     parser.add_argument("--out", type=Path, default=HERE / "SCREENING.md")
     args = parser.parse_args()
     begin = time.time()
@@ -313,6 +314,8 @@ def main() -> None:
     names = ["readinglist", "ASReview LAB", "arxiv-sanity-lite", "random"]
     if args.no_asreview or not ASREVIEW.exists():
         names.remove("ASReview LAB")
+    if args.rankers:
+        names = [n for n in names if n in args.rankers]
     runs: dict[str, dict[str, list[Run]]] = {n: {} for n in names}
     kept: dict[str, list[int]] = {}
     if args.asreview_orders.exists() and not args.fresh_asreview:
