@@ -347,11 +347,17 @@ class Ranker:
         )
 
     def similar(self, pid: int, limit: int = 10) -> list[tuple[int, float]]:
-        """Return the ``limit`` papers most like ``pid`` (cosine of tf-idf), best first."""
-        row = self.index.row.get(pid)
-        if row is None:
-            return []
-        sims = np.asarray((self.index.matrix @ self.index.matrix[row].T).todense()).ravel()
-        sims[row] = -np.inf
-        top = np.argsort(-sims, kind="stable")[:limit]
-        return [(int(self.index.ids[i]), round(float(sims[i]), 4)) for i in top if sims[i] > 0]
+        """Return the ``limit`` papers most like ``pid`` (:func:`similar`)."""
+        return similar(self.index, pid, limit)
+
+
+def similar(index: Index, pid: int, limit: int = 10) -> list[tuple[int, float]]:
+    """Return the ``limit`` papers most like ``pid`` (cosine of tf-idf), best first: the
+    index alone, no decision read (``readinglist similar``)."""
+    row = index.row.get(pid)
+    if row is None:
+        return []
+    sims = np.asarray((index.matrix @ index.matrix[row].T).todense()).ravel()
+    sims[row] = -np.inf
+    top = np.argsort(-sims, kind="stable")[:limit]
+    return [(int(index.ids[i]), round(float(sims[i]), 4)) for i in top if sims[i] > 0]
