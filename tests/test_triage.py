@@ -546,7 +546,10 @@ def test_triage_the_example_list_in_a_terminal(icml: Path) -> None:
     # the current title is prefilled (editable); Ctrl-U clears it
     child.expect(r"New title: " + re.escape(title_of(icml, keys[2])))
     child.sendline("\x15A better title")
-    child.expect(CLEAR + r"3/19, 1 to read, 1 skipped\r\n\r\nICML · 2026\r\nA better title\r\n")
+    child.expect(
+        CLEAR + r"3/19, 1 to read, 1 skipped\r\n1 skipped since the last wanted paper\r\n"
+        r"ICML · 2026\r\nA better title\r\n"
+    )
     press(child, "r", r"4/19, 1 to read, 1 skipped, 1 reading\r\n")
     press(child, "u", r"3/19, 1 to read, 1 skipped\r\n")
     child.expect(r"undone: " + re.escape(keys[2]) + " reading")
