@@ -1,4 +1,4 @@
--- readinglist: the SQLite schema at revision 0005
+-- readinglist: the SQLite schema at revision 0006
 CREATE TABLE alembic_version (
 	version_num VARCHAR(32) NOT NULL, 
 	CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num)
@@ -116,7 +116,7 @@ CREATE TABLE status_events (
 	paper_id INTEGER NOT NULL, 
 	from_status VARCHAR(16), 
 	to_status VARCHAR(16) NOT NULL, 
-	at DATETIME NOT NULL, 
+	at DATETIME NOT NULL, undoes INTEGER, 
 	CONSTRAINT pk_status_events PRIMARY KEY (id), 
 	CONSTRAINT fk_status_events_paper_id_papers FOREIGN KEY(paper_id) REFERENCES papers (id) ON DELETE CASCADE
 );
@@ -158,4 +158,5 @@ CREATE TABLE not_duplicates (
 	CONSTRAINT fk_not_duplicates_high_id_papers FOREIGN KEY(high_id) REFERENCES papers (id) ON DELETE CASCADE
 );
 CREATE INDEX ix_not_duplicates_high_id ON not_duplicates (high_id);
-INSERT INTO alembic_version (version_num) VALUES ('0005');
+CREATE INDEX ix_status_events_undoes ON status_events (undoes);
+INSERT INTO alembic_version (version_num) VALUES ('0006');

@@ -40,6 +40,19 @@ SQLITE_QUERIES = (
     "SELECT paper_id, at FROM status_events WHERE to_status = 'read'",
 )
 
+#: The stopping aid of screening (what ASReview LAB and Rayyan users watch): the papers
+#: now skipped whose last skip came after the newest change to a wanted status
+#: (to-read, reading, read) that is not an undo nor undone (migration 0006). Plain SQL
+#: that SQLite and PostgreSQL both run, for :func:`sqlite_stats` and
+#: ``library.paper_stats`` alike (the whole library, whatever the query).
+SKIPPED_SINCE_WANTED = (
+    "SELECT count(*) FROM papers p WHERE p.status = 'skipped' AND "
+    "(SELECT max(e.id) FROM status_events e WHERE e.paper_id = p.id "
+    "AND e.to_status = 'skipped') > coalesce((SELECT max(w.id) FROM status_events w "
+    "WHERE w.to_status IN ('to-read', 'reading', 'read') AND w.undoes IS NULL "
+    "AND NOT EXISTS (SELECT 1 FROM status_events u WHERE u.undoes = w.id)), 0)"
+)
+
 
 def _month(moment: datetime | str) -> str:
     """``YYYY-MM`` of a stored time: a datetime (SQLAlchemy) or SQLite's text of one
@@ -53,12 +66,14 @@ def tally(
     read_at: Iterable[tuple[int, datetime | str]],
     tag_counts: Iterable[tuple[str, int]],
     read_events: Iterable[tuple[int, datetime | str]],
+    skipped_since_wanted: int = 0,
 ) -> dict[str, Any]:
     """Return ``stats``'s counts from the rows of its queries (each iterable may come in
     several chunks: counts of one value are added up).
 
     Inputs: ``(status, n)``, ``(priority code or None, n)`` (``records.PRIORITY_CODES``), ``(paper id, read_at)`` of the papers with a read time,
-    ``(tag name, n)``, and ``(paper id, at)`` of the status changes to ``read``.
+    ``(tag name, n)``, ``(paper id, at)`` of the status changes to ``read``, and the
+    count of :data:`SKIPPED_SINCE_WANTED` (returned as ``skipped_since_wanted``).
     Returns ``{"papers": n, "status": {status: n} (every status of records.STATUSES,
     in that order), "priority": {"high"|"medium"|"low"|"none": n}, "tags": [(name,
     n)] (most used first, then by name), "read_per_month": [("YYYY-MM", n)] (oldest
@@ -89,6 +104,7 @@ def tally(
         "priority": {name: priority.get(name, 0) for name in PRIORITY_LEVELS},
         "tags": sorted(tags.items(), key=lambda item: (-item[1], item[0].lower(), item[0])),
         "read_per_month": [(month, len(months[month])) for month in sorted(months)],
+        "skipped_since_wanted": int(skipped_since_wanted),
     }
 
 
@@ -108,8 +124,11 @@ def sqlite_stats(path: Path) -> dict[str, Any] | None:
         revisions = conn.execute("SELECT version_num FROM alembic_version").fetchall()
         if revisions != [(HEAD,)]:
             return None
-        rows = [conn.execute(sql).fetchall() for sql in SQLITE_QUERIES]
-        return tally(*rows)
+        status, priority, read_at, tags, read_events = (
+            conn.execute(sql).fetchall() for sql in SQLITE_QUERIES
+        )
+        since = int(conn.execute(SKIPPED_SINCE_WANTED).fetchone()[0])
+        return tally(status, priority, read_at, tags, read_events, since)
     except sqlite3.Error:
         return None
     finally:

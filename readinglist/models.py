@@ -244,6 +244,7 @@ class StatusEvent(Base):
     from_status: Mapped[str | None]
     to_status: Mapped[str]
     at: Mapped[datetime]
+    undoes: Mapped[int | None]
 
     paper: Mapped[Paper] = relationship(back_populates="events")
 

@@ -239,27 +239,44 @@ TABLE_SAMPLE = 1000
 _CAPS = (60, 60, 60, 60, 40)
 
 
-def paper_table(records: Iterable[PaperRecord]) -> None:
+def paper_table(
+    records: Iterable[PaperRecord],
+    interest: Mapping[str, float | None] | None = None,
+    header: str = "INTEREST",
+) -> None:
     """Print a table of papers that fits the terminal: key, status, priority, year,
-    first author et al., title (truncated; provisional titles marked).
+    first author et al., title (truncated; provisional titles marked); with
+    ``interest`` (scores by citation key, looked up as each record comes:
+    ``list --sort interest``, ``similar``) a ``header`` column before the title (``-``
+    for a paper without a score).
 
     Streamed: the column widths come from the first :data:`TABLE_SAMPLE` rows, the
     rest are written as they come (memory stays flat however many papers there are).
     """
-    rows = (_row(r) for r in records)
+    headers = _HEADERS
+    caps: tuple[int, ...] = _CAPS
+    rows: Iterator[list[str]] = (_row(r) for r in records)
+    if interest is not None:
+        headers, caps = [*_HEADERS[:-1], header, _HEADERS[-1]], (*_CAPS, 10)
+        rows = (_scored(_row(r), interest.get(r.citekey or "")) for r in records)
     head = list(islice(rows, TABLE_SAMPLE))
     width = shutil.get_terminal_size((120, 24)).columns
-    widths = [len(h) for h in _HEADERS[:-1]]
+    widths = [len(h) for h in headers[:-1]]
     for row in head:
         for i, cell in enumerate(row[:-1]):
-            widths[i] = min(max(widths[i], len(cell)), _CAPS[i])
-    title_width = max(20, width - sum(widths) - 2 * (len(_HEADERS) - 1))
+            widths[i] = min(max(widths[i], len(cell)), caps[i])
+    title_width = max(20, width - sum(widths) - 2 * (len(headers) - 1))
     if use_rich():
-        _rich_table(chain([head], _batches(rows)), widths, width)
+        _rich_table(chain([head], _batches(rows)), widths, width, headers)
         return
-    for row in chain([_HEADERS], head, rows):
-        cells = [_fit(c, cap).ljust(w) for c, w, cap in zip(row[:-1], widths, _CAPS, strict=True)]
+    for row in chain([headers], head, rows):
+        cells = [_fit(c, cap).ljust(w) for c, w, cap in zip(row[:-1], widths, caps, strict=True)]
         echo("  ".join([*cells, _fit(row[-1], title_width)]).rstrip())
+
+
+def _scored(row: list[str], score: float | None) -> list[str]:
+    """``row`` with the score (3 decimals, ``-`` for None) before its title."""
+    return [*row[:-1], "-" if score is None else f"{score:.3f}", row[-1]]
 
 
 def _batches(rows: Iterator[list[str]]) -> Iterator[list[list[str]]]:
@@ -268,7 +285,9 @@ def _batches(rows: Iterator[list[str]]) -> Iterator[list[list[str]]]:
         yield batch
 
 
-def _rich_table(batches: Iterable[list[list[str]]], widths: list[int], width: int) -> None:
+def _rich_table(
+    batches: Iterable[list[list[str]]], widths: list[int], width: int, headers: list[str]
+) -> None:
     """Draw the table with rich on the terminal, a batch of rows at a time (the header
     once; each column at least as wide as the first batch made it)."""
     from rich.console import Console
@@ -278,7 +297,7 @@ def _rich_table(batches: Iterable[list[list[str]]], widths: list[int], width: in
     console = Console(width=width)
     for number, batch in enumerate(batches):
         table = Table(box=None, header_style="bold", pad_edge=False, show_header=number == 0)
-        for header, column_width in zip(_HEADERS, [*widths, None], strict=True):
+        for header, column_width in zip(headers, [*widths, None], strict=True):
             table.add_column(header, no_wrap=True, overflow="ellipsis", min_width=column_width)
         for row in batch:
             table.add_row(*(Text(cell) for cell in row))  # data, never rich markup

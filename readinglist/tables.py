@@ -248,7 +248,8 @@ NOTES = Table(
     Column("updated_at", UTCDateTime, nullable=False, default=utcnow, onupdate=utcnow),
 )
 
-#: One change of read status (``from_status`` is None for the first), at a UTC time.
+#: One change of read status (``from_status`` is None for the first), at a UTC time;
+#: ``undoes`` is the id of the change it undid (triage's ``u``, migration 0006).
 STATUS_EVENTS = Table(
     "status_events",
     METADATA,
@@ -257,6 +258,7 @@ STATUS_EVENTS = Table(
     Column("from_status", String(16)),
     Column("to_status", String(16), nullable=False),
     Column("at", UTCDateTime, nullable=False, default=utcnow, index=True),
+    Column("undoes", Integer, index=True),
 )
 
 #: An old citation key that still resolves to a paper (after ``rekey`` or ``merge``).

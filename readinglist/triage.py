@@ -6,12 +6,18 @@ progress line over the whole inbox and a key legend) and applies single-key
 decisions. Each decision is committed at once in its own transaction
 (``session_factory()`` is entered once per decision), so quitting, Ctrl-C, a closed
 terminal or ``kill -9`` loses no decision made before it; running again resumes with
-the papers still ``new``. ``u`` undoes the last decision of this run (several times:
-a stack), writing the inverse change (a status change back is recorded in the status
-history like any other); with nothing left in this run it undoes, one after another,
-the status decisions of earlier runs, read from the status history. ``v`` lists the
-next titles with their interest to go to one, ``/`` searches the inbox, ``w`` says why
-a paper scores as it does, ``x`` pages through the whole abstract.
+the papers still ``new``. Keys act on the paper shown; after a decision or ``space``
+the next paper is the next one not yet decided, so a paper reached again by ``b``, a
+search or the overview is shown as decided (with its decision) and deciding it
+changes it alone. ``u`` undoes the last decision of this run (several times: a
+stack), writing the inverse change; with nothing left in this run it goes on with
+the status history, which is the same stack kept across runs
+(``library.marks.last_undoable``): an undo records which change it undid, so an
+undo after quitting never re-applies an undone decision. An undo is a
+compare-and-set on the status history: a paper another process changed since is
+left as it is, with a message. ``v`` lists the next titles with their interest to go
+to one, ``/`` searches the inbox, ``w`` says why a paper scores as it does, ``x``
+pages through the whole abstract.
 
 The screens are drawn by :mod:`readinglist.triage_view`; what is read from the
 library beyond one paper by :mod:`readinglist.triage_inbox`. The terminal is
@@ -29,11 +35,12 @@ from contextlib import AbstractContextManager, suppress
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
-from readinglist import library, triage_inbox
+from readinglist import counting, library, triage_inbox
 from readinglist.errors import Conflict, NotFound, ReadingListError
+from readinglist.library import marks
 from readinglist.models import Paper
 from readinglist.records import PaperRecord
 from readinglist.text import counted
@@ -111,7 +118,8 @@ class Terminal(Protocol):
 class Step:
     """One decision of this run, enough to undo it.
 
-    ``kind`` is ``status`` (before: ``(status, read_at)``), ``priority`` (before: the
+    ``kind`` is ``status`` (before: the id of the status event it wrote, which
+    ``library.marks.undo_status`` undoes), ``priority`` (before: the
     level or None), ``tags`` (before: the names that were added), ``note`` (before:
     the new note's id) or ``title`` (before: ``(title, title_provisional)``).
     """
@@ -131,6 +139,7 @@ class Summary:
     total: int
     decided: Counter[str] = field(default_factory=Counter)
     still_new: int = 0
+    stopped: str = ""
 
     def describe(self) -> str:
         """Return the one-line summary for stderr: this run's decisions, then the inbox as
@@ -142,7 +151,7 @@ class Summary:
         text += f"; inbox: {self.total - self.still_new} of {self.total} decided"
         if self.still_new:
             text += f", {self.still_new} still new: run `readinglist triage` again to go on"
-        return text
+        return f"{self.stopped}; {text}" if self.stopped else text
 
 
 def query_sets_status(query_text: str) -> bool:
@@ -187,6 +196,8 @@ class Triage:
             (``triage_inbox.inbox_decided``), counted by the progress line.
         scope: the papers ``u`` may undo earlier decisions of (the run's selection);
             None: every paper.
+        stop_after: end the run once this many papers are skipped since the last
+            wanted one (the stopping aid, ``counting.SKIPPED_SINCE_WANTED``); None: never.
     """
 
     def __init__(
@@ -199,8 +210,12 @@ class Triage:
         ranker: Reranker | None = None,
         earlier: Mapping[int, str] | None = None,
         scope: Collection[int] | None = None,
+        stop_after: int | None = None,
     ) -> None:
         self.ranker = ranker
+        self.stop_after = stop_after
+        self.since_wanted = 0
+        self.stopped = ""
         self.write_session = session_factory
         self.read_session = read_factory or session_factory
         self.queue = list(paper_ids)
@@ -212,8 +227,6 @@ class Triage:
         self.initial: dict[int, str] = {}
         self.earlier = dict(earlier or {})
         self.scope = scope
-        self.history_start = 0  # the newest status change before this run
-        self.history_below = 1  # earlier decisions from this event id on are undone
         self.last_search = ""
 
     # --- the loop -----------------------------------------------------------------------
@@ -269,13 +282,19 @@ class Triage:
         }
         if key in STATUS_KEYS:
             self.set_status(pid, STATUS_KEYS[key])
-            self.index += 1
+            self.index = self.next_undecided()
+            if self.stop_after is not None and self.since_wanted >= self.stop_after:
+                self.stopped = (
+                    f"stopped: {counted(self.since_wanted, 'paper')} skipped since the last"
+                    f" wanted one (--stop-after {self.stop_after})"
+                )
+                return False
         elif key in PRIORITY_KEYS:
             self.set_priority(pid, PRIORITY_KEYS[key])
         elif key in simple:
             simple[key]()
         elif key in NEXT_KEYS:
-            self.index += 1
+            self.index = self.next_undecided()
         elif key in BACK_KEYS:
             self.back()
         elif key in QUIT_KEYS:
@@ -296,17 +315,52 @@ class Triage:
         position = len(self.earlier) + min(self.index + 1, len(self.queue))
         return progress_line(position, total, self._statuses())
 
+    def decided(self, pid: int) -> bool:
+        """True when ``pid`` got a status in this run (not undone since)."""
+        return self.status.get(pid) != self.initial.get(pid) or any(
+            step.kind == "status" and step.paper_id == pid for step in self.steps
+        )
+
+    def next_undecided(self) -> int:
+        """Return the place of the next paper after the current one not decided in this
+        run (the end of the queue when there is none)."""
+        for place in range(self.index + 1, len(self.queue)):
+            if not self.decided(self.queue[place]):
+                return place
+        return len(self.queue)
+
     def screen(self, record: PaperRecord) -> str:
         """Return the card of the current paper, fitted to the terminal: one line less
         than its rows, so that the cursor line after it (or a prompt) scrolls nothing
-        off the top."""
+        off the top. A paper decided in this run says so and what its decision is."""
+        message = self.message
+        pid = self.queue[self.index]
+        if self.decided(pid):
+            note = f"decided in this run: {self.status[pid]}; a key changes it, space: next new"
+            message = f"{message} | {note}" if message else note
         return card(
             record,
             progress=self.progress(),
             width=self.terminal.width(),
             height=self.terminal.height() - 1,
-            message=self.message,
+            message=message,
+            model=self.model_line(pid),
         )
+
+    def model_line(self, pid: int) -> str:
+        """Return the line under the progress: the paper's interest and what the model
+        learnt from (with a ranker), and the papers skipped since the last wanted one."""
+        parts = []
+        if self.ranker is not None:
+            score = self.ranker.interest([pid]).get(pid)
+            learnt = getattr(self.ranker, "learnt_from", None)
+            if score is not None:
+                parts.append(f"interest {score:.3f}")
+            if learnt is not None:
+                parts.append(learnt())
+        if self.since_wanted:
+            parts.append(f"{self.since_wanted} skipped since the last wanted paper")
+        return " · ".join(parts)
 
     def end_screen(self) -> str:
         """Return the screen shown after the last paper."""
@@ -420,11 +474,15 @@ class Triage:
                         select(Paper.id, Paper.status).where(Paper.id.in_(chunk))
                     )
                 )
-            self.history_start = triage_inbox.last_event_id(session)
-        self.history_below = self.history_start + 1
+        self._count_since_wanted()
         self.queue = [pid for pid in self.queue if pid in found]
         self.status = dict(found)
         self.initial = dict(found)
+
+    def _count_since_wanted(self) -> None:
+        with self.read_session() as session:
+            found = session.execute(text(counting.SKIPPED_SINCE_WANTED)).scalar_one()
+        self.since_wanted = int(found)
 
     def current_record(self) -> PaperRecord | None:
         """Return the record of the paper at :attr:`index` (read afresh), or None if gone."""
@@ -443,15 +501,20 @@ class Triage:
     def set_status(self, pid: int, status: str) -> None:
         """Set the read status of ``pid`` (recorded in its history) and remember the old one."""
 
-        def act(session: Session, paper: Paper) -> tuple[Any, str]:
-            before = (paper.status, paper.read_at)
-            library.set_status(session, [paper], status)
-            return before, paper.citekey
+        def act(session: Session, paper: Paper) -> tuple[int | None, str]:
+            changed = library.set_status(session, [paper], status)
+            event = marks.last_change_of(session, pid) if changed else None
+            return event, paper.citekey
 
-        before, key = self._write(pid, act)
-        self.steps.append(Step("status", pid, before, f"{key} {status}"))
+        event, key = self._write(pid, act)
+        if event is None:
+            self.status[pid] = status
+            self.message = f"{key}: {status} already"
+            return
+        self.steps.append(Step("status", pid, event, f"{key} {status}"))
         self.status[pid] = status
         self.message = f"{key}: {status}"
+        self._count_since_wanted()
         self._rerank(pid, status)
 
     def _rerank(self, pid: int, status: str) -> None:
@@ -544,16 +607,17 @@ class Triage:
     def undo(self) -> bool:
         """Undo the last decision of this run and go back to its paper; with none left,
         the last status decision of an earlier run (:meth:`undo_earlier`). False when
-        there is nothing to undo."""
+        there is nothing to undo. A status another process set since is left as it is
+        (compare-and-set, ``library.marks.undo_status``): the message says so and the
+        decision leaves the stack."""
         if not self.steps:
             return self.undo_earlier()
         step = self.steps.pop()
+        if step.kind == "status":
+            return self._undo_status(step.before, step.label)
 
         def act(session: Session, paper: Paper) -> None:
-            if step.kind == "status":
-                status, read_at = step.before
-                library.restore_status(session, paper, status, read_at)
-            elif step.kind == "priority":
+            if step.kind == "priority":
                 library.set_priority(session, [paper], step.before)
             elif step.kind == "tags":
                 names = [n for n in step.before if library.find_tag(session, n) is not None]
@@ -571,49 +635,49 @@ class Triage:
         except ReadingListError:
             self.steps.append(step)
             raise
-        if step.kind == "status":
-            self.status[step.paper_id] = step.before[0]
-            if self.ranker is not None:
-                self.ranker.decide(step.paper_id, step.before[0])
-        if step.paper_id in self.queue:
-            self.index = self.queue.index(step.paper_id)
+        self._show(step.paper_id)
         self.message = f"undone: {step.label}"
         return True
 
+    def _undo_status(self, event: int, label: str) -> bool:
+        """Undo the status change ``event`` (compare-and-set) and show its paper."""
+        try:
+            with self.write_session() as session:
+                pid, old, _ = marks.undo_status(session, event)
+        except (Conflict, NotFound) as err:
+            self.message = f"not undone: {err}"
+            return True
+        self.status[pid] = old
+        self._count_since_wanted()
+        if pid not in self.queue:  # a decision of an earlier run: its paper comes back
+            self.earlier.pop(pid, None)
+            self.initial[pid] = old
+            self.index = min(self.index, len(self.queue))
+            self.queue.insert(self.index, pid)
+        if self.ranker is not None:
+            self.ranker.decide(pid, old)
+        self._show(pid)
+        self.message = f"undone: {label}"
+        return True
+
+    def _show(self, pid: int) -> None:
+        if pid in self.queue:
+            self.index = self.queue.index(pid)
+
     def undo_earlier(self) -> bool:
-        """Undo the newest status decision of an earlier run still in force (from the
-        status history; read date restored) and show its paper; False when none is left.
+        """Undo the newest status decision still on the undo stack kept in the status
+        history (``library.marks.last_undoable``: not undone, still in force; read date
+        restored) and show its paper; False when none is left.
 
         Priorities, tags, notes and titles of earlier runs have no history and stay.
         """
         with self.read_session() as session:
-            found = triage_inbox.last_decision(
-                session, start=self.history_start, below=self.history_below, scope=self.scope
-            )
+            found = triage_inbox.last_decision(session, scope=self.scope)
         if found is None:
             self.message = "nothing to undo"
             return False
-        event, pid, old, new = found
-
-        def act(session: Session, paper: Paper) -> str:
-            if paper.status != new:
-                raise Conflict(f"{paper.citekey} changed meanwhile; not undone")
-            read_at = triage_inbox.read_date_before(session, pid, event) if old == "read" else None
-            library.restore_status(session, paper, old, read_at)
-            return paper.citekey
-
-        key = self._write(pid, act)
-        self.history_below = event
-        self.earlier.pop(pid, None)
-        self.status[pid] = self.initial[pid] = old
-        if pid not in self.queue:
-            self.index = min(self.index, len(self.queue))
-            self.queue.insert(self.index, pid)
-        self.index = self.queue.index(pid)
-        if self.ranker is not None:
-            self.ranker.decide(pid, old)
-        self.message = f"undone: {key} {new} (decided before this run)"
-        return True
+        event, _, key, new = found
+        return self._undo_status(event, f"{key} {new} (decided before this run)")
 
     def summary(self) -> Summary:
         """Return what this run changed."""
@@ -623,4 +687,4 @@ class Triage:
                 decided[status] += 1
         still_new = sum(1 for pid in self.queue if self.status.get(pid) == "new")
         total = len(self.earlier) + len(self.queue)  # the progress line's inbox
-        return Summary(total=total, decided=decided, still_new=still_new)
+        return Summary(total=total, decided=decided, still_new=still_new, stopped=self.stopped)

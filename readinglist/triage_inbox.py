@@ -8,14 +8,14 @@ Functions of a Session that never write (the loop writes through ``library``).
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from readinglist import library, query
 from readinglist.errors import InvalidQuery
-from readinglist.models import Paper, StatusEvent
+from readinglist.library import marks
+from readinglist.models import Paper
 
 
 def inbox_decided(
@@ -54,45 +54,19 @@ def inbox_decided(
     }
 
 
-def last_event_id(session: Session) -> int:
-    """Return the id of the newest status change (0 when there is none)."""
-    return int(session.scalar(select(func.max(StatusEvent.id))) or 0)
-
-
 def last_decision(
-    session: Session, *, start: int, below: int, scope: Collection[int] | None = None
+    session: Session, *, scope: Collection[int] | None = None
 ) -> tuple[int, int, str, str] | None:
-    """Return ``(event id, paper id, from, to)`` of the newest decision still in force.
-
-    Looks at the status history before this run (event ids up to ``start``) below
-    ``below`` (the decisions already undone); a decision is in force when it is its
-    paper's last change before the run and the paper still has its status. A first
-    status (no ``from``) is not a decision. ``scope`` (paper ids; None: all) limits
-    the papers. None when there is nothing left to undo.
-    """
-    latest = (
-        select(StatusEvent.paper_id, func.max(StatusEvent.id).label("last"))
-        .where(StatusEvent.id <= start)
-        .group_by(StatusEvent.paper_id)
-        .subquery()
-    )
-    stmt = (
-        select(StatusEvent.id, StatusEvent.paper_id, StatusEvent.from_status, StatusEvent.to_status)
-        .join(latest, latest.c.last == StatusEvent.id)
-        .join(Paper, Paper.id == StatusEvent.paper_id)
-        .where(StatusEvent.from_status.is_not(None), Paper.status == StatusEvent.to_status)
-        .where(StatusEvent.id < below)
-        .order_by(StatusEvent.id.desc())
-    )
-    if scope is None:
-        stmt = stmt.limit(1)
-    elif len(scope) <= library.CHUNK:
-        stmt = stmt.where(StatusEvent.paper_id.in_(sorted(scope)))
-    # Newest first, read lazily: the first row in scope is the answer.
-    for event, pid, old, new in session.execute(stmt):
-        if scope is None or pid in scope:
-            return int(event), int(pid), str(old), str(new)
-    return None
+    """Return ``(event id, paper id, citation key, to)`` of the top of the undo stack
+    kept in the status history (``library.marks.last_undoable``: the newest decision
+    not undone and still in force), among the papers of ``scope`` (None: all); None
+    when there is nothing left to undo."""
+    found = marks.last_undoable(session, None if scope is None else sorted(scope))
+    if found is None:
+        return None
+    event, pid, _, new = found
+    key = session.scalar(select(Paper.citekey).where(Paper.id == pid))
+    return event, pid, str(key), new
 
 
 def undoable_inbox(session: Session, scope: Collection[int] | None = None) -> dict[int, str]:
@@ -102,21 +76,11 @@ def undoable_inbox(session: Session, scope: Collection[int] | None = None) -> di
     (:func:`inbox_decided`), so that triage opens on its end screen (``u`` undoes, the
     progress line counts that inbox); empty when there is nothing to undo.
     """
-    start = last_event_id(session)
-    found = last_decision(session, start=start, below=start + 1, scope=scope)
+    found = last_decision(session, scope=scope)
     if found is None:
         return {}
     _, pid, _, status = found
     return {**inbox_decided(session, [pid], scope), pid: status}
-
-
-def read_date_before(session: Session, pid: int, event: int) -> datetime | None:
-    """Return when paper ``pid`` was last marked read before the change ``event``."""
-    return session.scalar(
-        select(func.max(StatusEvent.at)).where(
-            StatusEvent.paper_id == pid, StatusEvent.id < event, StatusEvent.to_status == "read"
-        )
-    )
 
 
 def titles(session: Session, pids: Sequence[int]) -> dict[int, str]:

@@ -115,10 +115,12 @@ def card(
     width: int,
     message: str = "",
     height: int | None = None,
+    model: str = "",
 ) -> str:
     """Return the screen of one paper, lines at most ``width`` long where words allow.
 
-    Progress line; venue and year; title (marked when provisional); authors;
+    Progress line; ``model`` (the paper's interest, what the model learnt from, the
+    papers skipped since the last wanted one; blank when empty); venue and year; title (marked when provisional); authors;
     links; key, status, priority, tags and number of notes; the abstract (LaTeX
     decoded) wrapped to the width; the message of the last action; the legend.
 
@@ -139,7 +141,7 @@ def card(
     if record.notes:
         state.append(counted(len(record.notes), "note"))
     found = links(record)
-    head = [progress, "", *([where] if where else []), *_wrap(_title(record), width)]
+    head = [progress, model, *([where] if where else []), *_wrap(_title(record), width)]
     head += [*_wrap(people, width, "  "), *(f"  {link}" for link in found)]
     head += [*_pack(state, " | ", width), ""]
     body = abstract_lines(record, width)

@@ -275,6 +275,20 @@ def rows_0005(dialect: str) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+def rows_0006(dialect: str) -> list[tuple[str, dict[str, Any]]]:
+    """Revision 0005's rows plus a status change that undid an earlier one."""
+    t3 = "2026-12-06 20:00:00.000000" if dialect == "sqlite" else "2026-12-06 20:00:00+00"
+    return [
+        *rows_0005(dialect),
+        (
+            "INSERT INTO status_events (id, paper_id, from_status, to_status, at, undoes)"
+            " VALUES (3, 1, 'read', 'to-read', :t3, 2)",
+            {"t3": t3},
+        ),
+        ("UPDATE papers SET status = 'to-read', read_at = NULL WHERE id = 1", {}),
+    ]
+
+
 #: For every revision: rows in plain SQL valid at that revision. A new revision must
 #: add its entry (the test fails without one), with rows in each of its tables.
 ROWS_AT: dict[str, Callable[[str], list[tuple[str, dict[str, Any]]]]] = {
@@ -283,6 +297,7 @@ ROWS_AT: dict[str, Callable[[str], list[tuple[str, dict[str, Any]]]]] = {
     "0003": rows_0003,
     "0004": rows_0004,
     "0005": rows_0005,
+    "0006": rows_0006,
 }
 
 

@@ -54,6 +54,7 @@ def test_stats_json(invoke, db_url) -> None:
             {"month": "2026-05", "count": 1},
             {"month": "2026-06", "count": 1},
         ],
+        "skipped_since_wanted": 0,
     }
 
 
@@ -103,6 +104,7 @@ def test_stats_of_a_query(invoke, db_url) -> None:
             {"month": "2026-05", "count": 1},
             {"month": "2026-06", "count": 1},
         ],
+        "skipped_since_wanted": 0,
     }
 
 
@@ -114,6 +116,7 @@ def test_stats_of_an_empty_library(invoke, db_url) -> None:
         "priority": {"high": 0, "medium": 0, "low": 0, "none": 0},
         "tags": [],
         "read_per_month": [],
+        "skipped_since_wanted": 0,
     }
     assert invoke("stats").stdout.startswith("0 papers\n\nStatus\n  new           0\n")
 
@@ -175,3 +178,27 @@ def test_stats_command_imports_no_sqlalchemy_for_a_whole_sqlite_library(sqlite_u
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["papers"] == 4
     assert done.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_stats_counts_the_papers_skipped_since_the_last_wanted_one(invoke, db_url) -> None:
+    """The stopping aid: papers skipped after the newest change to a wanted status;
+    a wanted decision that was undone (triage's ``u``) does not reset it."""
+    from readinglist import db
+    from readinglist.library import marks
+
+    build(db_url)  # a, b read (wanted) last of all
+    assert invoke("mark", "skipped", "d").exit_code == 0
+    assert json.loads(invoke("stats", "--json").stdout)["skipped_since_wanted"] == 1
+    assert invoke("mark", "skipped", "a", "b").exit_code == 0
+    assert json.loads(invoke("stats", "--json").stdout)["skipped_since_wanted"] == 3
+    assert "3 skipped since the last wanted paper" in invoke("stats").stdout.splitlines()[1]
+    assert invoke("mark", "to-read", "b").exit_code == 0
+    assert json.loads(invoke("stats", "--json").stdout)["skipped_since_wanted"] == 0
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine) as session:  # undo the to-read: b skipped again
+        event = marks.last_undoable(session)
+        assert event is not None
+        marks.undo_status(session, event[0])
+    engine.dispose()
+    assert json.loads(invoke("stats", "--json").stdout)["skipped_since_wanted"] == 3
+    assert json.loads(invoke("stats", "tag:x", "--json").stdout)["skipped_since_wanted"] == 3

@@ -546,7 +546,10 @@ def test_triage_the_example_list_in_a_terminal(icml: Path) -> None:
     # the current title is prefilled (editable); Ctrl-U clears it
     child.expect(r"New title: " + re.escape(title_of(icml, keys[2])))
     child.sendline("\x15A better title")
-    child.expect(CLEAR + r"3/19, 1 to read, 1 skipped\r\n\r\nICML · 2026\r\nA better title\r\n")
+    child.expect(
+        CLEAR + r"3/19, 1 to read, 1 skipped\r\n1 skipped since the last wanted paper\r\n"
+        r"ICML · 2026\r\nA better title\r\n"
+    )
     press(child, "r", r"4/19, 1 to read, 1 skipped, 1 reading\r\n")
     press(child, "u", r"3/19, 1 to read, 1 skipped\r\n")
     child.expect(r"undone: " + re.escape(keys[2]) + " reading")
@@ -690,6 +693,13 @@ def test_the_installed_command_refuses_a_pipe(icml: Path) -> None:
     assert result.stderr.startswith("Error: triage is interactive and needs a terminal")
 
 
+#: The line under the progress in interest order after one wanted paper and one skip.
+MODEL_LINE = (
+    r"interest -?\d+\.\d{3} · learnt from 1 wanted, 1 skipped"
+    r" · 1 skipped since the last wanted paper\r\n"
+)
+
+
 @pytest.mark.slow
 def test_interest_order_changes_after_a_skip_in_a_terminal(icml: Path) -> None:
     """One paper wanted (spar2026): triage in interest order shows ascl2026 first (then
@@ -710,14 +720,22 @@ def test_interest_order_changes_after_a_skip_in_a_terminal(icml: Path) -> None:
     child.expect(r">   1  +-?\d\.\d{3}  CorrectionPlanner: an autoregressive")
     child.expect(r"\r\n    3  +-?\d\.\d{3}  ([^\r\n…]{1,30})")
     third = child.match.group(1)
-    assert third.startswith("A shared-score quaternion")  # re-ranked: reco2026 was third
+    assert not third.startswith("ReCo")  # re-ranked: reco2026 was third before the skip
     child.expect(r"Go to number \(Enter or q: back, \+: more\)")
     child.sendline("3")
-    child.expect(CLEAR + r"3/19, 1 to read, 1 skipped\r\n\r\nICML · 2026\r\n" + re.escape(third))
+    child.expect(
+        CLEAR
+        + r"3/19, 1 to read, 1 skipped\r\n"
+        + MODEL_LINE
+        + "ICML · 2026\r\n"
+        + re.escape(third)
+    )
     child.send("/")
     child.expect(r"Search \(query or words; Enter: next match\)")
     child.sendline("title:safeseek")
-    child.expect(CLEAR + r"3/19, 1 to read, 1 skipped\r\n\r\nICML · 2026\r\nSafeSeek: ")
+    child.expect(
+        CLEAR + r"3/19, 1 to read, 1 skipped\r\n" + MODEL_LINE + r"ICML · 2026\r\nSafeSeek: "
+    )
     child.expect(r"1 in the inbox match 'title:safeseek'; / then Enter: the next\r\n")
     child.send("a")
     child.expect(r"Tags: ")
@@ -824,8 +842,12 @@ def test_back_key_returns_to_the_previous_paper(engine, four) -> None:
     run(engine, four, term)
     names = ("Alpha", "Beta", "Gamma", "Delta")
     titles = [next(n for n in names if f"\n{n}" in s) for s in term.screens]
-    assert titles == ["Alpha", "Alpha", "Beta", "Gamma", "Beta", "Alpha", "Beta"]
+    # after skipping a2026 the next paper is the next undecided one (Gamma), not Beta
+    assert titles == ["Alpha", "Alpha", "Beta", "Gamma", "Beta", "Alpha", "Gamma"]
     assert term.screens[1].splitlines()[-2] == "this is the first paper"
+    assert term.screens[4].splitlines()[-2] == (
+        "decided in this run: to-read; a key changes it, space: next new"
+    )
     # back keeps the decision: b2026 stays to-read, a2026 is skipped on the way back
     assert [v["status"] for v in state(engine).values()] == ["skipped", "to-read", "new", "new"]
 
@@ -855,3 +877,77 @@ def test_open_reports_a_browser_that_did_not_start(engine, four, monkeypatch) ->
 
     monkeypatch.setattr(webbrowser, "open", broken)
     assert ClickTerminal.launch(None, "https://b.org") is False  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+def test_search_wraps_to_a_decided_paper_and_nothing_decided_changes(icml: Path) -> None:
+    """Decide three papers, search back to the first (the search wraps): its card says it
+    is decided and what its decision is; space goes to the next undecided paper, not the
+    second; a second wrapping search and ``s`` change the paper shown alone, and the
+    next ``t`` decides the next undecided paper. Nothing else decided is changed."""
+    keys = added_order(icml)
+    child = spawn(icml, cols=160)
+    child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
+    press(child, "t", r"2/19, 1 to read, 0 skipped\r\n")
+    press(child, "t", r"3/19, 2 to read, 0 skipped\r\n")
+    press(child, "t", r"4/19, 3 to read, 0 skipped\r\n")
+    child.send("/")
+    child.expect(r"Search \(query or words; Enter: next match\): ")
+    child.sendline(f"key:{keys[0]}")
+    child.expect(CLEAR + r"1/19, 3 to read, 0 skipped\r\n")
+    child.expect(re.escape(keys[0]) + r" \| status to-read")
+    child.expect(r"decided in this run: to-read; a key changes it, space: next new")
+    press(child, " ", r"4/19, 3 to read, 0 skipped\r\n")
+    child.expect(re.escape(keys[3]) + r" \| status new")
+    child.send("/")
+    child.expect(r"Search \(query or words; Enter: next match\): ")
+    child.sendline(f"key:{keys[1]}")
+    child.expect(CLEAR + r"2/19, 3 to read, 0 skipped\r\n")
+    child.expect(r"decided in this run: to-read")
+    press(child, "s", r"4/19, 2 to read, 1 skipped\r\n")  # the next undecided: keys[3]
+    child.expect(re.escape(keys[3]) + r" \| status new")
+    press(child, "t", r"5/19, 3 to read, 1 skipped\r\n")
+    child.send("q")
+    ends(child, r"triaged 4 papers in this run \(1 skipped, 3 to-read\)")
+    statuses = dict(sql(icml, "SELECT citekey, status FROM papers"))
+    assert [statuses[k] for k in keys[:5]] == ["to-read", "skipped", "to-read", "to-read", "new"]
+    assert {k: [(old, new) for old, new, _ in v] for k, v in history(icml).items()} == {
+        keys[0]: [("new", "to-read")],
+        keys[1]: [("new", "to-read"), ("to-read", "skipped")],
+        keys[2]: [("new", "to-read")],
+        keys[3]: [("new", "to-read")],
+    }
+
+
+@pytest.mark.slow
+def test_undo_after_quit_across_three_sessions_never_reapplies_an_undone_decision(
+    icml: Path,
+) -> None:
+    """Session 1: ``t``, ``s``, ``u``, ``q``. Session 2: ``u`` undoes the ``t`` (the last
+    decision not undone), not the undone skip. Session 3: nothing left to undo."""
+    keys = added_order(icml)
+    child = spawn(icml)
+    child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
+    press(child, "t", r"2/19, 1 to read, 0 skipped\r\n")
+    press(child, "s", r"3/19, 1 to read, 1 skipped\r\n")
+    press(child, "u", r"2/19, 1 to read, 0 skipped\r\n")
+    child.expect(r"undone: " + re.escape(keys[1]) + " skipped")
+    child.send("q")
+    ends(child, r"triaged 1 paper in this run \(1 to-read\)")
+    child = spawn(icml)
+    child.expect(CLEAR + r"2/19, 1 to read, 0 skipped\r\n")
+    press(child, "u", r"1/19, 0 to read, 0 skipped\r\n")
+    child.expect(r"undone: " + re.escape(keys[0]) + r" to-read \(decided before this run\)")
+    child.send("q")
+    ends(child, r"triaged 0 papers in this run")
+    child = spawn(icml)
+    child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
+    press(child, "u", r"1/19, 0 to read, 0 skipped\r\n")
+    child.expect(r"nothing to undo")
+    child.send("q")
+    ends(child, r"triaged 0 papers in this run")
+    assert [s for (s,) in sql(icml, "SELECT status FROM papers")] == ["new"] * 19
+    assert {k: [(old, new) for old, new, _ in v] for k, v in history(icml).items()} == {
+        keys[0]: [("new", "to-read"), ("to-read", "new")],
+        keys[1]: [("new", "skipped"), ("skipped", "new")],
+    }

@@ -419,8 +419,10 @@ def test_why_shows_the_terms_behind_the_score(engine: Any, four: list[int]) -> N
 
 def test_undo_after_quit_walks_back_the_status_history(engine: Any, four: list[int]) -> None:
     """An earlier run set a2026 to-read and skipped b2026; then c2026 was read and moved
-    to to-read. A new run's ``u`` undoes them newest first, each paper shown again with
-    its old status (c2026 read on its first date), then says there is nothing left."""
+    to to-read. A new run's ``u`` undoes the newest (c2026 back to read on its first
+    date); a third run's ``u`` goes on down the same stack (c2026's read, b2026's skip,
+    a2026's to-read), each paper shown again with its old status, then says there is
+    nothing left; an undone change is never re-applied."""
     from datetime import UTC, datetime
 
     from readinglist import db, library, triage_inbox
@@ -432,39 +434,96 @@ def test_undo_after_quit_walks_back_the_status_history(engine: Any, four: list[i
         library.set_status(session, library.resolve_many(session, ["c2026"]), "read", at=first_read)
     with db.session_scope(engine) as session:
         library.set_status(session, library.resolve_many(session, ["c2026"]), "to-read")
-    with db.session_scope(engine, write=False) as session:
-        queue = library.triage_queue(session)
-        earlier = triage_inbox.inbox_decided(session, queue)
+
+    def inbox() -> tuple[list[int], dict[int, str]]:
+        with db.session_scope(engine, write=False) as session:
+            queue = library.triage_queue(session)
+            return queue, triage_inbox.inbox_decided(session, queue)
+
+    queue, earlier = inbox()
     assert queue == [d]
+    term = FakeTerminal("uq")
+    loop(engine, queue, term, earlier=earlier).run()
+    assert titles(term) == ["Delta", "Gamma"]
+    assert term.progress() == ["4/4, 2 to read, 1 skipped", "3/4, 1 to read, 1 skipped, 1 read"]
+    assert messages(term)[1:] == ["undone: c2026 to-read (decided before this run)"]
+    with db.session_scope(engine, write=False) as session:
+        read_at = library.resolve(session, "c2026").read_at
+    assert read_at is not None
+    assert read_at.replace(tzinfo=UTC) == first_read
+
+    queue, earlier = inbox()
     term = FakeTerminal("uuuuq")
     loop(engine, queue, term, earlier=earlier).run()
     assert titles(term) == ["Delta", "Gamma", "Beta", "Alpha", "Alpha"]
-    assert term.progress() == [
-        "4/4, 2 to read, 1 skipped",
-        "3/4, 1 to read, 1 skipped, 1 read",
-        "2/4, 1 to read, 0 skipped, 1 read",
-        "1/4, 0 to read, 0 skipped, 1 read",
-        "1/4, 0 to read, 0 skipped, 1 read",
-    ]
     assert messages(term)[1:] == [
-        "undone: c2026 to-read (decided before this run)",
+        "undone: c2026 read (decided before this run)",
         "undone: b2026 skipped (decided before this run)",
         "undone: a2026 to-read (decided before this run)",
         "nothing to undo",
     ]
     after = state(engine)
-    assert {k: v["status"] for k, v in after.items()} == {
+    assert {k: v["status"] for k, v in after.items()} == dict.fromkeys(after, "new")
+    assert after["c2026"]["history"] == [
+        ("new", "read"),
+        ("read", "to-read"),
+        ("to-read", "read"),
+        ("read", "new"),
+    ]
+    assert after["a2026"]["history"] == [("new", "to-read"), ("to-read", "new")]
+
+
+def test_undo_after_quit_never_reapplies_an_undone_decision(engine: Any, four: list[int]) -> None:
+    """``t``, ``s``, ``u``, quit; a second run's ``u`` undoes a2026's to-read (the last
+    decision not undone), not b2026's undone skip; a third run has nothing to undo."""
+    from readinglist import db, library, triage_inbox
+
+    term = FakeTerminal("tsuq")
+    run(engine, four, term)
+    assert messages(term)[-1] == "undone: b2026 skipped"
+    assert [v["status"] for v in state(engine).values()] == ["to-read", "new", "new", "new"]
+    for keys, expected, statuses in [
+        ("uq", "undone: a2026 to-read (decided before this run)", ["new"] * 4),
+        ("uq", "nothing to undo", ["new"] * 4),
+    ]:
+        with db.session_scope(engine, write=False) as session:
+            queue = library.triage_queue(session)
+            earlier = triage_inbox.inbox_decided(session, queue)
+        term = FakeTerminal(keys)
+        loop(engine, queue, term, earlier=earlier).run()
+        assert messages(term)[-1] == expected
+        assert [v["status"] for v in state(engine).values()] == statuses
+    assert state(engine)["b2026"]["history"] == [("new", "skipped"), ("skipped", "new")]
+
+
+def test_undo_leaves_a_status_another_process_set_meanwhile(engine: Any, four: list[int]) -> None:
+    """Compare-and-set on the status history: this run skipped b2026, then another
+    process marked it reading; ``u`` says so and leaves it reading, and goes on with
+    the next decision (a2026's to-read) on the next ``u``."""
+    from readinglist import db, library
+
+    run_ = loop(engine, four, FakeTerminal("ts"))
+    run_.run()
+    with db.session_scope(engine) as session:  # another terminal marks b2026 reading
+        library.set_status(session, library.resolve_many(session, ["b2026"]), "reading")
+    record = run_.current_record()
+    assert record is not None
+    run_.press("u", record)
+    assert run_.message == (
+        "not undone: b2026 was changed meanwhile (now reading), not by this undo; left as it is"
+    )
+    assert state(engine)["b2026"]["status"] == "reading"
+    run_.press("u", record)
+    assert run_.message == "undone: a2026 to-read"
+    assert {k: v["status"] for k, v in state(engine).items()} == {
         "a2026": "new",
-        "b2026": "new",
-        "c2026": "read",
+        "b2026": "reading",
+        "c2026": "new",
         "d2026": "new",
     }
-    assert after["c2026"]["history"] == [("new", "read"), ("read", "to-read"), ("to-read", "read")]
-    assert after["a2026"]["history"] == [("new", "to-read"), ("to-read", "new")]
-    with db.session_scope(engine, write=False) as session:
-        read_at = library.resolve(session, "c2026").read_at
-    assert read_at is not None
-    assert read_at.replace(tzinfo=UTC) == first_read
+    run_.press("u", record)  # the other process's change is the newest decision now
+    assert run_.message == "undone: b2026 reading (decided before this run)"
+    assert state(engine)["b2026"]["status"] == "skipped"
 
 
 def test_undo_after_quit_stays_in_the_selection_and_after_this_run(
@@ -490,8 +549,9 @@ def test_undo_after_quit_stays_in_the_selection_and_after_this_run(
 def test_undo_after_quit_leaves_a_paper_changed_meanwhile(
     engine: Any, four: list[int], monkeypatch: Any
 ) -> None:
-    """A decision another command overrode is no longer in force: ``u`` passes it by;
-    one overridden between finding it and undoing it is refused with a message."""
+    """A decision another command overrode is no longer in force: the stack's top is
+    that command's change; one overridden between finding it and undoing it is
+    refused with a message (compare-and-set)."""
     from readinglist import db, library, triage_inbox
 
     a, b, c, d = four
@@ -499,19 +559,23 @@ def test_undo_after_quit_leaves_a_paper_changed_meanwhile(
     loop_ = loop(engine, [b, c, d], FakeTerminal(""))
     loop_.run()
     with db.session_scope(engine, write=False) as session:
-        found = triage_inbox.last_decision(session, start=loop_.history_start, below=10**9)
+        found = triage_inbox.last_decision(session)
     assert found is not None
-    assert found[1:] == (a, "new", "to-read")
+    assert found[1:] == (a, "a2026", "to-read")
     with db.session_scope(engine) as session:  # another terminal marks a2026 read
         library.set_status(session, library.resolve_many(session, ["a2026"]), "read")
     with db.session_scope(engine, write=False) as session:
-        stale = triage_inbox.last_decision(session, start=loop_.history_start, below=10**9)
-    assert stale is None
+        newer = triage_inbox.last_decision(session)
+    assert newer is not None  # the other terminal's change is on top of the stack now
+    assert newer[0] > found[0]
+    assert newer[1:] == (a, "a2026", "read")
     record = loop_.current_record()
     assert record is not None
     monkeypatch.setattr(triage_inbox, "last_decision", lambda *args, **kw: found)
     loop_.press("u", record)
-    assert loop_.message == "not done: a2026 changed meanwhile; not undone"
+    assert loop_.message == (
+        "not undone: a2026 was changed meanwhile (now read), not by this undo; left as it is"
+    )
     assert state(engine)["a2026"]["status"] == "read"
 
 
@@ -546,3 +610,26 @@ def test_why_names_tag_and_author_features_as_a_reader_would() -> None:
     assert term_label("icml tag_icml") == "icml tag:icml"
     assert term_label("author_smith_j") == "author:smith_j"
     assert term_label("offline reinforcement") == "offline reinforcement"
+
+
+def test_the_header_shows_interest_what_it_learnt_and_skips_since_the_last_wanted(
+    engine: Any, four: list[int]
+) -> None:
+    """The line under the progress: the paper's interest and the papers skipped since
+    the last wanted one; ``stop_after`` ends the run there with a summary."""
+    a, b, c, d = four
+    ranker = FakeRanker({a: 0.9, b: 0.5, c: 0.7, d: 0.1})
+    term = FakeTerminal("tss")
+    run_ = loop(engine, four, term, ranker=ranker, stop_after=2)
+    summary = run_.run()
+    lines = [screen.splitlines()[1] for screen in term.screens]
+    assert lines == [
+        "interest 0.900",
+        "interest 0.700",
+        "interest 0.500 · 1 skipped since the last wanted paper",
+    ]
+    assert summary.describe().startswith(
+        "stopped: 2 papers skipped since the last wanted one (--stop-after 2); "
+        "triaged 3 papers in this run"
+    )
+    assert [v["status"] for v in state(engine).values()] == ["to-read", "skipped", "skipped", "new"]

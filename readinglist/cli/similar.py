@@ -32,12 +32,13 @@ def similar_command(app: AppContext, ref: str, limit: int, as_json: bool) -> Non
         readinglist similar spar2026 --limit 20 --json
     """
     from readinglist import library, render
-    from readinglist.ranking.ranker import Ranker
+    from readinglist.ranking.ranker import similar
+    from readinglist.ranking.store import load
 
     with app.session(write=False) as session:
         paper = library.resolve(session, ref)
-        ranker = Ranker.open(session, app.settings.database_url)
-        found = ranker.similar(paper.id, limit)
+        index = load(session, app.settings.database_url, on_build=render.info)
+        found = similar(index, paper.id, limit)
         by_id = {p.id: p for p in library.load_papers_for_listing(session, [i for i, _ in found])}
         records = [
             (library.to_record(by_id[i], with_notes=False), s) for i, s in found if i in by_id
@@ -45,4 +46,8 @@ def similar_command(app: AppContext, ref: str, limit: int, as_json: bool) -> Non
     if as_json:
         render.echo_json([{**render.paper_json(r), "similarity": s} for r, s in records])
     else:
-        render.paper_table([r for r, _ in records])
+        render.paper_table(
+            [r for r, _ in records],
+            interest={r.citekey or "": s for r, s in records},
+            header="SIMILARITY",
+        )

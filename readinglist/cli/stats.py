@@ -16,7 +16,9 @@ def stats_json(stats: dict[str, Any]) -> dict[str, Any]:
 
     Keys: ``papers`` (int), ``status`` ({status: n} for every status), ``priority``
     ({"high", "medium", "low", "none": n}), ``tags`` ([{"tag", "count"}], most used
-    first), ``read_per_month`` ([{"month": "YYYY-MM", "count"}], oldest first).
+    first), ``read_per_month`` ([{"month": "YYYY-MM", "count"}], oldest first),
+    ``skipped_since_wanted`` (int: papers skipped since the last one marked wanted, the
+    whole library; ``counting.SKIPPED_SINCE_WANTED``).
     """
     return {
         "papers": stats["papers"],
@@ -24,6 +26,7 @@ def stats_json(stats: dict[str, Any]) -> dict[str, Any]:
         "priority": stats["priority"],
         "tags": [{"tag": name, "count": n} for name, n in stats["tags"]],
         "read_per_month": [{"month": m, "count": n} for m, n in stats["read_per_month"]],
+        "skipped_since_wanted": stats["skipped_since_wanted"],
     }
 
 
@@ -38,6 +41,8 @@ def stats_text(stats: dict[str, Any]) -> str:
     width = max([len(label) for _, rows in sections for label, _ in rows] + [8])
     count = stats["papers"]
     lines = [counted(count, "paper")]
+    if stats["skipped_since_wanted"]:
+        lines.append(f"{stats['skipped_since_wanted']} skipped since the last wanted paper")
     for title, rows in sections:
         if not rows:
             continue

@@ -59,7 +59,7 @@ def topics_command(
         status = {p.id: p.status for p in papers}
         key = {p.id: p.citekey for p in papers}
         index = load(session, app.settings.database_url)
-        topics = cluster(index, [p.id for p in papers], k)
+        topics = cluster(index, [p.id for p in papers], k, [p.venue or "" for p in papers])
         replaced = 0
         if write_tags:
             # A new clustering replaces the last one on these papers: topic tags of two

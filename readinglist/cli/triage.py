@@ -216,6 +216,13 @@ def _completing(names: Sequence[str]) -> Iterator[None]:
     " before the first decision it is the order; after, the papers like it stay near the"
     " top beside those your decisions favour.",
 )
+@click.option(
+    "--stop-after",
+    type=click.IntRange(1),
+    metavar="N",
+    help="End the session, with a summary, once N papers are skipped since the last "
+    "wanted one (the stopping aid screeners use; the header shows the count).",
+)
 @pass_app
 def triage_command(
     app: AppContext,
@@ -223,6 +230,7 @@ def triage_command(
     include_all: bool,
     order: str,
     like: str | None,
+    stop_after: int | None,
 ) -> None:
     """Decide what to read, one paper at a time.
 
@@ -236,8 +244,10 @@ def triage_command(
     go on where you stopped. Once you have decided on some papers, the most
     interesting come first (learned from your decisions, on this machine) and the
     rest is re-ranked after each decision; --order added keeps the order of addition,
-    --like TEXT ranks by a description too (before any decision, it alone). Needs a terminal (exit 2 otherwise; use `mark` in
-    scripts).
+    --like TEXT ranks by a description too (before any decision, it alone). The line
+    under the progress shows the paper's interest, what the order learnt from and the
+    papers skipped since the last wanted one; --stop-after N ends the session there.
+    Needs a terminal (exit 2 otherwise; use `mark` in scripts).
 
     \b
     Examples:
@@ -246,6 +256,7 @@ def triage_command(
         readinglist triage --all tag:icml
         readinglist triage --like "offline reinforcement learning"
         readinglist triage --order added
+        readinglist triage --stop-after 100
     """
     from readinglist import library, render, triage, triage_inbox
     from readinglist.errors import UsageError
@@ -267,7 +278,9 @@ def triage_command(
         if ids and order == "interest":
             from readinglist.ranking.ranker import Ranker
 
-            ranker = Ranker.open(session, app.settings.database_url, like=like)
+            ranker = Ranker.open(
+                session, app.settings.database_url, like=like, on_build=render.info
+            )
             ids = ranker.order(ids)
     if not ids and not earlier:
         render.info("nothing to triage" + (": no paper has status new" if only_new else ""))
@@ -281,6 +294,7 @@ def triage_command(
         ranker=ranker,
         earlier=earlier,
         scope=scope,
+        stop_after=stop_after,
     )
     with terminal.keys_mode():
         summary = run.run()

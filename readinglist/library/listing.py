@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from readinglist import counting
 from readinglist.library._sql import CHUNK
@@ -265,4 +265,5 @@ def paper_stats(session: Executor, query_text: str = "") -> dict[str, Any]:
             STATUS_EVENTS.c.paper_id,
             execute,
         ),
+        execute(text(counting.SKIPPED_SINCE_WANTED)).scalar_one(),
     )

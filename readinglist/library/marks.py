@@ -12,16 +12,21 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import ColumnElement, and_, exists, func, insert, select, update
 
-from readinglist.errors import UsageError
+from readinglist.errors import Conflict, NotFound, UsageError
 from readinglist.library._sql import CHUNK
 from readinglist.records import PRIORITY_CODES, PRIORITY_LEVELS, STATUSES
 from readinglist.tables import PAPERS, STATUS_EVENTS, Executor, utcnow
 
 
 def write_status(
-    session: Executor, current: Mapping[int, str], status: str, *, at: datetime | None = None
+    session: Executor,
+    current: Mapping[int, str],
+    status: str,
+    *,
+    at: datetime | None = None,
+    undoes: Mapping[int, int] | None = None,
 ) -> list[int]:
     """Set the read status of the papers ``current`` maps (paper id -> status now) to
     ``status``; return the ids that changed, in order. The one home of the status rule.
@@ -29,7 +34,8 @@ def write_status(
     ``status`` is one of ``records.STATUSES`` (else UsageError). Moving to ``read``
     sets ``read_at``; leaving ``read`` clears it; ``updated_at`` is ``at`` (default
     now). Papers already at ``status`` are left alone; every change is recorded in the
-    status history (a StatusEvent row). Core statements on the tables, a chunk of
+    status history (a StatusEvent row; ``undoes`` maps a paper id to the id of the
+    change this one undoes, see :func:`undo_status`). Core statements on the tables, a chunk of
     papers at a time (issue 17: ``mark -q`` on 100,000 papers was one ORM unit of work
     per paper; ``mark`` configures no mapper): status, ``read_at`` and ``updated_at``
     only, so no relationship is loaded; the search text does not contain the status,
@@ -44,7 +50,13 @@ def write_status(
     session.execute(
         insert(STATUS_EVENTS),
         [
-            {"paper_id": pid, "from_status": current[pid], "to_status": status, "at": when}
+            {
+                "paper_id": pid,
+                "from_status": current[pid],
+                "to_status": status,
+                "at": when,
+                "undoes": (undoes or {}).get(pid),
+            }
             for pid in changed
         ],
     )
@@ -146,3 +158,113 @@ def status_changed_since(session: Executor, paper_ids: Sequence[int], when: date
             )
         )
     return found
+
+
+# --- the undo stack: the status history without the undos and what they undid -------------
+
+
+def _live(event: Any) -> ColumnElement[bool]:
+    """True for a change of ``event`` (an alias of the history) that is neither an undo
+    nor undone by a later one: what the undo stack holds."""
+    undo = STATUS_EVENTS.alias("undo")
+    return and_(event.c.undoes.is_(None), ~exists().where(undo.c.undoes == event.c.id))
+
+
+def _in_force(event: Any) -> ColumnElement[bool]:
+    """True when ``event`` is on the stack (:func:`_live`, a change from a status) and
+    its paper still has its status with no live change of it since: nobody changed
+    the paper after it, except by undoing (compare-and-set)."""
+    later = STATUS_EVENTS.alias("later")
+    return and_(
+        event.c.from_status.is_not(None),
+        _live(event),
+        select(PAPERS.c.status).where(PAPERS.c.id == event.c.paper_id).scalar_subquery()
+        == event.c.to_status,
+        ~exists().where(
+            later.c.paper_id == event.c.paper_id, later.c.id > event.c.id, _live(later)
+        ),
+    )
+
+
+def last_undoable(
+    session: Executor, scope: Sequence[int] | None = None
+) -> tuple[int, int, str, str] | None:
+    """Return the top of the undo stack, ``(event id, paper id, from, to)``, or None.
+
+    The stack is the status history newest first without the undos and the changes
+    they undid (:func:`undo_status` records which), so it survives quitting: an undo
+    after quitting takes the last change not yet undone and never re-applies an
+    undone one. A change is on top only while in force (its paper has its status, no
+    other change since); a first status (no ``from``) is not a decision. ``scope``
+    (paper ids; None: all) limits the papers, a chunk of ids at a time.
+    """
+    event = STATUS_EVENTS.alias("event")
+    base = (
+        select(event.c.id, event.c.paper_id, event.c.from_status, event.c.to_status)
+        .where(_in_force(event))
+        .order_by(event.c.id.desc())
+        .limit(1)
+    )
+    chunks = (
+        [None]
+        if scope is None
+        else [sorted(scope)[i : i + CHUNK] for i in range(0, len(scope), CHUNK)]
+    )
+    best: tuple[int, int, str, str] | None = None
+    for chunk in chunks:
+        stmt = base if chunk is None else base.where(event.c.paper_id.in_(chunk))
+        row = session.execute(stmt).first()
+        if row is not None and (best is None or row[0] > best[0]):
+            best = (int(row[0]), int(row[1]), str(row[2]), str(row[3]))
+    return best
+
+
+def last_change_of(session: Executor, paper_id: int) -> int | None:
+    """Return the id of the newest status event of ``paper_id`` (None without one)."""
+    found = session.execute(
+        select(func.max(STATUS_EVENTS.c.id)).where(STATUS_EVENTS.c.paper_id == paper_id)
+    ).scalar_one()
+    return None if found is None else int(found)
+
+
+def undo_status(session: Executor, event_id: int) -> tuple[int, str, str]:
+    """Undo the status change ``event_id``: put its paper back to the status before it,
+    recorded as a change that ``undoes`` it; return ``(paper id, from, to)`` of the
+    undone change. Compare-and-set on the status history: only while the change is
+    in force (:func:`_in_force`: the paper still has its status and nobody changed
+    it since, the paper row locked meanwhile on PostgreSQL, SQLite's write lock held);
+    otherwise Conflict, naming the status the paper has now, and nothing is written.
+    Moving back to ``read`` restores the paper's last read date before the change.
+    NotFound when the change or its paper is gone.
+    """
+    event = STATUS_EVENTS.alias("event")
+    row = session.execute(
+        select(event.c.paper_id, event.c.from_status, event.c.to_status).where(
+            event.c.id == event_id
+        )
+    ).first()
+    if row is None:
+        raise NotFound("that decision is no longer in the status history")
+    pid, old, new = int(row[0]), row[1], str(row[2])
+    now = session.execute(
+        select(PAPERS.c.status, PAPERS.c.citekey).where(PAPERS.c.id == pid).with_for_update()
+    ).first()
+    if now is None:
+        raise NotFound("that paper was removed meanwhile")
+    in_force = session.execute(select(_in_force(event)).where(event.c.id == event_id))
+    if old is None or not in_force.scalar():
+        raise Conflict(
+            f"{now[1]} was changed meanwhile (now {now[0]}), not by this undo; left as it is"
+        )
+    write_status(session, {pid: new}, str(old), undoes={pid: event_id})
+    if old == "read":
+        read_at = session.execute(
+            select(func.max(STATUS_EVENTS.c.at)).where(
+                STATUS_EVENTS.c.paper_id == pid,
+                STATUS_EVENTS.c.id < event_id,
+                STATUS_EVENTS.c.to_status == "read",
+                STATUS_EVENTS.c.undoes.is_(None),
+            )
+        ).scalar_one()
+        update_columns(session, [pid], {"read_at": read_at})
+    return pid, str(old), new

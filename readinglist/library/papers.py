@@ -70,16 +70,6 @@ def set_status(
     return changed
 
 
-def restore_status(session: Session, paper: Paper, status: str, read_at: datetime | None) -> None:
-    """Put ``paper`` back to ``status`` with its earlier ``read_at`` (triage's undo).
-
-    The change is recorded in the status history like any other (:func:`set_status`).
-    """
-    set_status(session, [paper], status)
-    paper.read_at = read_at if status == "read" else None
-    session.flush()
-
-
 def set_priority(
     session: Session, papers: Sequence[Paper], level: str | None, *, at: datetime | None = None
 ) -> list[Paper]:

@@ -15,7 +15,7 @@ was, it hardly moved an order learnt from decisions on other papers: a fresh use
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -181,11 +181,18 @@ class Ranker:
 
     @classmethod
     def open(
-        cls, session: Session, url: str, *, like: str | None = None, streamed: bool = False
+        cls,
+        session: Session,
+        url: str,
+        *,
+        like: str | None = None,
+        streamed: bool = False,
+        on_build: Callable[[str], None] | None = None,
     ) -> Ranker:
         """Return the ranker of the library in ``session`` (the index cached per ``url``;
-        ``streamed``: its rows stay in the cache file, see :func:`.store.load`)."""
-        index = load(session, url, streamed=streamed)
+        ``streamed``: its rows stay in the cache file; ``on_build``: told before the
+        index is rebuilt; see :func:`.store.load`)."""
+        index = load(session, url, streamed=streamed, on_build=on_build)
         # Per row of the index, in lists of shared strings and an array (issue 17: a dict
         # of every paper's (status, priority) and one of its batch took 200 MB at the
         # peak of `list --json` on 500,000 papers): Core rows read a block at a time.
@@ -218,6 +225,14 @@ class Ranker:
         return cls(index, statuses, priorities, judged, like)
 
     # --- models ---------------------------------------------------------------------------
+
+    def learnt_from(self) -> str:
+        """Say what the models learn from: "learnt from 12 wanted, 30 skipped" (wanted:
+        to-read, reading, read or priority high; skipped: status skipped or priority
+        low, :func:`.model.labels`), and the ``--like`` text when there is one."""
+        wanted, skipped = int((self.y > 0).sum()), int((self.y < 0).sum())
+        text = f"learnt from {wanted} wanted, {skipped} skipped"
+        return text + (" and the --like text" if self.like is not None else "")
 
     @property
     def has_model(self) -> bool:
@@ -332,11 +347,17 @@ class Ranker:
         )
 
     def similar(self, pid: int, limit: int = 10) -> list[tuple[int, float]]:
-        """Return the ``limit`` papers most like ``pid`` (cosine of tf-idf), best first."""
-        row = self.index.row.get(pid)
-        if row is None:
-            return []
-        sims = np.asarray((self.index.matrix @ self.index.matrix[row].T).todense()).ravel()
-        sims[row] = -np.inf
-        top = np.argsort(-sims, kind="stable")[:limit]
-        return [(int(self.index.ids[i]), round(float(sims[i]), 4)) for i in top if sims[i] > 0]
+        """Return the ``limit`` papers most like ``pid`` (:func:`similar`)."""
+        return similar(self.index, pid, limit)
+
+
+def similar(index: Index, pid: int, limit: int = 10) -> list[tuple[int, float]]:
+    """Return the ``limit`` papers most like ``pid`` (cosine of tf-idf), best first: the
+    index alone, no decision read (``readinglist similar``)."""
+    row = index.row.get(pid)
+    if row is None:
+        return []
+    sims = np.asarray((index.matrix @ index.matrix[row].T).todense()).ravel()
+    sims[row] = -np.inf
+    top = np.argsort(-sims, kind="stable")[:limit]
+    return [(int(index.ids[i]), round(float(sims[i]), 4)) for i in top if sims[i] > 0]

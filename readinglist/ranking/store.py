@@ -215,9 +215,17 @@ def build(session: Session) -> Index:
     )
 
 
-def load(session: Session, url: str, *, streamed: bool = False) -> Index:
+def load(
+    session: Session,
+    url: str,
+    *,
+    streamed: bool = False,
+    on_build: Callable[[str], None] | None = None,
+) -> Index:
     """Return the index of the library: from the cache when current, else rebuilt
     (and the cache rewritten, atomically; failures to write are ignored).
+    ``on_build`` is told, before a rebuild, what is being built (a message for people:
+    a first index of 61,000 papers takes about a minute, which was a blank screen).
 
     ``streamed``: a cached index keeps its rows in the file and reads them a block at a
     time when used (:mod:`.stored`): for one pass of scores over a large library
@@ -228,6 +236,12 @@ def load(session: Session, url: str, *, streamed: bool = False) -> Index:
     cached = _read(path, counter, streamed)
     if cached is not None and _texts_unchanged(session, cached, counter):
         return cached
+    if on_build is not None:
+        count = session.scalar(select(func.count()).select_from(Paper)) or 0
+        on_build(
+            f"building the interest index of {count:,} papers"
+            " (once; later runs read it from its cache)..."
+        )
     index = build(session)
     _write(path, counter, index)
     return index

@@ -8,15 +8,18 @@ it (the class-based tf-idf idea of BERTopic, which keeps words every paper of a 
 list shares, "based", "self", out of the labels). Author and tag tokens, and terms made
 only of abstract filler and function words (``citekeys.FILLER_WORDS``,
 ``naming.words.FUNCTION_WORDS``) or of split-off prefixes (``pre``, ``self``), are never
-label words. The label is joined by ``-`` and at most :data:`MAX_LABEL` characters:
-a usable tag name (``topic/<label>``, :mod:`readinglist.bounds`), however long the
-words of the papers are.
+label words; nor are words of the papers' venues (``venue_words``: on the ACL
+anthology the main conference's cluster was labelled
+"association-computational-linguistics") nor terms in more than half of the selected
+papers (:data:`SHARED`: they say what the selection is, not what a topic is). The
+label is joined by ``-`` and at most :data:`MAX_LABEL` characters: a usable tag name
+(``topic/<label>``, :mod:`readinglist.bounds`), however long the words of the papers are.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +32,7 @@ from readinglist.citekeys import FILLER_WORDS
 from readinglist.naming.words import FUNCTION_WORDS
 from readinglist.ranking import AUTHOR_TOKEN, TAG_TOKEN
 from readinglist.ranking.store import Index
+from readinglist.text import latex_to_unicode
 
 SEED = 14
 #: The prefix of the tags ``topics --tag`` writes.
@@ -36,6 +40,8 @@ TAG_PREFIX = "topic/"
 #: The longest label: ``topic/<label>`` with the ``-<n>`` of a repeated label (up to
 #: 99,999 topics) is at most a tag's length.
 MAX_LABEL = MAX_TAG - len(TAG_PREFIX) - 6
+#: A term in more than this share of the selected papers labels no topic.
+SHARED = 0.5
 
 
 @dataclass(frozen=True)
@@ -47,11 +53,12 @@ class Topic:
     paper_ids: tuple[int, ...]
 
 
-def cluster(index: Index, pids: Sequence[int], k: int) -> list[Topic]:
+def cluster(index: Index, pids: Sequence[int], k: int, venues: Collection[str] = ()) -> list[Topic]:
     """Cluster the papers ``pids`` into at most ``k`` topics, largest first.
 
     Fewer papers than ``k`` give one topic per paper. Papers missing from the index are
-    left out.
+    left out. ``venues`` (the papers' venue names) give words that label no topic
+    (:func:`venue_words`).
     """
     rows = [index.row[p] for p in pids if p in index.row]
     if not rows:
@@ -68,7 +75,10 @@ def cluster(index: Index, pids: Sequence[int], k: int) -> list[Topic]:
         assignment = KMeans(n_clusters=k, n_init=10, random_state=SEED).fit_predict(reduced)
     else:
         assignment = np.zeros(len(rows), dtype=int)
-    words = np.array([_is_label_word(t) for t in index.vocabulary], dtype=bool)
+    present = np.asarray((matrix > 0).sum(axis=0)).ravel()
+    shared = {index.vocabulary[i] for i in np.flatnonzero(present > SHARED * len(rows))}
+    banned = venue_words(venues) | {term for term in shared if " " not in term}
+    words = np.array([_is_label_word(t, banned) for t in index.vocabulary], dtype=bool)
     total = np.asarray(matrix.sum(axis=0)).ravel()
     topics = []
     for label in range(k):
@@ -111,11 +121,24 @@ _PREFIXES = frozenset(
 _NOT_LABEL = FILLER_WORDS | FUNCTION_WORDS | _PREFIXES
 
 
-def _is_label_word(term: str) -> bool:
+def venue_words(venues: Collection[str]) -> frozenset[str]:
+    """Return the lower-cased words of the venue names ``venues`` (LaTeX decoded as the
+    features are), which label no topic."""
+    words: set[str] = set()
+    for venue in set(venues):
+        if venue:
+            words.update(re.findall(r"[^\W_]+", latex_to_unicode(venue).lower()))
+    return frozenset(words)
+
+
+def _is_label_word(term: str, banned: Collection[str] = frozenset()) -> bool:
     """True for a vocabulary term that may name a topic (see the module docstring)."""
     if term.startswith((AUTHOR_TOKEN, TAG_TOKEN)):
         return False
-    return not all(word in _NOT_LABEL for word in term.split())
+    parts = term.split()
+    if any(word in banned for word in parts):
+        return False
+    return not all(word in _NOT_LABEL for word in parts)
 
 
 def _label(terms: Sequence[str]) -> str:

@@ -1,0 +1,156 @@
+"""Interest listings cost what they show: ``list --sort interest --limit N`` reads the
+papers it prints and no other (a 20,000-paper SQLite library), and says what the model
+learnt from; the table and ``similar`` show their scores."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from test_ranking import cache_dir_fixture, corpus, filled_fixture  # noqa: F401
+
+WORDS = [
+    f"{a}{b}"
+    for a in ("alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta")
+    for b in ("net", "graph", "learn", "model", "parse", "tree", "rank", "flow", "code", "text")
+]
+
+
+def generated_bib(path: Path, count: int) -> Path:
+    """``count`` papers with titles of four words of :data:`WORDS` (different for every
+    paper: its digits in base 80), a DOI each so that none merge."""
+    n = len(WORDS)
+    lines = []
+    for i in range(count):
+        title = " ".join([*(WORDS[(i // n**k) % n] for k in range(3)), WORDS[(i * 7) % n]])
+        lines.append(
+            f"@article{{p{i}, title = {{{title}}}, doi = {{10.5555/p{i}}}, "
+            f"author = {{Family{i % 500}, Given}}, year = {{{1990 + i % 30}}}, "
+            f"abstract = {{{title} about {WORDS[(i * 3) % n]} {WORDS[(i * 11) % n]}}}}}\n"
+        )
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
+    """Counts, while the test runs, the papers loaded as ORM objects (``orm``) and the
+    records a listing reads (``records``: ``rows.iter_listing_records``)."""
+    from sqlalchemy import event
+
+    from readinglist.library import listing
+    from readinglist.models import Paper
+
+    seen = {"orm": 0, "records": 0}
+
+    def on_load(target: Any, context: Any) -> None:
+        seen["orm"] += 1
+
+    original = listing.iter_listing_records
+
+    def counting(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        for item in original(*args, **kwargs):
+            seen["records"] += 1
+            yield item
+
+    monkeypatch.setattr(listing, "iter_listing_records", counting)
+    event.listen(Paper, "load", on_load)
+    try:
+        yield seen
+    finally:
+        event.remove(Paper, "load", on_load)
+
+
+@pytest.mark.slow  # a 20,000-paper import (~10 s) and its first index (~20 s)
+def test_list_by_interest_with_a_limit_reads_only_the_papers_it_shows(
+    sqlite_url: str, tmp_path: Path, counted: dict[str, int]
+) -> None:
+    from readinglist.cli import cli
+
+    runner = CliRunner()
+
+    def run(*args: str) -> Any:
+        result = runner.invoke(cli, ["--db", sqlite_url, *args])
+        assert result.exit_code == 0, result.output
+        return result
+
+    run("import", str(generated_bib(tmp_path / "many.bib", 20_000)))
+    run("mark", "to-read", "p1", "p2", "p3")
+    run("mark", "skipped", "p4", "p5")
+    first = run("list", "--sort", "interest", "--limit", "1")
+    assert first.stderr.startswith("building the interest index of 20,000 papers")
+    counted.update(orm=0, records=0)
+    result = run("list", "--sort", "interest", "--limit", "20")
+    lines = result.stdout.splitlines()
+    assert len(lines) == 21  # the header and 20 papers
+    assert lines[0].split()[:6] == ["KEY", "STATUS", "PRIO", "YEAR", "AUTHORS", "INTEREST"]
+    assert result.stderr == "learnt from 3 wanted, 2 skipped\n"
+    # main loaded all 20,000 papers as ORM objects before the limit applied
+    assert counted == {"orm": 0, "records": 20}
+    counted.update(orm=0, records=0)
+    shown = json.loads(run("list", "--sort", "interest", "--limit", "20", "--json").stdout)
+    assert counted == {"orm": 0, "records": 20}
+    scores = [p["interest"] for p in shown]
+    assert scores == sorted(scores, reverse=True)
+    assert [p["key"] for p in shown[:3]] == [line.split()[0] for line in lines[1:4]]
+
+
+def test_the_interest_table_shows_the_score_and_what_it_learnt_from(
+    filled: Callable[..., Any],
+) -> None:
+    result = filled("list", "--sort", "interest")
+    assert result.stderr.startswith("no interest yet: nothing decided to learn from")
+    assert all(" - " in line for line in result.stdout.splitlines()[1:])
+    assert filled("mark", "to-read", "bio0").exit_code == 0
+    assert filled("mark", "skipped", "rl0").exit_code == 0
+    result = filled("list", "--sort", "interest", "--limit", "3")
+    assert result.stderr == (  # the first ranking builds the index, and says so
+        "building the interest index of 12 papers (once; later runs read it from its cache)...\n"
+        "learnt from 1 wanted, 1 skipped\n"
+    )
+    result = filled("list", "--sort", "interest", "--limit", "3")
+    assert result.stderr == "learnt from 1 wanted, 1 skipped\n"
+    scores = json.loads(filled("list", "--sort", "interest", "--json", "--limit", "3").stdout)
+    rows = result.stdout.splitlines()
+    assert "INTEREST" in rows[0].split()
+    assert [row.split()[0] for row in rows[1:]] == [p["key"] for p in scores]
+    shown = [re.search(r"\s(-?\d+\.\d{3})\s", row) for row in rows[1:]]
+    assert [float(m.group(1)) for m in shown if m] == [round(p["interest"], 3) for p in scores]
+    similar = filled("similar", "bio0", "--limit", "2").stdout.splitlines()
+    assert "SIMILARITY" in similar[0].split()
+
+
+def test_topic_labels_are_the_topics_own_terms_not_venue_or_shared_words() -> None:
+    """Two groups of papers: the first from one venue, each of its papers on words of
+    its own but two ("reward", "policy"), the second sharing its words; every paper
+    has the word "networks". The venue's words labelled the first topic; with the
+    venues given, neither they nor "networks" label a topic, its own words do."""
+    import numpy as np
+
+    from readinglist.ranking import features
+    from readinglist.ranking.store import Index, lsa
+    from readinglist.ranking.topics import cluster
+
+    venue = "Proceedings of the Association for Computational Linguistics"
+    own = ["bandit", "exploration", "agent", "offline", "planning", "control"]
+    docs, venues = [], []
+    for i, word in enumerate(own):
+        docs.append(features.document(f"{word} reward", f"{word} policy networks", [], venue))
+        venues.append(venue)
+        docs.append(features.document("protein folding", f"enzyme binding {i} networks"))
+        venues.append("")
+    matrix, vocabulary, idf = features.fit(docs)
+    index = Index(np.arange(len(docs), dtype=np.int64), matrix, vocabulary, idf, lsa(matrix))
+    before = cluster(index, list(range(len(docs))), 2)
+    assert any({"association", "computational"} & set(t.label.split("-")) for t in before)
+    topics = cluster(index, list(range(len(docs))), 2, venues)
+    words = {w for t in topics for term in t.terms for w in term.split()}
+    assert not words & {"association", "computational", "linguistics", "proceedings"}
+    assert "networks" not in words
+    first = next(t for t in topics if 0 in t.paper_ids)
+    assert set(first.label.split("-")) <= {"reward", "policy", *own}, first.label
