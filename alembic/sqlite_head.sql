@@ -1,4 +1,4 @@
--- readinglist: the SQLite schema at revision 0005
+-- readinglist: the SQLite schema at revision 0006
 CREATE TABLE alembic_version (
 	version_num VARCHAR(32) NOT NULL, 
 	CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num)
@@ -158,4 +158,24 @@ CREATE TABLE not_duplicates (
 	CONSTRAINT fk_not_duplicates_high_id_papers FOREIGN KEY(high_id) REFERENCES papers (id) ON DELETE CASCADE
 );
 CREATE INDEX ix_not_duplicates_high_id ON not_duplicates (high_id);
-INSERT INTO alembic_version (version_num) VALUES ('0005');
+CREATE TABLE export_profiles (
+	id INTEGER NOT NULL, 
+	owner VARCHAR(255) NOT NULL, 
+	name VARCHAR(255) NOT NULL, 
+	format VARCHAR(16) NOT NULL, 
+	target TEXT NOT NULL, 
+	"query" TEXT NOT NULL, 
+	aux TEXT, 
+	options JSON NOT NULL, 
+	paused BOOLEAN NOT NULL, 
+	created_at DATETIME NOT NULL, 
+	last_run_at DATETIME, 
+	status VARCHAR(16), 
+	message TEXT, 
+	papers INTEGER, 
+	digest VARCHAR(64), 
+	CONSTRAINT pk_export_profiles PRIMARY KEY (id)
+);
+CREATE UNIQUE INDEX uq_export_profiles_owner_name ON export_profiles (owner, name);
+CREATE UNIQUE INDEX uq_export_profiles_owner_target ON export_profiles (owner, target);
+INSERT INTO alembic_version (version_num) VALUES ('0006');
