@@ -29,6 +29,9 @@ class AppContext:
 
     settings: Settings
     _engine: Engine | None = field(default=None, repr=False)
+    #: True once a write transaction of this run committed: the root group then keeps
+    #: the export profiles current (:mod:`readinglist.cli._keep`).
+    committed: bool = False
 
     def engine(self, *, migrate: bool = True) -> Engine:
         """Return the engine; on first use create or upgrade the schema (``migrate``)."""
@@ -48,6 +51,7 @@ class AppContext:
 
         with db.session_scope(self.engine(), write=write) as session:
             yield session
+        self.committed = self.committed or write
 
     @contextmanager
     def connection(self, *, write: bool = True) -> Iterator[Connection]:
@@ -58,6 +62,7 @@ class AppContext:
 
         with db.connection_scope(self.engine(), write=write) as connection:
             yield connection
+        self.committed = self.committed or write
 
     def close(self) -> None:
         """Dispose of the engine's connections."""

@@ -38,9 +38,10 @@ class ReadingListGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
         except ReadingListError as err:
             click.echo(f"Error: {err}", err=True)
+            _keep_current(ctx)  # what the command committed before failing
             ctx.exit(err.exit_code)
         except BrokenPipeError:
             # `readinglist list | head`: the reader went away; end quietly.
@@ -59,10 +60,23 @@ class ReadingListGroup(click.Group):
             _silence_stdout()
             click.echo(f"Error: {_os_error_text(err)}", err=True)
             ctx.exit(1)
+        else:
+            _keep_current(ctx)
+            return result
         finally:
             app = ctx.find_object(AppContext)
             if app is not None:
                 app.close()
+
+
+def _keep_current(ctx: click.Context) -> None:
+    """Keep the export profiles current after a command that committed a change
+    (:func:`readinglist.cli._keep.keep_current`; imported only then)."""
+    app = ctx.find_object(AppContext)
+    if app is not None and app.committed:
+        from readinglist.cli._keep import keep_current
+
+        keep_current(app, ctx.invoked_subcommand)
 
 
 def _silence_stdout() -> None:
