@@ -150,7 +150,8 @@ def test_bibtex_profile_follows_every_change(invoke, db_url, tmp_path) -> None:
     err = ok(invoke("rekey", "beta2021", "jones2021beta"))
     assert f"updated profile 'refs.bib' ({refs}): 4 papers" in err
     new = refs.read_text(encoding="utf-8")
-    assert "@article{jones2021beta," in new and "beta2021," not in new
+    assert "@article{jones2021beta," in new
+    assert "beta2021," not in new
     assert changed_entries(old, new) == {"beta2021", "jones2021beta"}
 
     # title: one entry's lines.
@@ -205,7 +206,8 @@ def test_markdown_profile_follows_mark_and_bibtex_profile_does_not(
     assert bib.read_text(encoding="utf-8") == ""  # nothing tagged yet
     md_before, bib_before = stamp(md), stamp(bib)
     err = ok(invoke("mark", "to-read", "beta2021"))
-    assert "updated profile 'reading.md'" in err and "thesis" not in err
+    assert "updated profile 'reading.md'" in err
+    assert "thesis" not in err
     assert not untouched(md, md_before)
     assert untouched(bib, bib_before)
     # A tag changes what the query selects: the thesis profile follows.
@@ -225,7 +227,8 @@ def test_keywords_profile_writes_tags_only_when_asked(invoke, db_url, tmp_path) 
     ok(invoke("export", "bibtex", "-o", str(tagged), "--keep", "--keywords"))
     plain_before = stamp(plain)
     err = ok(invoke("tag", "add", "secret-reading", "alpha2020"))
-    assert "updated profile 'tagged.bib'" in err and "'plain.bib'" not in err
+    assert "updated profile 'tagged.bib'" in err
+    assert "'plain.bib'" not in err
     assert "secret-reading" in tagged.read_text(encoding="utf-8")
     assert untouched(plain, plain_before)
     assert "secret-reading" not in plain.read_text(encoding="utf-8")
@@ -241,8 +244,7 @@ AUX = r"""\relax
 def test_aux_profile_follows_new_citations_and_crossref_parents(invoke, db_url, tmp_path) -> None:
     source = tmp_path / "lib.bib"
     source.write_text(
-        LIBRARY_BIB
-        + "\n@inproceedings{child2020,\n  title = {Child},\n  author = {Kid, Kay},\n"
+        LIBRARY_BIB + "\n@inproceedings{child2020,\n  title = {Child},\n  author = {Kid, Kay},\n"
         "  crossref = {conf2020}\n}\n\n@proceedings{conf2020,\n  title = {Proc. of Conf},\n"
         "  editor = {Ed, Ed},\n  year = {2020}\n}\n",
         encoding="utf-8",
@@ -312,7 +314,8 @@ def test_broken_target_is_a_warning_and_the_command_succeeds(invoke, db_url, tmp
     paper.write_text("not a folder", encoding="utf-8")
     result = invoke("title", "alpha2020", "New Alpha")
     assert result.exit_code == 0
-    assert "profile 'refs.bib'" in result.stderr and "Not a directory" in result.stderr
+    assert "profile 'refs.bib'" in result.stderr
+    assert "Not a directory" in result.stderr
     # Put back, a refresh clears the failure.
     paper.unlink()
     paper.mkdir()
@@ -347,7 +350,8 @@ def test_profiles_list_forget_and_other_owners(invoke, db_url, tmp_path, monkeyp
     assert listed[0]["target"] == str(mine)
     assert listed[0]["papers"] == 1
     table = ok_out(invoke("export", "--profiles"))
-    assert "refs.bib\tbibtex\tok\t1 papers" in table and "[other@laptop]" in table
+    assert "refs.bib\tbibtex\tok\t1 papers" in table
+    assert "[other@laptop]" in table
     # Another machine's profile is not run here (its path is that machine's).
     before = stamp(theirs)
     err = ok(invoke("rekey", "alpha2020", "smith2020"))
@@ -377,7 +381,10 @@ def test_strict_profile_fails_without_writing(invoke, db_url, tmp_path) -> None:
 def test_usage_errors(invoke, db_url, tmp_path) -> None:
     library(invoke, tmp_path)
     assert invoke("export", "bibtex", "--keep").exit_code == 2  # no -o FILE
-    assert invoke("export", "markdown", "-o", str(tmp_path / "x.md"), "--keep", "--date").exit_code == 2
+    assert (
+        invoke("export", "markdown", "-o", str(tmp_path / "x.md"), "--keep", "--date").exit_code
+        == 2
+    )
     assert invoke("export", "--profiles", "--refresh").exit_code == 2
     assert invoke("export", "bibtex", "--name", "x").exit_code == 2
     assert invoke("export").exit_code == 2
