@@ -26,8 +26,6 @@ from typing import Any
 from sqlalchemy import delete, insert, select, update
 
 from readinglist.errors import UsageError
-from readinglist.query import tree
-from readinglist.query.parser import parse
 from readinglist.tables import EXPORT_PROFILES, Executor, utcnow
 
 #: What a committed change can touch, as the refresh rule names it: bibliographic data
@@ -243,6 +241,9 @@ def query_kinds(text: str) -> frozenset[str]:
     ``read:`` on status, ``priority:`` on priority, ``tag:`` on tags, free text on tags
     and notes (the full-text index holds both), ``has:notes|tags|priority`` on those.
     A query that does not parse depends on everything (its refresh reports the error)."""
+    from readinglist.query import tree  # only when there are profiles to check
+    from readinglist.query.parser import parse
+
     try:
         query = parse(text)
     except Exception:  # InvalidQuery; anything else is as unknown
