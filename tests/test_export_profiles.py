@@ -388,6 +388,10 @@ def test_usage_errors(invoke, db_url, tmp_path) -> None:
     assert invoke("export", "--profiles", "--refresh").exit_code == 2
     assert invoke("export", "bibtex", "--name", "x").exit_code == 2
     assert invoke("export").exit_code == 2
+    if db_url.startswith("sqlite"):  # the library file itself is never a target
+        library_file = db_url.removeprefix("sqlite:///")
+        assert invoke("export", "bibtex", "-o", library_file, "--keep").exit_code == 2
+    assert json.loads(ok_out(invoke("export", "--profiles", "--json"))) == []
 
 
 def test_concurrent_refreshes_leave_one_complete_file(db_url, tmp_path) -> None:

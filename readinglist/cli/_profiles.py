@@ -28,8 +28,8 @@ def keep(
     name: str | None,
 ) -> None:
     """Register the export of ``fmt`` to ``output`` as a profile (or replace the one of
-    that target), run it at once and say so. Raises UsageError without ``-o FILE`` or
-    with ``--date``; InvalidInput (exit 5) when its first run fails: a new profile is
+    that target), run it at once and say so. Raises UsageError without ``-o FILE``,
+    with ``--date`` or when FILE is the SQLite library itself; InvalidInput (exit 5) when its first run fails: a new profile is
     then not kept, a replaced one stays, marked failing."""
     from readinglist.cli._keep import report, run
     from readinglist.library import profiles
@@ -38,6 +38,10 @@ def keep(
         raise UsageError("--keep needs -o FILE: the file to keep current")
     if options.get("with_date"):
         raise UsageError("--keep cannot print --date: the file would change at every run")
+    from readinglist.config import sqlite_path
+    from readinglist.pipelines.exporting import refuse_database
+
+    refuse_database(output, sqlite_path(app.settings.database_url))  # never the library
     stored = {k: v for k, v in options.items() if k != "with_date"}
     target = profiles.absolute(output)
     with app.connection() as connection:
