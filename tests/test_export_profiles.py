@@ -439,3 +439,28 @@ def test_concurrent_refreshes_leave_one_complete_file(db_url, tmp_path) -> None:
         assert refs.read_bytes() == expected.read_bytes()
         assert f"Alpha {{T}}itle {round_}" in refs.read_text(encoding="utf-8")
         assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_which_changes_reach_which_profiles() -> None:
+    from datetime import UTC, datetime
+
+    from readinglist.library.profiles import CHANGE_KINDS, Profile, depends_on, query_kinds
+
+    assert query_kinds("") == frozenset()
+    assert query_kinds("tag:thesis year:2020") == {"tags"}
+    assert query_kinds("status:to-read OR read:2026-05") == {"status"}
+    assert query_kinds("-priority:high has:notes") == {"priority", "notes"}
+    assert query_kinds("diffusion") == {"tags", "notes"}  # the full-text index holds both
+    assert query_kinds('"unbalanced') == CHANGE_KINDS
+
+    def profile(fmt: str, query: str = "", aux: str | None = None, **options: object) -> Profile:
+        now = datetime.now(UTC)
+        return Profile(1, OWNER, "p", fmt, "/p", query, aux, dict(options), False, now,
+                       None, None, None, None, None)  # fmt: skip
+
+    assert depends_on(profile("bibtex")) == {"papers"}
+    assert depends_on(profile("bibtex", keywords=True, annote=True)) == {"papers", "tags", "notes"}
+    assert depends_on(profile("biblatex", "status:read")) == {"papers", "status"}
+    assert depends_on(profile("bibtex", "status:read", aux="/p/main.aux")) == {"papers"}
+    assert depends_on(profile("markdown")) == {"papers", "status", "priority", "tags"}
+    assert depends_on(profile("ris")) == {"papers", "tags", "notes"}
