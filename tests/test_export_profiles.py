@@ -464,3 +464,22 @@ def test_which_changes_reach_which_profiles() -> None:
     assert depends_on(profile("bibtex", "status:read", aux="/p/main.aux")) == {"papers"}
     assert depends_on(profile("markdown")) == {"papers", "status", "priority", "tags"}
     assert depends_on(profile("ris")) == {"papers", "tags", "notes"}
+
+
+def test_a_failing_refresh_never_fails_the_committed_command(
+    invoke, db_url, tmp_path, monkeypatch
+) -> None:
+    paper = library(invoke, tmp_path)
+    ok(invoke("export", "bibtex", "-o", str(paper / "refs.bib"), "--keep"))
+    from readinglist.pipelines import keeping
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("exporter bug")
+
+    monkeypatch.setattr(keeping, "refresh_profile", broken)
+    result = invoke("rekey", "beta2021", "jones2021")
+    assert result.exit_code == 0
+    assert "warning: export profiles not kept current: RuntimeError: exporter bug" in result.stderr
+    monkeypatch.undo()
+    monkeypatch.setenv("READINGLIST_PROFILE_OWNER", OWNER)
+    assert "jones2021" in [line["key"] for line in json.loads(ok_out(invoke("list", "--json")))]

@@ -49,8 +49,10 @@ def changes_of(command: str | None) -> frozenset[str]:
 
 def keep_current(app: AppContext, command: str | None) -> None:
     """After ``command`` committed: export again every profile of this machine its
-    changes can affect, and say so on stderr. Never raises a ReadingListError or an
-    OSError: a library that cannot be read for profiles is one warning."""
+    changes can affect, and say so on stderr. Never raises: the command has committed,
+    and its outcome stands (issue rule "never fails the command that triggered it"), so
+    a library that cannot be read for profiles, or any failure of the refresh, is one
+    warning."""
     if not app.committed:
         return
     app.committed = False
@@ -67,6 +69,8 @@ def keep_current(app: AppContext, command: str | None) -> None:
             report(run(app, due), verbose=False)
     except (ReadingListError, OSError) as err:
         render.warn(f"export profiles not kept current: {err}")
+    except Exception as err:  # a bug must not turn a committed command into a failure
+        render.warn(f"export profiles not kept current: {type(err).__name__}: {err}")
 
 
 def run(app: AppContext, due: Sequence[Profile]) -> list[Outcome]:

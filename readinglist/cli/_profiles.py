@@ -142,7 +142,8 @@ def show(app: AppContext, as_json: bool) -> None:
         last = render.iso(p.last_run_at) or "never"
         papers = "-" if p.papers is None else str(p.papers)
         owner = "" if p.owner == here else f"  [{p.owner}]"
-        render.echo(f"{p.name}\t{p.format}\t{state}\t{papers} papers\t{last}\t{p.target}{owner}")
+        line = f"{p.name}\t{p.format}\t{state}\t{papers} papers\t{last}\t{p.target}{owner}"
+        render.echo(line)  # control characters made visible
         if p.status == "failing" and p.message:
             render.echo(f"\t{p.message}")
 
