@@ -50,7 +50,7 @@ def changes_of(command: str | None) -> frozenset[str]:
 def keep_current(app: AppContext, command: str | None) -> None:
     """After ``command`` committed: export again every profile of this machine its
     changes can affect, and say so on stderr. Never raises: the command has committed,
-    and its outcome stands (issue rule "never fails the command that triggered it"), so
+    and its outcome stands (a kept export never fails the command that triggered it), so
     a library that cannot be read for profiles, or any failure of the refresh, is one
     warning."""
     if not app.committed:
