@@ -1,4 +1,4 @@
--- readinglist: the SQLite schema at revision 0006
+-- readinglist: the SQLite schema at revision 0007
 CREATE TABLE alembic_version (
 	version_num VARCHAR(32) NOT NULL, 
 	CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num)
@@ -159,4 +159,24 @@ CREATE TABLE not_duplicates (
 );
 CREATE INDEX ix_not_duplicates_high_id ON not_duplicates (high_id);
 CREATE INDEX ix_status_events_undoes ON status_events (undoes);
-INSERT INTO alembic_version (version_num) VALUES ('0006');
+CREATE TABLE export_profiles (
+	id INTEGER NOT NULL, 
+	owner VARCHAR(255) NOT NULL, 
+	name VARCHAR(255) NOT NULL, 
+	format VARCHAR(16) NOT NULL, 
+	target TEXT NOT NULL, 
+	"query" TEXT NOT NULL, 
+	aux TEXT, 
+	options JSON NOT NULL, 
+	paused BOOLEAN NOT NULL, 
+	created_at DATETIME NOT NULL, 
+	last_run_at DATETIME, 
+	status VARCHAR(16), 
+	message TEXT, 
+	papers INTEGER, 
+	digest VARCHAR(64), 
+	CONSTRAINT pk_export_profiles PRIMARY KEY (id)
+);
+CREATE UNIQUE INDEX uq_export_profiles_owner_name ON export_profiles (owner, name);
+CREATE UNIQUE INDEX uq_export_profiles_owner_target ON export_profiles (owner, target);
+INSERT INTO alembic_version (version_num) VALUES ('0007');

@@ -301,3 +301,31 @@ NOT_DUPLICATES = Table(
     ),
     Column("at", UTCDateTime, nullable=False, default=utcnow),
 )
+
+#: A kept export (``export ... --keep``): re-exported after every command that commits a
+#: change it can show (migration 0006). ``owner`` is ``user@host`` of the account that
+#: registered it (a shared PostgreSQL library holds every machine's profiles; each
+#: machine refreshes its own, since ``target`` and ``aux`` are its absolute paths).
+#: ``options`` holds the writer's options and ``strict`` as JSON; ``digest`` is the
+#: SHA-256 of the text last written; ``status`` is ``ok``, ``failing`` or None (never run).
+EXPORT_PROFILES = Table(
+    "export_profiles",
+    METADATA,
+    _id(),
+    Column("owner", String(255), nullable=False),
+    Column("name", String(255), nullable=False),
+    Column("format", String(16), nullable=False),
+    Column("target", Text, nullable=False),
+    Column("query", Text, nullable=False, default=""),
+    Column("aux", Text),
+    Column("options", JSON, nullable=False, default=dict),
+    Column("paused", Boolean, nullable=False, default=False),
+    Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+    Column("last_run_at", UTCDateTime),
+    Column("status", String(16)),
+    Column("message", Text),
+    Column("papers", Integer),
+    Column("digest", String(64)),
+    Index("uq_export_profiles_owner_name", "owner", "name", unique=True),
+    Index("uq_export_profiles_owner_target", "owner", "target", unique=True),
+)

@@ -69,6 +69,7 @@ LIBRARY_FLOORS: dict[str, set[str]] = {
     "tags": {"_sql", "rows", "marks", "search"},
     "notes": {"_sql", "rows", "marks", "search"},
     "listing": {"_sql", "rows"},
+    "profiles": set(),
     "merging": {"_sql", "rows", "marks", "search", "hooks", "refs"},
     "matching": {"_sql", "rows", "marks", "hooks", "refs", "merging"},
     "papers": {"_sql", "rows", "marks", "search", "hooks", "refs", "tags", "merging"},

@@ -289,6 +289,21 @@ def rows_0006(dialect: str) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+def rows_0007(dialect: str) -> list[tuple[str, dict[str, Any]]]:
+    """Revision 0006's rows plus an export profile (0007's table)."""
+    t1 = "2026-12-06 09:00:00.000000" if dialect == "sqlite" else "2026-12-06 09:00:00+00"
+    json = ":options" if dialect == "sqlite" else "CAST(:options AS JSON)"
+    return [
+        *rows_0006(dialect),
+        (
+            "INSERT INTO export_profiles (id, owner, name, format, target, query, options,"
+            f" paused, created_at) VALUES (1, 'me@host', 'refs', 'bibtex', '/p/refs.bib',"
+            f" 'tag:thesis', {json}, :no, :t1)",
+            {"options": '{"keywords": false}', "no": False, "t1": t1},
+        ),
+    ]
+
+
 #: For every revision: rows in plain SQL valid at that revision. A new revision must
 #: add its entry (the test fails without one), with rows in each of its tables.
 ROWS_AT: dict[str, Callable[[str], list[tuple[str, dict[str, Any]]]]] = {
@@ -298,6 +313,7 @@ ROWS_AT: dict[str, Callable[[str], list[tuple[str, dict[str, Any]]]]] = {
     "0004": rows_0004,
     "0005": rows_0005,
     "0006": rows_0006,
+    "0007": rows_0007,
 }
 
 

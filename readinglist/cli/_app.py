@@ -29,6 +29,9 @@ class AppContext:
 
     settings: Settings
     _engine: Engine | None = field(default=None, repr=False)
+    #: True once a write transaction of this run committed: the root group then keeps
+    #: the export profiles current (:mod:`readinglist.cli._keep`).
+    committed: bool = False
 
     def engine(self, *, migrate: bool = True, create: bool = True) -> Engine:
         """Return the engine; on first use refuse a library holding objects readinglist
@@ -88,6 +91,7 @@ class AppContext:
         engine = self.engine(create=create and write)
         with self._named_errors(), db.session_scope(engine, write=write) as session:
             yield session
+        self.committed = self.committed or write
 
     @contextmanager
     def connection(self, *, write: bool = True) -> Iterator[Connection]:
@@ -99,6 +103,7 @@ class AppContext:
         engine = self.engine(create=False)
         with self._named_errors(), db.connection_scope(engine, write=write) as connection:
             yield connection
+        self.committed = self.committed or write
 
     @contextmanager
     def _named_errors(self) -> Iterator[None]:

@@ -38,9 +38,10 @@ class ReadingListGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
         except ReadingListError as err:
             click.echo(f"Error: {err}", err=True)
+            _keep_current(ctx)  # what the command committed before failing
             ctx.exit(err.exit_code)
         except KeyboardInterrupt:
             # Ctrl-C: the transaction is rolled back, a temporary output file removed.
@@ -63,6 +64,9 @@ class ReadingListGroup(click.Group):
             _silence_stdout()
             click.echo(f"Error: {_os_error_text(err)}", err=True)
             ctx.exit(1)
+        else:
+            _keep_current(ctx)
+            return result
         finally:
             app = ctx.find_object(AppContext)
             if app is not None:
@@ -85,6 +89,16 @@ _INTERRUPTED = {
 def interrupted_text(command: str | None) -> str:
     """The line an interrupted ``command`` ends with (after ``Interrupted: ``)."""
     return _INTERRUPTED.get(command or "", "nothing was changed; the library is unchanged")
+
+
+def _keep_current(ctx: click.Context) -> None:
+    """Keep the export profiles current after a command that committed a change
+    (:func:`readinglist.cli._keep.keep_current`; imported only then)."""
+    app = ctx.find_object(AppContext)
+    if app is not None and app.committed:
+        from readinglist.cli._keep import keep_current
+
+        keep_current(app, ctx.invoked_subcommand)
 
 
 def _silence_stdout() -> None:

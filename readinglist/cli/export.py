@@ -27,7 +27,7 @@ GROUPS = ("status", "tag", "venue", "year", "priority", "none")
 
 
 @click.command("export", cls=QueryCommand, epilog=QUERY_HELP)
-@click.argument("fmt", metavar="FORMAT", type=click.Choice(FORMATS))
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(FORMATS), required=False)
 @query_argument
 @output_file_option
 @click.option(
@@ -64,6 +64,24 @@ GROUPS = ("status", "tag", "venue", "year", "priority", "none")
     is_flag=True,
     help="Refuse (exit 5, nothing written) when an entry has a provisional title or no author.",
 )
+@click.option(
+    "--keep",
+    is_flag=True,
+    help="Register this export as a profile: -o FILE is written again after every change "
+    "that can alter it (only when its text changes).",
+)
+@click.option("--name", metavar="NAME", help="With --keep: the profile's name (default: FILE's).")
+@click.option("--profiles", "list_profiles", is_flag=True, help="List the export profiles.")
+@click.option("--json", "as_json", is_flag=True, help="With --profiles: print JSON.")
+@click.option("--forget", metavar="NAME|PATH", help="Remove an export profile (its file stays).")
+@click.option("--pause", metavar="NAME|PATH", help="Stop keeping a profile's file current.")
+@click.option("--resume", metavar="NAME|PATH", help="Keep a paused profile current again.")
+@click.option(
+    "--refresh",
+    is_flag=True,
+    help="Run every export profile of this machine now (after another machine's change, "
+    "or a new .aux file).",
+)
 @pass_app
 def export_command(
     app: AppContext,
@@ -79,6 +97,14 @@ def export_command(
     list_title: str,
     with_date: bool,
     strict: bool,
+    keep: bool,
+    name: str | None,
+    list_profiles: bool,
+    as_json: bool,
+    forget: str | None,
+    pause: str | None,
+    resume: str | None,
+    refresh: bool,
 ) -> None:
     """Export papers as bibtex, biblatex, markdown, ris or csl-json.
 
@@ -95,9 +121,19 @@ def export_command(
         readinglist export markdown status:to-read --abstracts -o reading.md
         readinglist export csl-json tag:thesis -o thesis.json
         readinglist export bibtex --strict tag:thesis -o thesis.bib
+        readinglist export bibtex --aux paper/main.aux -o paper/refs.bib --keep
+        readinglist export --profiles
+        readinglist export --refresh
     """
     from readinglist import render
     from readinglist.pipelines import exporting
+
+    if _manage_profiles(app, list_profiles, as_json, forget, pause, resume, refresh):
+        return
+    if fmt is None:
+        raise click.UsageError("Missing argument 'FORMAT'.")
+    if name is not None and not keep:
+        raise click.UsageError("--name needs --keep")
 
     options = exporting.writer_options(
         fmt,
@@ -110,6 +146,15 @@ def export_command(
         with_date=with_date,
     )
     text = join_query(query)
+    if keep:
+        from readinglist.cli import _profiles
+
+        settings: dict[str, object] = {"keywords": keywords, "annote": annote, "strict": strict}
+        if fmt == "markdown":
+            settings |= {"group_by": group_by, "abstracts": abstracts, "notes": notes}
+            settings |= {"title": list_title, "with_date": with_date}
+        _profiles.keep(app, fmt, text, output, aux, settings, name)
+        return
     with app.session(write=False) as session:
         selection = exporting.select_papers(session, text, aux, with_keys=exporting.needs_keys(fmt))
         for message in selection.warnings:
@@ -135,3 +180,38 @@ def export_command(
         render.warn(f"{audit.summary()}; complete them with readinglist resolve")
     if output not in (None, "-"):
         render.info(f"exported {counted(count, 'paper')} to {output} ({fmt})")
+
+
+def _manage_profiles(
+    app: AppContext,
+    list_profiles: bool,
+    as_json: bool,
+    forget: str | None,
+    pause: str | None,
+    resume: str | None,
+    refresh: bool,
+) -> bool:
+    """Run the one profile action asked for (``--profiles``, ``--forget``, ``--pause``,
+    ``--resume``, ``--refresh``); False when none was. Two at once is a usage error."""
+    asked = [list_profiles, forget is not None, pause is not None, resume is not None, refresh]
+    if sum(asked) > 1:
+        raise click.UsageError(
+            "give one of --profiles, --forget, --pause, --resume, --refresh at a time"
+        )
+    if as_json and not list_profiles:
+        raise click.UsageError("--json goes with --profiles")
+    if not any(asked):
+        return False
+    from readinglist.cli import _profiles
+
+    if list_profiles:
+        _profiles.show(app, as_json)
+    elif forget is not None:
+        _profiles.forget(app, forget)
+    elif pause is not None:
+        _profiles.pause(app, pause, paused=True)
+    elif resume is not None:
+        _profiles.pause(app, resume, paused=False)
+    else:
+        _profiles.refresh(app)
+    return True

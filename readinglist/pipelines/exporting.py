@@ -161,8 +161,33 @@ def select_papers(
                 f"export writes the entry under both keys (cite {paper.citekey!r} from now on)"
             )
     if not selected:
-        selected = [(p.id, p.citekey) for p in papers]
+        selected = _with_crossref_parents(session, [(p.id, p.citekey) for p in papers])
     return Selection(*_split(selected, with_keys), warnings, aliases)
+
+
+def _with_crossref_parents(
+    session: Session, selected: list[tuple[int, str]]
+) -> list[tuple[int, str]]:
+    """``selected`` papers ``(id, key)`` followed by the library's papers they name in
+    ``crossref``, and those their parents name, once each: BibTeX and biber read a
+    cited entry's missing fields from its crossref parent, which must be in the same
+    ``.bib`` file (BibTeX manual, "cross-referencing"; biber manual, ``crossref``)."""
+    from readinglist.library.refs import crossref_values
+
+    named = dict(crossref_values(session))
+    chosen = {paper_id for paper_id, _ in selected}
+    result = list(selected)
+    pending = [named[paper_id] for paper_id in chosen if paper_id in named]
+    while pending:
+        parents, _missing = library.papers_for_keys(session, [v.strip() for v in pending])
+        pending = []
+        for parent in parents:
+            if parent.id not in chosen:
+                chosen.add(parent.id)
+                result.append((parent.id, parent.citekey))
+                if parent.id in named:
+                    pending.append(named[parent.id])
+    return result
 
 
 def _split(selected: list[tuple[int, str]], with_keys: bool) -> tuple[array[int], list[str] | None]:

@@ -1,0 +1,169 @@
+"""``readinglist export`` with profiles: ``--keep``, ``--profiles``, ``--forget``,
+``--pause``, ``--resume`` and ``--refresh``.
+
+A profile is stored in the library (:mod:`readinglist.library.profiles`) for the
+owner ``user@host`` of this machine; it is run by :mod:`readinglist.pipelines.keeping`
+and kept current after every committing command by :mod:`readinglist.cli._keep`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from readinglist import render
+from readinglist.errors import InvalidInput, NotFound, UsageError
+
+if TYPE_CHECKING:
+    from readinglist.cli._app import AppContext
+    from readinglist.library.profiles import Profile
+
+
+def keep(
+    app: AppContext,
+    fmt: str,
+    query_text: str,
+    output: str | None,
+    aux: str | None,
+    options: dict[str, Any],
+    name: str | None,
+) -> None:
+    """Register the export of ``fmt`` to ``output`` as a profile (or replace the one of
+    that target), run it at once and say so. Raises UsageError without ``-o FILE``,
+    with ``--date`` or when FILE is the SQLite library itself; InvalidInput (exit 5) when its first run fails: a new profile is
+    then not kept, a replaced one stays, marked failing."""
+    from readinglist.cli._keep import report, run
+    from readinglist.library import profiles
+
+    if output in (None, "-"):
+        raise UsageError("--keep needs -o FILE: the file to keep current")
+    if options.get("with_date"):
+        raise UsageError("--keep cannot print --date: the file would change at every run")
+    from readinglist.config import sqlite_path
+    from readinglist.pipelines.exporting import refuse_database
+
+    refuse_database(output, sqlite_path(app.settings.database_url))  # never the library
+    stored = {k: v for k, v in options.items() if k != "with_date"}
+    target = profiles.absolute(output)
+    with app.connection() as connection:
+        profile, new = profiles.register(
+            connection,
+            profiles.owner_here(),
+            name=name,
+            fmt=fmt,
+            target=target,
+            query=query_text,
+            aux=profiles.absolute(aux) if aux else None,
+            options=stored,
+        )
+    [outcome] = run(app, [profile])
+    if outcome.state == "failing":
+        if new:
+            with app.connection() as connection:
+                profiles.forget(connection, profile.id)
+        app.committed = False
+        kept = "not registered" if new else "kept, marked failing"
+        raise InvalidInput(f"export profile {profile.name!r}: {outcome.message}; {kept}")
+    report([outcome], verbose=True)
+    verb = "registered" if new else "replaced"
+    render.info(f"{verb} export profile {profile.name!r}: kept current after every change")
+
+
+def _find(app: AppContext, ref: str) -> Profile:
+    """This owner's profile named ``ref`` or writing to the path ``ref``; NotFound (exit 3)."""
+    from readinglist.library import profiles
+
+    with app.connection(write=False) as connection:
+        found = profiles.find(connection, profiles.owner_here(), ref)
+    if found is None:
+        raise NotFound(f"no export profile {ref!r} (readinglist export --profiles lists them)")
+    return found
+
+
+def forget(app: AppContext, ref: str) -> None:
+    """Remove the profile ``ref`` (its file stays) and say so."""
+    from readinglist.library import profiles
+
+    profile = _find(app, ref)
+    with app.connection() as connection:
+        profiles.forget(connection, profile.id)
+    app.committed = False
+    render.info(f"forgot export profile {profile.name!r} ({profile.target} stays as it is)")
+
+
+def pause(app: AppContext, ref: str, paused: bool) -> None:
+    """Pause or resume the profile ``ref``; a resumed profile is run at once."""
+    from readinglist.cli._keep import report, run
+    from readinglist.library import profiles
+
+    profile = _find(app, ref)
+    with app.connection() as connection:
+        profiles.set_paused(connection, [profile.id], paused)
+    app.committed = False
+    if paused:
+        render.info(f"paused export profile {profile.name!r}: {profile.target} is left as it is")
+        return
+    render.info(f"resumed export profile {profile.name!r}")
+    report(run(app, [profile]), verbose=True)
+
+
+def refresh(app: AppContext) -> None:
+    """Run every profile of this machine that is not paused, one line each."""
+    from readinglist.cli._keep import report, run
+    from readinglist.library import profiles
+
+    with app.connection(write=False) as connection:
+        mine = profiles.profiles(connection, profiles.owner_here())
+    due = [p for p in mine if not p.paused]
+    for profile in mine:
+        if profile.paused:
+            render.info(f"skipped paused export profile {profile.name!r}")
+    if not due:
+        render.info("no export profile to refresh (export FORMAT -o FILE --keep registers one)")
+        return
+    report(run(app, due), verbose=True)
+
+
+def show(app: AppContext, as_json: bool) -> None:
+    """List every profile of the library: this machine's first, then other owners'."""
+    from readinglist.library import profiles
+
+    with app.connection(write=False) as connection:
+        found = profiles.profiles(connection)
+    here = profiles.owner_here()
+    found.sort(key=lambda p: (p.owner != here, p.owner, p.name))
+    if as_json:
+        render.echo_json([_as_json(p, here) for p in found])
+        return
+    if not found:
+        render.info("no export profiles (export FORMAT -o FILE --keep registers one)")
+        return
+    for p in found:
+        state = "paused" if p.paused else (p.status or "never run")
+        last = render.iso(p.last_run_at) or "never"
+        papers = "-" if p.papers is None else str(p.papers)
+        owner = "" if p.owner == here else f"  [{p.owner}]"
+        line = f"{p.name}\t{p.format}\t{state}\t{papers} papers\t{last}\t{p.target}{owner}"
+        render.echo(line)  # control characters made visible
+        if p.status == "failing" and p.message:
+            render.echo(f"\t{p.message}")
+
+
+def _as_json(p: Profile, here: str) -> dict[str, Any]:
+    """The documented JSON object of one profile (README "Keeping a paper's bibliography
+    current")."""
+    return {
+        "name": p.name,
+        "owner": p.owner,
+        "mine": p.owner == here,
+        "format": p.format,
+        "target": p.target,
+        "query": p.query,
+        "aux": p.aux,
+        "options": p.options,
+        "paused": p.paused,
+        "status": p.status,
+        "message": p.message,
+        "papers": p.papers,
+        "last_run": render.iso(p.last_run_at),
+        "created": render.iso(p.created_at),
+    }

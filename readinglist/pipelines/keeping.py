@@ -1,0 +1,121 @@
+"""Kept exports: run an export profile, replacing its file only when its text changed.
+
+:func:`refresh_profile` renders a profile (:mod:`readinglist.library.profiles`) with the
+export pipeline's own selection and writers (:func:`readinglist.pipelines.exporting.
+select_papers`, :func:`~readinglist.pipelines.exporting.write_papers`), so a kept file
+is byte for byte what ``readinglist export`` writes with the same options: entries in
+the writer's stable order (BibTeX by key, crossref parents after their children), the
+same library state giving the same bytes. :func:`write_if_changed` leaves a file whose
+bytes are already those untouched (its mtime and inode stay, so latexmk and sync tools
+do not fire) and otherwise replaces it atomically (a temporary file in the target's
+folder, then a rename: two processes refreshing one profile leave one complete file).
+A profile that cannot be written (its folder gone or read-only, its ``.aux`` file
+unreadable, ``strict`` refused) gives an :class:`Outcome` ``failing``; nothing raises.
+Receives a Session; never prints, never commits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from readinglist.errors import ReadingListError
+from readinglist.library.profiles import Profile
+from readinglist.pipelines import exporting
+from readinglist.pipelines.atomic import open_atomically
+
+#: The option names a profile stores for its format's writer (``export`` options).
+WRITER_OPTIONS = ("keywords", "annote", "group_by", "abstracts", "notes", "title")
+
+
+@dataclass
+class Outcome:
+    """One refresh of ``profile``: ``state`` is ``written`` (the file was replaced),
+    ``unchanged`` (its bytes were already these; not touched) or ``failing``
+    (``message`` says why; nothing written); ``papers`` exported; ``digest`` the
+    SHA-256 of the text (None when failing); ``warnings`` met while selecting (a
+    cited key not in the library) and the audit of entries that are not real
+    references yet."""
+
+    profile: Profile
+    state: str
+    papers: int = 0
+    digest: str | None = None
+    message: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def writer_options(profile: Profile) -> dict[str, Any]:
+    """The writer options of ``profile`` (:func:`readinglist.pipelines.exporting.
+    writer_options`). A kept Markdown list prints no generation time (only a fixed
+    ``SOURCE_DATE_EPOCH``), so the same library state gives the same bytes."""
+    stored = {k: v for k, v in profile.options.items() if k in WRITER_OPTIONS}
+    return exporting.writer_options(profile.format, **stored)
+
+
+def render(
+    session: Session, profile: Profile, database: Path | None = None
+) -> tuple[str, exporting.Selection, exporting.Audit]:
+    """The text ``profile`` exports now, its selection and the audit of its entries.
+
+    Raises ReadingListError as the export does: an unreadable ``.aux`` file
+    (InvalidInput), a bad query (QueryError), a target that is the library itself
+    (UsageError).
+    """
+    exporting.refuse_database(profile.target, database)
+    with_keys = exporting.needs_keys(profile.format)
+    selection = exporting.select_papers(session, profile.query, profile.aux, with_keys=with_keys)
+    options = writer_options(profile)
+    if profile.format == "bibtex" and selection.cited_aliases:
+        options["cited_aliases"] = selection.cited_aliases
+    audit = exporting.Audit()
+    out = io.StringIO()
+    exporting.write_papers(session, out, profile.format, selection, options, audit=audit)
+    return out.getvalue(), selection, audit
+
+
+def write_if_changed(target: str, text: str) -> bool:
+    """Replace ``target`` atomically with ``text`` (UTF-8) unless it holds exactly those
+    bytes already; return True when it was written. Raises OSError."""
+    data = text.encode("utf-8")
+    path = Path(os.path.realpath(target))
+    try:
+        if path.stat().st_size == len(data) and path.read_bytes() == data:
+            return False
+    except FileNotFoundError:
+        pass
+    with open_atomically(path) as handle:
+        handle.write(text)
+    return True
+
+
+def refresh_profile(session: Session, profile: Profile, database: Path | None = None) -> Outcome:
+    """Export ``profile`` now (:func:`render`) and write its file when the text changed
+    (:func:`write_if_changed`); return the :class:`Outcome`. Never raises for the
+    profile's own problems: a ReadingListError or OSError gives ``failing``, as does a
+    ``strict`` profile with entries that are not real references yet."""
+    try:
+        text, selection, audit = render(session, profile, database)
+    except ReadingListError as err:
+        return Outcome(profile, "failing", message=str(err))
+    warnings = list(selection.warnings)
+    papers = len(selection.ids)
+    if audit.count:
+        if profile.options.get("strict"):
+            message = f"{audit.summary()}; not written (strict)"
+            return Outcome(profile, "failing", papers, message=message, warnings=warnings)
+        warnings.append(f"{audit.summary()}; complete them with readinglist resolve")
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    try:
+        written = write_if_changed(profile.target, text)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        return Outcome(profile, "failing", papers, message=f"cannot write: {reason}")
+    state = "written" if written else "unchanged"
+    return Outcome(profile, state, papers, digest, warnings=warnings)
