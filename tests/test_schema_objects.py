@@ -84,6 +84,9 @@ def test_opening_a_library_with_a_foreign_object_is_refused(
     assert check.exit_code == 6
     assert f"FAULT  schema-objects: {extra} '{name}'" in check.stdout
     assert "ok     schema-objects" not in check.stdout
+    upgrade = invoke("db", "upgrade")
+    assert upgrade.exit_code == 6
+    assert f"{extra} '{name}'" in upgrade.stderr
 
 
 def test_a_clean_library_passes(invoke: Callable[..., Any], db_url: str) -> None:

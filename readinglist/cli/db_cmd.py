@@ -30,7 +30,8 @@ def upgrade_command(app: AppContext) -> None:
     """Upgrade the database schema to this version's newest revision.
 
     SQLite files are backed up beside themselves first (online backup API). A
-    database from a newer version of readinglist is refused (exit 6).
+    database from a newer version of readinglist, or holding a table, view or
+    trigger readinglist does not create, is refused (exit 6).
 
     \b
     Examples:
@@ -38,8 +39,10 @@ def upgrade_command(app: AppContext) -> None:
         readinglist --db postgresql+psycopg://me@server/papers db upgrade
     """
     from readinglist import db, render
+    from readinglist.schema_objects import refuse_unknown
 
     engine = app.engine(migrate=False)
+    refuse_unknown(engine)  # a migration would run a foreign trigger
     with engine.connect() as conn:
         before = db.current_revision(conn)
     after = db.upgrade(engine)
