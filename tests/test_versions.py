@@ -437,3 +437,17 @@ def test_pasted_abstract_yields_to_the_published_one(invoke: Invoke, tmp_path: P
     assert paper["venue"] == "Proceedings of the 32nd International Conference on Machine Learning"
     assert paper["status"] == "to-read"
     assert "crowd labelling" in ok(invoke("merge", "--history", paper["key"])).stdout
+
+
+def test_resolve_completes_preprints(invoke: Invoke, tmp_path: Path) -> None:
+    ok(invoke("import", write(tmp_path, "scholar.bib", SCHOLAR)))
+    ok(invoke("mark", "to-read", "abbasi2014large"))
+    assert ok(invoke("list", "-k", "is:preprint")).stdout.split() == ["abbasi2014large"]
+    done = ok(invoke("resolve", "is:preprint", "--from", write(tmp_path, "icml.bib", PROCEEDINGS)))
+    assert "abbasi2014large" in done.stdout
+    assert ok(invoke("list", "-k", "is:preprint")).stdout == ""
+    paper = show(invoke, "pmlr-v37-abbasi-yadkori15")  # both keys answer
+    assert paper["key"] == "abbasi2014large"
+    assert paper["venue"] == "Proceedings of the 32nd International Conference on Machine Learning"
+    assert paper["status"] == "to-read"
+    assert len(paper["authors"]) == 4

@@ -10,15 +10,15 @@ Imports only SQLAlchemy Core and ``readinglist.tables``: every function takes an
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Table, func, insert, select
+from sqlalchemy import Table, delete, func, insert, select
 from sqlalchemy import text as sql_text
 
-from readinglist.tables import PAPERS, Executor, connection_of, dialect_name
+from readinglist.tables import PAPER_PEOPLE, PAPERS, Executor, connection_of, dialect_name
 
 if TYPE_CHECKING:
     from readinglist.models import Paper, Person
@@ -306,3 +306,19 @@ def fts_bulk_insert(session: Executor) -> Iterator[bool]:
             session.execute(sql_text(sql))
         raise
     session.execute(sql_text(sql))
+
+
+def unlink_people(session: Executor, roles: Iterable[tuple[int, str]]) -> None:
+    """Remove the people links of (paper id, role list name: ``authors``/``editors``),
+    before a merge links that role's whole new list (``merging.MergePlan.people``)."""
+    by_role: dict[str, list[int]] = {}
+    for paper_id, role in roles:
+        by_role.setdefault(role.removesuffix("s"), []).append(paper_id)
+    for role, ids in by_role.items():
+        for start in range(0, len(ids), CHUNK):
+            chunk = ids[start : start + CHUNK]
+            session.execute(
+                delete(PAPER_PEOPLE).where(
+                    PAPER_PEOPLE.c.paper_id.in_(chunk), PAPER_PEOPLE.c.role == role
+                )
+            )

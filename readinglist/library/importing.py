@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from readinglist import citekeys, dedupe
 from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
-from readinglist.library._sql import Statistics, insert_papers, serialize_imports
+from readinglist.library._sql import Statistics, insert_papers, serialize_imports, unlink_people
 from readinglist.library.marks import checked_stamp, status_changed_since
 from readinglist.library.matching import (
     Candidate,
@@ -35,7 +35,6 @@ from readinglist.library.matching import (
 )
 from readinglist.library.merging import (
     conflict_rows,
-    unlink_people,
     write_conflicts,
 )
 from readinglist.library.papers import set_status

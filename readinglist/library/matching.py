@@ -81,7 +81,12 @@ def veto(cand: Candidate, record: PaperRecord, family: str) -> str | None:
     Different DOIs, different arXiv ids, years more than one apart, different first
     authors, clearly different real titles, different first pages
     (``dedupe.pages_conflict``), and for a generic title ("Editorial", "Books Received",
-    ``dedupe.GENERIC_TITLES``) different volume, number, issue, venue or URL (issue 13).
+    ``dedupe.GENERIC_TITLES``) different volume, number, issue, venue or URL; front matter
+    without authors unless venue, volume and pages agree; a record resembling a paper
+    marked not-duplicate of ``cand``; another work (``versions.other_work``: an erratum,
+    another edition, a thesis, a journal extension; returned as ``versions.OtherWork``).
+    An arXiv DOI beside a publisher's is no veto, and a preprint may be dated up to
+    ``versions.PREPRINT_YEARS`` before its published version.
     """
     values = cand.values
     mine_doi, other_doi = record.doi, values.get("doi")

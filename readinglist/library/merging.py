@@ -31,6 +31,7 @@ from sqlalchemy.orm import Session, object_session
 from readinglist import citekeys, dedupe
 from readinglist.digest import json_digest
 from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
+from readinglist.library._sql import unlink_people
 from readinglist.library.refs import follow_crossrefs, key_taken
 from readinglist.library.rows import insert_people, person_key, person_record, record_values
 from readinglist.library.search import refresh_search_text
@@ -216,18 +217,6 @@ def _plan_people(
             return
     plan.filled.append(role)
     taken.add(role)
-
-
-def unlink_people(session: Session, roles: Iterable[tuple[int, str]]) -> None:
-    """Remove the links of (paper id, role list name: ``authors``/``editors``) before a
-    plan's people (``MergePlan.people``, the whole list of that role) are linked."""
-    by_role: dict[str, list[int]] = {}
-    for paper_id, role in roles:
-        by_role.setdefault(role.removesuffix("s"), []).append(paper_id)
-    for role, ids in by_role.items():
-        session.execute(
-            delete(PaperPerson).where(PaperPerson.paper_id.in_(ids), PaperPerson.role == role)
-        )
 
 
 def is_echo(values: dict[str, Any], record: PaperRecord) -> bool:
@@ -512,6 +501,11 @@ def _complete(session: Session, paper: Paper, record: PaperRecord, source: str) 
         insert_people(session, [people], [paper.id])
         session.expire(paper, ["people"])
     write_conflicts(session, conflict_rows(paper.id, plan.conflicts, source))
+    key = record.citekey or ""
+    if plan.supersede and citekeys.is_valid_key(key) and not key_taken(session, key.lower()):
+        # The published version's key answers too, as after an import's merge.
+        session.add(Alias(alias=key, alias_folded=key.lower(), paper_id=paper.id))
+        session.flush()
     filled = list(plan.filled)
     if plan.real and adopt_key(session, paper, real_key(session, paper, record)) is not None:
         filled.append("key")

@@ -26,12 +26,13 @@ from readinglist import bounds
 from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
 from readinglist.library.duplicates import match_in_pool, match_records
 from readinglist.library.matching import Candidate, Pool, candidate_of, merge_into
-from readinglist.library.merging import complete_paper
+from readinglist.library.merging import complete_paper, paper_values
 from readinglist.library.refs import select_papers
 from readinglist.library.rows import to_record
 from readinglist.models import ImportBatch, Paper
 from readinglist.prepare import normalize_record
 from readinglist.records import PaperRecord
+from readinglist.versions import Version
 
 
 @dataclass
@@ -74,12 +75,14 @@ Search = Callable[[PaperRecord, frozenset[str]], list[Hit]]
 
 
 def needs_completion(paper: Paper) -> bool:
-    """True for a paper with a provisional title or key, no author, or no identifier."""
+    """True for a paper with a provisional title or key, no author, or no identifier,
+    or still only a preprint (``versions.is_preprint``: its published version may be out)."""
     return bool(
         paper.title_provisional
         or getattr(paper, "citekey_provisional", False)
         or not any(pp.role == "author" for pp in paper.people)
         or not (paper.doi or paper.arxiv)
+        or Version.of_values(paper_values(paper)).preprint
     )
 
 
