@@ -136,8 +136,10 @@ def test_topics_tag_labels_fit_a_tag(invoke: Callable[..., Any], db_url: str) ->
     records = [
         PaperRecord(
             citekey=f"p{i}",
-            title=" ".join(words[(i + j) % 5] for j in range(3)),
-            abstract=" ".join(words[(i + j) % 5] for j in range(3)) + " results",
+            # Each word in 2 of 5 papers: under half, so it may label a topic
+            # (``topics.SHARED``).
+            title=" ".join(words[(i + j) % 5] for j in range(2)),
+            abstract=" ".join(words[(i + j) % 5] for j in range(2)) + " results",
             year=2026,
         )
         for i in range(8)

@@ -97,7 +97,7 @@ def test_published_version_supersedes_preprint_and_keeps_triage(
     ok(invoke("priority", "high", "abbasi2014large"))
     ok(invoke("tag", "add", "rl", "abbasi2014large"))
     ok(invoke("note", "add", "abbasi2014large", "-m", "check the KL bound"))
-    done = ok(invoke("import", write(tmp_path, "icml.bib", PROCEEDINGS)))
+    done = ok(invoke("import", "--verbose", write(tmp_path, "icml.bib", PROCEEDINGS)))
     assert "merged into abbasi2014large" in done.stderr
     paper = show(invoke, "abbasi2014large")
     assert paper["entry_type"] == "inproceedings"
@@ -164,7 +164,7 @@ def test_preprint_then_published_twice_is_idempotent(invoke: Invoke, tmp_path: P
 
 def test_retitled_camera_ready_merges_with_evidence(invoke: Invoke, tmp_path: Path) -> None:
     ok(invoke("import", write(tmp_path, "arxiv.bib", ARXIV_RETITLED)))
-    done = ok(invoke("import", write(tmp_path, "icml.bib", PROCEEDINGS)))
+    done = ok(invoke("import", "--verbose", write(tmp_path, "icml.bib", PROCEEDINGS)))
     assert "merged into abbasi2014scalable" in done.stderr
     assert "same authors, related title" in done.stderr
     paper = show(invoke, "pmlr-v37-abbasi-yadkori15")
