@@ -158,7 +158,7 @@ def test_bibtex_profile_follows_every_change(invoke, db_url, tmp_path) -> None:
     old = new
     ok(invoke("title", "alpha2020", "Alpha Attention Revisited"))
     new = refs.read_text(encoding="utf-8")
-    assert "title = {Alpha {A}ttention {R}evisited}," in new
+    assert "title = {Alpha {Attention} {Revisited}}," in new
     assert changed_entries(old, new) == {"alpha2020"}
 
     # merge: the duplicate's entry goes.
@@ -437,7 +437,7 @@ def test_concurrent_refreshes_leave_one_complete_file(db_url, tmp_path) -> None:
         expected = tmp_path / "expected.bib"
         assert rl("export", "bibtex", "-o", str(expected)).returncode == 0
         assert refs.read_bytes() == expected.read_bytes()
-        assert f"Alpha {{T}}itle {round_}" in refs.read_text(encoding="utf-8")
+        assert f"Alpha {{Title}} {round_}" in refs.read_text(encoding="utf-8")
         assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
