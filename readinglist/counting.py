@@ -45,11 +45,14 @@ SQLITE_QUERIES = (
 #: (to-read, reading, read) that is not an undo nor undone (migration 0006). Plain SQL
 #: that SQLite and PostgreSQL both run, for :func:`sqlite_stats` and
 #: ``library.paper_stats`` alike (the whole library, whatever the query).
+#: The statuses that say a paper is wanted (the interest model's positives too).
+WANTED_STATUSES = ("to-read", "reading", "read")
 SKIPPED_SINCE_WANTED = (
     "SELECT count(*) FROM papers p WHERE p.status = 'skipped' AND "
     "(SELECT max(e.id) FROM status_events e WHERE e.paper_id = p.id "
     "AND e.to_status = 'skipped') > coalesce((SELECT max(w.id) FROM status_events w "
-    "WHERE w.to_status IN ('to-read', 'reading', 'read') AND w.undoes IS NULL "
+    f"WHERE w.to_status IN ({', '.join(repr(s) for s in WANTED_STATUSES)}) "
+    "AND w.undoes IS NULL "
     "AND NOT EXISTS (SELECT 1 FROM status_events u WHERE u.undoes = w.id)), 0)"
 )
 

@@ -28,6 +28,10 @@ NO_LIBRARY = (
 )
 
 
+#: Suffixes of library files (and none): never the name of a file to import.
+_LIBRARY_SUFFIXES = frozenset({"", ".db", ".sqlite", ".sqlite3", ".db3", ".rl"})
+
+
 class NoLibrary(DatabaseError):
     """A read found no library at the database it was given (exit 6)."""
 
@@ -36,6 +40,8 @@ def refuse_input_file(path: Path) -> None:
     """Raise UsageError (exit 2) when ``path``, given as the library, is named like a file
     to import (``.bib``, ``.ris``, ``.json``, ``.txt``, ``.md``... :func:`readinglist.formats.
     format_of_name`) and is not an SQLite database already."""
+    if path.suffix.lower() in _LIBRARY_SUFFIXES:
+        return  # the usual names: no need to import the formats' table
     from readinglist.formats import format_of_name
 
     fmt = format_of_name(path.name)

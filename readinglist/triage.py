@@ -514,7 +514,12 @@ class Triage:
         self.steps.append(Step("status", pid, event, f"{key} {status}"))
         self.status[pid] = status
         self.message = f"{key}: {status}"
-        self._count_since_wanted()
+        if status == "skipped":  # counted as the query counts, without running it again
+            self.since_wanted += 1
+        elif status in counting.WANTED_STATUSES:
+            self.since_wanted = 0
+        else:
+            self._count_since_wanted()
         self._rerank(pid, status)
 
     def _rerank(self, pid: int, status: str) -> None:
