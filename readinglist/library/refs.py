@@ -283,3 +283,40 @@ def follow_crossrefs(session: Session, renamed: Mapping[str, str]) -> list[int]:
     if ids:
         session.flush()
     return ids
+
+
+def crossref_closure(
+    session: Session, ids: Sequence[int]
+) -> tuple[list[tuple[int, str, str]], list[tuple[str, str]]]:
+    """The ``crossref`` parents the papers ``ids`` need and do not include.
+
+    BibTeX resolves ``crossref`` only among the entries of the file it reads, and stops
+    a child whose parent is absent with "A bad cross reference" (BibTeX manual, "Tame
+    the BeaST" section 13); biber ignores the link with a warning. Returns ``(added,
+    orphans)``: ``added`` the ``(id, citation key, child key)`` of each parent to add,
+    found in the library by key or alias, parents of parents too, in first-seen order;
+    ``orphans`` the ``(child key, parent key)`` of each link whose parent is in no
+    paper of the library. One scan of the crossref values.
+    """
+    links = dict(crossref_values(session))
+    chosen = set(ids)
+    queue = [paper_id for paper_id in ids if paper_id in links]
+    added: list[tuple[int, str, str]] = []
+    orphans: list[tuple[str, str]] = []
+    conn = connection_of(session)
+    while queue:
+        child = queue.pop(0)
+        child_key = str(conn.scalar(select(PAPERS.c.citekey).where(PAPERS.c.id == child)))
+        for parent in (key.strip() for key in links[child].split(",")):
+            if not parent:
+                continue
+            parent_id = find_paper_id(session, parent)
+            if parent_id is None:
+                orphans.append((child_key, parent))
+            elif parent_id not in chosen:
+                chosen.add(parent_id)
+                key = str(conn.scalar(select(PAPERS.c.citekey).where(PAPERS.c.id == parent_id)))
+                added.append((parent_id, key, child_key))
+                if parent_id in links:
+                    queue.append(parent_id)
+    return added, orphans

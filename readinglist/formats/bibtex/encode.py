@@ -27,7 +27,12 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Literal
 
-from readinglist.formats.bibtex.fields import parse_names, split_names
+from readinglist.formats.bibtex.fields import (
+    extended_name_parts,
+    parse_names,
+    split_names,
+    top_level_commas,
+)
 from readinglist.formats.bibtex.values import ValueSyntaxError, matching_brace
 from readinglist.records import LIST_FIELD_PREFIX, Person
 from readinglist.text import CACHE_SIZE, latex_to_unicode
@@ -469,7 +474,10 @@ def repair_name_list(raw: str) -> str | None:
         if name.count(",") <= 2 and not name.endswith(","):  # too few commas to be wrong
             repaired.append(name)
             continue
-        parts = [p.strip() for p in _top_level_commas(name)]
+        if extended_name_parts(name) is not None:  # biblatex's key=value form
+            repaired.append(name)
+            continue
+        parts = [p.strip() for p in top_level_commas(name)]
         trailing = len(parts) > 1 and parts[-1] == ""
         if trailing:
             parts = parts[:-1]
@@ -487,18 +495,3 @@ def repair_name_list(raw: str) -> str | None:
         else:
             repaired.extend(parts)
     return " and ".join(repaired) if changed else None
-
-
-def _top_level_commas(name: str) -> list[str]:
-    """``name`` split at the commas outside braces."""
-    parts, depth, start = [], 0, 0
-    for index, char in enumerate(name):
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth = max(depth - 1, 0)
-        elif char == "," and depth == 0:
-            parts.append(name[start:index])
-            start = index + 1
-    parts.append(name[start:])
-    return parts

@@ -87,6 +87,8 @@ from readinglist.formats.bibtex.fields import (
     decode_title,
     decode_url,
     decode_year,
+    has_extended_names,
+    month_needs_macro,
     parse_names,
     venue_candidates,
 )
@@ -409,6 +411,8 @@ class _EntryFields:
         self.put("title", self.value(title, record.title, decode_title, encode))
         for name, people in (("author", record.authors), ("editor", record.editors)):
             raw = self.fields.pop(name, None)
+            if raw is not None and dialect == "bibtex" and has_extended_names(raw):
+                raw = None  # biblatex's key=value names: BibTeX reads each part as a name
             encode = partial(format_names, people, dialect)
             self.put(name, self.value(raw, people, parse_names, encode))
 
@@ -590,10 +594,19 @@ BIBLATEX_FOR_BIBTEX = ("date", "journaltitle")
 def _biblatex_in_bibtex(record: _Facts, dialect: Dialect) -> bool:
     """True when ``record``'s ``source_text`` cannot be copied into a ``bibtex`` export
     because it gives a value only in a biblatex field (:data:`BIBLATEX_FOR_BIBTEX`):
-    classic BibTeX has no ``date`` (issue 15), so the entry is generated with
-    ``year``/``month`` and ``journal``."""
+    classic BibTeX has no ``date``, so the entry is generated with ``year``/``month``
+    and ``journal``; because a name list is in biblatex's extended ``family=...`` form
+    (BibTeX would take each part for a person), or because a month that names one month
+    is not written as BibTeX's month macro (``{Sept.}``, ``{9}``: styles sort and
+    abbreviate only the macro ``sep``)."""
+    if dialect != "bibtex":
+        return False
     fields = record.fields
-    return dialect == "bibtex" and bool(fields) and any(n in fields for n in BIBLATEX_FOR_BIBTEX)
+    return (
+        any(n in fields for n in BIBLATEX_FOR_BIBTEX)
+        or any(has_extended_names(fields.get(n, "")) for n in ("author", "editor"))
+        or (record.source_text is not None and month_needs_macro(record.source_text))
+    )
 
 
 def entry_order(
