@@ -164,7 +164,9 @@ def test_crossref_children_exported_alone_bring_their_parent(invoke: Any, tmp_pa
     adds their parent, and a child whose parent is nowhere loses the link, so bibtex
     and biber report no bad cross reference."""
     result = _import(invoke, tmp_path, "crossref.bib", CROSSREF)
-    assert "crossref.bib:13: entry 'kid2020c': crossref entry 'elsewhere2020' is not" in result.output
+    assert (
+        "crossref.bib:13: entry 'kid2020c': crossref entry 'elsewhere2020' is not" in result.output
+    )
     child = show(invoke, "kid2020a")
     assert child["venue"] == "Proceedings of the Twelfth Conference"
     assert child["year"] == 2020
@@ -191,3 +193,71 @@ def test_crossref_children_exported_alone_bring_their_parent(invoke: Any, tmp_pa
     result = invoke("export", "bibtex", "--aux", str(aux), "-o", str(out))
     assert "added 'conf2020'" in result.output
     assert bibtex_messages(out)[0] == 0
+
+
+CSL_INITIALS = """[
+ {"id": "bergstra2012", "type": "article-journal",
+  "title": "Random search for hyper-parameter optimization",
+  "author": [{"family": "Bergstra", "given": "J.A.M."}, {"family": "Bengio", "given": "Yoshua"},
+             {"literal": "et al."}],
+  "container-title": "Journal of Machine Learning Research", "issued": {"date-parts": [[2012]]}}
+]
+"""
+RIS_JOINED = """\
+TY  - JOUR
+AU  - Smith, J.; Brown, K.
+AU  - et al.
+TI  - Joined authors in one line
+JO  - Journal of Lines
+PY  - 2019
+ER  - 
+"""
+
+
+@needs_tools
+def test_initials_joined_names_and_et_al(invoke: Any, tmp_path: Path) -> None:
+    """``J.A.M.`` is written ``J. A. M.`` (bibtex abbreviates each initial); two RIS
+    people joined by ``;`` are split with a warning; "et al." is a flag of the list,
+    never a person named "others" in JSON, RIS, CSL-JSON or ``show``."""
+    _import(invoke, tmp_path, "zotero.json", CSL_INITIALS)
+    result = _import(invoke, tmp_path, "wos.ris", RIS_JOINED)
+    assert "wos.ris:2: AU 'Smith, J.; Brown, K.' names 2 people joined by ';'" in result.output
+    key = next(p["key"] for p in json.loads(invoke("list", "--json").output) if p["year"] == 2019)
+    joined = show(invoke, key)
+    assert (joined["authors"], joined["authors_et_al"]) == (["Smith, J.", "Brown, K."], True)
+    bergstra = show(invoke, "bergstra2012")
+    assert (bergstra["authors"], bergstra["authors_et_al"]) == (
+        ["Bergstra, J.A.M.", "Bengio, Yoshua"],
+        True,
+    )
+    assert (
+        "Authors:     Bergstra, J.A.M.; Bengio, Yoshua; et al."
+        in invoke("show", "bergstra2012").output
+    )
+    text = _export(invoke, tmp_path, "bibtex")
+    assert "author = {Bergstra, J. A. M. and Bengio, Yoshua and others}" in text
+    assert "author = {Smith, J. and Brown, K. and others}" in text
+    # bibtex abbreviates each initial: the style's first-name abbreviation shows all three.
+    bib = tmp_path / "out.bib"
+    aux = bib.with_suffix(".aux")
+    aux.write_text("\\citation{*}\n\\bibdata{out}\n\\bibstyle{abbrv}\n", encoding="utf-8")
+    subprocess.run(["bibtex", "out"], cwd=tmp_path, capture_output=True, check=False)
+    assert "J.~A.~M. Bergstra" in bib.with_suffix(".bbl").read_text(encoding="utf-8")
+    ris = _export(invoke, tmp_path, "ris")
+    csl = _export(invoke, tmp_path, "csl-json")
+    assert "others" not in ris and "et al" not in ris
+    items = json.loads(csl)
+    assert all("others" not in json.dumps(item.get("author")) for item in items)
+    assert {item["custom"]["et_al"][0] for item in items} == {"author"}
+    # pandoc reads our CSL-JSON without a person "others".
+    done = subprocess.run(
+        ["pandoc", "-f", "csljson", "-t", "biblatex", str(tmp_path / "out.json")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "others" not in done.stdout.replace("and others", "")
+    # Read back, the flag is kept.
+    invoke("rm", "--yes", "bergstra2012", key)
+    _import(invoke, tmp_path, "again.json", csl)
+    assert show(invoke, "bergstra2012")["authors_et_al"] is True

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import replace
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Literal
@@ -375,8 +376,23 @@ def is_foreign(name: str) -> bool:
     return name.startswith(FOREIGN_PREFIXES)
 
 
+#: An initial (``M.``) run into the next letter: ``M.R.C.E.L.`` (CSL ``given``, RIS).
+_RUN_INITIALS = re.compile(r"(?<=\b[A-Z]\.)(?=[A-Z](?:\.|\b))")
+
+
+def spaced_initials(given: str) -> str:
+    """``given`` with a space after each initial run into the next (``M.R.C.E.L.`` ->
+    ``M. R. C. E. L.``): BibTeX takes ``M.R.`` for one token, abbreviates it to ``M.``
+    and loses the other initials ("Tame the BeaST" section 11, name tokens are split
+    at spaces, ties and hyphens only); ``J.-P.`` and ``Ph.D.`` are left as they are."""
+    return _RUN_INITIALS.sub(" ", given) if "." in given else given
+
+
 def _format_person(person: Person, dialect: Dialect) -> str:
-    """Write one name so that BibTeX's rules split it back into the same parts."""
+    """Write one name so that BibTeX's rules split it back into the same parts; a given
+    name's run-together initials are spaced first (:func:`spaced_initials`)."""
+    if person.given and (spaced := spaced_initials(person.given)) != person.given:
+        person = replace(person, given=spaced)
     if person.literal:
         if person.is_others:
             return "others"

@@ -193,7 +193,9 @@ def parse_person(name: str) -> Person:
         return Person(literal=decode_text(name[1:-1]))
     extended = extended_name_parts(name)
     if extended is not None:
-        found = {_EXTENDED_PARTS[k]: decode_text(v) for k, v in extended.items() if k in _EXTENDED_PARTS}
+        found = {
+            _EXTENDED_PARTS[k]: decode_text(v) for k, v in extended.items() if k in _EXTENDED_PARTS
+        }
         return Person(**found)
     parts = parse_single_name_into_parts(group_spaced_commands(name), strict=False)
     return Person(
