@@ -261,3 +261,46 @@ def test_initials_joined_names_and_et_al(invoke: Any, tmp_path: Path) -> None:
     invoke("rm", "--yes", "bergstra2012", key)
     _import(invoke, tmp_path, "again.json", csl)
     assert show(invoke, "bergstra2012")["authors_et_al"] is True
+
+
+KEYLESS = """\
+@techreport{,
+  author = {{Statistics Netherlands}},
+  title = {Annual report on labour},
+  institution = {CBS},
+  year = {2023},
+}
+@techreport{,
+  author = {{Statistics Netherlands}},
+  title = {2017 {R} tables of the census},
+  institution = {CBS},
+  year = {2023},
+}
+@manual{,
+  title = {{R}: A Language and Environment for Statistical Computing},
+  organization = {R Foundation},
+  year = {2017},
+}
+"""
+
+
+def test_generated_keys_take_corporate_names_whole_and_skip_symbols(
+    invoke: Any, tmp_path: Path
+) -> None:
+    """A corporate author gives its whole name (``statisticsnetherlands2023...``), a
+    title's leading digits, symbols and one-letter words never make the key, and
+    each fallback is said."""
+    result = _import(invoke, tmp_path, "keyless.bib", KEYLESS)
+    keys = sorted(p["key"] for p in json.loads(invoke("list", "--json").output))
+    assert keys == [
+        "language2017",
+        "statisticsnetherlands2023annual",
+        "statisticsnetherlands2023tables",
+    ]
+    assert "keyless.bib:7: key 'statisticsnetherlands2023tables' generated with leading" in (
+        result.output
+    )
+    assert "keyless.bib:13: key 'language2017' generated with leading title word(s) 'r:'" in (
+        result.output
+    )
+    assert "'statisticsnetherlands2023annual' generated" not in result.output

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import replace
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Literal
 
