@@ -554,6 +554,7 @@ def bibtex_latex(value: str) -> str:
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _LIGATURE_HINT = re.compile(r"--|``|''|\?`|!`")
 _BARE_DOLLAR = re.compile(r"(?<!\\)\$")
+_LINE_BREAK = re.compile(r"[ \t]*\n\s*")
 
 
 def readable_paragraphs(value: str | None) -> list[str]:
@@ -566,7 +567,9 @@ def readable_paragraphs(value: str | None) -> list[str]:
     characters also in a paragraph with no other markup (``---`` -> em dash, two
     backquotes -> ``“``), as they do where there is markup. A paragraph with nothing to
     decode is kept as it is (stripped); empty paragraphs are dropped. A paragraph with an
-    odd number of bare ``$`` has no math: they stay dollar signs. Never raises.
+    odd number of bare ``$`` has no math: they stay dollar signs. A line break inside a
+    paragraph, with the indentation around it, is one space: a hard-wrapped abstract of
+    a .bib file is one paragraph, as TeX typesets it. Never raises.
     """
     paragraphs = []
     for raw in _PARAGRAPH_BREAK.split(value or ""):
@@ -577,6 +580,8 @@ def readable_paragraphs(value: str | None) -> list[str]:
             text = latex_to_unicode(paragraph_latex(text)).strip()
         elif _LIGATURE_HINT.search(text):
             text = _join_segments([text])
+        if "\n" in text:  # hard-wrapped: one line, as TeX and Markdown join it
+            text = _LINE_BREAK.sub(" ", text)
         if text:
             paragraphs.append(text)
     return paragraphs

@@ -304,3 +304,69 @@ def test_generated_keys_take_corporate_names_whole_and_skip_symbols(
         result.output
     )
     assert "'statisticsnetherlands2023annual' generated" not in result.output
+
+
+DISPLAY = r"""@article{szolo2020,
+  author = {Sz\H ol\H o, Anna and Jones, Bob},
+  title = {The {\it italic} and \emph{emphasis} of {"}quotes{"}, {BERT} and a~tie},
+  journal = {Journal of {CO$_{2}$} Studies},
+  year = 2020,
+  abstract = {A hard-wrapped
+      abstract that goes on
+      over lines.
+
+      A second paragraph.},
+}
+"""
+CSL_RICH = """[
+ {"id": "rich2021", "type": "article-journal",
+  "title": "Random <i>search</i> of <span class=\\"nocase\\">CO<sub>2</sub></span> sinks",
+  "author": [{"family": "Rich", "given": "Text"}], "issued": {"date-parts": [[2021]]}}
+]
+"""
+
+
+@needs_tools
+def test_latex_and_rich_text_display_the_same_in_every_format(invoke: Any, tmp_path: Path) -> None:
+    """``{\\it}``, ``\\emph``, ``{"}``, ``Sz\\H ol\\H o``, ``~`` read as a reader expects in
+    ``show``, Markdown, RIS and CSL-JSON; a hard-wrapped abstract is one paragraph; CSL
+    rich text and LaTeX markup are kept as markup in CSL-JSON (as pandoc writes them)
+    and printed as text elsewhere; ``~`` stays ``~`` in BibTeX."""
+    _import(invoke, tmp_path, "display.bib", DISPLAY)
+    _import(invoke, tmp_path, "rich.json", CSL_RICH)
+    title = 'The italic and emphasis of "quotes", BERT and a\u00a0tie'
+    paper = show(invoke, "szolo2020")
+    assert paper["title"] == title
+    assert paper["authors"] == ["Szőlő, Anna", "Jones, Bob"]
+    shown = invoke("show", "szolo2020").output
+    assert "A hard-wrapped abstract that goes on over lines.\n" in shown
+    markdown = _export(invoke, tmp_path, "markdown", "--abstracts")
+    assert "> A hard-wrapped abstract that goes on over lines.\n" in markdown
+    ris = _export(invoke, tmp_path, "ris")
+    assert f"TI  - {title}\n" in ris
+    assert "AB  - A hard-wrapped abstract that goes on over lines.\n\nA second paragraph.\n" in ris
+    assert (
+        "TI  - Random search of CO2 sinks\n" in ris or "TI  - Random search of CO_2 sinks\n" in ris
+    )
+    items = {item["id"]: item for item in json.loads(_export(invoke, tmp_path, "csl-json"))}
+    assert items["szolo2020"]["title"] == (
+        'The <i>italic</i> and <i>emphasis</i> of "quotes", '
+        '<span class="nocase">BERT</span> and a\u00a0tie'
+    )
+    assert items["szolo2020"]["container-title"] == (
+        'Journal of <span class="nocase">CO<sub>2</sub></span> Studies'
+    )
+    assert items["szolo2020"]["abstract"] == (
+        "A hard-wrapped abstract that goes on over lines.\n\nA second paragraph."
+    )
+    assert items["rich2021"]["title"] == (
+        'Random <i>search</i> of <span class="nocase">CO<sub>2</sub></span> sinks'
+    )
+    # pandoc's own CSL-JSON of our BibTeX export has the same italics and case
+    # protection (pandoc writes $_{2}$ as math, CO_{2}).
+    bib = _export(invoke, tmp_path, "bibtex")
+    assert "a~tie" in bib and "textasciitilde" not in bib
+    pandoc = {item["id"]: item for item in _pandoc_csl(tmp_path / "out.bib")}
+    assert pandoc["rich2021"]["title"].startswith("Random <i>search</i> of ")
+    ours = items["szolo2020"]["title"].replace('<span class="nocase">BERT</span>', "BERT")
+    assert pandoc["szolo2020"]["title"] == ours  # pandoc leaves an all-capital word bare

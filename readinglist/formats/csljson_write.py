@@ -22,6 +22,7 @@ from readinglist.formats.csljson import (
     ENTRY_TYPES,
     _name_object,
 )
+from readinglist.formats.csljson_syntax import latex_rich_text
 from readinglist.formats.rules import (
     MASTERS,
     arxiv_abs_url,
@@ -51,7 +52,7 @@ def _main_variables(record: PaperRecord, index: int, tags_as_keywords: bool) -> 
     if record.citekey:
         item["citation-key"] = record.citekey
     if record.title:
-        item["title"] = record.title
+        item["title"] = _rich_text(record, "title") or record.title
     for variable, people in (("author", record.authors), ("editor", record.editors)):
         if named := named_people(people)[0]:
             item[variable] = [_name_object(p) for p in named]
@@ -62,7 +63,10 @@ def _main_variables(record: PaperRecord, index: int, tags_as_keywords: bool) -> 
             parts.append(int(day.group(3)))
         item["issued"] = {"date-parts": [parts]}
     if record.venue:
-        item["container-title"] = record.venue
+        venue = next(
+            (n for n in ("journal", "journaltitle", "booktitle") if n in record.fields), ""
+        )
+        item["container-title"] = _rich_text(record, venue) or record.venue
     if record.doi:
         item["DOI"] = record.doi
     url = record.url or (arxiv_abs_url(record.arxiv) if record.arxiv else None) or record.code_url
@@ -73,6 +77,21 @@ def _main_variables(record: PaperRecord, index: int, tags_as_keywords: bool) -> 
     if keywords := keywords_of(record, tags_as_keywords):
         item["keyword"] = ", ".join(keywords)
     return item
+
+
+def _rich_text(record: PaperRecord, name: str) -> str | None:
+    """The CSL rich text of the raw LaTeX of field ``name`` (a title: ``\\emph{}`` ->
+    ``<i>``, ``{BERT}`` -> ``<span class="nocase">``, ``$_{2}$`` -> ``<sub>``;
+    :func:`~readinglist.formats.csljson_syntax.latex_rich_text`), or None: no such raw
+    value, a value that is plain text (not from BibTeX), or no markup in it. So CSL
+    keeps the markup the BibTeX source and CSL rich text give, as pandoc does, where
+    ``show``, Markdown and RIS print the text."""
+    raw = record.fields.get(name) if name and record.latex_fields else None
+    if not raw:
+        return None
+    from readinglist.formats.bibtex.fields import decode_text
+
+    return latex_rich_text(raw, decode_text)
 
 
 def _custom_object(record: PaperRecord) -> dict[str, Any]:
