@@ -370,3 +370,100 @@ def test_latex_and_rich_text_display_the_same_in_every_format(invoke: Any, tmp_p
     assert pandoc["rich2021"]["title"].startswith("Random <i>search</i> of ")
     ours = items["szolo2020"]["title"].replace('<span class="nocase">BERT</span>', "BERT")
     assert pandoc["szolo2020"]["title"] == ours  # pandoc leaves an all-capital word bare
+
+
+PUBMED_SUMMARY = """\
+1. Deep learning for tumour segmentation in MRI: a systematic
+review.
+Smith J, Brown K, de Vries A.
+Lancet Oncol. 2021 Mar;22(3):e120-e130. doi: 10.1016/S1470-2045(20)30619-6.
+Review.
+PMID: 33662287
+Similar articles
+2. Transfer learning in radiology: 2. lessons.
+Garcia M, Chen L.
+Radiology. 2020 Jan;294(1):45-52. doi: 10.1148/radiol.2019190613. Epub 2019 Nov 5.
+Transfer learning reuses models trained elsewhere.
+PMID: 31688004 Free PMC article.
+3. Federated learning across hospitals.
+Olsen P, Kumar R, Ng T.
+Nat Med. 2022;28(4):700-710. doi: 10.1038/s41591-022-01768-5.
+PMID: 35410392
+"""
+
+
+def test_pubmed_summary_list_gives_one_paper_per_record(invoke: Any, tmp_path: Path) -> None:
+    """PubMed's "Summary" list (numbered title, authors, citation line, PMID; the
+    results page's labels between) gives one paper per record with its citation."""
+    result = _import(invoke, tmp_path, "pubmed.txt", PUBMED_SUMMARY)
+    assert "3 added" in result.output
+    papers = {p["key"]: p for p in json.loads(invoke("list", "--json").output)}
+    assert sorted(papers) == ["garcia2020transfer", "olsen2022federated", "smith2021deep"]
+    first = show(invoke, "smith2021deep")
+    assert first["title"] == "Deep learning for tumour segmentation in MRI: a systematic review"
+    assert first["authors"] == ["Smith, J.", "Brown, K.", "de Vries, A."]
+    assert (first["venue"], first["year"], first["month"]) == ("Lancet Oncol", 2021, 3)
+    assert first["doi"] == "10.1016/s1470-2045(20)30619-6"
+    assert first["fields"]["pmid"] == "33662287"
+    assert first["fields"]["pages"] == "e120--e130"
+    assert first["abstract"] is None
+    second = show(invoke, "garcia2020transfer")
+    assert second["title"] == "Transfer learning in radiology: 2. lessons"
+    assert second["abstract"] == "Transfer learning reuses models trained elsewhere."
+
+
+JABREF = """\
+% Encoding: UTF-8
+
+@article{kept2013,
+  author = {Keeper, Kim},
+  title = {A damaged but kept entry},
+  journal = {Journal of Repairs},
+  year = {2013}
+  url = {https://example.org/kept},,
+  volume = {3},
+}
+
+@comment{@article{disabled2019,
+  author = {Gone, Gina},
+  title = {An entry the user disabled},
+  journal = {Journal of Switches},
+  year = {2019}
+}}
+
+@comment{jabref-meta: databaseType:bibtex;}
+
+@comment{jabref-meta: grouping:
+0 AllEntriesGroup:;
+1 StaticGroup:Reading\\;0\\;1\\;0x8a8a8aff\\;\\;\\;;
+}
+"""
+
+
+@needs_tools
+def test_jabref_disabled_entries_metadata_and_damaged_fields(invoke: Any, tmp_path: Path) -> None:
+    """A JabRef file: an entry wrapped in ``@comment`` is no paper and no error, the
+    ``jabref-meta`` blocks come back unchanged in the export, and a missing comma or
+    ``,,`` loses no field (a warning names the key and line); bibtex and biber read
+    the export without error."""
+    result = _import(invoke, tmp_path, "jabref.bib", JABREF)
+    assert "jabref.bib (bibtex): 1 added" in result.output
+    assert "jabref.bib:8: entry 'kept2013': missing comma before field 'url'" in result.output
+    assert "disabled2019" not in result.output and "malformed" not in result.output
+    kept = show(invoke, "kept2013")
+    assert (kept["url"], kept["fields"]["volume"], kept["year"]) == (
+        "https://example.org/kept",
+        "3",
+        2013,
+    )
+    assert invoke("show", "disabled2019").exit_code == 3
+    text = _export(invoke, tmp_path, "bibtex")
+    assert "@comment{jabref-meta: databaseType:bibtex;}" in text
+    assert (
+        "@comment{jabref-meta: grouping:\n0 AllEntriesGroup:;\n"
+        "1 StaticGroup:Reading\\;0\\;1\\;0x8a8a8aff\\;\\;\\;;\n}"
+    ) in text
+    assert text.count("url = ") == 1 and "volume = {3}" in text
+    errors, messages, _, _ = bibtex_messages(tmp_path / "out.bib")
+    assert (errors, messages) == (0, set())
+    assert not biber_messages(tmp_path / "out.bib")[0]
