@@ -35,7 +35,7 @@ def test_rich_text_is_latex_for_bibtex_and_unicode_for_display() -> None:
     # CSL-JSON written back keeps the rich text it was read with (CSL 1.0.2 markup).
     exported = json.loads(csljson.write([first]))[0]
     assert exported["title"] == (
-        "H<sub>2</sub>O Splitting <i>in vivo</i> with <span class=\"nocase\">BERT</span> & "
+        'H<sub>2</sub>O Splitting <i>in vivo</i> with <span class="nocase">BERT</span> & '
         '<span style="font-variant:small-caps;">Fold</span>'
     )
     assert exported["container-title"] == "<i>Journal</i> of 50% Results"
