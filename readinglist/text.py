@@ -29,13 +29,10 @@ from functools import lru_cache
 from typing import Any
 
 # The fast decoder lives in its own module; these names are the text module's API too.
-from readinglist.latex_fast import (
-    _FONT_COMMANDS,
-    _join_segments,
-    bibtex_latex,
-    simple_latex,
-)
+from readinglist.latex_fast import _FONT_COMMANDS, _join_segments
+from readinglist.latex_fast import bibtex_latex as bibtex_latex
 from readinglist.latex_fast import group_spaced_commands as group_spaced_commands
+from readinglist.latex_fast import simple_latex as simple_latex
 
 _LATEX_CHARS = re.compile(r"[\\{}$~]")
 _BARE_PERCENT = re.compile(r"(?<!\\)%")
