@@ -549,3 +549,17 @@ def test_round_trip_fixpoint_on_shared_files() -> None:
         assert result.get("bibtex_fixpoint", True) is True, result
         assert (result["bibtex_errors"], result["biber_errors"]) == (0, 0), result
     assert done.returncode == 0
+
+
+def test_month_macro_rule_reads_the_value_as_written() -> None:
+    """Which written months a BibTeX export turns into the bare macro: one month named
+    in braces, quotes or as a number; never a macro already, nor a ``#`` join."""
+    from readinglist.formats.bibtex.fields import month_needs_macro
+
+    def entry(month: str) -> str:
+        return f"@article{{k, title={{T}}, year=2001, month={month}}}"
+
+    for written in ('"September"', "{Sep}", "9", "{sept.}", "{9}", '"9"'):
+        assert month_needs_macro(entry(written)), written
+    for written in ("sep", 'jan # "~15"', "{Summer}", "{20--22 Jun}", "dec"):
+        assert not month_needs_macro(entry(written)), written

@@ -267,23 +267,40 @@ def month_is_simple(raw: str) -> bool:
     return text in MONTH_WORDS
 
 
-#: A ``month`` field in an entry's text and the first character of its value.
-_MONTH_FIELD = re.compile(r"[,\s]month\s*=\s*([^\s,}]+)", re.IGNORECASE)
+#: A ``month`` field in an entry's text, up to the start of its value.
+_MONTH_FIELD = re.compile(r"[,\s]month\s*=\s*", re.IGNORECASE)
+_BARE_VALUE = re.compile(r"[^\s,{}\"#]+")
 
 
 def month_needs_macro(source_text: str) -> bool:
     """True when the entry text ``source_text`` writes a month that names one month
-    (:func:`month_is_simple`: ``{Sept.}``, ``"9"``, ``September``) other than as one of
-    BibTeX's twelve month macros (``jan`` ... ``dec``, bare): BibTeX styles print and
-    sort the macro, so a ``bibtex`` export writes it (``month = sep``)."""
+    (:func:`month_is_simple`: ``{Sept.}``, ``"9"``, ``September``, ``9``) other than as
+    one of BibTeX's twelve month macros (``jan`` ... ``dec``, bare): BibTeX styles print
+    and sort the macro, so a ``bibtex`` export writes it (``month = sep``). A value
+    joined with ``#`` (``jan # "~15"``) is left as it is."""
     match = _MONTH_FIELD.search(source_text)
     if match is None:
         return False
-    start = match.start(1)
-    rest = source_text[start:].split("\n", 1)[0].rstrip().rstrip(",").strip()
-    if rest.lower() in MONTH_ABBREV and rest == rest.lower():
+    start = match.end()
+    opener = source_text[start : start + 1]
+    try:
+        if opener == "{":
+            end = matching_brace(source_text, start) + 1
+        elif opener == '"':
+            end = source_text.index('"', start + 1) + 1
+        else:
+            bare = _BARE_VALUE.match(source_text, start)
+            if bare is None:
+                return False
+            end = bare.end()
+    except (ValueSyntaxError, ValueError):
         return False
-    return month_is_simple(rest) or month_is_simple(rest.strip('"'))
+    if source_text[end:].lstrip().startswith("#"):
+        return False
+    value = source_text[start:end]
+    if value in MONTH_ABBREV:
+        return False
+    return month_is_simple(value.strip('"'))
 
 
 def decode_date(raw: str) -> tuple[int | None, int | None]:
