@@ -60,6 +60,12 @@ BIBLATEX_NAMES = """\
   journaltitle = {Journal of Names},
   date = {2018-01-15},
 }
+@article{vries2019,
+  author = {family=Vries, given=Anna, prefix=de},
+  title = {Only the names are biblatex's},
+  journal = {Journal of Names},
+  year = {2019},
+}
 @article{roe2019,
   author = {Roe, Richard},
   title = {A month written out},
@@ -95,6 +101,7 @@ def test_biblatex_extended_names_and_dates(invoke: Any, tmp_path: Path) -> None:
     assert show(invoke, "dejong2018")["authors"] == ["de Jong, Karel", "Smith, Jr., Anna"]
     text = _export(invoke, tmp_path, "bibtex")
     assert "author = {de Jong, Karel and Smith, Jr., Anna}," in text
+    assert "author = {de Vries, Anna}," in text  # an entry otherwise copied as written
     assert "year = {2018},\n  month = jan" in text
     assert "date =" not in text
     assert text.count("month = sep\n") == 2

@@ -225,6 +225,19 @@ def names_display(people: Sequence[Person]) -> str:
     return " and ".join(p.display() for p in people)
 
 
+#: What a name in biblatex's extended format holds (:func:`extended_name_parts`).
+_EXTENDED_HINT = re.compile(r"[{\s,](?:family|given|prefix|suffix)\s*=", re.IGNORECASE)
+
+
+def mentions_extended_names(source_text: str) -> bool:
+    """True when the entry text ``source_text`` may hold a name list in biblatex's
+    extended format (``family=``, ``given=`` ...): the cheap test a ``bibtex`` export
+    makes before copying an entry as written (a false alarm only regenerates it);
+    the entry's fields (all of them, not only those an IntactEntry carries) then
+    decide (:func:`has_extended_names`)."""
+    return _EXTENDED_HINT.search(source_text) is not None
+
+
 @lru_cache(maxsize=CACHE_SIZE)
 def has_extended_names(raw: str) -> bool:
     """True when a name of the list ``raw`` is in biblatex's extended name format

@@ -88,6 +88,7 @@ from readinglist.formats.bibtex.fields import (
     decode_url,
     decode_year,
     has_extended_names,
+    mentions_extended_names,
     month_needs_macro,
     parse_names,
     venue_candidates,
@@ -602,10 +603,9 @@ def _biblatex_in_bibtex(record: _Facts, dialect: Dialect) -> bool:
     if dialect != "bibtex":
         return False
     fields = record.fields
-    return (
-        any(n in fields for n in BIBLATEX_FOR_BIBTEX)
-        or any(has_extended_names(fields.get(n, "")) for n in ("author", "editor"))
-        or (record.source_text is not None and month_needs_macro(record.source_text))
+    return any(n in fields for n in BIBLATEX_FOR_BIBTEX) or (
+        record.source_text is not None
+        and (mentions_extended_names(record.source_text) or month_needs_macro(record.source_text))
     )
 
 
