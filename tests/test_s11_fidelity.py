@@ -59,6 +59,7 @@ BIBLATEX_NAMES = """\
   title = {Particles in names},
   journaltitle = {Journal of Names},
   date = {2018-01-15},
+  urldate = {Sept. 3, 2020},
 }
 @article{vries2019,
   author = {family=Vries, given=Anna, prefix=de},
@@ -98,12 +99,13 @@ def test_biblatex_extended_names_and_dates(invoke: Any, tmp_path: Path) -> None:
     result = _import(invoke, tmp_path, "biblatex.bib", BIBLATEX_NAMES)
     assert "separates people by commas" not in result.output
     assert "'Summer' names no month; kept as written" in result.output
+    assert "urldate 'Sept. 3, 2020' is not an ISO 8601 date" in result.output
     assert show(invoke, "dejong2018")["authors"] == ["de Jong, Karel", "Smith, Jr., Anna"]
     text = _export(invoke, tmp_path, "bibtex")
     assert "author = {de Jong, Karel and Smith, Jr., Anna}," in text
     assert "author = {de Vries, Anna}," in text  # an entry otherwise copied as written
     assert "year = {2018},\n  month = jan" in text
-    assert "date =" not in text
+    assert "\n  date =" not in text
     assert text.count("month = sep\n") == 2
     assert "month = {Summer}" in text
     bib = tmp_path / "out.bib"

@@ -458,8 +458,18 @@ class Reader:
         self, key: str, values: dict[str, str], field_lines: dict[str, int], line: int
     ) -> Iterator[ParseProblem]:
         """Warnings about values that are read but doubtful: a ``date`` that contradicts
-        ``year``, a month that names no month."""
+        ``year``, a month that names no month, a ``date``/``urldate`` that is not an ISO
+        8601 date (biber ignores it: biblatex manual section 2.3.8)."""
         name = key or "(no key)"
+        for field in ("date", "urldate"):
+            if field in values and decode_date(values[field])[0] is None:
+                yield ParseProblem(
+                    f"entry {name!r}: {field} {values[field]!r} is not an ISO 8601 date "
+                    "(YYYY-MM-DD), which biber ignores; kept as written",
+                    self.source,
+                    field_lines.get(field, line),
+                    "warning",
+                )
         if "date" in values and "year" in values:
             date_year = decode_date(values["date"])[0]
             year = decode_year(values["year"])
