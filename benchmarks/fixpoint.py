@@ -32,7 +32,6 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data"
 SLICE = 2000
 _ENTRY = re.compile(r"^@", re.MULTILINE)
-_ENTRY_TEXT = re.compile(r"^@\w+\s*[{(][^@]*?^\}", re.MULTILINE | re.DOTALL)
 NATIVE = {".bib": "bibtex", ".ris": "ris", ".json": "csl-json"}
 SUFFIX = {"bibtex": ".bib", "ris": ".ris", "csl-json": ".json"}
 
@@ -91,10 +90,12 @@ def biber_errors(bib: Path) -> int:
 
 
 def copied_entries(src: Path, exported: Path) -> tuple[int, int]:
-    """``(source entries found byte for byte in the export, source entries)``."""
+    """``(source entries found byte for byte in the export, source entries)``: each
+    entry's text as the reader cut it from the source (``source_text``)."""
+    from readinglist.formats import bibtex
+
     text = src.read_text(encoding="utf-8", errors="replace")
-    entries = [m.group() for m in _ENTRY_TEXT.finditer(text)]
-    entries = [e for e in entries if not e.lower().startswith(("@string", "@preamble", "@comm"))]
+    entries = [r.source_text for r in bibtex.read(text, src.name).records if r.source_text]
     out = exported.read_text(encoding="utf-8", errors="replace")
     return sum(1 for entry in entries if entry in out), len(entries)
 
