@@ -186,14 +186,52 @@ def ascii_word(value: str) -> str:
     return _NON_KEY.sub("", fold(value))
 
 
-def first_significant_word(title: str, skip: frozenset[str] = frozenset()) -> str:
-    """Return the first title word that is not a stop word (nor in ``skip``), as
-    lower-case ASCII ('' if none)."""
+def _title_words(title: str) -> Iterator[tuple[str, str]]:
+    """``(word as written, lower-case ASCII form)`` of each word of ``title``."""
     for word in fold(title).split():
-        clean = _NON_KEY.sub("", word)
-        if clean and clean not in STOP_WORDS and clean not in skip:
+        yield word, _NON_KEY.sub("", word)
+
+
+def _key_word(clean: str) -> bool:
+    r"""True for a title word a key may take: a letter first and at least two characters
+    (``2017``, ``#1``, ``R``, ``$\ell_1$`` are not: a key built from them, ``r2017r``,
+    names nothing, and Better BibTeX's ``shorttitle`` skips them too)."""
+    return len(clean) > 1 and clean[0].isalpha() and clean.isascii()
+
+
+def first_significant_word(title: str, skip: frozenset[str] = frozenset()) -> str:
+    """Return the first title word that is not a stop word (nor in ``skip``) and may
+    make a key (:func:`_key_word`), as lower-case ASCII ('' if none)."""
+    for word, clean in _title_words(title):
+        if word[:1].isalpha() and _key_word(clean) and clean not in STOP_WORDS | skip:
             return clean
     return ""
+
+
+def skipped_title_words(title: str) -> list[str]:
+    """The leading words of ``title`` a key skipped for not starting with a letter or
+    being one character (``2017``, ``#1``, ``R``), as written; stop words are not
+    counted (:func:`first_significant_word`); lower case, accents folded."""
+    skipped = []
+    for word, clean in _title_words(title):
+        if word[:1].isalpha() and _key_word(clean) and clean not in STOP_WORDS:
+            break
+        if clean and clean not in STOP_WORDS:
+            skipped.append(word)
+    return skipped
+
+
+def key_fallback(record: PaperRecord) -> str | None:
+    """Why the key :func:`base_key` makes for ``record`` does not take the title's first
+    word, said in the import's warning: leading title words skipped
+    (:func:`skipped_title_words`); None when nothing was skipped."""
+    skipped = skipped_title_words(record.title or "")
+    if not skipped:
+        return None
+    return (
+        f"leading title word(s) {' '.join(skipped)!r} skipped (a key takes a word of "
+        "two or more characters, a letter first)"
+    )
 
 
 #: The longest name or word a generated key takes from a record: a family name or title
@@ -206,19 +244,20 @@ def base_key(record: PaperRecord) -> str:
     """Return the key ``record`` would get before disambiguation (never empty, each part
     at most :data:`KEY_PART` characters).
 
-    Authors known: ``family + year + word``; else ``short name + year``; else
-    ``word + year``, where the word is never one of :data:`FILLER_WORDS` ("this",
-    "we", "problem": the words a title made up from an abstract starts with);
-    ``paper`` when nothing usable is left.
+    Authors known: ``family + year + word`` (a corporate author's whole name as the
+    family); else ``short name + year``; else ``word + year``, where the word is never
+    one of :data:`FILLER_WORDS` ("this", "we", "problem": the words a title made up
+    from an abstract starts with); ``paper`` when nothing usable is left. The word is
+    the first title word that starts with a letter (:func:`first_significant_word`).
     """
     year = str(record.year) if record.year else ""
     word = first_significant_word(record.title or "")[:KEY_PART]
     people = [p for p in (record.authors or record.editors) if not p.is_others]
     if people:
         first = people[0]
+        # A corporate name ({Statistics Netherlands}) is taken whole, as Better BibTeX
+        # does: its first word alone ("statistics") names no one.
         name = ascii_word(first.family or first.literal)
-        if first.literal and not first.family:
-            name = ascii_word(first.literal.split()[0]) if first.literal.split() else ""
         if name:
             return f"{name[:KEY_PART]}{year}{word}"
     if record.short_name:

@@ -7,7 +7,7 @@ records. Nothing here touches files, the database or third-party packages.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cached_property
@@ -108,6 +108,15 @@ def names_others(name: str) -> bool:
     named "others" is made. Never raises.
     """
     return "".join(ch for ch in name.casefold() if ch.isalpha()) in _ET_AL_FORMS
+
+
+def named_people(people: Sequence[Person]) -> tuple[tuple[Person, ...], bool]:
+    """``(the people of a name list without its "et al." mark, whether it has one)``:
+    "and others" is a flag of the list (:attr:`Person.is_others`), never a person, in
+    every output that has no ``and others`` of its own (JSON, RIS, CSL-JSON, ``show``).
+    """
+    named = tuple(person for person in people if not person.is_others)
+    return named, len(named) != len(people)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,13 @@ from datetime import UTC, datetime
 from itertools import chain, islice
 from typing import Any, TextIO
 
-from readinglist.records import COLUMN_FIELDS, LIST_FIELD_PREFIX, PaperRecord
+from readinglist.records import (
+    COLUMN_FIELDS,
+    LIST_FIELD_PREFIX,
+    PaperRecord,
+    Person,
+    named_people,
+)
 from readinglist.text import readable_paragraphs
 
 #: Keys of a paper object in ``--json`` output, in this order (README "JSON output").
@@ -31,6 +37,7 @@ PAPER_KEYS: tuple[str, ...] = (
     "title_provisional",
     "short_name",
     "authors",
+    "authors_et_al",
     "year",
     "venue",
     "abstract",
@@ -58,6 +65,13 @@ def iso(value: datetime | None) -> str | None:
     return value.astimezone(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def people_line(people: Sequence[Person]) -> str:
+    """A name list as ``show`` prints it: display forms joined by ``; ``, then ``et al.``
+    for a truncated list (:func:`readinglist.records.named_people`)."""
+    named, et_al = named_people(people)
+    return "; ".join([*(p.display() for p in named), *(["et al."] if et_al else [])])
+
+
 def paper_json(record: PaperRecord, interest: float | None = None) -> dict[str, Any]:
     """Return the JSON object of a paper with the keys of :data:`PAPER_KEYS`.
 
@@ -71,7 +85,8 @@ def paper_json(record: PaperRecord, interest: float | None = None) -> dict[str, 
         "title": record.title,
         "title_provisional": record.title_provisional,
         "short_name": record.short_name,
-        "authors": [p.display() for p in record.authors],
+        "authors": [p.display() for p in named_people(record.authors)[0]],
+        "authors_et_al": named_people(record.authors)[1],
         "year": record.year,
         "venue": record.venue,
         "abstract": record.abstract,
@@ -102,7 +117,8 @@ def paper_detail_json(
     data = paper_json(record, interest)
     data.update(
         {
-            "editors": [p.display() for p in record.editors],
+            "editors": [p.display() for p in named_people(record.editors)[0]],
+            "editors_et_al": named_people(record.editors)[1],
             "month": record.month,
             "keywords": list(record.keywords),
             "fields": dict(record.fields),
@@ -342,8 +358,8 @@ def paper_detail(
     field_line("Key", record.citekey)
     field_line("Aliases", ", ".join(aliases))
     field_line("Type", record.entry_type)
-    field_line("Authors", "; ".join(p.display() for p in record.authors))
-    field_line("Editors", "; ".join(p.display() for p in record.editors))
+    field_line("Authors", people_line(record.authors))
+    field_line("Editors", people_line(record.editors))
     field_line("Venue", record.venue)
     field_line("Year", record.year)
     field_line("Short name", record.short_name)

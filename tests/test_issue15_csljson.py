@@ -32,9 +32,13 @@ def test_rich_text_is_latex_for_bibtex_and_unicode_for_display() -> None:
         "  title = {H$_{2}$O Splitting \\textit{in vivo} with {BERT} \\& \\textsc{Fold}},\n" in bib
     )
     assert "  journal = {\\textit{Journal} of 50\\% Results},\n" in bib
+    # CSL-JSON written back keeps the rich text it was read with (CSL 1.0.2 markup).
     exported = json.loads(csljson.write([first]))[0]
-    assert exported["title"] == "H_2O Splitting in vivo with BERT & Fold"
-    assert "<" not in json.dumps(exported)
+    assert exported["title"] == (
+        'H<sub>2</sub>O Splitting <i>in vivo</i> with <span class="nocase">BERT</span> & '
+        '<span style="font-variant:small-caps;">Fold</span>'
+    )
+    assert exported["container-title"] == "<i>Journal</i> of 50% Results"
 
 
 def test_text_that_is_no_markup_stays_text() -> None:

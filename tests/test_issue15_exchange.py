@@ -56,7 +56,9 @@ def library(invoke: Invoke, tmp_path: Path) -> Invoke:
         ("Plain --- dashes and ``quotes'' only.", ["Plain — dashes and “quotes” only."]),
         ("One\n\n \n\nTwo $x^2$ and $\\alpha$.", ["One", "Two x^2 and α."]),
         ("It costs $5 and 20% more.", ["It costs $5 and 20% more."]),
-        ("Nothing  to\ndecode here.", ["Nothing  to\ndecode here."]),
+        # A hard-wrapped paragraph is one line (a line break and its indentation are
+        # one space); spaces inside a line stay.
+        ("Nothing  to\n    decode here.", ["Nothing  to decode here."]),
         ("  Springer-Verlag, 1999 ", ["Springer-Verlag, 1999"]),
         ("  ", []),
         ("It's Smith's ''Fish'' 1--2", ["It's Smith's ”Fish” 1–2"]),
@@ -98,7 +100,8 @@ def test_ris_export_is_readable_and_carries_tags_and_notes(library: Invoke) -> N
 def test_csl_json_export_is_readable_and_carries_tags_and_notes(library: Invoke) -> None:
     (item,) = json.loads(library("export", "csl-json").stdout)
     assert (item["title"], item["abstract"], item["keyword"], item["custom"], item["note"]) == (
-        "On the ℓ_1,p-Norm — a Study of Schrödinger",
+        # The case protection of the BibTeX title is CSL's nocase span (as pandoc writes it).
+        'On the ℓ_1,p-Norm — a <span class="nocase">S</span>tudy of Schrödinger',
         ABSTRACT_SHOWN,
         "sparsity, norms, reading-group/soon",
         {"tags": ["reading-group/soon"]},

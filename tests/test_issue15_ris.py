@@ -16,7 +16,10 @@ DOUBLED = Path(__file__).parent / "data" / "ris" / "issue15-doubled.ris"
 
 def test_doubled_tags_give_each_value_once() -> None:
     result = ris.read(DOUBLED.read_text(encoding="utf-8"), "doubled.ris")
-    assert result.problems == []
+    # Two people joined by ";" on one line are split, and that is said.
+    assert [(p.line, p.message) for p in result.problems] == [
+        (2, "AU 'Okafor, Ngozi; van der Berg, Jan' names 2 people joined by ';'; read as 2")
+    ]
     first, second = result.records
     assert first.authors == (
         Person(family="Okafor", given="Ngozi"),

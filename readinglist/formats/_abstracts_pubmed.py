@@ -65,9 +65,86 @@ _SKIPPED = re.compile(
 
 
 def looks_like_pubmed(text: str) -> bool:
-    """True when ``text`` is a list of PubMed records: numbered citations each with a ``PMID:``."""
+    """True when ``text`` is a list of PubMed records: numbered citations each with a
+    ``PMID:`` ("Abstract" format), or numbered titles each with an author line, a
+    citation line and a ``PMID:`` ("Summary" format, :func:`_summary_records`)."""
     starts = len(_START.findall(text))
-    return starts > 0 and len(_PMID.findall(text)) >= max(1, starts // 2 + starts % 2)
+    if starts > 0 and len(_PMID.findall(text)) >= max(1, starts // 2 + starts % 2):
+        return True
+    return bool(_summary_records(text))
+
+
+#: PubMed's "Summary" format (the search results page pasted, or Save as "Summary
+#: (text)"): a numbered title, the author line, the citation line, then ``PMID:``::
+#:
+#:     1. Deep learning predicts protein stability.
+#:     Smith J, Doe A.
+#:     Nat Commun. 2020 Mar 2;11(1):1234. doi: 10.1038/s41467-020-15000-1.
+#:     PMID: 32123456 Free PMC article.
+#: The labels of PubMed's results page between records (pasted with them), not text.
+_PAGE_LABELS = re.compile(
+    r"^(?:Free (?:PMC )?article|Review|Similar articles|Cite|Share|Item in Clipboard|"
+    r"Clinical Trial|Meta-Analysis|Systematic Review|Comment|Erratum)\.?$",
+    re.I,
+)
+_SUMMARY_START = re.compile(r"^(\d{1,6})\.\s+(?=\S)", re.M)
+_CITATION_LINE = re.compile(r"^(?P<journal>[^.\n]{2,200}?)\.\s+(?P<year>(?:1[89]|20)\d\d)\b")
+
+
+def _summary_records(text: str) -> list[tuple[int, list[str]]]:
+    """The records of a "Summary" list: ``(first line, lines without the number)``,
+    numbered 1, 2, 3 ... in order (a number inside a title is no record); empty unless
+    every record has an author line, a citation line after it and a ``PMID:``."""
+    starts, expected = [], None
+    for match in _SUMMARY_START.finditer(text):
+        number = int(match.group(1))
+        if expected is None or number == expected:
+            starts.append(match)
+            expected = number + 1
+    records = []
+    for index, match in enumerate(starts):
+        end = starts[index + 1].start() if index + 1 < len(starts) else len(text)
+        lines = [" ".join(line.split()) for line in text[match.end() : end].split("\n")]
+        lines = [line for line in lines if line]
+        if _summary_parts(lines) is None or not _PMID.search(text, match.start(), end):
+            return []
+        records.append((text.count("\n", 0, match.start()) + 1, lines))
+    return records
+
+
+def _summary_parts(lines: list[str]) -> tuple[int, int] | None:
+    """``(author line index, citation line index)`` of one "Summary" record, or None."""
+    for index in range(1, len(lines) - 1):
+        if _AUTHORS.fullmatch(lines[index]) and _CITATION_LINE.match(lines[index + 1]):
+            return index, index + 1
+    return None
+
+
+def _summary_paper(line: int, lines: list[str]) -> PaperRecord:
+    """The paper of one "Summary" record (:func:`_summary_records`)."""
+    parts = _summary_parts(lines)
+    assert parts is not None
+    authors_at, cited_at = parts
+    cited = _CITATION_LINE.match(lines[cited_at])
+    assert cited is not None
+    citation = _CITATION.match(lines[cited_at][cited.end() :])
+    rest = []
+    for text in lines[cited_at + 1 :]:
+        if _TRAILER.match(text):
+            break
+        if not _PAGE_LABELS.match(text):
+            rest.append(text)
+    whole = " ".join(lines)
+    return _record(
+        title=" ".join(lines[:authors_at]).rstrip("."),
+        authors=_people(lines[authors_at]),
+        journal=cited.group("journal"),
+        year=int(cited.group("year")),
+        citation=citation,
+        abstract=" ".join(rest) or None,
+        whole=whole,
+        line=line,
+    )
 
 
 @dataclass
@@ -87,6 +164,9 @@ def read_pubmed(text: str) -> list[PaperRecord]:
     header) is left out. Never raises.
     """
     starts = list(_START.finditer(text))
+    summary = _summary_records(text) if not starts else []
+    if summary:
+        return [_summary_paper(line, lines) for line, lines in summary]
     papers = []
     for index, match in enumerate(starts):
         end = starts[index + 1].start() if index + 1 < len(starts) else len(text)
@@ -106,8 +186,32 @@ def _paper(start: re.Match[str], paragraphs: list[str], line: int) -> PaperRecor
     else:
         rest = first[citation.end() :].strip() if citation else first
         body = [rest] if rest else []
-    whole = " ".join(paragraphs)
     title, authors, abstract = _split_body(body)
+    return _record(
+        title=title,
+        authors=authors,
+        journal=start.group("journal"),
+        year=int(start.group("year")),
+        citation=citation,
+        abstract=abstract,
+        whole=" ".join(paragraphs),
+        line=line,
+    )
+
+
+def _record(
+    *,
+    title: str | None,
+    authors: tuple[Person, ...],
+    journal: str,
+    year: int,
+    citation: re.Match[str] | None,
+    abstract: str | None,
+    whole: str,
+    line: int,
+) -> PaperRecord:
+    """A PubMed record's paper: the citation's volume, issue, pages and date, and the
+    PMID, PMCID and DOI found anywhere in the record's text ``whole``."""
     fields: dict[str, str] = {}
     if citation:
         for name, group in (("volume", "volume"), ("number", "issue"), ("pages", "pages")):
@@ -122,9 +226,9 @@ def _paper(start: re.Match[str], paragraphs: list[str], line: int) -> PaperRecor
         entry_type="article",
         title=latex_to_unicode(title) if title else "Untitled",
         authors=authors,
-        year=int(start.group("year")),
+        year=year,
         month=_month(citation.group("date") if citation else ""),
-        venue=start.group("journal").strip(),
+        venue=journal.strip(),
         abstract=abstract,
         doi=normalize_doi(doi.group(1)) if doi else None,
         fields=fields,

@@ -56,7 +56,6 @@ anything else               ``fields["csl_<variable>"]``: strings as they are, o
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -66,16 +65,12 @@ from typing import Any
 from readinglist.formats.csljson_syntax import elements, rich_text_latex
 from readinglist.formats.rules import (
     MASTERS,
-    arxiv_abs_url,
     arxiv_link,
     date_of,
     is_code_host,
     is_masters,
-    keywords_of,
     looks_like_key,
     one_line,
-    plain_fields,
-    publisher_of,
 )
 from readinglist.identifiers import arxiv_from_doi, normalize_arxiv, normalize_doi
 from readinglist.records import (
@@ -84,9 +79,7 @@ from readinglist.records import (
     ParseResult,
     Person,
     names_others,
-    provisional_marks,
 )
-from readinglist.text import readable
 
 __all__ = ["CSL_TYPES", "ENTRY_TYPES", "read", "write", "write_chunks"]
 
@@ -182,6 +175,7 @@ _DAY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _WRITTEN_ID = re.compile(r"^item \d+$")
 _CUSTOM_KEYS = (
     "arxiv",
+    "et_al",
     "citekey_provisional",
     "code_url",
     "short_name",
@@ -326,8 +320,13 @@ def _citekey(it: _Item) -> str | None:
     return citekey
 
 
-def _people(it: _Item, role: str) -> tuple[Person, ...]:
+def _people(it: _Item, role: str, ours: Mapping[str, Any]) -> tuple[Person, ...]:
+    """The people of the name variable ``role``, then the "et al." mark when our export
+    wrote ``role`` in ``custom.et_al`` (CSL has no way to say a list is truncated)."""
     names = it.item.get(role)
+    et_al = ours.get("et_al")
+    if isinstance(et_al, list) and role in et_al:
+        return (*_people(it, role, {}), Person(literal="others"))
     if names is None:
         return ()
     if not isinstance(names, list):
@@ -489,10 +488,10 @@ def _record(
     title = _rich(it, "title", "title")
     if title is None:
         it.warn("item without a 'title'")
-    authors, editors = _people(it, "author"), _people(it, "editor")
+    ours = _custom(it)
+    authors, editors = _people(it, "author", ours), _people(it, "editor", ours)
     year, month = _issued(it)
     doi = _doi(it)
-    ours = _custom(it)
     url, code_url, arxiv = _links(it, ours, arxiv_from_doi(doi))
     arxiv_number = _numbers(it)
     _variables(it, entry_type)
@@ -557,177 +556,21 @@ def read(text: str, source: str = "<stdin>") -> ParseResult:
     return ParseResult(records=records, problems=problems)
 
 
-# --- writing ----------------------------------------------------------------------------------
-
-
-def _written_type(record: PaperRecord) -> str:
-    """The ``csl_type`` the record was read with when it still fits, else :data:`CSL_TYPES`."""
-    csl_type = record.fields.get("csl_type", "")
-    if not csl_type or ENTRY_TYPES.get(csl_type, "misc") != record.entry_type:
-        csl_type = CSL_TYPES.get(record.entry_type, "article")
-    return csl_type
-
-
-def _main_variables(record: PaperRecord, index: int, tags_as_keywords: bool) -> dict[str, Any]:
-    """``id``, ``citation-key``, title, names, ``issued``, venue, DOI, URL, abstract, keywords."""
-    item: dict[str, Any] = {}
-    # A made-up id has a space, so reading it back does not take it for a citation key.
-    item["id"] = record.citekey or record.fields.get("csl_id") or f"item {index}"
-    if record.citekey:
-        item["citation-key"] = record.citekey
-    if record.title:
-        item["title"] = record.title
-    if record.authors:
-        item["author"] = [_name_object(p) for p in record.authors]
-    if record.editors:
-        item["editor"] = [_name_object(p) for p in record.editors]
-    if record.year is not None:
-        parts: list[int] = [record.year] + ([record.month] if record.month is not None else [])
-        day = _DAY.match(record.fields.get("date", ""))
-        if day and (int(day.group(1)), int(day.group(2))) == (record.year, record.month):
-            parts.append(int(day.group(3)))
-        item["issued"] = {"date-parts": [parts]}
-    if record.venue:
-        item["container-title"] = record.venue
-    if record.doi:
-        item["DOI"] = record.doi
-    url = record.url or (arxiv_abs_url(record.arxiv) if record.arxiv else None) or record.code_url
-    if url:
-        item["URL"] = url
-    if abstract := readable(record.abstract):
-        item["abstract"] = abstract
-    if keywords := keywords_of(record, tags_as_keywords):
-        item["keyword"] = ", ".join(keywords)
-    return item
-
-
-def _custom_object(record: PaperRecord) -> dict[str, Any]:
-    """``custom``: the kept ``csl_custom`` plus our data without a CSL variable."""
-    custom: dict[str, Any] = {}
-    if "csl_custom" in record.fields:
-        try:
-            loaded = json.loads(record.fields["csl_custom"])
-            if isinstance(loaded, dict):
-                custom.update(loaded)
-        except ValueError:
-            pass
-    if record.arxiv:
-        custom["arxiv"] = record.arxiv
-    if record.code_url:
-        custom["code_url"] = record.code_url
-        if record.url == record.code_url:
-            custom["url"] = record.url  # else the reader takes URL for the copied code link
-    if record.short_name:
-        custom["short_name"] = record.short_name
-    custom.update(_marks_object(record))
-    return custom
-
-
-def _marks_object(record: PaperRecord) -> dict[str, bool]:
-    """The provisional marks (:func:`readinglist.records.provisional_marks`) as
-    ``custom`` keys: ``title_provisional``, ``citekey_provisional`` (true)."""
-    names = {"title": "title_provisional", "key": "citekey_provisional"}
-    return {names[mark]: True for mark in provisional_marks(record)}
-
-
-def _field_variables(record: PaperRecord, csl_type: str) -> dict[str, Any]:
-    """number (``issue``, or ``number`` for reports and patents), ``page``, the
-    :data:`_FIELD_VARIABLES`, the publisher fallback and a master's thesis ``genre``, as
-    plain text (:func:`~readinglist.formats.rules.plain_fields`)."""
-    fields = plain_fields(record)
-    item: dict[str, Any] = {}
-    if fields.get("number"):
-        item["issue" if csl_type not in ("report", "patent") else "number"] = fields["number"]
-    if fields.get("pages"):
-        item["page"] = fields["pages"].replace("--", "–")
-    for variable, name in _FIELD_VARIABLES.items():
-        if fields.get(name):
-            item[variable] = fields[name]
-    if "publisher" not in item and (publisher := publisher_of(fields)):
-        item["publisher"] = publisher
-    if record.entry_type == "mastersthesis" and "genre" not in item:
-        item["genre"] = MASTERS
-    return item
-
-
-def _kept_variables(fields: Mapping[str, str], item: Mapping[str, Any]) -> dict[str, Any]:
-    """Each ``csl_<variable>`` field not in ``item`` back to its variable (JSON: dates, names)."""
-    kept: dict[str, Any] = {}
-    for name, value in fields.items():
-        if not name.startswith("csl_") or name in _KEPT_OTHERWISE:
-            continue
-        variable = _UPPER.get(name[4:], name[4:])
-        if variable in item or variable in kept:
-            continue
-        kept[variable] = value
-        if variable in _DATE_VARIABLES or variable in _NAME_VARIABLES:
-            with contextlib.suppress(ValueError):
-                kept[variable] = json.loads(value)
-    return kept
-
-
-def _item(record: PaperRecord, index: int, tags_as_keywords: bool) -> dict[str, Any]:
-    """One record as a CSL item (mapping in the module docstring)."""
-    csl_type = _written_type(record)
-    item = {"type": csl_type, **_main_variables(record, index, tags_as_keywords)}
-    if custom := _custom_object(record):
-        item["custom"] = custom
-    item.update(_field_variables(record, csl_type))
-    item.update(_user_variables(record, item))
-    item.update(_kept_variables(record.fields, item))
-    return item
-
-
-def _user_variables(record: PaperRecord, item: Mapping[str, Any]) -> dict[str, Any]:
-    """The user's notes after the ``note`` variable (a blank line between them), and the
-    user's tags in ``custom.tags`` too (the ``keyword`` variable holds them already, for
-    other tools; ``custom.tags`` tells them from the source's keywords when read back)."""
-    out: dict[str, Any] = {}
-    notes = [note.text.strip() for note in record.notes if note.text.strip()]
-    if notes:
-        out["note"] = "\n\n".join([*([item["note"]] if item.get("note") else []), *notes])
-    if record.tags:
-        out["custom"] = {**item.get("custom", {}), "tags": list(record.tags)}
-    return out
+# --- writing (readinglist.formats.csljson_write) ---------------------------------------------
 
 
 def write(records: Iterable[PaperRecord], *, tags_as_keywords: bool = True) -> str:
-    """Write ``records`` as CSL-JSON: a JSON array, indent 2, UTF-8 text, sorted keys.
+    """Write ``records`` as CSL-JSON (:func:`readinglist.formats.csljson_write.write`)."""
+    from readinglist.formats.csljson_write import write as write_all
 
-    The inverse of :func:`read` (see the module table). ``id`` is the citation key
-    (else the ``id`` the record was read with, else ``item N``); ``issued`` holds ``[[year, month]]``;
-    ``page`` uses an en dash for ``--``; keywords (then the user's tags, unless
-    ``tags_as_keywords`` is False) are joined with ``", "``; the abstract is
-    readable text (LaTeX decoded, :func:`readinglist.text.readable`); the user's
-    notes follow the ``note`` field in ``note``; ``custom`` carries the arXiv
-    id, code URL, short name, provisional-title flag and the user's tags
-    (``tags``), which have no CSL variable. Fields with neither a CSL variable nor a ``csl_`` prefix (BibTeX-only
-    fields such as ``pdf``) are not written.
-
-    Returns the text ending in a newline (``"[]\\n"`` for no records).
-    Deterministic: keys sorted, records in the given order.
-    """
-    return "".join(write_chunks(records, tags_as_keywords=tags_as_keywords))
+    return write_all(records, tags_as_keywords=tags_as_keywords)
 
 
 def write_chunks(
     records: Iterable[PaperRecord], *, tags_as_keywords: bool = True, chunk: int = 500
 ) -> Iterator[str]:
-    """Yield the text of :func:`write` ``chunk`` items at a time, reading ``records`` as
-    it goes (an export streams them and writes each piece, issue 17): the pieces joined
-    are exactly the text of ``json.dumps`` of the whole array with ``indent=2``, each
-    item dumped alone one level deep (``jsontext.dumps``, the same text without the
-    pure-Python encoder)."""
-    from readinglist import jsontext
+    """The text of :func:`write` a piece at a time
+    (:func:`readinglist.formats.csljson_write.write_chunks`)."""
+    from readinglist.formats.csljson_write import write_chunks as pieces
 
-    opening = "[\n  "
-    pending: list[str] = []
-    for index, record in enumerate(records, 1):
-        item = _item(record, index, tags_as_keywords)
-        pending.append(opening + jsontext.dumps(item, sort_keys=True, newline="\n  "))
-        opening = ",\n  "
-        if len(pending) == chunk:
-            yield "".join(pending)
-            pending = []
-    pending.append("[]\n" if opening == "[\n  " else "\n]\n")
-    yield "".join(pending)
+    return pieces(records, tags_as_keywords=tags_as_keywords, chunk=chunk)

@@ -15,7 +15,7 @@ from typing import Any
 
 from readinglist.records import ParseProblem
 
-__all__ = ["elements", "rich_text_latex"]
+__all__ = ["elements", "latex_rich_text", "rich_text_latex"]
 
 _SPACE = re.compile(r"[ \t\n\r]*")
 
@@ -144,3 +144,143 @@ def rich_text_latex(value: str, escape: Callable[[str], str]) -> str | None:
 def value_text(latex: str) -> str:
     """``latex`` without its backslashes and braces (only to test it for math safety)."""
     return re.sub(r"[\\{}]", "", latex)
+
+
+#: LaTeX font commands with an argument -> the CSL markup written for them (the inverse
+#: of :data:`_MARKUP`; ``\emph`` and ``\textsl`` are italics as pandoc writes them).
+_COMMAND_MARKUP = {
+    "textit": "<i>%s</i>",
+    "emph": "<i>%s</i>",
+    "textsl": "<i>%s</i>",
+    "textbf": "<b>%s</b>",
+    "textsc": '<span style="font-variant:small-caps;">%s</span>',
+    "textsubscript": "<sub>%s</sub>",
+    "textsuperscript": "<sup>%s</sup>",
+}
+#: Font switches that open a group (``{\it text}``) -> the CSL markup of the group.
+_SWITCH_MARKUP = {
+    "it": "<i>%s</i>",
+    "em": "<i>%s</i>",
+    "sl": "<i>%s</i>",
+    "itshape": "<i>%s</i>",
+    "bf": "<b>%s</b>",
+    "bfseries": "<b>%s</b>",
+    "sc": '<span style="font-variant:small-caps;">%s</span>',
+    "scshape": '<span style="font-variant:small-caps;">%s</span>',
+}
+_SCRIPT = re.compile(r"\$([_^])(?:\{([^${}]*)\}|([^${}\\]))\$")
+_COMMAND = re.compile(r"\\([A-Za-z]+|.)")
+_SWITCH = re.compile(r"^\\([A-Za-z]+)(?![A-Za-z])\s*")
+
+
+def _group_end(text: str, start: int) -> int:
+    """The index of the ``}`` closing the ``{`` at ``start`` (``\\{`` not counted); -1
+    when it is not closed."""
+    depth, index = 0, start
+    while index < len(text):
+        char = text[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return index
+        index += 1
+    return -1
+
+
+def _math_end(text: str, start: int) -> int:
+    """The index of the ``$`` closing the formula opened at ``start``; -1 if none."""
+    index = start + 1
+    while index < len(text):
+        if text[index] == "\\":
+            index += 2
+            continue
+        if text[index] == "$":
+            return index
+        index += 1
+    return -1
+
+
+def latex_rich_text(latex: str, decode: Callable[[str], str]) -> str | None:
+    """The CSL rich text of a LaTeX title (the inverse of :func:`rich_text_latex`), or
+    None when it holds no markup CSL has.
+
+    ``\\textit{}``, ``\\emph{}``, ``{\\it }``, ``{\\em }`` become ``<i>``, ``\\textbf{}``
+    and ``{\\bf }`` ``<b>``, ``\\textsc{}`` the small-caps span, ``$_{2}$`` /
+    ``\\textsubscript{}`` ``<sub>``, ``$^{}$`` ``<sup>``, and a case-protecting group
+    (``{BERT}``) ``<span class="nocase">``, as pandoc writes BibTeX titles as CSL-JSON.
+    The text between is ``decode``d (LaTeX -> Unicode); a group that is a special
+    character (``{\\"o}``) or a command's argument is text. Never raises.
+    """
+    if not any(char in latex for char in "{$\\"):
+        return None
+    out, used = _rich_parts(latex, decode)
+    return out if used else None
+
+
+def _rich_parts(latex: str, decode: Callable[[str], str]) -> tuple[str, bool]:
+    """:func:`latex_rich_text` of ``latex``: (the text, whether any markup was made)."""
+    out: list[str] = []
+    plain: list[str] = []
+    used = False
+
+    def flush() -> None:
+        if plain:
+            text = "".join(plain)
+            lead = " " if text[:1].isspace() else ""
+            trail = " " if text[-1:].isspace() and text.strip() else ""
+            out.append(lead + decode(text) + trail)
+            plain.clear()
+
+    index = 0
+    while index < len(latex):
+        char = latex[index]
+        script = _SCRIPT.match(latex, index) if char == "$" else None
+        command = _COMMAND.match(latex, index) if char == "\\" else None
+        if script is not None:
+            flush()
+            tag = "sub" if script.group(1) == "_" else "sup"
+            inner = script.group(2) if script.group(2) is not None else script.group(3)
+            out.append(f"<{tag}>{decode(inner)}</{tag}>")
+            used, index = True, script.end()
+        elif char == "$" and (close := _math_end(latex, index)) > 0:
+            plain.append(latex[index : close + 1])  # a formula: text (math is no markup)
+            index = close + 1
+        elif command is not None:
+            end = command.end()
+            name = command.group(1)
+            close = _group_end(latex, end) if latex[end : end + 1] == "{" else -1
+            if name in _COMMAND_MARKUP and close > 0:
+                flush()
+                inner, _ = _rich_parts(latex[end + 1 : close], decode)
+                out.append(_COMMAND_MARKUP[name].replace("%s", inner))
+                used, index = True, close + 1
+            else:  # a special character or another command: text, its argument too
+                stop = close + 1 if close > 0 else end
+                plain.append(latex[index:stop])
+                index = stop
+        elif char == "{" and (close := _group_end(latex, index)) > 0:
+            inner_latex = latex[index + 1 : close]
+            switch = _SWITCH.match(inner_latex)
+            if switch is not None and switch.group(1) in _SWITCH_MARKUP:
+                flush()
+                inner, _ = _rich_parts(inner_latex[switch.end() :], decode)
+                out.append(_SWITCH_MARKUP[switch.group(1)].replace("%s", inner))
+                used = True
+            elif inner_latex.startswith("\\") or not any(c.isalpha() for c in inner_latex):
+                plain.append(latex[index : close + 1])  # {\"o}: a special character
+            else:
+                flush()
+                inner, _ = _rich_parts(inner_latex, decode)
+                out.append(f'<span class="nocase">{inner}</span>')
+                used = True
+            index = close + 1
+        else:
+            plain.append(char)
+            index += 1
+    flush()
+    return "".join(out), used

@@ -89,6 +89,7 @@ from readinglist.records import (
     ParseResult,
     Person,
     format_marks,
+    named_people,
     names_others,
     parse_marks,
     provisional_marks,
@@ -299,7 +300,13 @@ def _people(entry: _Entry, tags: tuple[str, ...]) -> tuple[Person, ...]:
     for tag in tags:
         seen = set(people)
         for value in entry.take(tag):
-            for name in value.split(";"):
+            names = [name for name in value.split(";") if name.strip()]
+            if len(names) > 1:
+                entry.warn(
+                    f"{tag} {one_line(value)!r} names {len(names)} people joined by ';'; read as {len(names)}",
+                    tag,
+                )
+            for name in names:
                 if name.strip():
                     person = _split_name(name)
                     if person not in seen:
@@ -530,9 +537,10 @@ def _people_pairs(record: PaperRecord) -> Iterator[tuple[str, str]]:
         yield "ID", record.citekey
     if record.title:
         yield "TI", one_line(record.title)
-    for person in record.authors:
+    # RIS has no "et al.": a truncated list gives its people only (records.named_people).
+    for person in named_people(record.authors)[0]:
         yield "AU", _format_name(person)
-    for person in record.editors:
+    for person in named_people(record.editors)[0]:
         yield "A2", _format_name(person)
     if record.year is not None:
         yield "PY", str(record.year)

@@ -50,9 +50,15 @@ _CODE_HOSTS = re.compile(
 _DATE = re.compile(r"^\s*(?P<year>\d{4})(?:[/-](?P<month>\d{1,2})?)?")
 
 
+#: ASCII white space (``str.split()`` would also take the no-break space U+00A0).
+_ASCII_SPACE = re.compile(r"[ \t\n\r\f\v]+")
+
+
 def one_line(text: str) -> str:
-    """``text`` with every run of white space (newlines included) made one space, stripped."""
-    return " ".join(text.split())
+    """``text`` with every run of ASCII white space (newlines included) made one space,
+    stripped. A no-break space (U+00A0, TeX's tie ``~``) is a character of the text,
+    kept, so a title read back is the title written."""
+    return _ASCII_SPACE.sub(" ", text).strip(" \t\n\r\f\v")
 
 
 def looks_like_key(value: str) -> bool:

@@ -526,6 +526,10 @@ def choose_key(
                 "warning",
             )
         )
+    if not given and (why := citekeys.key_fallback(record)):
+        problems.append(
+            ParseProblem(f"key {key!r} generated with {why}", source, record.line, "warning")
+        )
     keys.claim(key)
     return key
 

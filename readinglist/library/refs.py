@@ -283,3 +283,55 @@ def follow_crossrefs(session: Session, renamed: Mapping[str, str]) -> list[int]:
     if ids:
         session.flush()
     return ids
+
+
+def crossref_closure(
+    session: Session, ids: Sequence[int]
+) -> tuple[list[tuple[int, str, str]], list[tuple[str, str]]]:
+    """The ``crossref`` parents the papers ``ids`` need and do not include.
+
+    BibTeX resolves ``crossref`` only among the entries of the file it reads, and stops
+    a child whose parent is absent with "A bad cross reference" (BibTeX manual, "Tame
+    the BeaST" section 13); biber ignores the link with a warning. Returns ``(added,
+    orphans)``: ``added`` the ``(id, citation key, child key)`` of each parent to add,
+    found in the library by key or alias, parents of parents too, in first-seen order;
+    ``orphans`` the ``(child key, parent key)`` of each link whose parent is in no
+    paper of the library. One scan of the crossref values.
+    """
+    links = dict(crossref_values(session))
+    chosen = set(ids)
+    queue = [paper_id for paper_id in ids if paper_id in links]
+    found: dict[str, int | None] = {}  # parent key (folded) -> its paper, looked up once
+    added_ids: list[tuple[int, int]] = []  # (parent id, child id)
+    orphan_ids: list[tuple[int, str]] = []  # (child id, parent key)
+    for child in queue:  # parents of parents are appended as they are found
+        for parent in (key.strip() for key in links[child].split(",")):
+            if not parent:
+                continue
+            if parent.casefold() not in found:
+                found[parent.casefold()] = find_paper_id(session, parent)
+            parent_id = found[parent.casefold()]
+            if parent_id is None:
+                orphan_ids.append((child, parent))
+            elif parent_id not in chosen:
+                chosen.add(parent_id)
+                added_ids.append((parent_id, child))
+                if parent_id in links:
+                    queue.append(parent_id)
+    named = {pid for pair in added_ids for pid in pair} | {child for child, _ in orphan_ids}
+    keys = _keys_of(session, named)
+    added = [(parent, keys[parent], keys[child]) for parent, child in added_ids]
+    orphans = [(keys[child], parent) for child, parent in orphan_ids]
+    return added, orphans
+
+
+def _keys_of(session: Executor, ids: set[int]) -> dict[int, str]:
+    """The citation keys of papers ``ids``, a chunk of ids a query."""
+    conn = connection_of(session)
+    ordered = sorted(ids)
+    keys: dict[int, str] = {}
+    for start in range(0, len(ordered), CHUNK):
+        chunk = ordered[start : start + CHUNK]
+        rows = conn.execute(select(PAPERS.c.id, PAPERS.c.citekey).where(PAPERS.c.id.in_(chunk)))
+        keys.update((int(paper_id), str(key)) for paper_id, key in rows)
+    return keys

@@ -110,6 +110,9 @@ class Selection:
     #: classic BibTeX export writes the entry under each of them too (BibTeX has no
     #: aliases; biblatex has ``ids``), so the document compiles with its old citations.
     cited_aliases: dict[str, list[str]] = field(default_factory=dict)
+    #: Keys (case-folded) of papers whose ``crossref`` parent is in no paper of the
+    #: library: written without ``crossref`` (:func:`with_crossref_parents`).
+    unlinked: frozenset[str] = frozenset()
 
 
 def cited_keys(path: Path) -> list[str]:
@@ -137,7 +140,8 @@ def select_papers(
     if not aux:
         if not with_keys:
             return Selection(library.select_ids(session, query_text))
-        return Selection(*_split(library.select_ids_and_keys(session, query_text), with_keys))
+        chosen = Selection(*_split(library.select_ids_and_keys(session, query_text), with_keys))
+        return with_crossref_parents(session, chosen)
     cited = cited_keys(Path(aux))
     selected: list[tuple[int, str]] = []
     if "*" in cited:  # \nocite{*}: every entry
@@ -161,33 +165,38 @@ def select_papers(
                 f"export writes the entry under both keys (cite {paper.citekey!r} from now on)"
             )
     if not selected:
-        selected = _with_crossref_parents(session, [(p.id, p.citekey) for p in papers])
-    return Selection(*_split(selected, with_keys), warnings, aliases)
+        selected = [(p.id, p.citekey) for p in papers]
+    chosen = Selection(*_split(selected, with_keys), warnings, aliases)
+    return with_crossref_parents(session, chosen) if with_keys else chosen
 
 
-def _with_crossref_parents(
-    session: Session, selected: list[tuple[int, str]]
-) -> list[tuple[int, str]]:
-    """``selected`` papers ``(id, key)`` followed by the library's papers they name in
-    ``crossref``, and those their parents name, once each: BibTeX and biber read a
-    cited entry's missing fields from its crossref parent, which must be in the same
-    ``.bib`` file (BibTeX manual, "cross-referencing"; biber manual, ``crossref``)."""
-    from readinglist.library.refs import crossref_values
+def with_crossref_parents(session: Session, selection: Selection) -> Selection:
+    """``selection`` (with its keys) and the ``crossref`` parents its papers need
+    (:func:`readinglist.library.refs.crossref_closure`), each added with a warning:
+    BibTeX stops a child whose parent is not in the file ("A bad cross reference"),
+    and the parent is the entry that gives its children their venue, editors and
+    year in a BibTeX style. A child whose parent is in no paper of the library is
+    written without ``crossref`` (``orphans``, a warning each): it holds what it
+    inherited at import, and the link would only give BibTeX an error."""
+    from readinglist.library.refs import crossref_closure
 
-    named = dict(crossref_values(session))
-    chosen = {paper_id for paper_id, _ in selected}
-    result = list(selected)
-    pending = [named[paper_id] for paper_id in chosen if paper_id in named]
-    while pending:
-        parents, _missing = library.papers_for_keys(session, [v.strip() for v in pending])
-        pending = []
-        for parent in parents:
-            if parent.id not in chosen:
-                chosen.add(parent.id)
-                result.append((parent.id, parent.citekey))
-                if parent.id in named:
-                    pending.append(named[parent.id])
-    return result
+    added, orphans = crossref_closure(session, selection.ids)
+    if not added and not orphans:
+        return selection
+    keys = list(selection.keys or ())
+    warnings = list(selection.warnings)
+    for paper_id, key, child in added:
+        selection.ids.append(paper_id)
+        keys.append(key)
+        warnings.append(f"added {key!r}: {child!r} names it in crossref, which BibTeX needs")
+    for child, parent in orphans:
+        warnings.append(
+            f"entry {child!r}: crossref entry {parent!r} is not in the library; "
+            "written without crossref"
+        )
+    unlinked = frozenset(child.casefold() for child, _ in orphans)
+    return replace(selection, keys=keys, warnings=warnings, unlinked=unlinked)
+
 
 
 def _split(selected: list[tuple[int, str]], with_keys: bool) -> tuple[array[int], list[str] | None]:
@@ -371,6 +380,8 @@ def write_papers(
         options = dict(options)
         aliases = options.pop("cited_aliases", None) or {}
         selected = (ids, selection.keys)
+        if selection.unlinked:
+            options["unlinked"] = selection.unlinked
         _write_bibtex_in_chunks(session, out, options, selected, advance or _ignore, audit, aliases)
         return
     write_chunks = formats.module(fmt).write_chunks
@@ -430,6 +441,22 @@ def _crossref_parents(session: Session, ids: Sequence[int]) -> frozenset[str]:
     return bibtex.crossref_parents(value for paper_id, value in rows if paper_id in wanted)
 
 
+def _without_crossref(
+    stream: Iterable[PaperRecord | IntactEntry],
+    unlinked: frozenset[str],
+    complete: Callable[[Sequence[IntactEntry]], list[PaperRecord]],
+) -> Iterator[PaperRecord | IntactEntry]:
+    """``stream`` with the papers whose key is in ``unlinked`` (case-folded) as whole
+    records without ``crossref`` and without source text to copy
+    (:func:`with_crossref_parents`); the others as they come."""
+    for record in stream:
+        if unlinked and (record.citekey or "").casefold() in unlinked:
+            whole = complete([record])[0] if isinstance(record, IntactEntry) else record
+            fields = {name: value for name, value in whole.fields.items() if name != "crossref"}
+            record = replace(whole, fields=fields, source_text=None, source_check=None)
+        yield record
+
+
 def _ignore(done: int) -> None:
     """No progress to report."""
 
@@ -465,6 +492,7 @@ def _write_bibtex_in_chunks(
     item 2); the text written is the same.
     """
     selected_ids, keys = selected
+    unlinked = options.pop("unlinked", frozenset())
     parents = _crossref_parents(session, selected_ids)
     order = sorted(range(len(keys)), key=lambda i: bibtex.entry_order(keys[i], i, parents))
     ids = [selected_ids[i] for i in order]
@@ -491,14 +519,18 @@ def _write_bibtex_in_chunks(
     # One generator over every paper (its queries built once, a chunk of rows read at
     # a time), taken a chunk of records at a time.
     stream = audit.watch(
-        library.iter_bibtex_records(
-            session,
-            ids,
-            string_offsets=offsets,
-            with_tags=tags,
-            with_notes=notes,
-            intact_fields=writer.rule_fields,
-            with_aliases=writer.reads_aliases,
+        _without_crossref(
+            library.iter_bibtex_records(
+                session,
+                ids,
+                string_offsets=offsets,
+                with_tags=tags,
+                with_notes=notes,
+                intact_fields=writer.rule_fields,
+                with_aliases=writer.reads_aliases,
+            ),
+            unlinked,
+            complete,
         )
     )
     with tempfile.SpooledTemporaryFile(32 << 20, "w+", encoding="utf-8", newline="\n") as spool:

@@ -24,11 +24,18 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Literal
 
 from readinglist.bounds import is_entry_type_name
-from readinglist.formats.bibtex.fields import decode_text, parse_names, split_names
+from readinglist.formats.bibtex.fields import (
+    decode_text,
+    extended_name_parts,
+    parse_names,
+    split_names,
+    top_level_commas,
+)
 from readinglist.formats.bibtex.inert import is_inert, offending, preamble_offending
 from readinglist.formats.bibtex.values import ValueSyntaxError, matching_brace
 from readinglist.records import LIST_FIELD_PREFIX, ParseProblem, Person
@@ -464,8 +471,23 @@ def is_foreign(name: str) -> bool:
     return name.startswith(FOREIGN_PREFIXES)
 
 
+#: An initial (``M.``) run into the next letter: ``M.R.C.E.L.`` (CSL ``given``, RIS).
+_RUN_INITIALS = re.compile(r"(?<=\b[A-Z]\.)(?=[A-Z](?:\.|\b))")
+
+
+def spaced_initials(given: str) -> str:
+    """``given`` with a space after each initial run into the next (``M.R.C.E.L.`` ->
+    ``M. R. C. E. L.``): BibTeX takes ``M.R.`` for one token, abbreviates it to ``M.``
+    and loses the other initials ("Tame the BeaST" section 11, name tokens are split
+    at spaces, ties and hyphens only); ``J.-P.`` and ``Ph.D.`` are left as they are."""
+    return _RUN_INITIALS.sub(" ", given) if "." in given else given
+
+
 def _format_person(person: Person, dialect: Dialect) -> str:
-    """Write one name so that BibTeX's rules split it back into the same parts."""
+    """Write one name so that BibTeX's rules split it back into the same parts; a given
+    name's run-together initials are spaced first (:func:`spaced_initials`)."""
+    if person.given and (spaced := spaced_initials(person.given)) != person.given:
+        person = replace(person, given=spaced)
     if person.literal:
         if person.is_others:
             return "others"
@@ -575,7 +597,10 @@ def repair_name_list(raw: str) -> str | None:
         if name.count(",") <= 2 and not name.endswith(","):  # too few commas to be wrong
             repaired.append(name)
             continue
-        parts = [p.strip() for p in _top_level_commas(name)]
+        if extended_name_parts(name) is not None:  # biblatex's key=value form
+            repaired.append(name)
+            continue
+        parts = [p.strip() for p in top_level_commas(name)]
         trailing = len(parts) > 1 and parts[-1] == ""
         if trailing:
             parts = parts[:-1]
@@ -593,18 +618,3 @@ def repair_name_list(raw: str) -> str | None:
         else:
             repaired.extend(parts)
     return " and ".join(repaired) if changed else None
-
-
-def _top_level_commas(name: str) -> list[str]:
-    """``name`` split at the commas outside braces."""
-    parts, depth, start = [], 0, 0
-    for index, char in enumerate(name):
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth = max(depth - 1, 0)
-        elif char == "," and depth == 0:
-            parts.append(name[start:index])
-            start = index + 1
-    parts.append(name[start:])
-    return parts

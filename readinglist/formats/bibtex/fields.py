@@ -63,7 +63,12 @@ from bibtexparser.middlewares.names import (
     split_multiple_persons_names,
 )
 
-from readinglist.formats.bibtex.values import MONTH_WORDS, ValueSyntaxError, matching_brace
+from readinglist.formats.bibtex.values import (
+    MONTH_ABBREV,
+    MONTH_WORDS,
+    ValueSyntaxError,
+    matching_brace,
+)
 from readinglist.identifiers import (
     arxiv_from_doi,
     arxiv_from_venue,
@@ -133,14 +138,65 @@ def _is_single_group(name: str) -> bool:
         return False
 
 
+#: One ``key=value`` part of biblatex's extended name format (biblatex manual section
+#: 3.4, "Name lists": ``family=Jong, given=Karel, prefix=de, useprefix=true``).
+_EXTENDED_PART = re.compile(r"^\s*([A-Za-z]+(?:-i)?)\s*=\s*(.*?)\s*$", re.DOTALL)
+#: The name parts of the extended format, as :class:`Person` fields.
+_EXTENDED_PARTS = {"family": "family", "given": "given", "prefix": "von", "suffix": "jr"}
+
+
+def extended_name_parts(name: str) -> dict[str, str] | None:
+    """The parts of a name in biblatex's extended name format (``family=Jong,
+    given=Karel, prefix=de, useprefix=true``), raw, keyed ``family``/``given``/
+    ``prefix``/``suffix`` and the options (``useprefix``, ``given-i``); None when
+    ``name`` is a classic BibTeX name. A name is extended when every part between its
+    commas outside braces is ``key=value`` and one key is a name part (biblatex
+    manual section 3.4). A value may be braced or quoted (``given={Anna Maria}``)."""
+    if "=" not in name:
+        return None
+    parts: dict[str, str] = {}
+    for piece in top_level_commas(name):
+        match = _EXTENDED_PART.match(piece)
+        if match is None:
+            return None
+        value = match.group(2)
+        if len(value) >= 2 and value[0] + value[-1] in ('""', "{}"):
+            value = value[1:-1]
+        parts[match.group(1).lower()] = value
+    return parts if any(key in _EXTENDED_PARTS for key in parts) else None
+
+
+def top_level_commas(name: str) -> list[str]:
+    """``name`` split at the commas outside braces (BibTeX counts only those)."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(name):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth = max(depth - 1, 0)
+        elif char == "," and depth == 0:
+            parts.append(name[start:index])
+            start = index + 1
+    parts.append(name[start:])
+    return parts
+
+
 @lru_cache(maxsize=PERSON_CACHE_SIZE)
 def parse_person(name: str) -> Person:
-    """One name of a BibTeX name list as a decoded :class:`Person` (rules in the module doc)."""
+    """One name of a BibTeX name list as a decoded :class:`Person` (rules in the module
+    doc); a name in biblatex's extended format (:func:`extended_name_parts`) gives its
+    ``family``, ``given``, ``prefix`` (von) and ``suffix`` (jr) parts."""
     name = WS.sub(" ", name).strip()
     if name.lower() == "others":
         return Person(literal="others")
     if _is_single_group(name):
         return Person(literal=decode_text(name[1:-1]))
+    extended = extended_name_parts(name)
+    if extended is not None:
+        found = {
+            _EXTENDED_PARTS[k]: decode_text(v) for k, v in extended.items() if k in _EXTENDED_PARTS
+        }
+        return Person(**found)
     parts = parse_single_name_into_parts(group_spaced_commands(name), strict=False)
     return Person(
         family=decode_text(" ".join(parts.last)),
@@ -167,6 +223,26 @@ def parse_names(raw: str) -> tuple[Person, ...]:
 def names_display(people: Sequence[Person]) -> str:
     """The ``" and "``-joined display forms: the raw name list a column stands for as is."""
     return " and ".join(p.display() for p in people)
+
+
+#: What a name in biblatex's extended format holds (:func:`extended_name_parts`).
+_EXTENDED_HINT = re.compile(r"[{\s,](?:family|given|prefix|suffix)\s*=", re.IGNORECASE)
+
+
+def mentions_extended_names(source_text: str) -> bool:
+    """True when the entry text ``source_text`` may hold a name list in biblatex's
+    extended format (``family=``, ``given=`` ...): the cheap test a ``bibtex`` export
+    makes before copying an entry as written (a false alarm only regenerates it);
+    the entry's fields (all of them, not only those an IntactEntry carries) then
+    decide (:func:`has_extended_names`)."""
+    return _EXTENDED_HINT.search(source_text) is not None
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def has_extended_names(raw: str) -> bool:
+    """True when a name of the list ``raw`` is in biblatex's extended name format
+    (:func:`extended_name_parts`), which classic BibTeX cannot read."""
+    return "=" in raw and any(extended_name_parts(name) for name in split_names(raw))
 
 
 @lru_cache(maxsize=CACHE_SIZE)
@@ -202,6 +278,42 @@ def month_is_simple(raw: str) -> bool:
     if text.isdigit():
         return 1 <= int(text) <= 12 and str(int(text)) == text
     return text in MONTH_WORDS
+
+
+#: A ``month`` field in an entry's text, up to the start of its value.
+_MONTH_FIELD = re.compile(r"[,\s]month\s*=\s*", re.IGNORECASE)
+_BARE_VALUE = re.compile(r"[^\s,{}\"#]+")
+
+
+def month_needs_macro(source_text: str) -> bool:
+    """True when the entry text ``source_text`` writes a month that names one month
+    (:func:`month_is_simple`: ``{Sept.}``, ``"9"``, ``September``, ``9``) other than as
+    one of BibTeX's twelve month macros (``jan`` ... ``dec``, bare): BibTeX styles print
+    and sort the macro, so a ``bibtex`` export writes it (``month = sep``). A value
+    joined with ``#`` (``jan # "~15"``) is left as it is."""
+    match = _MONTH_FIELD.search(source_text)
+    if match is None:
+        return False
+    start = match.end()
+    opener = source_text[start : start + 1]
+    try:
+        if opener == "{":
+            end = matching_brace(source_text, start) + 1
+        elif opener == '"':
+            end = source_text.index('"', start + 1) + 1
+        else:
+            bare = _BARE_VALUE.match(source_text, start)
+            if bare is None:
+                return False
+            end = bare.end()
+    except (ValueSyntaxError, ValueError):
+        return False
+    if source_text[end:].lstrip().startswith("#"):
+        return False
+    value = source_text[start:end]
+    if value in MONTH_ABBREV:
+        return False
+    return month_is_simple(value.strip('"'))
 
 
 def decode_date(raw: str) -> tuple[int | None, int | None]:

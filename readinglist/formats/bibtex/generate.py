@@ -44,6 +44,7 @@ from readinglist.formats.bibtex.fields import (
     decode_title,
     decode_url,
     decode_year,
+    has_extended_names,
     parse_names,
     venue_candidates,
 )
@@ -284,6 +285,8 @@ class _EntryFields:
         self.put("title", self.value(title, record.title, decode_title, encode))
         for name, people in (("author", record.authors), ("editor", record.editors)):
             raw = self.fields.pop(name, None)
+            if raw is not None and dialect == "bibtex" and has_extended_names(raw):
+                raw = None  # biblatex's key=value names: BibTeX reads each part as a name
             encode = partial(format_names, people, dialect)
             self.put(name, self.value(raw, people, parse_names, encode))
 

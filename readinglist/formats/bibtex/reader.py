@@ -28,7 +28,8 @@ five places:
 order: a macro defined twice is there twice, so a reader of it in order has, after
 its first ``n`` blocks, the macros an entry read after ``n`` definitions had, its
 ``PaperRecord.strings_read``) and ``"preamble"`` (the ``@preamble`` blocks as
-written), when the text has them. :func:`read_aux` reads the
+written, and JabRef's ``@comment{jabref-meta: ...}`` blocks, so an export gives
+them back as they were), when the text has them. :func:`read_aux` reads the
 citation keys of a LaTeX ``.aux`` file.
 """
 
@@ -44,13 +45,14 @@ from bibtexparser.model import (
     DuplicateBlockKeyBlock,
     DuplicateFieldKeyBlock,
     Entry,
+    ExplicitComment,
     ParsingFailedBlock,
     Preamble,
     String,
 )
 
 from readinglist.formats.bibtex.digest import source_check
-from readinglist.formats.bibtex.encode import EscapeReport, escaping_needs, repair_name_list
+from readinglist.formats.bibtex.encode import EscapeReport, escaping_needs
 from readinglist.formats.bibtex.fields import (
     decode_date,
     decode_month,
@@ -58,6 +60,13 @@ from readinglist.formats.bibtex.fields import (
     record_from_fields,
 )
 from readinglist.formats.bibtex.inherit import PARENT_TYPES, add_xdata, inherit, parent_keys
+from readinglist.formats.bibtex.repair import (
+    LIST_FIELDS,
+    is_jabref_meta,
+    join_list,
+    normalize_others,
+    repair_names,
+)
 from readinglist.formats.bibtex.salvage import VALID_NAME, Salvaged, blank_comments, salvage
 from readinglist.formats.bibtex.values import (
     MONTH_MACROS,
@@ -165,7 +174,9 @@ class Reader:
                 yield from self._bibtexparser_entry(block, line, line_offset)
             elif isinstance(block, String):
                 self._string(block, line)
-            elif isinstance(block, Preamble):
+            elif isinstance(block, Preamble) or (
+                isinstance(block, ExplicitComment) and is_jabref_meta(block.comment)
+            ):  # JabRef's metadata (groups, settings) goes where the preambles go
                 self.preambles.append(self._restore(block.raw or ""))
                 yield from self.escapes.preamble(self.preambles[-1], self.macros, line)
 
@@ -303,8 +314,8 @@ class Reader:
         values, field_lines, used, repeated = yield from self._fields(key, entry_fields, evaluated)
         dirty = dirty or repeated
         if "author" in values or "editor" in values:
-            dirty = _normalize_others(values) or dirty
-            for problem in _repair_names(key, values, field_lines, line, self.source):
+            dirty = normalize_others(values) or dirty
+            for problem in repair_names(key, values, field_lines, line, self.source):
                 dirty = True
                 yield problem
         escaped, as_text = escaping_needs(values)
@@ -372,9 +383,9 @@ class Reader:
             name = field_name.lower()
             if name in values:
                 repeated = True
-                merged = name in _LIST_FIELDS
+                merged = name in LIST_FIELDS
                 if merged:
-                    values[name] = _join_list(values[name], raw_value, self.macros)
+                    values[name] = join_list(values[name], raw_value, self.macros)
                 yield ParseProblem(
                     f"entry {key or '(no key)'!r} has field {name!r} twice "
                     f"(lines {field_lines[name]} and {fline}); "
@@ -438,8 +449,18 @@ class Reader:
         self, key: str, values: dict[str, str], field_lines: dict[str, int], line: int
     ) -> Iterator[ParseProblem]:
         """Warnings about values that are read but doubtful: a ``date`` that contradicts
-        ``year``, a month that names no month."""
+        ``year``, a month that names no month, a ``date``/``urldate`` that is not an ISO
+        8601 date (biber ignores it: biblatex manual section 2.3.8)."""
         name = key or "(no key)"
+        for field in ("date", "urldate"):
+            if field in values and decode_date(values[field])[0] is None:
+                yield ParseProblem(
+                    f"entry {name!r}: {field} {values[field]!r} is not an ISO 8601 date "
+                    "(YYYY-MM-DD), which biber ignores; kept as written",
+                    self.source,
+                    field_lines.get(field, line),
+                    "warning",
+                )
         if "date" in values and "year" in values:
             date_year = decode_date(values["date"])[0]
             year = decode_year(values["year"])
@@ -507,56 +528,6 @@ class Reader:
             record.line,
             "warning",
         )
-
-
-#: Fields whose repeated values are merged, not dropped (comma-separated lists).
-_LIST_FIELDS = frozenset({"keywords"})
-#: ``and others`` as people write it: any case, a trailing comma or ``et al.``.
-_OTHERS = re.compile(r"\band\s+(?:others|et\.?\s*al\.?)\s*,?\s*$", re.IGNORECASE)
-
-
-def _join_list(first: str, raw_second: str, macros: Mapping[str, str]) -> str:
-    try:
-        second = evaluate(raw_second, macros)[0]
-    except ValueSyntaxError:
-        second = raw_second
-    seen = {part.strip().casefold() for part in re.split(r"[,;]", first)}
-    extra = [p.strip() for p in re.split(r"[,;]", second) if p.strip().casefold() not in seen]
-    return ", ".join([first.strip(), *extra]) if extra else first
-
-
-def _repair_names(
-    key: str, values: dict[str, str], lines: Mapping[str, int], line: int, source: str
-) -> Iterator[ParseProblem]:
-    """Rewrite an author/editor list BibTeX rejects (:func:`~.encode.repair_name_list`),
-    one warning each naming its line (issue 15: the export must compile)."""
-    for name in ("author", "editor"):
-        value = values.get(name)
-        fixed = repair_name_list(value) if value else None
-        if fixed is not None:
-            values[name] = fixed
-            yield ParseProblem(
-                f"entry {key or '(no key)'!r}: {name} {value!r} separates people by commas, "
-                f"which BibTeX rejects; read as {fixed!r}",
-                source,
-                lines.get(name, line),
-                "warning",
-            )
-
-
-def _normalize_others(values: dict[str, str]) -> bool:
-    """Write ``and OTHERS,`` / ``and et al.`` as ``and others`` (BibTeX styles compare
-    with ``"others"`` exactly); True when a value changed."""
-    changed = False
-    for name in ("author", "editor"):
-        value = values.get(name)
-        if value is None:
-            continue
-        match = _OTHERS.search(value)
-        if match and match.group() != "and others":
-            values[name] = value[: match.start()] + "and others"
-            changed = True
-    return changed
 
 
 def _evaluated(value: str, macros: Mapping[str, str]) -> Evaluated | ValueSyntaxError:

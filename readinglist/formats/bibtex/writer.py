@@ -64,6 +64,8 @@ from readinglist.formats.bibtex.encode import (
 )
 from readinglist.formats.bibtex.fields import (
     decode_ids,
+    mentions_extended_names,
+    month_needs_macro,
 )
 from readinglist.formats.bibtex.generate import (
     Facts,
@@ -194,10 +196,18 @@ BIBLATEX_FOR_BIBTEX = ("date", "journaltitle")
 def _biblatex_in_bibtex(record: Facts, dialect: Dialect) -> bool:
     """True when ``record``'s ``source_text`` cannot be copied into a ``bibtex`` export
     because it gives a value only in a biblatex field (:data:`BIBLATEX_FOR_BIBTEX`):
-    classic BibTeX has no ``date`` (issue 15), so the entry is generated with
-    ``year``/``month`` and ``journal``."""
+    classic BibTeX has no ``date``, so the entry is generated with ``year``/``month``
+    and ``journal``; because a name list is in biblatex's extended ``family=...`` form
+    (BibTeX would take each part for a person), or because a month that names one month
+    is not written as BibTeX's month macro (``{Sept.}``, ``{9}``: styles sort and
+    abbreviate only the macro ``sep``)."""
+    if dialect != "bibtex":
+        return False
     fields = record.fields
-    return dialect == "bibtex" and bool(fields) and any(n in fields for n in BIBLATEX_FOR_BIBTEX)
+    return any(n in fields for n in BIBLATEX_FOR_BIBTEX) or (
+        record.source_text is not None
+        and (mentions_extended_names(record.source_text) or month_needs_macro(record.source_text))
+    )
 
 
 def entry_order(
