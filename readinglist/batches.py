@@ -120,7 +120,7 @@ def undo_batch(session: Session, batch_id: int) -> UndoReport:
     Papers kept are listed with their reasons (:func:`reasons_to_keep`). Merges of
     the batch into papers that existed before are not reverted, except a published
     version superseding a preprint: the preprint is put back as it was
-    (``merging.undo_completions``; kept when changed since). A ``resolve`` batch
+    (``snapshots.undo_completions``; kept when changed since). A ``resolve`` batch
     adds no paper: its completions are reverted instead (:func:`_undo_resolve`). People left
     without any paper are removed; tags stay. When nothing of the batch remains it is
     marked :data:`UNDONE` (its row stays, so its number is never reused).
@@ -175,7 +175,7 @@ def _tombstone(session: Session, report: UndoReport) -> None:
 
 def _undo_resolve(session: Session, batch: ImportBatch) -> UndoReport:
     """Revert the completions of ``resolve``'s import ``batch``
-    (:func:`readinglist.library.merging.undo_completions`): ``removed`` names the papers
+    (:func:`readinglist.library.snapshots.undo_completions`): ``removed`` names the papers
     put back as they were (``new -> old`` when the key changes back), ``kept`` those
     changed since; the batch record goes when nothing of it remains."""
     restored, kept = library.undo_completions(session, batch.id)

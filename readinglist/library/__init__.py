@@ -92,7 +92,6 @@ if TYPE_CHECKING:
         complete_paper,
         conflicts_of,
         take_conflict,
-        undo_completions,
     )
     from readinglist.library.notes import (
         add_note,
@@ -144,6 +143,7 @@ if TYPE_CHECKING:
         refresh_search_text,
         search_text_for,
     )
+    from readinglist.library.snapshots import undo_completions
     from readinglist.library.tags import (
         add_tags,
         check_tag_name,
@@ -249,7 +249,7 @@ _HOMES: dict[str, str] = {
     "to_record": "readinglist.library.rows",
     "touch": "readinglist.library.papers",
     "triage_queue": "readinglist.library.listing",
-    "undo_completions": "readinglist.library.merging",
+    "undo_completions": "readinglist.library.snapshots",
     "update_note": "readinglist.library.notes",
     "update_paper": "readinglist.library.papers",
     "write_priority": "readinglist.library.marks",

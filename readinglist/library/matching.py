@@ -24,11 +24,11 @@ from readinglist.library._sql import CHUNK
 from readinglist.library.merging import (
     MergePlan,
     derived_values,
-    paper_snapshot,
     paper_values,
     plan_merge,
 )
 from readinglist.library.rows import load_papers, person_record
+from readinglist.library.snapshots import paper_snapshot
 from readinglist.models import (
     Alias,
     Paper,
@@ -71,7 +71,7 @@ class Candidate:
     #: resembling one of them is not merged into it (``not-duplicate`` A B keeps later
     #: copies of B out of A).
     apart: list[dict[str, Any]] = field(default_factory=list)
-    #: A stored preprint as it was (``merging.paper_snapshot``), for ``import --undo``.
+    #: A stored preprint as it was (``snapshots.paper_snapshot``), for ``import --undo``.
     before: dict[str, Any] | None = None
 
 

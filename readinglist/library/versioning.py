@@ -15,8 +15,8 @@ from sqlalchemy.orm import Session
 
 from readinglist.library._sql import CHUNK
 from readinglist.library.matching import LIST_POOL_LIMIT, Candidate, Pool, candidate_of
-from readinglist.library.merging import remember_before
 from readinglist.library.rows import load_papers
+from readinglist.library.snapshots import remember_before
 from readinglist.models import MergeConflict, NotDuplicate, Paper
 from readinglist.records import PaperRecord
 from readinglist.versions import (
@@ -157,9 +157,9 @@ def remember_superseded(
     source: str,
 ) -> None:
     """Keep in the merge history each preprint an import superseded as it was
-    (``before``: paper id -> (``merging.paper_snapshot``, aliases the import gave it);
-    ``merging.remember_before``), so ``import --undo`` puts it back
-    (``merging.undo_completions``, which drops those aliases too). The papers are read
+    (``before``: paper id -> (``snapshots.paper_snapshot``, aliases the import gave it);
+    ``snapshots.remember_before``), so ``import --undo`` puts it back
+    (``snapshots.undo_completions``, which drops those aliases too). The papers are read
     again once, together (their rows were changed by Core statements)."""
     if not before:
         return

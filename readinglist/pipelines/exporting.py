@@ -198,7 +198,6 @@ def with_crossref_parents(session: Session, selection: Selection) -> Selection:
     return replace(selection, keys=keys, warnings=warnings, unlinked=unlinked)
 
 
-
 def _split(selected: list[tuple[int, str]], with_keys: bool) -> tuple[array[int], list[str] | None]:
     """The ids of ``selected`` papers ``(id, key)`` as an array, and their keys (None
     without ``with_keys``): :class:`Selection`'s ``ids`` and ``keys``."""

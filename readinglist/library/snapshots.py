@@ -1,0 +1,153 @@
+"""The state of a paper before ``resolve`` completed it or an import's published version
+superseded it, kept in the merge history so that ``import --undo`` puts it back.
+
+:func:`paper_snapshot` takes a paper's bibliographic state (columns and people) as JSON
+data; :func:`remember_before` keeps it under the import batch, with the digest of the
+state the change left; :func:`undo_completions` restores each paper whose state is still
+that digest (a paper edited, merged or resolved since is kept as it is and said).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from readinglist.digest import json_digest
+from readinglist.library.rows import insert_people, person_record
+from readinglist.library.search import refresh_search_text
+from readinglist.models import Alias, MergeConflict, Paper, PaperPerson, utcnow
+from readinglist.records import FILLABLE, PaperRecord, Person
+from readinglist.versions import USER_TITLE_FIELD, VERSION_FIELD
+
+#: The merge-history field under which ``resolve`` keeps a paper as it was before a
+#: completion (never listed by ``merge --history`` nor taken by ``--take``).
+BEFORE_FIELD = "(before resolve)"
+#: Merge-history fields that hold no other value of a field (never listed nor taken).
+HIDDEN_FIELDS = (BEFORE_FIELD, VERSION_FIELD, USER_TITLE_FIELD)
+#: The ``papers`` columns a completion may change and an undo puts back.
+_SNAPSHOT_COLUMNS = (
+    *(name for name in FILLABLE),
+    "title_provisional",
+    "citekey",
+    "citekey_provisional",
+    "entry_type",
+    "fields",
+    "source_text",
+    "source_digest",
+    "source_check",
+    "source_strings_read",
+    "title_key",
+    "abstract_key",
+)
+
+
+def paper_snapshot(paper: Paper) -> dict[str, Any]:
+    """The bibliographic state of ``paper`` (its :data:`_SNAPSHOT_COLUMNS` and people)
+    as JSON-ready data, for :func:`undo_completions`."""
+    data: dict[str, Any] = {name: getattr(paper, name) for name in _SNAPSHOT_COLUMNS}
+    data["fields"] = dict(paper.fields or {})
+    for role in ("author", "editor"):
+        data[role] = [asdict(person_record(pp.person)) for pp in paper.people if pp.role == role]
+    return data
+
+
+def _state_digest(session: Session, paper: Paper) -> str:
+    """The digest of ``paper``'s bibliographic state (:func:`paper_snapshot`)."""
+    session.flush()
+    session.expire(paper, ["people"])
+    return json_digest(paper_snapshot(paper))
+
+
+def remember_before(
+    session: Session,
+    paper: Paper,
+    before: dict[str, Any],
+    batch_id: int,
+    source: str,
+    *,
+    loaded: bool = False,
+) -> None:
+    """Keep ``before`` (:func:`paper_snapshot` taken before ``resolve`` completed
+    ``paper`` from ``source``, or before an import superseded it) in the merge history
+    under import batch ``batch_id``, with the digest of the state the change left.
+    ``loaded``: the paper was just read with its people (no flush, no reload; the
+    caller flushes)."""
+    value = {"batch": batch_id, "source": source, "before": before}
+    value["after"] = json_digest(paper_snapshot(paper)) if loaded else _state_digest(session, paper)
+    session.add(MergeConflict(paper_id=paper.id, field=BEFORE_FIELD, value=value, source=source))
+    if not loaded:
+        session.flush()
+
+
+def undo_completions(session: Session, batch_id: int) -> tuple[list[str], list[tuple[str, str]]]:
+    """Put back every paper ``resolve``'s import batch ``batch_id`` completed (or an
+    import's published versions superseded: the preprint and the aliases it gained), as it was
+    before (columns, people, key: the key it was given is dropped, the old one is its
+    key again), and drop the merge history that completion wrote.
+
+    Returns the keys restored and ``(key, reason)`` of papers kept as they are because
+    their bibliographic data changed since (an edit, a later merge or resolve).
+    """
+    rows = list(
+        session.scalars(
+            select(MergeConflict)
+            .where(MergeConflict.field == BEFORE_FIELD)
+            .order_by(MergeConflict.paper_id, MergeConflict.id)
+        )
+    )
+    by_paper: dict[int, list[MergeConflict]] = {}
+    for row in rows:
+        if row.value.get("batch") == batch_id:
+            by_paper.setdefault(row.paper_id, []).append(row)
+    restored: list[str] = []
+    kept: list[tuple[str, str]] = []
+    for paper_id, mine in by_paper.items():
+        paper = session.get(Paper, paper_id)
+        if paper is None:
+            continue
+        if _state_digest(session, paper) != mine[-1].value.get("after"):
+            kept.append((paper.citekey, "changed since resolve"))
+            continue
+        key = paper.citekey
+        before = mine[0].value["before"]
+        _restore(session, paper, before)
+        for alias in before.get("added_aliases", ()):  # an import's superseding merge
+            session.execute(
+                delete(Alias).where(Alias.paper_id == paper_id, Alias.alias_folded == alias.lower())
+            )
+        sources = {row.value.get("source") for row in mine}
+        session.execute(
+            delete(MergeConflict).where(
+                MergeConflict.paper_id == paper_id,
+                MergeConflict.source.in_(sources) | MergeConflict.id.in_([r.id for r in mine]),
+            )
+        )
+        restored.append(f"{key} -> {paper.citekey}" if key != paper.citekey else key)
+    if restored:
+        refresh_search_text(session, list(by_paper))
+    return restored, kept
+
+
+def _restore(session: Session, paper: Paper, before: dict[str, Any]) -> None:
+    """Give ``paper`` the state ``before`` (:func:`paper_snapshot`)."""
+    old = str(before["citekey"])
+    if paper.citekey != old:
+        session.execute(
+            delete(Alias).where(Alias.paper_id == paper.id, Alias.alias_folded == old.lower())
+        )
+        session.flush()
+        paper.citekey_folded = old.lower()
+    for name in _SNAPSHOT_COLUMNS:
+        setattr(paper, name, before[name])
+    paper.updated_at = utcnow()
+    session.execute(delete(PaperPerson).where(PaperPerson.paper_id == paper.id))
+    people = PaperRecord(
+        authors=tuple(Person(**p) for p in before["author"]),
+        editors=tuple(Person(**p) for p in before["editor"]),
+    )
+    session.flush()
+    insert_people(session, [people], [paper.id])
+    session.expire(paper, ["people"])
