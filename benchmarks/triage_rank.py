@@ -179,8 +179,8 @@ overlap 0.423 / 0.493 / 0.588; + label propagation on a 10-NN LSA graph 0.440 / 
 What a change buys and costs on real inclusion decisions: WSS@95 (higher is better), the
 product's Ranker driven as triage drives it (10 records a round from 1 included + 1
 excluded), 9 reviews x 3 seeds (the priors of benchmarks/screening.py); measured at a
-load average of 12-21 on 2 cores. ASReview LAB (default model, 10 a round, one seed):
-mean 0.536; arxiv-sanity-lite's ranker 0.513 (benchmarks/SCREENING.md).
+load average of 12-21 on 2 cores. ASReview LAB (default model, 10 a round, the same
+27 runs): mean 0.538; arxiv-sanity-lite's ranker 0.502 (benchmarks/SCREENING.md).
 
 | variant (session 11), mean of 27 runs | mean | Chou | Donners | Jeyaraman | Meijboom | Menon | Nelson | Oud | Sep | van der Valk |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
