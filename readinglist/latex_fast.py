@@ -283,6 +283,9 @@ def _command(match: re.Match[str], bibtex: bool) -> str | None:
     return None if accented is None else _DECODED + accented
 
 
+_FONTS_LONGEST_FIRST = sorted(FONT_COMMANDS, key=len, reverse=True)
+
+
 @lru_cache(maxsize=1_000)
 def _drops_to_argument(name: str) -> bool:
     """True if ``\\name{x}`` is decoded as ``x`` in BibTeX values: a font command
@@ -294,6 +297,28 @@ def _drops_to_argument(name: str) -> bool:
     from pylatexenc.latexwalker import get_default_latex_context_db as walker_db
 
     return text_db().get_macro_spec(name) is None and walker_db().get_macro_spec(name) is None
+
+
+#: A control word not followed by an argument (``{`` or ``[``).
+_BARE_WORD = re.compile(r"\\([A-Za-z]+)(?![A-Za-z{\[])")
+
+
+def lost_braces(value: str) -> str:
+    """``value`` with each control word unknown to LaTeX and pylatexenc that takes no
+    argument written as text, so that a decoder (which drops unknown commands) keeps
+    its words: a name that starts with a font command (:data:`FONT_COMMANDS`) is that
+    command with its braces lost, as some proceedings files write ``\\emph{correlation}``
+    (``\\emphcorrelation`` -> ``correlation``); any other keeps its name (``\\sqrtn`` ->
+    ``sqrtn``). Commands with an argument and known commands are left alone."""
+
+    def word(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name in FONT_COMMANDS or not _drops_to_argument(name):
+            return match.group(0)
+        font = next((f for f in _FONTS_LONGEST_FIRST if name.startswith(f)), "")
+        return name[len(font) :] if font and len(name) > len(font) else name
+
+    return _BARE_WORD.sub(word, value) if "\\" in value else value
 
 
 def _accented_letter(match: re.Match[str]) -> str | None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +23,7 @@ import httpx
 import pytest
 import respx
 from click.testing import Result
+from helpers import require_tools
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -32,13 +32,14 @@ from readinglist.formats.bibtex.fields import decode_text
 from readinglist.formats.bibtex.inert import INERT_COMMANDS, is_inert, offending
 from readinglist.records import PaperRecord, Person
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        any(shutil.which(tool) is None for tool in ("pdflatex", "bibtex", "biber", "mutool")),
-        reason="needs pdflatex, bibtex, biber and mutool",
-    ),
-]
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("_real_tools")]
+
+
+@pytest.fixture
+def _real_tools() -> None:
+    """Fail (never skip) when pdflatex, bibtex, biber or mutool is missing."""
+    require_tools("pdflatex", "bibtex", "biber", "mutool")
+
 
 Invoke = Callable[..., Result]
 CANARY = "CANARYSECRET4711"

@@ -187,3 +187,17 @@ def test_pasted_abstracts_typeset_as_they_display_and_hostile_ones_stay_inert(
     assert "Undefined control sequence" not in log
     assert "TOPSECRET4711" not in log
     assert not marker.exists()
+
+
+def test_a_command_with_its_braces_lost_keeps_its_words_on_export() -> None:
+    """PMLR's ICML 2015 file writes ``\\textbfaligned`` and ``\\emphcorrelation`` (the braces
+    of ``\\textbf{aligned}`` lost). Such a value is not inert, so the export writes it as
+    text; the words stay (``aligned``, ``correlation``), an unknown bare command keeps
+    its name, and a command with an argument is still only its text."""
+    from readinglist.formats.bibtex.encode import copy_latex
+
+    value = r"can be seen as an \textbfaligned subtree kernel, a \emphcorrelation and \sqrtn"
+    assert copy_latex(value, "bibtex") == (
+        "can be seen as an aligned subtree kernel, a correlation and sqrtn"
+    )
+    assert copy_latex(r"\UseName{input}{x} \emph{ok}", "bibtex") == "inputx ok"

@@ -10,20 +10,23 @@ PubMed lists), on SQLite and PostgreSQL, with the real ``bibtex``, ``biber`` and
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import show
+from helpers import require_tools, show
 from test_real_tools import biber_messages, bibtex_messages
 
-needs_tools = pytest.mark.skipif(
-    any(shutil.which(tool) is None for tool in ("bibtex", "biber", "pandoc")),
-    reason="needs the real bibtex, biber and pandoc",
-)
+
+@pytest.fixture
+def _real_tools() -> None:
+    """Fail (never skip) when bibtex, biber or pandoc is missing (``require_tools``)."""
+    require_tools("bibtex", "biber", "pandoc")
+
+
+needs_tools = pytest.mark.usefixtures("_real_tools")
 
 
 def _import(invoke: Any, tmp_path: Path, name: str, text: str, *args: str) -> Any:
