@@ -483,3 +483,36 @@ def test_a_failing_refresh_never_fails_the_committed_command(
     monkeypatch.undo()
     monkeypatch.setenv("READINGLIST_PROFILE_OWNER", OWNER)
     assert "jones2021" in [line["key"] for line in json.loads(ok_out(invoke("list", "--json")))]
+
+
+def test_a_copy_of_the_library_keeps_none_of_its_files_current(sqlite_url, tmp_path) -> None:
+    """A profile belongs to the library it was registered on: a copy of the SQLite file
+    (an experiment, a backup) says so and leaves the paper's .bib alone, while the
+    original still keeps it current (SQLite: a file is what gets copied)."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from readinglist.cli import cli
+
+    original = Path(sqlite_url.removeprefix("sqlite:///"))
+    copy = tmp_path / "copy.db"
+
+    def on(db: Path, *args: str):  # type: ignore[no-untyped-def]
+        return CliRunner().invoke(cli, ["--db", str(db), *args])
+
+    paper = library(lambda *args: on(original, *args), tmp_path)
+    refs = paper / "refs.bib"
+    ok(on(original, "export", "bibtex", "-o", str(refs), "--keep"))
+    shutil.copyfile(original, copy)
+    before = stamp(refs)
+    err = ok(on(copy, "rekey", "beta2021", "jones2021"))
+    assert untouched(refs, before)
+    assert (
+        f"warning: export profile 'refs.bib' was registered on the library at {original}, "
+        f"not this one ({copy}): not kept current" in err
+    )
+    assert "not kept current" in ok(on(copy, "export", "--refresh"))
+    assert untouched(refs, before)
+    ok(on(original, "rekey", "beta2021", "jones2021"))
+    assert "@article{jones2021," in refs.read_text(encoding="utf-8")

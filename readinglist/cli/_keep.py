@@ -63,7 +63,7 @@ def keep_current(app: AppContext, command: str | None) -> None:
         from readinglist.library import profiles
 
         with app.connection(write=False) as connection:
-            mine = profiles.profiles(connection, profiles.owner_here())
+            mine = of_this_library(app, profiles.profiles(connection, profiles.owner_here()))
         due = profiles.affected(mine, changes)
         if due:
             report(run(app, due), verbose=False)
@@ -71,6 +71,26 @@ def keep_current(app: AppContext, command: str | None) -> None:
         render.warn(f"export profiles not kept current: {err}")
     except Exception as err:  # a bug must not turn a committed command into a failure
         render.warn(f"export profiles not kept current: {type(err).__name__}: {err}")
+
+
+def of_this_library(app: AppContext, found: Sequence[Profile]) -> list[Profile]:
+    """The profiles of ``found`` registered on this library (the SQLite file or server
+    URL ``AppContext.where`` names, stored as the ``library`` option at ``--keep``);
+    each registered on another one (this library is a copy or was moved: keeping its
+    files current would rewrite the original's bibliography) is said and left alone."""
+    here = app.where()
+    mine = []
+    for profile in found:
+        registered = profile.options.get("library")
+        if registered in (None, here):
+            mine.append(profile)
+            continue
+        render.warn(
+            f"export profile {profile.name!r} was registered on the library at {registered}, "
+            f"not this one ({here}): not kept current (export --forget {profile.name} "
+            "here drops it; export ... --keep registers it here)"
+        )
+    return mine
 
 
 def run(app: AppContext, due: Sequence[Profile]) -> list[Outcome]:

@@ -43,6 +43,7 @@ def keep(
 
     refuse_database(output, sqlite_path(app.settings.database_url))  # never the library
     stored = {k: v for k, v in options.items() if k != "with_date"}
+    stored["library"] = app.where()  # a copy of the library keeps none of its files current
     target = profiles.absolute(output)
     with app.connection() as connection:
         profile, new = profiles.register(
@@ -108,11 +109,11 @@ def pause(app: AppContext, ref: str, paused: bool) -> None:
 
 def refresh(app: AppContext) -> None:
     """Run every profile of this machine that is not paused, one line each."""
-    from readinglist.cli._keep import report, run
+    from readinglist.cli._keep import of_this_library, report, run
     from readinglist.library import profiles
 
     with app.connection(write=False) as connection:
-        mine = profiles.profiles(connection, profiles.owner_here())
+        mine = of_this_library(app, profiles.profiles(connection, profiles.owner_here()))
     due = [p for p in mine if not p.paused]
     for profile in mine:
         if profile.paused:

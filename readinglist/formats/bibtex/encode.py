@@ -38,8 +38,8 @@ from readinglist.formats.bibtex.fields import (
 )
 from readinglist.formats.bibtex.inert import is_inert, offending, preamble_offending
 from readinglist.formats.bibtex.values import ValueSyntaxError, matching_brace
-from readinglist.records import LIST_FIELD_PREFIX, ParseProblem, Person
 from readinglist.latex_fast import lost_braces
+from readinglist.records import LIST_FIELD_PREFIX, ParseProblem, Person
 from readinglist.text import CACHE_SIZE, has_markup, latex_to_unicode, readable
 
 Dialect = Literal["bibtex", "biblatex"]
