@@ -148,7 +148,7 @@ def undo_batch(session: Session, batch_id: int) -> UndoReport:
     people = sorted({pp.person_id for paper in doomed for pp in paper.people})
     report.removed = library.delete_papers(session, doomed)
     # Preprints this import superseded with their published versions: put back.
-    report.restored, changed = library.undo_completions(session, batch_id)
+    report.restored, changed = library.undo_completions(session, batch_id, "this import")
     report.kept += [(key, [reason]) for key, reason in changed]
     for start in range(0, len(people), library.CHUNK):
         chunk = people[start : start + library.CHUNK]

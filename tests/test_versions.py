@@ -408,6 +408,19 @@ def test_import_undo_puts_the_preprint_back(invoke: Invoke, tmp_path: Path) -> N
     assert invoke("show", "pmlr-v37-abbasi-yadkori15").exit_code == 3
 
 
+def test_import_undo_keeps_a_paper_edited_since_and_says_why(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    """An edit after the superseding import: ``import --undo`` keeps the paper and names
+    the import (not ``resolve``) as what it changed since."""
+    ok(invoke("import", write(tmp_path, "scholar.bib", SCHOLAR)))
+    ok(invoke("import", write(tmp_path, "icml.bib", PROCEEDINGS)))
+    ok(invoke("title", "abbasi2014large", "KL-control MDPs (my title)"))
+    batch = json.loads(ok(invoke("import", "--list-batches", "--json")).stdout)[-1]["id"]
+    done = invoke("import", "--undo", str(batch))
+    assert "kept abbasi2014large: changed since this import" in done.stderr
+
+
 def test_merge_take_gives_back_a_preprint_value(invoke: Invoke, tmp_path: Path) -> None:
     ok(invoke("import", write(tmp_path, "scholar.bib", SCHOLAR)))
     ok(invoke("import", write(tmp_path, "icml.bib", PROCEEDINGS)))

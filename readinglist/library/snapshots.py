@@ -82,14 +82,17 @@ def remember_before(
         session.flush()
 
 
-def undo_completions(session: Session, batch_id: int) -> tuple[list[str], list[tuple[str, str]]]:
+def undo_completions(
+    session: Session, batch_id: int, since: str = "resolve"
+) -> tuple[list[str], list[tuple[str, str]]]:
     """Put back every paper ``resolve``'s import batch ``batch_id`` completed (or an
     import's published versions superseded: the preprint and the aliases it gained), as it was
     before (columns, people, key: the key it was given is dropped, the old one is its
     key again), and drop the merge history that completion wrote.
 
     Returns the keys restored and ``(key, reason)`` of papers kept as they are because
-    their bibliographic data changed since (an edit, a later merge or resolve).
+    their bibliographic data changed since ``since`` (what made the batch: "resolve",
+    "this import"): an edit, a later merge or resolve.
     """
     rows = list(
         session.scalars(
@@ -109,7 +112,7 @@ def undo_completions(session: Session, batch_id: int) -> tuple[list[str], list[t
         if paper is None:
             continue
         if _state_digest(session, paper) != mine[-1].value.get("after"):
-            kept.append((paper.citekey, "changed since resolve"))
+            kept.append((paper.citekey, f"changed since {since}"))
             continue
         key = paper.citekey
         before = mine[0].value["before"]
