@@ -97,7 +97,14 @@ EXECUTE {end.bib}
 
 def _run(folder: Path, *command: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        list(command), cwd=folder, capture_output=True, text=True, timeout=180, check=False
+        list(command),
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",  # pdflatex prints the bytes of a value as they are
+        timeout=180,
+        check=False,
     )
 
 
@@ -156,7 +163,9 @@ def effects(folder: Path) -> dict[str, Any]:
     return {
         "markers": sorted(p.name for p in folder.glob("pwn*")),
         "read": [s for s in (CANARY, CANARY_MD5) if s in text or s in raw or s in log],
-        "open_action": any(name in objects for name in ("/OpenAction", "/JavaScript", "/JS")),
+        # A whole PDF name: a font's subset tag may start with JS (/JSAOXW+CMR10).
+        "open_action": re.search(r"/(?:OpenAction|JavaScript|JS)(?![A-Za-z0-9+])", objects)
+        is not None,
     }
 
 
@@ -262,7 +271,7 @@ def _fill_library(invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert "@preamble: \\immediate is not inert" in imported.stderr
     # A RIS and a CSL-JSON duplicate of BibTeX papers, merged on import.
     (data / "dup.ris").write_text(_ris(TARGETS[0][1], TARGETS[0][2], payloads("r")))
-    merged = invoke("import", str(data / "dup.ris"))
+    merged = invoke("import", "--verbose", str(data / "dup.ris"))
     assert merged.exit_code == 0, merged.output
     assert "tris" in merged.output
     csl_marks = payloads("c")
@@ -284,7 +293,7 @@ def _fill_library(invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         }
     ]
     (data / "dup.json").write_text(json.dumps(csl))
-    merged = invoke("import", str(data / "dup.json"))
+    merged = invoke("import", "--verbose", str(data / "dup.json"))
     assert merged.exit_code == 0, merged.output
     assert "tcsl" in merged.output
     # resolve --from a RIS file.

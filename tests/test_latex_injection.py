@@ -201,3 +201,17 @@ def test_a_command_with_its_braces_lost_keeps_its_words_on_export() -> None:
         "can be seen as an aligned subtree kernel, a correlation and sqrtn"
     )
     assert copy_latex(r"\UseName{input}{x} \emph{ok}", "bibtex") == "inputx ok"
+
+
+def test_a_join_that_may_build_a_command_is_never_copied() -> None:
+    """``"\\i" # "nput{x}"`` joins into ``\\input{x}``: each piece is inert, the joined
+    value is not. Such an entry text (a library read before the reader checked joined
+    values) is not copied as written; joins of plain pieces and macros are."""
+    from readinglist.formats.bibtex.inert import join_may_build_command
+
+    assert join_may_build_command('@misc{x, note = "\\i" # "nput{canary}"}', [])
+    assert join_may_build_command('@misc{x, note = "^" # "^5cinput{canary}"}', [])
+    assert join_may_build_command('@misc{x, note = pre # "nput"}', ["\\i"])
+    assert not join_may_build_command('@misc{x, month = jan # "~15"}', ["January"])
+    assert not join_may_build_command('@misc{x, note = {\\"o} # "x"}', [])
+    assert not join_may_build_command('@misc{x, note = "\\i nput"}', [])

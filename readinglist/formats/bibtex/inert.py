@@ -35,7 +35,7 @@ control word are skipped before its argument.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 from readinglist.formats.bibtex.values import ValueSyntaxError, evaluate, matching_brace
@@ -237,3 +237,23 @@ def preamble_offending(text: str, macros: Mapping[str, str]) -> str | None:
         if piece is not None:
             return piece
     return None
+
+
+#: A ``#`` join whose left piece ends in a control word, a lone backslash or ``^``: the
+#: right piece may lengthen the command (``"\i" # "nput"`` is ``\input``; ``"^" #
+#: "^5c..."`` is a backslash), which no check of the pieces alone sees.
+_OPEN_JOIN = re.compile(r"(?:\\[^\W\d_]*|\^)[\"}][ \t\r\n]*#")
+_OPEN_END = re.compile(r"(?:\\[^\W\d_]*|\^)\Z")
+
+
+def join_may_build_command(text: str, macro_values: Iterable[str]) -> bool:
+    """Whether the BibTeX ``text`` of an entry joins pieces with ``#`` (BibTeX manual,
+    "concatenation") where a piece or a ``@string`` value it uses (``macro_values``)
+    ends in a control word, a backslash or ``^``: the joined value may then hold a
+    command its pieces do not (``"\\i" # "nput{x}"``). Such an entry is not copied as
+    written; its joined values are generated under :func:`is_inert`."""
+    if "#" not in text:
+        return False
+    return _OPEN_JOIN.search(text) is not None or any(
+        _OPEN_END.search(value) is not None for value in macro_values
+    )

@@ -54,6 +54,12 @@ from bisect import bisect_left, insort
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from readinglist.formats.bibtex.copying import (
+    BIBLATEX_FOR_BIBTEX,
+    biblatex_in_bibtex,
+    marks_or_ids_differ,
+    needs_user_state,
+)
 from readinglist.formats.bibtex.digest import (
     bibliographic_fingerprint,
     macro_check,
@@ -62,18 +68,15 @@ from readinglist.formats.bibtex.digest import (
 from readinglist.formats.bibtex.encode import (
     Dialect,
 )
-from readinglist.formats.bibtex.fields import (
-    decode_ids,
-    mentions_extended_names,
-    month_needs_macro,
-)
 from readinglist.formats.bibtex.generate import (
     Facts,
     format_entry,
-    merged_annote,
-    merged_keywords,
 )
-from readinglist.formats.bibtex.inert import is_inert, preamble_offending
+from readinglist.formats.bibtex.inert import (
+    is_inert,
+    join_may_build_command,
+    preamble_offending,
+)
 from readinglist.formats.bibtex.reader import Parsed, Reader, batches
 from readinglist.formats.bibtex.values import (
     MONTH_MACROS,
@@ -81,10 +84,8 @@ from readinglist.formats.bibtex.values import (
     macro_names,
 )
 from readinglist.records import (
-    PROVISIONAL_FIELD,
     IntactEntry,
     PaperRecord,
-    provisional_marks,
 )
 
 
@@ -167,47 +168,6 @@ def _reread(source_text: str, macros: Mapping[str, str]) -> Parsed | None:
     items = [*reader.feed(source_text, 0), *reader.finish()]
     parsed = [item for item in items if isinstance(item, Parsed)]
     return parsed[0] if len(parsed) == 1 else None
-
-
-def _needs_user_state(record: Facts, keywords: bool, annote: bool) -> bool:
-    if keywords and merged_keywords(record) != record.keywords:
-        return True
-    return annote and merged_annote(record) != record.fields.get("annote")
-
-
-def _marks_or_ids_differ(record: Facts, dialect: Dialect) -> bool:
-    """True when ``record``'s ``source_text`` cannot be copied because it says other
-    than the record about the provisional marks (it has the field or not), or, for
-    biblatex, about the old keys (``ids``)."""
-    written = PROVISIONAL_FIELD in (record.source_text or "").lower()
-    if written != bool(provisional_marks(record)):
-        return True
-    if dialect != "biblatex":
-        return False
-    have = {key.casefold() for key in decode_ids(record.fields.get("ids", ""))}
-    return have != {alias.casefold() for alias in record.aliases}
-
-
-#: biblatex fields that stand for a classic BibTeX field (``date`` for ``year``/``month``,
-#: ``journaltitle`` for ``journal``): a BibTeX style reads none of them.
-BIBLATEX_FOR_BIBTEX = ("date", "journaltitle")
-
-
-def _biblatex_in_bibtex(record: Facts, dialect: Dialect) -> bool:
-    """True when ``record``'s ``source_text`` cannot be copied into a ``bibtex`` export
-    because it gives a value only in a biblatex field (:data:`BIBLATEX_FOR_BIBTEX`):
-    classic BibTeX has no ``date``, so the entry is generated with ``year``/``month``
-    and ``journal``; because a name list is in biblatex's extended ``family=...`` form
-    (BibTeX would take each part for a person), or because a month that names one month
-    is not written as BibTeX's month macro (``{Sept.}``, ``{9}``: styles sort and
-    abbreviate only the macro ``sep``)."""
-    if dialect != "bibtex":
-        return False
-    fields = record.fields
-    return any(n in fields for n in BIBLATEX_FOR_BIBTEX) or (
-        record.source_text is not None
-        and (mentions_extended_names(record.source_text) or month_needs_macro(record.source_text))
-    )
 
 
 def entry_order(
@@ -329,10 +289,10 @@ class Writer:
         return (
             (
                 (self.keywords or self.annote)
-                and _needs_user_state(record, self.keywords, self.annote)
+                and needs_user_state(record, self.keywords, self.annote)
             )
-            or _marks_or_ids_differ(record, self.dialect)
-            or _biblatex_in_bibtex(record, self.dialect)
+            or marks_or_ids_differ(record, self.dialect)
+            or biblatex_in_bibtex(record, self.dialect)
         )
 
     def _read(self, record: Facts) -> int:
@@ -441,9 +401,15 @@ class Writer:
         definition needing other values of macros the entry uses too: then any
         definitions already given are written as a block of their own by
         :meth:`entries`), or when ``text`` or a macro value it needs is not inert
-        markup (:func:`~.inert.is_inert`)."""
+        markup (:func:`~.inert.is_inert`), or its ``#`` joins may build a command
+        (:func:`~.inert.join_may_build_command`)."""
         definitions = self.strings.definitions
-        if not is_inert(text) or not all(is_inert(definitions[i].value) for _, i in needed):
+        values = [definitions[i].value for _, i in needed]
+        if (
+            not is_inert(text)
+            or not all(is_inert(value) for value in values)
+            or join_may_build_command(text, values)
+        ):
             return None  # LaTeX that is not inert markup: the entry is generated
         out = self._out
         if all(out.get(name) == definitions[i].value for name, i in needed):

@@ -1,0 +1,61 @@
+"""When an entry's text read from BibTeX can be copied as written, by what the export
+asks of it: the rules that send an entry to :mod:`.generate` instead although its data
+is unchanged (its own text says other than the export must: the reader's tags or notes
+merged in, provisional marks, biblatex's old keys, or biblatex-only forms a ``bibtex``
+export cannot hold). The LaTeX rule (:mod:`.inert`) and the data rule
+(:mod:`.digest`) are applied by :class:`.writer.Writer` itself.
+"""
+
+from __future__ import annotations
+
+from readinglist.formats.bibtex.encode import Dialect
+from readinglist.formats.bibtex.fields import (
+    decode_ids,
+    mentions_extended_names,
+    month_needs_macro,
+)
+from readinglist.formats.bibtex.generate import Facts, merged_annote, merged_keywords
+from readinglist.records import PROVISIONAL_FIELD, provisional_marks
+
+
+def needs_user_state(record: Facts, keywords: bool, annote: bool) -> bool:
+    """True when the export merges tags (``keywords``) or notes (``annote``) that
+    ``record``'s ``source_text`` does not hold: the entry is then generated."""
+    if keywords and merged_keywords(record) != record.keywords:
+        return True
+    return annote and merged_annote(record) != record.fields.get("annote")
+
+
+def marks_or_ids_differ(record: Facts, dialect: Dialect) -> bool:
+    """True when ``record``'s ``source_text`` cannot be copied because it says other
+    than the record about the provisional marks (it has the field or not), or, for
+    biblatex, about the old keys (``ids``)."""
+    written = PROVISIONAL_FIELD in (record.source_text or "").lower()
+    if written != bool(provisional_marks(record)):
+        return True
+    if dialect != "biblatex":
+        return False
+    have = {key.casefold() for key in decode_ids(record.fields.get("ids", ""))}
+    return have != {alias.casefold() for alias in record.aliases}
+
+
+#: biblatex fields that stand for a classic BibTeX field (``date`` for ``year``/``month``,
+#: ``journaltitle`` for ``journal``): a BibTeX style reads none of them.
+BIBLATEX_FOR_BIBTEX = ("date", "journaltitle")
+
+
+def biblatex_in_bibtex(record: Facts, dialect: Dialect) -> bool:
+    """True when ``record``'s ``source_text`` cannot be copied into a ``bibtex`` export
+    because it gives a value only in a biblatex field (:data:`BIBLATEX_FOR_BIBTEX`):
+    classic BibTeX has no ``date``, so the entry is generated with ``year``/``month``
+    and ``journal``; because a name list is in biblatex's extended ``family=...`` form
+    (BibTeX would take each part for a person), or because a month that names one month
+    is not written as BibTeX's month macro (``{Sept.}``, ``{9}``: styles sort and
+    abbreviate only the macro ``sep``)."""
+    if dialect != "bibtex":
+        return False
+    fields = record.fields
+    return any(n in fields for n in BIBLATEX_FOR_BIBTEX) or (
+        record.source_text is not None
+        and (mentions_extended_names(record.source_text) or month_needs_macro(record.source_text))
+    )
