@@ -229,12 +229,11 @@ def test_ctrl_c_during_an_export_leaves_no_file(
 # --- point 5: read-only library, no editor -----------------------------------------------
 
 
-def test_a_write_to_a_read_only_postgresql_library_names_it(db_url: str, tmp_path: Path) -> None:
+def test_a_write_to_a_read_only_postgresql_library_names_it(empty_pg: str, tmp_path: Path) -> None:
+    db_url = empty_pg
     source = tmp_path / "a.bib"
     source.write_text(bib(2), encoding="utf-8")
     assert run("--db", db_url, "import", str(source)).exit_code == 0
-    if db_url.startswith("sqlite"):
-        pytest.skip("SQLite: test_a_write_to_a_read_only_sqlite_file_names_it")
     from sqlalchemy import create_engine
 
     name = db_url.rpartition("/")[2]
