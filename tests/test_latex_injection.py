@@ -215,3 +215,28 @@ def test_a_join_that_may_build_a_command_is_never_copied() -> None:
     assert not join_may_build_command('@misc{x, month = jan # "~15"}', ["January"])
     assert not join_may_build_command('@misc{x, note = {\\"o} # "x"}', [])
     assert not join_may_build_command('@misc{x, note = "\\i nput"}', [])
+
+
+def test_preamble_blocks_are_checked_as_bibtex_joins_them(invoke, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """BibTeX's ``preamble$`` joins every ``@preamble`` block with nothing between: three
+    imports' blocks ``\\i``, ``mmediate^`` and ``^5cwrite18{...}`` are each inert but
+    together ``\\immediate\\write18{...}``. The export leaves them out and says so."""
+    from readinglist.formats.bibtex.inert import preamble_offending
+
+    assert preamble_offending('@preamble{"\\i"}\n@preamble{"nput{canary}"}', {}) == "\\input"
+    assert preamble_offending('@preamble{"\\i"}\n@preamble{" x"}', {}) is None
+    blocks = ['"\\i"', '"mmediate^"', '"^5cwrite18{touch pwned}"']
+    for n, block in enumerate(blocks):
+        path = tmp_path / f"p{n}.bib"
+        path.write_text(
+            f"@preamble{{{block}}}\n@misc{{k{n}, author={{Doe, A}}, title={{T{n}}}, year=2001}}\n",
+            encoding="utf-8",
+        )
+        assert invoke("import", str(path)).exit_code == 0
+    out = tmp_path / "out.bib"
+    done = invoke("export", "bibtex", "-o", str(out))
+    assert done.exit_code == 0, done.output
+    assert "@preamble left out: ^^ is not inert LaTeX markup" in done.stderr
+    text = out.read_text(encoding="utf-8")
+    assert "@preamble" not in text
+    assert "write18" not in text

@@ -217,12 +217,16 @@ _PREAMBLE = re.compile(r"@preamble[ \t\r\n]*([{(])", re.IGNORECASE)
 
 def preamble_offending(text: str, macros: Mapping[str, str]) -> str | None:
     """The first piece of ``@preamble`` blocks ``text`` that is not inert, None when
-    every block is inert as written and as BibTeX writes it into the ``.bbl`` (its
-    pieces joined by ``#`` and its ``@string`` macros replaced by ``macros``: ``"\\i"
-    # "nput"`` is ``\\input``). A block that cannot be evaluated gives ``@preamble``."""
+    every block is inert as written and the blocks are inert as BibTeX writes them into
+    the ``.bbl``: each block's pieces joined by ``#``, its ``@string`` macros replaced by
+    ``macros`` (``"\\i" # "nput"`` is ``\\input``), and every block joined to the next
+    with nothing between (BibTeX's ``preamble$``: ``@preamble{"\\i"}`` then
+    ``@preamble{"nput"}`` is ``\\input`` too). A block that cannot be evaluated gives
+    ``@preamble``."""
     piece = offending(text)
     if piece is not None:
         return piece
+    values: list[str] = []
     for match in _PREAMBLE.finditer(text):
         start = match.end()
         try:
@@ -230,13 +234,10 @@ def preamble_offending(text: str, macros: Mapping[str, str]) -> str | None:
                 end = matching_brace(text, start - 1)
             else:
                 end = text.index(")", start)
-            value = evaluate(text[start:end], macros)[0]
+            values.append(evaluate(text[start:end], macros)[0])
         except (ValueSyntaxError, ValueError):
             return "@preamble"
-        piece = offending(value)
-        if piece is not None:
-            return piece
-    return None
+    return offending("".join(values))
 
 
 #: A ``#`` join whose left piece ends in a control word, a lone backslash or ``^``: the
