@@ -106,14 +106,25 @@ def check_shape(shape: tuple[int, int], layout: dict[str, Member]) -> None:
         raise ValueError("the ranking cache's matrix shape does not fit its arrays")
 
 
+#: The largest magnitude a cached value may have: tf-idf rows are unit vectors and idf
+#: a logarithm, so anything near it is forged, and float32 squares of larger values
+#: overflow to inf in the SVD of ``topics`` (3e38 passed a finiteness check).
+VALUE_BOUND = 1e6
+
+
+def _bounded(values: np.ndarray) -> bool:
+    """True when every value is finite and at most :data:`VALUE_BOUND` in magnitude."""
+    return bool(np.isfinite(values).all() and (np.abs(values) <= VALUE_BOUND).all())
+
+
 def checked_csr(
     data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, shape: tuple[int, int]
 ) -> sparse.csr_matrix:
     """The CSR matrix of ``shape`` from its arrays, after checking them (scipy's
     ``check_format(full_check=True)``: pointers, index ranges) and that the values are
     finite; raises ValueError otherwise."""
-    if not np.isfinite(data).all():
-        raise ValueError("the ranking cache's values are not all finite")
+    if not _bounded(data):
+        raise ValueError("the ranking cache's values are not all finite and bounded")
     matrix = sparse.csr_matrix((data, indices, indptr), shape=shape)
     matrix.check_format(full_check=True)
     return matrix
@@ -135,7 +146,7 @@ def check_values(index: Index, counter: str) -> None:
         moment = datetime.fromisoformat(index.updated)  # ValueError for another text
         if moment.tzinfo is None:
             raise ValueError("the ranking cache's time has no time zone")
-    if not np.isfinite(index.idf).all():
-        raise ValueError("the ranking cache's idf is not all finite")
-    if isinstance(index.dense, np.ndarray) and not np.isfinite(index.dense).all():
-        raise ValueError("the ranking cache's LSA rows are not all finite")
+    if not _bounded(index.idf):
+        raise ValueError("the ranking cache's idf is not all finite and bounded")
+    if isinstance(index.dense, np.ndarray) and not _bounded(index.dense):
+        raise ValueError("the ranking cache's LSA rows are not all finite and bounded")
