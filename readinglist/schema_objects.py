@@ -72,6 +72,9 @@ def _sqlite_head() -> dict[tuple[str, str], str]:
             found[(kind, words[2].lower())] = _squeezed(statement)
         elif kind == "virtual":
             found[("table", words[3].lower())] = _squeezed(statement)
+        elif kind in ("index", "unique"):  # compared by name and uniqueness
+            name = (words[3] if kind == "unique" else words[2]).lower()
+            found[("index", name)] = "unique" if kind == "unique" else "index"
     return found
 
 
@@ -92,16 +95,20 @@ def unknown_sqlite(rows: Iterable[tuple[str, str, str, str | None]]) -> list[str
         key = (kind, name.lower())
         if name.lower().startswith(_SQLITE_OWN):
             continue
-        if key in head:
+        if kind == "index":
+            # A UNIQUE index of its own made the next import fail; sql None: a constraint's.
+            unique = _squeezed(sql).startswith("create unique")
+            if table.lower() not in tables or (sql is not None and key not in head):
+                unknown.append(f"index {name!r} on {table!r}")
+            elif sql is not None and head[key] != ("unique" if unique else "index"):
+                unknown.append(f"index {name!r} (changed from the one readinglist creates)")
+        elif key in head:
             if head[key] != _squeezed(sql):
                 unknown.append(f"{kind} {name!r} (changed from the one readinglist creates)")
         elif kind == "table":
             shadow = any(name.lower().startswith(f"{v}_") for v in virtual)
             if name.lower() not in tables and not shadow:
                 unknown.append(f"table {name!r}")
-        elif kind == "index":
-            if table.lower() not in tables:
-                unknown.append(f"index {name!r} on {table!r}")
         else:
             unknown.append(
                 f"{kind} {name!r} on {table!r}" if kind == "trigger" else f"{kind} {name!r}"

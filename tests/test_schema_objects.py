@@ -31,6 +31,23 @@ SQLITE_IMPOSTOR = (
 )
 
 
+#: Backups ``db restore`` must refuse, and the object each message names: a foreign
+#: trigger, a trigger replaced under its own name, a UNIQUE index of its own and one of
+#: ours made UNIQUE (either made the next import fail with IntegrityError).
+FORGES = {
+    "trigger": SQLITE_EVIL + ";",
+    "impostor": ";".join(SQLITE_IMPOSTOR) + ";",
+    "unique index": "CREATE UNIQUE INDEX evilidx ON papers(year);",
+    "index made unique": "DROP INDEX ix_papers_year; CREATE UNIQUE INDEX ix_papers_year ON papers(year);",
+}
+NAMED = {
+    "trigger": "'evil'",
+    "impostor": "'paper_fts_au'",
+    "unique index": "'evilidx'",
+    "index made unique": "'ix_papers_year'",
+}
+
+
 def _library(invoke: Callable[..., Any]) -> None:
     for title in ("Attention is all you need", "Deep residual learning"):
         assert invoke("add", "--title", title).exit_code == 0
@@ -122,7 +139,7 @@ def test_a_trigger_replaced_under_its_own_name_is_caught(
     assert "trigger 'paper_fts_au' (changed from the one readinglist creates)" in result.stderr
 
 
-@pytest.mark.parametrize("forge", ["trigger", "impostor"])
+@pytest.mark.parametrize("forge", sorted(FORGES))
 def test_db_restore_refuses_a_backup_with_foreign_objects(
     runner: Any, sqlite_url: str, tmp_path: Path, forge: str
 ) -> None:
@@ -138,12 +155,12 @@ def test_db_restore_refuses_a_backup_with_foreign_objects(
     hostile_url = f"sqlite:///{backup}"
     assert run(hostile_url, "add", "--title", "Hostile paper").exit_code == 0
     conn = sqlite3.connect(backup)
-    conn.executescript(SQLITE_EVIL + ";" if forge == "trigger" else ";".join(SQLITE_IMPOSTOR) + ";")
+    conn.executescript(FORGES[forge])
     conn.close()
     assert run(sqlite_url, "add", "--title", "Mine").exit_code == 0
     result = run(sqlite_url, "db", "restore", str(backup))
     assert result.exit_code == 5, result.output
     assert str(backup) in result.stderr
     assert "not restored" in result.stderr
-    assert ("'evil'" if forge == "trigger" else "'paper_fts_au'") in result.stderr
+    assert NAMED[forge] in result.stderr
     assert run(sqlite_url, "list", "-k").stdout.split() == ["mine"]
