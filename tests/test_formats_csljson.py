@@ -450,3 +450,21 @@ def test_url_equal_to_code_link_survives_a_round_trip() -> None:
     (back,) = csljson.read(csljson.write([record])).records
     assert back.url == "https://example.org/c"
     assert back.code_url == "https://example.org/c"
+
+
+def test_a_title_of_a_thousand_nested_groups_is_written_not_a_recursion_error(
+    invoke, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    """A BibTeX title of 1,000 nested braces ended the CSL-JSON export with RecursionError;
+    groups deeper than the markup bound are text."""
+    import json
+
+    bib = tmp_path / "deep.bib"
+    title = "{" * 1000 + "x" + "}" * 1000
+    bib.write_text(f"@article{{a, title={{{title}}}, year=2001}}\n", encoding="utf-8")
+    assert invoke("import", str(bib)).exit_code == 0
+    done = invoke("export", "csl-json")
+    assert done.exit_code == 0, done.output
+    [item] = json.loads(done.stdout)
+    assert item["title"].count('<span class="nocase">') == 33
+    assert item["title"].endswith("x" + "</span>" * 33)

@@ -222,8 +222,15 @@ def latex_rich_text(latex: str, decode: Callable[[str], str]) -> str | None:
     return out if used else None
 
 
-def _rich_parts(latex: str, decode: Callable[[str], str]) -> tuple[str, bool]:
+#: The deepest nesting of groups made markup; deeper groups are text (a title of 1,000
+#: nested braces ended the CSL-JSON export in RecursionError).
+_RICH_DEPTH = 32
+
+
+def _rich_parts(latex: str, decode: Callable[[str], str], depth: int = 0) -> tuple[str, bool]:
     """:func:`latex_rich_text` of ``latex``: (the text, whether any markup was made)."""
+    if depth > _RICH_DEPTH:
+        return decode(latex), False
     out: list[str] = []
     plain: list[str] = []
     used = False
@@ -256,7 +263,7 @@ def _rich_parts(latex: str, decode: Callable[[str], str]) -> tuple[str, bool]:
             close = _group_end(latex, end) if latex[end : end + 1] == "{" else -1
             if name in _COMMAND_MARKUP and close > 0:
                 flush()
-                inner, _ = _rich_parts(latex[end + 1 : close], decode)
+                inner, _ = _rich_parts(latex[end + 1 : close], decode, depth + 1)
                 out.append(_COMMAND_MARKUP[name].replace("%s", inner))
                 used, index = True, close + 1
             else:  # a special character or another command: text, its argument too
@@ -268,14 +275,14 @@ def _rich_parts(latex: str, decode: Callable[[str], str]) -> tuple[str, bool]:
             switch = _SWITCH.match(inner_latex)
             if switch is not None and switch.group(1) in _SWITCH_MARKUP:
                 flush()
-                inner, _ = _rich_parts(inner_latex[switch.end() :], decode)
+                inner, _ = _rich_parts(inner_latex[switch.end() :], decode, depth + 1)
                 out.append(_SWITCH_MARKUP[switch.group(1)].replace("%s", inner))
                 used = True
             elif inner_latex.startswith("\\") or not any(c.isalpha() for c in inner_latex):
                 plain.append(latex[index : close + 1])  # {\"o}: a special character
             else:
                 flush()
-                inner, _ = _rich_parts(inner_latex, decode)
+                inner, _ = _rich_parts(inner_latex, decode, depth + 1)
                 out.append(f'<span class="nocase">{inner}</span>')
                 used = True
             index = close + 1
