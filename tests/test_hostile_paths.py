@@ -257,3 +257,16 @@ def test_a_value_line_starting_with_at_stays_inside_its_entry(invoke, tmp_path: 
         f"created a new library at {tmp_path / 'again.db'}\n"
         f"{out} (bibtex): 1 added, 0 merged, 0 already present, 0 rejected\n",
     )
+
+
+def test_export_aux_of_a_fifo_is_refused_not_a_hang(invoke, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``export bibtex --aux FIFO`` waited for a writer for ever; it is refused (exit 5)."""
+    import os
+
+    fifo = tmp_path / "main.aux"
+    os.mkfifo(fifo)
+    assert invoke("add", "--title", "Attention is all you need").exit_code == 0
+    result = invoke("export", "bibtex", "--aux", str(fifo))
+    assert result.exit_code == 5, result.output
+    assert f"{fifo}" in result.stderr
+    assert "not a regular file" in result.stderr

@@ -118,7 +118,9 @@ class Selection:
 def cited_keys(path: Path) -> list[str]:
     """Return the keys the ``\\citation`` lines of the LaTeX ``.aux`` file ``path`` cite
     (:func:`readinglist.formats.bibtex.read_aux`). Raises InvalidInput when it cannot
-    be read."""
+    be read or is not a regular file (reading a FIFO would wait for a writer for ever)."""
+    if path.exists() and not path.is_file():
+        raise InvalidInput("not a regular file (a FIFO, device or folder)", str(path))
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
