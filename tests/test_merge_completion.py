@@ -292,7 +292,7 @@ def test_cli_duplicates_not_duplicate_take_and_dry_run(invoke, tmp_path: Path) -
     assert "3 merged" in dry.stderr
     assert "dry run: nothing written" in dry.stderr
     assert all(r.citekey not in invoke("list", "-k").stdout for r in records)
-    done = invoke("import", str(bib))
+    done = invoke("import", "--verbose", str(bib))
     assert "(same abstract, 100% similar)" in done.stderr
     assert invoke("list", "-k").stdout.split() == [r.citekey for r in records]
     # a second copy of the first paper with a changed title and other pages
