@@ -79,6 +79,7 @@ def test_one_bad_byte_keeps_utf8_and_names_the_line(tmp_path: Path) -> None:
     code, _, err = _run("--db", db, "import", str(bib))
     assert code == 0
     assert err == (
+        f"created a new library at {db}\n"
         f"warning: {bib}:6: not valid UTF-8: the bad bytes of this line were replaced by "
         f"U+FFFD\n{bib} (bibtex): 30 added, 0 merged, 0 already present, 0 rejected\n"
     )

@@ -74,7 +74,7 @@ def test_sqlite_path_with_percent_sign_works(tmp_path: Path) -> None:
 
 
 def test_db_that_is_not_a_database_exits_6_in_one_line(tmp_path: Path) -> None:
-    text = tmp_path / "notes.txt"
+    text = tmp_path / "notes.dat"  # (a .txt name is refused before: a file to import)
     text.write_text("just text\n" * 100, encoding="utf-8")
     result = run("--db", str(text), "list")
     assert result.exit_code == 6

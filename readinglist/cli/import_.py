@@ -238,7 +238,8 @@ def _summarize_one(
     for line in shown:
         render.info(line)
     if len(shown) < len(lookalikes):
-        render.info(f"{source}: {len(lookalikes) - len(shown)} more look-alikes (--verbose)")
+        more = counted(len(lookalikes) - len(shown), "more look-alike")
+        render.info(f"{source}: {more} (--verbose)")
     if list_added:
         for key in report.added:
             render.info(f"would add {key}")

@@ -149,8 +149,8 @@ def _say_unasked(unasked: int, pending: int, services: tuple[str, ...]) -> None:
         return
     why = (
         f"{counted(unasked, 'paper')} could not be asked: only a made-up title (from the "
-        f"abstract) and no DOI or arXiv id, and {', '.join(services)} "
-        f"{'searches' if len(services) == 1 else 'search'} no abstracts (arXiv does)"
+        f"abstract) and no DOI or arXiv id, and none of {', '.join(services)} searches "
+        "abstracts (arXiv does)"
     )
     if unasked == pending:
         raise SourceUnavailable(f"{why}; nothing was asked, nothing changed")
