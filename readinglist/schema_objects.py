@@ -150,10 +150,13 @@ def refuse_unknown(engine: Engine) -> None:
     schema is created or upgraded (a migration would fire a foreign trigger); a
     database that cannot be read is left to :func:`readinglist.db.ensure_schema`,
     which says why."""
+    from sqlalchemy import inspect
     from sqlalchemy.exc import SQLAlchemyError
 
     try:
         with engine.connect() as conn:
+            if not inspect(conn).has_table("alembic_version"):
+                return  # not a library (yet): opening it says so, or creates one
             unknown = unknown_objects(conn)
     except SQLAlchemyError:
         return

@@ -247,7 +247,10 @@ def test_query_words_in_every_query_command(library_url: str) -> None:
         assert complete("bash", [*command, "key", ":", "dbl"], library_url) == [
             "DBLP:conf/nips/HoJA20"
         ]
-        assert complete("bash", [*command, "year:2020", "is", ":"], library_url) == ["provisional"]
+        assert complete("bash", [*command, "year:2020", "is", ":"], library_url) == [
+            "provisional",
+            "preprint",
+        ]
 
 
 def test_negated_query_terms(library_url: str) -> None:
@@ -471,7 +474,7 @@ def test_interactive_bash_completes_the_command_line(sqlite_library: str) -> Non
         "readinglist show DBLP:": "readinglist show DBLP:conf/nips/HoJA20 ",
         "readinglist show dblp:conf/n": "readinglist show dblp:conf/nips/HoJA20 ",
         "readinglist list status:to": "readinglist list status:to-read ",
-        "readinglist list is:": "readinglist list is:provisional ",
+        "readinglist list is:": "readinglist list is:pr",
         "readinglist list -tag:n": "readinglist list -tag:nlp/transformers ",
         "readinglist list key:DBLP:": "readinglist list key:DBLP:conf/nips/HoJA20 ",
         "readinglist mark read -q tag:vi": "readinglist mark read -q tag:vision ",

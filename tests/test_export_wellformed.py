@@ -56,8 +56,9 @@ def test_ris_export_writes_no_line_break_inside_a_value(
 def test_ris_abstract_keeps_its_lines_without_a_tag_line(
     invoke: Callable[..., Any], tmp_path: Path
 ) -> None:
-    """A multi-line abstract stays multi-line (RIS continuation lines), but a line of it
-    that looks like a tag line, after any line break, is indented: never a tag."""
+    """A multi-line abstract stays multi-line (RIS continuation lines; a single newline is
+    a hard wrap, joined into its paragraph), but a line of it that looks like a tag line,
+    after any line break, is indented: never a tag."""
     item = {
         "id": "k1",
         "type": "article-journal",
@@ -67,7 +68,7 @@ def test_ris_abstract_keeps_its_lines_without_a_tag_line(
     assert invoke("import", str(_csl(tmp_path, [item]))).exit_code == 0
     text = invoke("export", "ris").stdout
     assert not any(line.startswith("AU  - ") for line in text.splitlines())
-    assert " AU  - Evil, Injected" in text.splitlines()
+    assert " AU  - Evil, Injected Last line." in text.splitlines()
 
 
 def test_bibtex_export_of_a_stored_entry_type_that_is_not_a_name(

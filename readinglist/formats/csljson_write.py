@@ -83,10 +83,12 @@ def _rich_text(record: PaperRecord, name: str) -> str | None:
     """The CSL rich text of the raw LaTeX of field ``name`` (a title: ``\\emph{}`` ->
     ``<i>``, ``{BERT}`` -> ``<span class="nocase">``, ``$_{2}$`` -> ``<sub>``;
     :func:`~readinglist.formats.csljson_syntax.latex_rich_text`), or None: no such raw
-    value, a value that is plain text (not from BibTeX), or no markup in it. So CSL
+    value or no markup in it. A raw value comes from a BibTeX source or from CSL rich
+    text read (:func:`~readinglist.formats.csljson_syntax.rich_text_latex`, written by
+    this package with the text escaped), whatever the record's ``latex_fields``. So CSL
     keeps the markup the BibTeX source and CSL rich text give, as pandoc does, where
-    ``show``, Markdown and RIS print the text."""
-    raw = record.fields.get(name) if name and record.latex_fields else None
+    ``show``, Markdown and RIS print the text (CSL-JSON is never read as LaTeX)."""
+    raw = record.fields.get(name) if name else None
     if not raw:
         return None
     from readinglist.formats.bibtex.fields import decode_text
