@@ -240,3 +240,15 @@ def test_preamble_blocks_are_checked_as_bibtex_joins_them(invoke, tmp_path) -> N
     text = out.read_text(encoding="utf-8")
     assert "@preamble" not in text
     assert "write18" not in text
+
+
+def test_a_tie_in_a_pasted_abstract_stays_a_tie_in_bibtex() -> None:
+    """The ICML 2026 list's abstract has ``Optimization~(IFPO)``: ``show`` and Markdown
+    print a no-break space, so the BibTeX export writes the tie ``~``, never
+    ``\\textasciitilde{}`` (LaTeX printed a tilde); a lone ``~`` stays a literal tilde."""
+    from readinglist.formats.bibtex.encode import latex_of_text
+
+    assert latex_of_text("abstract", "Policy Optimization~(IFPO) to") == (
+        "Policy Optimization~(IFPO) to"
+    )
+    assert latex_of_text("abstract", "about ~ 5") == "about \\textasciitilde{} 5"

@@ -187,6 +187,11 @@ def copy_latex(value: str, dialect: Dialect, display: Callable[[str], str] = dec
     return ascii_latex(text) if dialect == "bibtex" else text
 
 
+#: A ``~`` between two words or before a bracket (``Optimization~(IFPO)``, ``Fig.~3``):
+#: the tie the display rule shows as a no-break space, kept a tie (``~``) in BibTeX.
+_TIE = re.compile(r"(?<=\S)~(?=\S)")
+
+
 def latex_of_text(name: str, value: str) -> str:
     """Plain text (a value from RIS, CSL-JSON, a pasted list, an online answer, the
     command line) as the LaTeX a BibTeX paper's field ``name`` holds (UTF-8 kept; the
@@ -199,7 +204,8 @@ def latex_of_text(name: str, value: str) -> str:
     * ``pages``: each side of a ``--`` range escaped, the ``--`` kept (plain text
       writes its range dash so; ``-{}-`` would print two hyphens);
     * ``abstract`` holding LaTeX commands or math (a pasted conference abstract's
-      ``$20\\%$``): the text the display rule shows (:func:`readinglist.text.readable`)
+      ``$20\\%$``) or a tie (``Optimization~(IFPO)``): the text the display rule shows
+      (:func:`readinglist.text.readable`: a tie is a no-break space, written ``~``)
       escaped, so LaTeX prints what ``show`` does;
     * anything else: :func:`escape_literal`.
     """
@@ -207,7 +213,7 @@ def latex_of_text(name: str, value: str) -> str:
         return value.translate(_URL_TEX)
     if name == "pages":
         return "--".join(escape_literal(p, "biblatex") for p in normalize_pages(value).split("--"))
-    if name == "abstract" and has_markup(value):
+    if name == "abstract" and (has_markup(value) or _TIE.search(value)):
         value = readable(value)
     return escape_literal(value, "biblatex")
 
