@@ -40,6 +40,9 @@ RUN_TMP = SYSTEM_TMP / f"{RUN_PREFIX}-{RUN_PID}-tmp"
 RUN_TMP.mkdir(exist_ok=True)
 os.environ.setdefault("READINGLIST_CACHE", str(RUN_TMP / "cache"))
 os.environ["TMPDIR"] = str(RUN_TMP)
+# tempfile caches the folder it found first: forget it, so that pytest's own tmp_path
+# folders (pytest-of-<user>/pytest-<n>, kept three runs by default) go into RUN_TMP too.
+tempfile.tempdir = None
 
 PG_ADMIN_URL = os.environ.get(
     "READINGLIST_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"

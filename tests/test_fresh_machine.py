@@ -539,3 +539,33 @@ def test_import_verbose_with_hostile_input(invoke: Callable[..., Result], tmp_pa
     assert "\x1b" not in result.stderr
     assert "\x07" not in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_a_run_leaves_nothing_in_the_system_temp_folder(tmp_path: Path) -> None:
+    """pytest's own ``pytest-of-<user>/pytest-<n>`` folders (kept three runs) were left in
+    the system temp folder with a thousand test folders each. A run (here one test using
+    ``tmp_path``) leaves that folder as it found it."""
+    system = tmp_path / "system-tmp"
+    system.mkdir()
+    for name in ("conftest.py", "helpers.py"):
+        (tmp_path / name).write_text(
+            (ROOT / "tests" / name).read_text(encoding="utf-8"), encoding="utf-8"
+        )
+    (tmp_path / "test_x.py").write_text(
+        "def test_x(tmp_path):\n    (tmp_path / 'f.txt').write_text('x')\n", encoding="utf-8"
+    )
+    env = {**os.environ, "TMPDIR": str(system), "RLTEST_SYSTEM_TMP": str(system)}
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider"),
+            *("--rootdir", str(tmp_path), "-c", str(ROOT / "pyproject.toml")),
+            str(tmp_path / "test_x.py"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout
+    assert sorted(p.name for p in system.iterdir()) == []
