@@ -117,10 +117,15 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """Remove this process's temporary folder (:data:`RUN_TMP`) at the end of the run."""
+    """Remove this process's temporary folder (:data:`RUN_TMP`) at the end of the run:
+    at exit, after multiprocessing has removed its own ``pymp-*`` folder in it (its
+    finalizer has exit priority -100; a lower one runs later), so neither fails."""
     import shutil
+    from multiprocessing import util
 
-    shutil.rmtree(RUN_TMP, ignore_errors=True)
+    util.Finalize(
+        None, shutil.rmtree, args=(str(RUN_TMP),), kwargs={"ignore_errors": True}, exitpriority=-200
+    )
 
 
 #: Parts of test ids known to take minutes (real biber on thousands of entries): run first.
