@@ -237,9 +237,7 @@ def _in_force(event: Any) -> ColumnElement[bool]:
     later = STATUS_EVENTS.alias("later")
     decided_now = (
         select(DECISIONS.c.status)
-        .where(
-            DECISIONS.c.paper_id == event.c.paper_id, DECISIONS.c.reader_id == event.c.reader_id
-        )
+        .where(DECISIONS.c.paper_id == event.c.paper_id, DECISIONS.c.reader_id == event.c.reader_id)
         .scalar_subquery()
     )
     return and_(
