@@ -56,7 +56,8 @@ def test_an_unknown_reader_of_a_read_command_is_an_error(invoke, db_url) -> None
     invoke("--reader", "ana", "mark", "read", "spar2026")
     result = invoke("--reader", "zoe", "list")
     assert result.exit_code == 3
-    assert "no reader 'zoe'" in result.stderr and "(readers: ana)" in result.stderr
+    assert "no reader 'zoe'" in result.stderr
+    assert "(readers: ana)" in result.stderr
     assert result.stdout == ""
 
 
@@ -83,8 +84,10 @@ def test_notes_are_private_unless_shared(invoke, db_url) -> None:
     assert shared.stderr == "added shared note 2 to spar2026\n"
     mine = invoke("--reader", "ana", "show", "spar2026").stdout
     theirs = invoke("show", "spar2026").stdout
-    assert "mine" in mine and "ours" in mine
-    assert "mine" not in theirs and "ours" in theirs
+    assert "mine" in mine
+    assert "ours" in mine
+    assert "mine" not in theirs
+    assert "ours" in theirs
     assert invoke("list", "-k", "has:notes").stdout.split() == ["spar2026"]
 
 
@@ -102,12 +105,14 @@ def test_undo_is_per_reader(invoke, db_url) -> None:
         decided.use(None)
         with db.session_scope(engine) as session:
             top = marks.last_undoable(session)
-            assert top is not None and top[2:] == ("to-read", "read")
+            assert top is not None
+            assert top[2:] == ("to-read", "read")
             marks.undo_status(session, top[0])
         decided.use("ana")
         with db.session_scope(engine) as session:
             top = marks.last_undoable(session)
-            assert top is not None and top[2:] == ("skipped", "reading")
+            assert top is not None
+            assert top[2:] == ("skipped", "reading")
     finally:
         decided.use(None)
         engine.dispose()
