@@ -667,8 +667,9 @@ def test_sqlite_migration_leaving_dangling_rows_is_rolled_back(
     insert_rows(engine, real_head)
     before = table_rows(engine)
     install_head(monkeypatch, tmp_path, BREAKING_SCRIPT)
-    # paper 2's editor link and tag, and (from revision 0003) its not-duplicate pair
-    with pytest.raises(DatabaseError, match="the migration left 3 rows whose foreign key"):
+    # paper 2's editor link and tag, (from revision 0003) its not-duplicate pair, and
+    # (from 0008) Ana's shared note and decision on it
+    with pytest.raises(DatabaseError, match="the migration left 5 rows whose foreign key"):
         db.ensure_schema(engine)
     with engine.connect() as conn:
         assert db.current_revision(conn) == real_head
