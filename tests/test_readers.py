@@ -156,3 +156,16 @@ def test_the_reader_comes_from_the_environment_or_the_configuration_file(
     bad = invoke("list", env=env)
     assert bad.exit_code == 2
     assert str(config) in bad.stderr
+
+
+def test_stats_are_the_readers_and_an_unknown_reader_is_named(invoke, db_url) -> None:
+    three(db_url)
+    invoke("mark", "read", "spar2026")
+    invoke("--reader", "ana", "mark", "skipped", "spar2026", "safeseek2026")
+    mine = json.loads(invoke("stats", "--json").stdout)["status"]
+    anas = json.loads(invoke("--reader", "ana", "stats", "--json").stdout)["status"]
+    assert (mine["read"], mine["skipped"], mine["new"]) == (1, 0, 2)
+    assert (anas["read"], anas["skipped"], anas["new"]) == (0, 2, 1)
+    unknown = invoke("--reader", "zoe", "stats")
+    assert unknown.exit_code == 3
+    assert "readers: ana, default" in unknown.stderr
