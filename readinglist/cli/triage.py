@@ -223,6 +223,12 @@ def _completing(names: Sequence[str]) -> Iterator[None]:
     help="End the session, with a summary, once N papers are skipped since the last "
     "wanted one (the stopping aid screeners use; the header shows the count).",
 )
+@click.option(
+    "--blind",
+    is_flag=True,
+    help="In a shared library, hide the other readers' decisions on a paper until you "
+    "have decided it (blind screening). Default: the header says how many want it.",
+)
 @pass_app
 def triage_command(
     app: AppContext,
@@ -231,6 +237,7 @@ def triage_command(
     order: str,
     like: str | None,
     stop_after: int | None,
+    blind: bool,
 ) -> None:
     """Decide what to read, one paper at a time.
 
@@ -247,6 +254,8 @@ def triage_command(
     --like TEXT ranks by a description too (before any decision, it alone). The line
     under the progress shows the paper's interest, what the order learnt from and the
     papers skipped since the last wanted one; --stop-after N ends the session there.
+    In a shared library it also says how many other readers want the paper; --blind
+    hides that until you have decided it.
     Needs a terminal (exit 2 otherwise; use `mark` in scripts).
 
     \b
@@ -257,8 +266,10 @@ def triage_command(
         readinglist triage --like "offline reinforcement learning"
         readinglist triage --order added
         readinglist triage --stop-after 100
+        readinglist --reader ana triage --blind
     """
     from readinglist import library, render, triage, triage_inbox
+    from readinglist.triage_readers import ReadersTriage
     from readinglist.errors import UsageError
 
     if not sys.stdin.isatty():
@@ -286,7 +297,7 @@ def triage_command(
         render.info("nothing to triage" + (": no paper has status new" if only_new else ""))
         return
     terminal = ClickTerminal()
-    run = triage.Triage(
+    run = ReadersTriage(
         app.session,
         ids,
         terminal,
@@ -295,6 +306,7 @@ def triage_command(
         earlier=earlier,
         scope=scope,
         stop_after=stop_after,
+        blind=blind,
     )
     with terminal.keys_mode():
         summary = run.run()
