@@ -77,7 +77,9 @@ def plan(index: int, decisions: int, papers: int = PAPERS) -> list[tuple[str, st
     return [(rng.choice(names), rng.choice(pair)) for _ in range(decisions)]
 
 
-def replay(steps: Sequence[tuple[str, str]]) -> tuple[dict[str, list[tuple[str, str]]], list[dict[str, str]]]:
+def replay(
+    steps: Sequence[tuple[str, str]],
+) -> tuple[dict[str, list[tuple[str, str]]], list[dict[str, str]]]:
     """What ``steps`` must leave: per key the status changes ``(from, to)`` in order (a
     decision equal to the status now changes nothing), and the state of every paper after
     each prefix of the steps (``states[k]``: after ``k`` steps; absent keys are new)."""
@@ -216,17 +218,22 @@ def new_library(url: str, papers: int = PAPERS) -> None:
     engine.dispose()
 
 
-def stored(url: str, readers: int) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, list[tuple[str, str]]]]]:
+def stored(
+    url: str, readers: int
+) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, list[tuple[str, str]]]]]:
     """Per reader name: ``{key: status}`` of the decisions stored, and ``{key: [(from,
     to), ...]}`` of the status history, oldest first."""
     from sqlalchemy import select
 
     from readinglist import db
-    from readinglist.tables import DECISIONS, PAPERS as PAPER_ROWS, READERS, STATUS_EVENTS
+    from readinglist.tables import DECISIONS, READERS, STATUS_EVENTS
+    from readinglist.tables import PAPERS as PAPER_ROWS
 
     engine = db.make_engine(url)
     statuses: dict[str, dict[str, str]] = {reader_name(i): {} for i in range(readers)}
-    history: dict[str, dict[str, list[tuple[str, str]]]] = {reader_name(i): {} for i in range(readers)}
+    history: dict[str, dict[str, list[tuple[str, str]]]] = {
+        reader_name(i): {} for i in range(readers)
+    }
     with engine.connect() as conn:
         for name, key, status in conn.execute(
             select(READERS.c.name, PAPER_ROWS.c.citekey, DECISIONS.c.status)
@@ -235,7 +242,12 @@ def stored(url: str, readers: int) -> tuple[dict[str, dict[str, str]], dict[str,
         ):
             statuses.setdefault(name, {})[key] = status
         for name, key, old, new in conn.execute(
-            select(READERS.c.name, PAPER_ROWS.c.citekey, STATUS_EVENTS.c.from_status, STATUS_EVENTS.c.to_status)
+            select(
+                READERS.c.name,
+                PAPER_ROWS.c.citekey,
+                STATUS_EVENTS.c.from_status,
+                STATUS_EVENTS.c.to_status,
+            )
             .join(STATUS_EVENTS, STATUS_EVENTS.c.reader_id == READERS.c.id)
             .join(PAPER_ROWS, PAPER_ROWS.c.id == STATUS_EVENTS.c.paper_id)
             .order_by(STATUS_EVENTS.c.id)
@@ -245,7 +257,9 @@ def stored(url: str, readers: int) -> tuple[dict[str, dict[str, str]], dict[str,
     return statuses, history
 
 
-def check(url: str, readers: int, decisions: int, snapshots: list[dict[str, str]]) -> dict[str, int]:
+def check(
+    url: str, readers: int, decisions: int, snapshots: list[dict[str, str]]
+) -> dict[str, int]:
     """Compare the library at ``url`` after the run with each reader's :func:`replay`:
     ``lost`` (papers whose final status or history differs from the plan's), ``crossed``
     (stored statuses or changes a reader never gave, or decisions of a reader that made
@@ -263,13 +277,22 @@ def check(url: str, readers: int, decisions: int, snapshots: list[dict[str, str]
             lost += history[name].get(key, []) != changes.get(key, [])
         crossed += sum(1 for s in statuses[name].values() if s not in pair | {"new"})
         crossed += sum(1 for chain in history[name].values() for _, to in chain if to not in pair)
-    crossed += sum(1 for name in statuses if name not in {reader_name(i) for i in range(readers)} and statuses[name])
+    crossed += sum(
+        1
+        for name in statuses
+        if name not in {reader_name(i) for i in range(readers)} and statuses[name]
+    )
     _, states = replay(plan(0, decisions))
     had = {key: {"new", *(s.get(key, "new") for s in states)} for key in keys()}
     moments = {tuple(s.get(key, "new") for key in keys()) for s in states}
     impossible = sum(1 for snap in snapshots if any(snap.get(k, "?") not in had[k] for k in keys()))
     torn = sum(1 for snap in snapshots if tuple(snap.get(k, "?") for k in keys()) not in moments)
-    return {"lost": lost, "crossed": crossed, "exports_impossible": impossible, "exports_torn": torn}
+    return {
+        "lost": lost,
+        "crossed": crossed,
+        "exports_impossible": impossible,
+        "exports_torn": torn,
+    }
 
 
 def run_concurrency(url: str, readers: int, decisions: int) -> dict[str, Any]:
@@ -284,7 +307,7 @@ def run_concurrency(url: str, readers: int, decisions: int) -> dict[str, Any]:
         jobs.append(["export", url, "0", "0", str(stop)])
         started = time.perf_counter()
         results = run_workers(jobs, stop_file=stop)
-        seconds = time.perf_counter() - started
+        seconds = time.perf_counter() - started - 4.0  # from the common start
     failures = [f for r in results for f in r["failures"]]
     times = sorted(t for r in results[:-1] for t in r["times"])
     snapshots = results[-1]["snapshots"]
@@ -300,3 +323,270 @@ def run_concurrency(url: str, readers: int, decisions: int) -> dict[str, Any]:
         "exports": len(snapshots),
         **check(url, readers, decisions, snapshots),
     }
+
+
+# --- latency with 10 readers on 60k papers -----------------------------------------------------
+
+#: ``list --limit 50 QUERY`` measured: a status, free text, fields with text, the readers count.
+QUERIES = ("status:to-read", "transformer", "year:2020 parsing", "wanted-by:2")
+#: Times each command is run per phase by the measuring reader.
+RUNS = 40
+#: Share of the papers each reader of the latency library has decided, and how.
+DECIDED_SHARE = 0.3
+DECIDED_STATUSES = ("to-read", "skipped", "skipped", "reading", "read")
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    """The ``share`` percentile of ``values`` (nearest rank), in ms."""
+    ordered = sorted(values)
+    return 1000 * ordered[min(len(ordered) - 1, int(len(ordered) * share))]
+
+
+def pg_database(name: str, *, fresh: bool = False) -> str:
+    """The URL of database ``name`` on :data:`PG_SERVER`, created when missing (dropped
+    first when ``fresh``)."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    base = make_url(PG_SERVER)
+    admin = create_engine(base.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        found = conn.scalar(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name})
+        if found and fresh:
+            conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+            found = None
+        if not found:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    admin.dispose()
+    return base.set(database=name).render_as_string(hide_password=False)
+
+
+def build_anthology(url: str) -> int:
+    """Import the ACL anthology into the library at ``url`` when it holds fewer than
+    60,000 papers (20,000 records a transaction); return the number of papers."""
+    import gzip
+
+    from readinglist import db, library
+    from readinglist.formats import bibtex
+
+    engine = db.make_engine(url)
+    db.ensure_schema(engine)
+    with db.session_scope(engine, write=False) as session:
+        have = library.count_papers(session)
+    if have < 60_000:
+        with gzip.open(DATA / "acl-anthology-2021-06.bib.gz", "rt", encoding="utf-8") as handle:
+            records = list(bibtex.read(handle.read(), "acl").records)
+        log(f"read {len(records)} ACL records")
+        for start in range(0, len(records), 20_000):
+            with db.session_scope(engine) as session:
+                library.import_records(
+                    session, records[start : start + 20_000], source="acl", fmt="bibtex"
+                )
+            log(f"imported {min(start + 20_000, len(records))} records")
+        with db.session_scope(engine, write=False) as session:
+            have = library.count_papers(session)
+    engine.dispose()
+    return have
+
+
+def set_readers(url: str, readers: int) -> None:
+    """Leave exactly ``readers`` readers (``reader0``...) in the library at ``url``, each
+    having decided :data:`DECIDED_SHARE` of the papers (a fixed random choice per reader,
+    statuses from :data:`DECIDED_STATUSES`); decisions written directly, then ANALYZE."""
+    from sqlalchemy import delete, insert, select, text
+
+    from readinglist import db
+    from readinglist.tables import DECISIONS, READERS, STATUS_EVENTS, utcnow
+    from readinglist.tables import PAPERS as PAPER_ROWS
+
+    engine = db.make_engine(url)
+    with engine.begin() as conn:
+        conn.execute(delete(STATUS_EVENTS))
+        conn.execute(delete(DECISIONS))
+        conn.execute(delete(READERS))
+        ids = list(conn.scalars(select(PAPER_ROWS.c.id).order_by(PAPER_ROWS.c.id)))
+        now = utcnow()
+        for index in range(readers):
+            name = reader_name(index)
+            rid = conn.execute(
+                insert(READERS)
+                .values(name=name, name_folded=name, created_at=now)
+                .returning(READERS.c.id)
+            ).scalar_one()
+            rng = random.Random(100 + index)
+            rows = [
+                {
+                    "paper_id": pid,
+                    "reader_id": rid,
+                    "status": rng.choice(DECIDED_STATUSES),
+                    "priority": None,
+                    "read_at": None,
+                    "updated_at": now,
+                }
+                for pid in ids
+                if rng.random() < DECIDED_SHARE
+            ]
+            for start in range(0, len(rows), 5000):
+                conn.execute(insert(DECISIONS), rows[start : start + 5000])
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.execute(text("ANALYZE"))
+    engine.dispose()
+
+
+def load_worker(url: str, index: int, runs: int, start_at: float) -> dict[str, Any]:
+    """As reader ``index``: ``runs`` rounds of every ``list --limit 50 QUERY`` of
+    :data:`QUERIES` and one decision (``mark`` of a random paper, seed ``index``); return
+    the wall seconds of each command by kind (``list:QUERY``, ``mark``) and failures."""
+    from click.testing import CliRunner
+    from sqlalchemy import select
+
+    from readinglist import db
+    from readinglist.tables import PAPERS as PAPER_ROWS
+
+    engine = db.make_engine(url)
+    with engine.connect() as conn:
+        names = list(
+            conn.scalars(select(PAPER_ROWS.c.citekey).order_by(PAPER_ROWS.c.id).limit(20_000))
+        )
+    engine.dispose()
+    runner, reader, rng = CliRunner(), reader_name(index), random.Random(index)
+    times: dict[str, list[float]] = {}
+    failures: list[str] = []
+    _wait(start_at)
+    for _ in range(runs):
+        commands = [(f"list:{q}", ["list", "--limit", "50", q]) for q in QUERIES]
+        commands.append(("mark", ["mark", rng.choice(("to-read", "skipped")), rng.choice(names)]))
+        for kind, args in commands:
+            code, said, seconds = _invoke(runner, url, reader, *args)
+            times.setdefault(kind, []).append(seconds)
+            if code != 0:
+                failures.append(f"{reader} {' '.join(args)}: exit {code}: {said.strip()}")
+    return {"reader": reader, "failures": failures, "times": times}
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def summarise(results: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
+    """``{kind: (p50 ms, p95 ms)}`` over every worker result's times of that kind."""
+    merged: dict[str, list[float]] = {}
+    for result in results:
+        for kind, values in result["times"].items():
+            merged.setdefault(kind, []).extend(values)
+    return {k: (percentile(v, 0.5), percentile(v, 0.95)) for k, v in merged.items()}
+
+
+def run_latency(readers: int, runs: int, rebuild: bool) -> list[str]:
+    """Measure :func:`load_worker`'s commands on the anthology library: one reader alone
+    (only its decisions in the library), the same reader with ``readers - 1`` more
+    readers' decisions in the library, then ``readers`` processes at once; return the
+    report's lines (a Markdown table and the load average)."""
+    url = pg_database("rl_bench_readers_60k", fresh=rebuild)
+    papers = build_anthology(url)
+    load_before = os.getloadavg()
+    phases: list[tuple[str, dict[str, tuple[float, float]]]] = []
+    set_readers(url, 1)
+    phases.append(("1 reader", summarise([load_worker(url, 0, runs, 0.0)])))
+    log(f"1 reader: {phases[-1][1]}")
+    set_readers(url, readers)
+    phases.append(
+        (
+            f"{readers} readers' decisions, one at a time",
+            summarise([load_worker(url, 0, runs, 0.0)]),
+        )
+    )
+    log(f"{readers} readers, sequential: {phases[-1][1]}")
+    jobs = [["load", url, str(i), str(max(1, runs // readers * 2))] for i in range(readers)]
+    results = run_workers(jobs)
+    failures = [f for r in results for f in r["failures"]]
+    phases.append((f"{readers} readers at once", summarise(results)))
+    log(f"{readers} readers at once: {phases[-1][1]}")
+    base = phases[0][1]
+    lines = [
+        f"{papers} papers (ACL anthology 2021-06), PostgreSQL 15, {readers} readers each "
+        f"deciding {DECIDED_SHARE:.0%} of the papers; p50 / p95 ms of the real command in-process "
+        f"(CliRunner: engine, schema check, query, output); ratio = p95 / the 1-reader p95.",
+        "",
+        "| command | "
+        + " | ".join(name for name, _ in phases)
+        + " | ratio ("
+        + phases[1][0]
+        + ") | ratio (at once) |",
+        "|---|" + "---|" * (len(phases) + 2),
+    ]
+    for kind in base:
+        cells = [f"{phase[kind][0]:.0f} / {phase[kind][1]:.0f}" for _, phase in phases]
+        ratios = [f"{phase[kind][1] / base[kind][1]:.2f}" for _, phase in phases[1:]]
+        lines.append(f"| `{kind}` | " + " | ".join(cells + ratios) + " |")
+    load_after = os.getloadavg()
+    lines += [
+        "",
+        f"Failures: {len(failures)}{': ' + failures[0] if failures else ''}. Load average "
+        f"(1 min) {load_before[0]:.1f} before, {load_after[0]:.1f} after; {os.cpu_count()} cores "
+        "shared with other agents' work.",
+    ]
+    return lines
+
+
+def concurrency_report(readers: int, decisions: int, with_pg: bool) -> list[str]:
+    """Run :func:`run_concurrency` on a fresh SQLite file and (``with_pg``) a fresh
+    PostgreSQL database; return the report's lines (a Markdown table)."""
+    WORK.mkdir(exist_ok=True)
+    path = WORK / "readers-conc.db"
+    for leftover in WORK.glob("readers-conc.db*"):
+        leftover.unlink()
+    urls = [("SQLite", f"sqlite:///{path}")]
+    if with_pg:
+        urls.append(("PostgreSQL", pg_database("rl_bench_readers_conc", fresh=True)))
+    load_before = os.getloadavg()
+    lines = [
+        f"{readers} readers x {decisions} decisions at once (`mark` in {readers} processes) on "
+        f"{PAPERS} papers, one more process exporting reader0's Markdown list in a loop.",
+        "",
+        "| database | s | decisions | failed | locked | lost | crossed | exports | impossible | "
+        "torn | p50 ms | p95 ms |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for label, url in urls:
+        got = run_concurrency(url, readers, decisions)
+        log(f"{label}: {got}")
+        lines.append(
+            f"| {label} | {got['seconds']} | {got['decisions']} | {got['failures']} | "
+            f"{got['locked']} | {got['lost']} | {got['crossed']} | {got['exports']} | "
+            f"{got['exports_impossible']} | {got['exports_torn']} | {got['p50_ms']} | "
+            f"{got['p95_ms']} |"
+        )
+    load_after = os.getloadavg()
+    lines += [
+        "",
+        f"Load average (1 min) {load_before[0]:.1f} before, {load_after[0]:.1f} after; "
+        f"{os.cpu_count()} cores shared with other agents' work.",
+    ]
+    return lines
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "worker":
+        _worker_main(sys.argv[2:])
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    conc = sub.add_parser("concurrency")
+    conc.add_argument("--readers", type=int, default=4)
+    conc.add_argument("--decisions", type=int, default=1000)
+    conc.add_argument("--no-pg", action="store_true")
+    lat = sub.add_parser("latency")
+    lat.add_argument("--readers", type=int, default=10)
+    lat.add_argument("--runs", type=int, default=RUNS)
+    lat.add_argument("--rebuild", action="store_true")
+    args = parser.parse_args()
+    if args.what == "concurrency":
+        lines = concurrency_report(args.readers, args.decisions, not args.no_pg)
+    else:
+        lines = run_latency(args.readers, args.runs, args.rebuild)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -290,7 +290,9 @@ def paper_table(
         echo("  ".join([*cells, _fit(row[-1], title_width)]).rstrip())
 
 
-def decisions_table(rows: Iterable[tuple[PaperRecord, Sequence[str]]], names: Sequence[str]) -> None:
+def decisions_table(
+    rows: Iterable[tuple[PaperRecord, Sequence[str]]], names: Sequence[str]
+) -> None:
     """Print a table of papers with several readers' decisions (``list --conflicts``):
     key, one status column per name of ``names`` (``rows`` give the statuses in that
     order), year, first author et al., title; as :func:`paper_table` lays it out."""

@@ -21,8 +21,16 @@ def table_lines(title: str, labels: list[str], table: list[list[int]], a: str, b
     label of ``a`` (``a \\ b`` in the corner), counts right-aligned."""
     corner = f"{a} \\ {b}"
     first = max(len(corner), *(len(label) for label in labels))
-    widths = [max(len(label), *(len(str(row[j])) for row in table)) for j, label in enumerate(labels)]
-    lines = [title, "  " + "  ".join([corner.ljust(first), *(l.rjust(w) for l, w in zip(labels, widths, strict=True))])]
+    widths = [
+        max(len(label), *(len(str(row[j])) for row in table)) for j, label in enumerate(labels)
+    ]
+    lines = [
+        title,
+        "  "
+        + "  ".join(
+            [corner.ljust(first), *(x.rjust(w) for x, w in zip(labels, widths, strict=True))]
+        ),
+    ]
     for label, row in zip(labels, table, strict=True):
         cells = [str(n).rjust(w) for n, w in zip(row, widths, strict=True)]
         lines.append("  " + "  ".join([label.ljust(first), *cells]).rstrip())
@@ -37,8 +45,7 @@ def agreement_text(summary: dict[str, Any]) -> str:
     lines = [f"{a} and {b} both decided {n} paper{'' if n == 1 else 's'}"]
     if n:
         lines.append(
-            f"same answer (want or skip) on {summary['agreed']} of {n} "
-            f"({summary['observed']:.1%})"
+            f"same answer (want or skip) on {summary['agreed']} of {n} ({summary['observed']:.1%})"
         )
     if summary["kappa"] is None:
         lines.append(f"Cohen's kappa (want vs skip): undefined: {summary['kappa_undefined']}")

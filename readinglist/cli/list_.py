@@ -79,8 +79,14 @@ def list_command(
         if sort == "interest":
             raise click.UsageError("--conflicts lists in the order of the query, not by interest")
         conflicts_listing(
-            app, conflicts, text, as_json=as_json, keys_only=keys_only, sort=sort,
-            limit=limit, reverse=reverse,
+            app,
+            conflicts,
+            text,
+            as_json=as_json,
+            keys_only=keys_only,
+            sort=sort,
+            limit=limit,
+            reverse=reverse,
         )
         return
     if sort == "interest":
@@ -142,8 +148,8 @@ def show_command(app: AppContext, ref: str, as_json: bool, why: bool) -> None:
         readinglist show spar2026 --why
     """
     from readinglist import render
-    from readinglist.library.listing import history as status_history
     from readinglist.library.agreement import others_line
+    from readinglist.library.listing import history as status_history
     from readinglist.library.listing import versions_of
     from readinglist.library.refs import resolve_id
     from readinglist.library.rows import iter_records

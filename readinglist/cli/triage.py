@@ -269,8 +269,8 @@ def triage_command(
         readinglist --reader ana triage --blind
     """
     from readinglist import library, render, triage, triage_inbox
-    from readinglist.triage_readers import ReadersTriage
     from readinglist.errors import UsageError
+    from readinglist.triage_readers import ReadersTriage
 
     if not sys.stdin.isatty():
         raise UsageError(

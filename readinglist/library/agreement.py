@@ -4,7 +4,7 @@ A reader has *decided* a paper when their status of it is not ``new`` (a row of
 ``decisions`` with another status; :mod:`.decisions`). Two readers are compared on the
 papers both decided, in two ways:
 
-* **want vs skip**: each status collapsed to "want" (:data:`.decisions.WANTED_STATUSES`,
+* **want vs skip**: each status collapsed to "want" (:data:`readinglist.records.WANTED_STATUSES`,
   the one definition of wanting) or "skip" (``skipped``), the question a screening
   asks; a *conflict* is a paper one wants and the other skipped (``list --conflicts``);
 * **statuses**: the four decided statuses as they are (``to-read``, ``reading``,
@@ -28,8 +28,7 @@ from sqlalchemy import and_, select
 
 from readinglist.errors import UsageError
 from readinglist.library import readers
-from readinglist.library.decisions import WANTED_STATUSES
-from readinglist.records import STATUSES
+from readinglist.records import STATUSES, WANTED_STATUSES
 from readinglist.tables import DECISIONS, PAPERS, Executor
 
 #: The statuses of a decided paper, in the order tables show them.
@@ -39,7 +38,7 @@ ANSWERS: tuple[str, str] = ("want", "skip")
 
 
 def answer(status: str) -> str:
-    """``want`` for a status in :data:`.decisions.WANTED_STATUSES`, else ``skip``."""
+    """``want`` for a status in :data:`readinglist.records.WANTED_STATUSES`, else ``skip``."""
     return "want" if status in WANTED_STATUSES else "skip"
 
 
@@ -67,9 +66,7 @@ def kappa(
     return float(cohen_kappa_score(list(first), list(second), labels=list(labels))), ""
 
 
-def confusion(
-    pairs: Sequence[tuple[str, str]], labels: Sequence[str]
-) -> list[list[int]]:
+def confusion(pairs: Sequence[tuple[str, str]], labels: Sequence[str]) -> list[list[int]]:
     """The confusion table of ``pairs`` (first reader's label, second's): row ``i`` is
     the first reader's ``labels[i]``, column ``j`` the second's ``labels[j]``."""
     place = {label: i for i, label in enumerate(labels)}
@@ -166,7 +163,7 @@ def compare(session: Executor, first: str, second: str) -> Comparison:
 
 def others_wanting(session: Executor, paper_id: int) -> tuple[int, int]:
     """``(wanting, others)``: how many readers other than the current one want the paper
-    ``paper_id`` (:data:`.decisions.WANTED_STATUSES`), and how many other readers the
+    ``paper_id`` (:data:`readinglist.records.WANTED_STATUSES`), and how many other readers the
     library has (a reader has a row once they decided something). One statement."""
     from sqlalchemy import func
 

@@ -1,0 +1,64 @@
+"""Readers deciding at once: 4 processes running the real ``mark`` command on the same few
+papers, one more exporting meanwhile; nothing lost, crossed, locked or torn. SQLite and
+PostgreSQL. The full 4 x 1,000 is ``benchmarks/readers.py concurrency``; this runs the
+same code small (a few seconds of CPU: five interpreters start, ~60 commands)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from sqlalchemy import select, update
+
+from readinglist import db
+from readinglist.tables import DECISIONS, READERS
+
+ROOT = Path(__file__).resolve().parent.parent
+READERS_COUNT = 4
+DECISIONS_EACH = 15
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "bench_readers", ROOT / "benchmarks" / "readers.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_plan_replay_counts_changes_and_moments(bench: ModuleType) -> None:
+    changes, states = bench.replay(
+        [("p1", "to-read"), ("p1", "to-read"), ("p2", "read"), ("p1", "skipped")]
+    )
+    assert changes == {"p1": [("new", "to-read"), ("to-read", "skipped")], "p2": [("new", "read")]}
+    assert states[0] == {} and states[2] == {"p1": "to-read"}
+    assert states[-1] == {"p1": "skipped", "p2": "read"}
+
+
+@pytest.mark.slow
+def test_readers_deciding_at_once_lose_and_cross_nothing(bench: ModuleType, db_url: str) -> None:
+    got = bench.run_concurrency(db_url, READERS_COUNT, DECISIONS_EACH)
+    assert got["first_failures"] == []
+    assert (got["failures"], got["locked"], got["lost"], got["crossed"]) == (0, 0, 0, 0)
+    assert got["exports"] >= 1
+    assert (got["exports_impossible"], got["exports_torn"]) == (0, 0)
+    # The check can fail: a decision moved to another reader is crossed and lost.
+    engine = db.make_engine(db_url)
+    with engine.begin() as conn:
+        first = conn.scalar(select(READERS.c.id).where(READERS.c.name == "reader1"))
+        conn.execute(
+            update(DECISIONS)
+            .where(DECISIONS.c.reader_id == first, DECISIONS.c.status != "new")
+            .values(status="skipped")  # reader1 decides only reading / read
+        )
+    engine.dispose()
+    broken = bench.check(db_url, READERS_COUNT, DECISIONS_EACH, [{"p000": "read"}])
+    assert broken["crossed"] > 0 and broken["lost"] > 0
+    assert broken["exports_impossible"] == 1 and broken["exports_torn"] == 1
