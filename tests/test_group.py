@@ -12,7 +12,8 @@ import pytest
 from helpers import seed
 from test_triage import FakeTerminal
 
-from readinglist.library import agreement, readers
+from readinglist import decided as readers
+from readinglist.library import agreement
 from readinglist.records import PaperRecord, Person
 
 KEYS = ("a1", "a2", "a3", "a4", "a5", "a6")

@@ -26,7 +26,8 @@ def bench() -> ModuleType:
     spec = importlib.util.spec_from_file_location(
         "bench_readers", ROOT / "benchmarks" / "readers.py"
     )
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
@@ -38,7 +39,8 @@ def test_plan_replay_counts_changes_and_moments(bench: ModuleType) -> None:
         [("p1", "to-read"), ("p1", "to-read"), ("p2", "read"), ("p1", "skipped")]
     )
     assert changes == {"p1": [("new", "to-read"), ("to-read", "skipped")], "p2": [("new", "read")]}
-    assert states[0] == {} and states[2] == {"p1": "to-read"}
+    assert states[0] == {}
+    assert states[2] == {"p1": "to-read"}
     assert states[-1] == {"p1": "skipped", "p2": "read"}
 
 
@@ -60,5 +62,7 @@ def test_readers_deciding_at_once_lose_and_cross_nothing(bench: ModuleType, db_u
         )
     engine.dispose()
     broken = bench.check(db_url, READERS_COUNT, DECISIONS_EACH, [{"p000": "read"}])
-    assert broken["crossed"] > 0 and broken["lost"] > 0
-    assert broken["exports_impossible"] == 1 and broken["exports_torn"] == 1
+    assert broken["crossed"] > 0
+    assert broken["lost"] > 0
+    assert broken["exports_impossible"] == 1
+    assert broken["exports_torn"] == 1

@@ -26,6 +26,7 @@ from typing import Any
 
 from sqlalchemy import and_, select
 
+from readinglist import decided
 from readinglist.errors import UsageError
 from readinglist.library import readers
 from readinglist.records import STATUSES, WANTED_STATUSES
@@ -132,7 +133,7 @@ def two_readers(session: Executor, first: str, second: str) -> tuple[str, str]:
     """The two readers as stored (:func:`.readers.require`: NotFound, exit 3, for a
     reader with no row); UsageError when both name the same reader."""
     a, b = readers.require(session, first), readers.require(session, second)
-    if readers.fold(a) == readers.fold(b):
+    if decided.fold(a) == decided.fold(b):
         raise UsageError(f"give two different readers (both are {a!r})")
     return a, b
 
@@ -149,8 +150,8 @@ def compare(session: Executor, first: str, second: str) -> Comparison:
         .join(PAPERS, PAPERS.c.id == mine.c.paper_id)
         .where(
             and_(
-                mine.c.reader_id == readers.id_of(a),
-                theirs.c.reader_id == readers.id_of(b),
+                mine.c.reader_id == decided.id_of(a),
+                theirs.c.reader_id == decided.id_of(b),
                 mine.c.status != "new",
                 theirs.c.status != "new",
             )
@@ -169,7 +170,7 @@ def others_wanting(session: Executor, paper_id: int) -> tuple[int, int]:
 
     from readinglist.tables import READERS
 
-    me = readers.CURRENT_ID
+    me = decided.CURRENT_ID
     wanting = (
         select(func.count())
         .select_from(DECISIONS)
