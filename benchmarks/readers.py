@@ -434,9 +434,11 @@ def set_readers(url: str, readers: int) -> None:
 
 
 def load_worker(url: str, index: int, runs: int, start_at: float) -> dict[str, Any]:
-    """As reader ``index``: ``runs`` rounds of every ``list --limit 50 QUERY`` of
-    :data:`QUERIES` and one decision (``mark`` of a random paper, seed ``index``); return
-    the wall seconds of each command by kind (``list:QUERY``, ``mark``) and failures."""
+    """As reader ``index``: one round unmeasured (imports, caches), then ``runs`` rounds of
+    every ``list --limit 50 QUERY`` of :data:`QUERIES` and one decision (``mark`` of a
+    random paper, seed ``index``); return by kind (``list:QUERY``, ``mark``) the wall
+    seconds (``times``) and this process's CPU seconds (``cpu``) of each command, and
+    the failures."""
     from click.testing import CliRunner
     from sqlalchemy import select
 
@@ -451,80 +453,95 @@ def load_worker(url: str, index: int, runs: int, start_at: float) -> dict[str, A
     engine.dispose()
     runner, reader, rng = CliRunner(), reader_name(index), random.Random(index)
     times: dict[str, list[float]] = {}
+    cpu: dict[str, list[float]] = {}
     failures: list[str] = []
     _wait(start_at)
-    for _ in range(runs):
-        commands = [(f"list:{q}", ["list", "--limit", "50", q]) for q in QUERIES]
+    for round_number in range(runs + 1):
+        commands = [(f"list:{q}", ["list", "--limit", "50", *q.split()]) for q in QUERIES]
         commands.append(("mark", ["mark", rng.choice(("to-read", "skipped")), rng.choice(names)]))
         for kind, args in commands:
+            before = time.process_time()
             code, said, seconds = _invoke(runner, url, reader, *args)
-            times.setdefault(kind, []).append(seconds)
+            if round_number:
+                times.setdefault(kind, []).append(seconds)
+                cpu.setdefault(kind, []).append(time.process_time() - before)
             if code != 0:
                 failures.append(f"{reader} {' '.join(args)}: exit {code}: {said.strip()}")
-    return {"reader": reader, "failures": failures, "times": times}
+    return {"reader": reader, "failures": failures, "times": times, "cpu": cpu}
 
 
 def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-def summarise(results: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
-    """``{kind: (p50 ms, p95 ms)}`` over every worker result's times of that kind."""
+def summarise(results: list[dict[str, Any]], what: str = "times") -> dict[str, tuple[float, float]]:
+    """``{kind: (p50 ms, p95 ms)}`` over every worker result's ``what`` (``times``: wall,
+    ``cpu``: the client process's CPU) of that kind."""
     merged: dict[str, list[float]] = {}
     for result in results:
-        for kind, values in result["times"].items():
+        for kind, values in result[what].items():
             merged.setdefault(kind, []).extend(values)
     return {k: (percentile(v, 0.5), percentile(v, 0.95)) for k, v in merged.items()}
 
 
+def latency_phases(url: str, readers: int, runs: int) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The measured phases, each ``(name, worker results)``: one reader alone (only its
+    decisions in the library), the same reader with ``readers - 1`` more readers'
+    decisions in the library, ``readers`` reader processes at once (``runs * 2 // readers``
+    rounds each), and one reader alone again (the load drifts; both are shown)."""
+    phases: list[tuple[str, list[dict[str, Any]]]] = []
+    set_readers(url, 1)
+    phases.append(("1 reader", [load_worker(url, 0, runs, 0.0)]))
+    set_readers(url, readers)
+    phases.append((f"{readers} readers' decisions", [load_worker(url, 0, runs, 0.0)]))
+    rounds = str(max(1, runs * 2 // readers))
+    jobs = [["load", url, str(i), rounds] for i in range(readers)]
+    phases.append((f"{readers} readers at once", run_workers(jobs)))
+    set_readers(url, 1)
+    phases.append(("1 reader again", [load_worker(url, 0, runs, 0.0)]))
+    for name, results in phases:
+        log(f"{name}: {summarise(results)}")
+    return phases
+
+
 def run_latency(readers: int, runs: int, rebuild: bool) -> list[str]:
-    """Measure :func:`load_worker`'s commands on the anthology library: one reader alone
-    (only its decisions in the library), the same reader with ``readers - 1`` more
-    readers' decisions in the library, then ``readers`` processes at once; return the
-    report's lines (a Markdown table and the load average)."""
+    """Measure :func:`latency_phases` on the anthology library (built once); return the
+    report's lines: per command p50 / p95 wall ms of each phase, the p95 of the client's
+    CPU, the ratios of the p95s to the single-reader p95 (the better of the two
+    single-reader phases, as the load drifts), failures and the load average."""
     url = pg_database("rl_bench_readers_60k", fresh=rebuild)
     papers = build_anthology(url)
     load_before = os.getloadavg()
-    phases: list[tuple[str, dict[str, tuple[float, float]]]] = []
-    set_readers(url, 1)
-    phases.append(("1 reader", summarise([load_worker(url, 0, runs, 0.0)])))
-    log(f"1 reader: {phases[-1][1]}")
-    set_readers(url, readers)
-    phases.append(
-        (
-            f"{readers} readers' decisions, one at a time",
-            summarise([load_worker(url, 0, runs, 0.0)]),
-        )
-    )
-    log(f"{readers} readers, sequential: {phases[-1][1]}")
-    jobs = [["load", url, str(i), str(max(1, runs // readers * 2))] for i in range(readers)]
-    results = run_workers(jobs)
-    failures = [f for r in results for f in r["failures"]]
-    phases.append((f"{readers} readers at once", summarise(results)))
-    log(f"{readers} readers at once: {phases[-1][1]}")
-    base = phases[0][1]
+    phases = latency_phases(url, readers, runs)
+    walls = [(name, summarise(results)) for name, results in phases]
+    cpus = [(name, summarise(results, "cpu")) for name, results in phases]
+    failures = [f for _, results in phases for r in results for f in r["failures"]]
+    names = [name for name, _ in walls]
     lines = [
-        f"{papers} papers (ACL anthology 2021-06), PostgreSQL 15, {readers} readers each "
-        f"deciding {DECIDED_SHARE:.0%} of the papers; p50 / p95 ms of the real command in-process "
-        f"(CliRunner: engine, schema check, query, output); ratio = p95 / the 1-reader p95.",
+        f"{papers} papers (ACL anthology 2021-06), PostgreSQL 15; each reader has decided "
+        f"{DECIDED_SHARE:.0%} of the papers. The real command in-process (CliRunner: engine, "
+        f"schema check, query, output), {runs} runs after one unmeasured; wall p50 / p95 ms, "
+        "then the p95 of the client process's CPU ms; ratio: p95 / the single-reader p95.",
         "",
         "| command | "
-        + " | ".join(name for name, _ in phases)
-        + " | ratio ("
-        + phases[1][0]
-        + ") | ratio (at once) |",
-        "|---|" + "---|" * (len(phases) + 2),
+        + " | ".join(names)
+        + " | CPU p95: "
+        + " / ".join(names)
+        + f" | ratio {names[1]} | ratio at once |",
+        "|---|" + "---|" * (len(names) + 3),
     ]
-    for kind in base:
-        cells = [f"{phase[kind][0]:.0f} / {phase[kind][1]:.0f}" for _, phase in phases]
-        ratios = [f"{phase[kind][1] / base[kind][1]:.2f}" for _, phase in phases[1:]]
-        lines.append(f"| `{kind}` | " + " | ".join(cells + ratios) + " |")
+    for kind in walls[0][1]:
+        base = min(walls[0][1][kind][1], walls[3][1][kind][1])
+        cells = [f"{w[kind][0]:.0f} / {w[kind][1]:.0f}" for _, w in walls]
+        cells.append(" / ".join(f"{c[kind][1]:.0f}" for _, c in cpus))
+        cells += [f"{walls[1][1][kind][1] / base:.2f}", f"{walls[2][1][kind][1] / base:.2f}"]
+        lines.append(f"| `{kind}` | " + " | ".join(cells) + " |")
     load_after = os.getloadavg()
     lines += [
         "",
         f"Failures: {len(failures)}{': ' + failures[0] if failures else ''}. Load average "
-        f"(1 min) {load_before[0]:.1f} before, {load_after[0]:.1f} after; {os.cpu_count()} cores "
-        "shared with other agents' work.",
+        f"(1 min) {load_before[0]:.1f} before, {load_after[0]:.1f} after; {os.cpu_count()} "
+        "cores shared with other agents' work.",
     ]
     return lines
 

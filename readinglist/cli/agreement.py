@@ -98,17 +98,19 @@ def conflicts_listing(
     app: AppContext,
     pair: tuple[str, str],
     text: str,
-    *,
     as_json: bool,
     keys_only: bool,
-    sort: str | None,
-    limit: int | None,
-    reverse: bool,
+    order: tuple[str | None, int | None, bool],
 ) -> None:
-    """``list --conflicts A B [QUERY]``: the papers the QUERY selects (all without one,
-    in its order) that one of the two readers wants and the other skipped, each with
-    both decisions: keys (``-k``), a JSON array (each paper's ``list --json`` object
-    with ``decisions``: {reader: status}) or a table."""
+    """``list --conflicts A B [QUERY]``: the papers the QUERY selects (all without one)
+    that one of the two readers wants and the other skipped, each with both decisions:
+    keys (``-k``), a JSON array (each paper's ``list --json`` object with ``decisions``:
+    {reader: status}) or a table. ``order`` is ``list``'s ``(--sort, --limit,
+    --reverse)``; without a sort or a query, the order of addition. ``--sort interest``
+    is a UsageError (exit 2)."""
+    sort, limit, reverse = order
+    if sort == "interest":
+        raise click.UsageError("--conflicts lists in the order of the query, not by interest")
     from readinglist import render
     from readinglist.library.agreement import compare
     from readinglist.library.listing import iter_listing, listing_ids
@@ -117,8 +119,8 @@ def conflicts_listing(
         comparison = compare(connection, *pair)
         found = {pid: (x, y) for pid, x, y in comparison.conflicts()}
         if text.strip() or sort or reverse:
-            order = listing_ids(connection, text, sort=sort, reverse=reverse)
-            ids = [pid for pid in order if pid in found]
+            listed = listing_ids(connection, text, sort=sort, reverse=reverse)
+            ids = [pid for pid in listed if pid in found]
         else:
             ids = list(found)
         ids = ids[:limit] if limit else ids

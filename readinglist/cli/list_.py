@@ -76,18 +76,7 @@ def list_command(
     if conflicts is not None:
         from readinglist.cli.agreement import conflicts_listing
 
-        if sort == "interest":
-            raise click.UsageError("--conflicts lists in the order of the query, not by interest")
-        conflicts_listing(
-            app,
-            conflicts,
-            text,
-            as_json=as_json,
-            keys_only=keys_only,
-            sort=sort,
-            limit=limit,
-            reverse=reverse,
-        )
+        conflicts_listing(app, conflicts, text, as_json, keys_only, (sort, limit, reverse))
         return
     if sort == "interest":
         from readinglist.cli._rank import list_by_interest

@@ -253,10 +253,9 @@ def triage_command(
     rest is re-ranked after each decision; --order added keeps the order of addition,
     --like TEXT ranks by a description too (before any decision, it alone). The line
     under the progress shows the paper's interest, what the order learnt from and the
-    papers skipped since the last wanted one; --stop-after N ends the session there.
-    In a shared library it also says how many other readers want the paper; --blind
-    hides that until you have decided it.
-    Needs a terminal (exit 2 otherwise; use `mark` in scripts).
+    papers skipped since the last wanted one (in a shared library, how many other
+    readers want it; --blind hides that until you decide); --stop-after N ends the
+    session there. Needs a terminal (exit 2 otherwise; use `mark` in scripts).
 
     \b
     Examples:
@@ -268,9 +267,8 @@ def triage_command(
         readinglist triage --stop-after 100
         readinglist --reader ana triage --blind
     """
-    from readinglist import library, render, triage, triage_inbox
+    from readinglist import library, render, triage, triage_inbox, triage_readers
     from readinglist.errors import UsageError
-    from readinglist.triage_readers import ReadersTriage
 
     if not sys.stdin.isatty():
         raise UsageError(
@@ -297,7 +295,7 @@ def triage_command(
         render.info("nothing to triage" + (": no paper has status new" if only_new else ""))
         return
     terminal = ClickTerminal()
-    run = ReadersTriage(
+    run = triage_readers.ReadersTriage(
         app.session,
         ids,
         terminal,
