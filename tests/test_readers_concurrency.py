@@ -19,6 +19,7 @@ from readinglist.tables import DECISIONS, READERS
 ROOT = Path(__file__).resolve().parent.parent
 READERS_COUNT = 4
 DECISIONS_EACH = 15
+EXPORTS = 4
 
 
 @pytest.fixture(scope="module")
@@ -66,3 +67,48 @@ def test_readers_deciding_at_once_lose_and_cross_nothing(bench: ModuleType, db_u
     assert broken["lost"] > 0
     assert broken["exports_impossible"] == 1
     assert broken["exports_torn"] == 1
+
+
+def test_an_export_is_one_moment_while_a_reader_flips_every_paper(invoke, db_url: str) -> None:
+    """A writer flips all papers of reader ana between to-read and skipped, one transaction
+    a flip, while ana's Markdown list is exported: every export has one status throughout,
+    though it reads the papers in several statements (more papers than a chunk)."""
+    import threading
+
+    from helpers import seed
+
+    from readinglist import decided
+    from readinglist.formats import markdown
+    from readinglist.library import marks
+    from readinglist.library._sql import CHUNK
+    from readinglist.records import PaperRecord
+
+    seed(db_url, *(PaperRecord(citekey=f"k{i:04d}", title=f"T {i}") for i in range(CHUNK + 20)))
+    assert invoke("--reader", "ana", "mark", "to-read", "-q", "key:k*").exit_code == 0
+    engine = db.make_engine(db_url)
+    stop = threading.Event()
+
+    def flip() -> None:
+        decided.use("ana")
+        status = "skipped"
+        while not stop.is_set():
+            with db.connection_scope(engine) as conn:
+                ids = list(conn.scalars(select(DECISIONS.c.paper_id)))
+                marks.write_status(conn, dict.fromkeys(ids, "x"), status)
+            status = "to-read" if status == "skipped" else "skipped"
+
+    writer = threading.Thread(target=flip)
+    writer.start()
+    try:
+        seen = []
+        for _ in range(EXPORTS):
+            result = invoke("--reader", "ana", "export", "markdown")
+            assert result.exit_code == 0, result.output
+            statuses = [r.status for r in markdown.read(result.stdout, "x.md").records]
+            assert len(statuses) == CHUNK + 20
+            seen.append(sorted(set(statuses)))
+    finally:
+        stop.set()
+        writer.join()
+        engine.dispose()
+    assert all(len(kinds) == 1 for kinds in seen), seen
