@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from test_cli_mark import three
+from test_ranking import cache_dir_fixture, filled_fixture  # noqa: F401 (fixtures)
 
 
 def statuses(invoke, *args: str) -> dict[str, str]:
@@ -118,3 +119,75 @@ def test_undo_is_per_reader(invoke, db_url) -> None:
         engine.dispose()
     assert statuses(invoke)["spar2026"] == "to-read"
     assert statuses(invoke, "--reader", "ana")["spar2026"] == "reading"
+
+
+def test_exports_write_one_readers_state_only_in_markdown(invoke, db_url) -> None:
+    three(db_url)
+    invoke("mark", "to-read", "spar2026")
+    invoke("--reader", "ana", "mark", "skipped", "spar2026")
+    invoke("--reader", "ana", "priority", "high", "spar2026")
+    mine = invoke("export", "markdown").stdout
+    anas = invoke("export", "markdown", "--reader", "ana").stdout
+    assert "1 to read" in mine
+    assert "1 skipped" in anas
+    assert anas == invoke("--reader", "ana", "export", "markdown").stdout
+    for fmt in ("bibtex", "ris", "csl-json"):
+        assert (
+            invoke("--reader", "ana", "export", fmt, "-o", "-").stdout
+            == invoke("export", fmt, "-o", "-").stdout
+        ), fmt
+        refused = invoke("export", fmt, "--reader", "ana")
+        assert refused.exit_code == 2, fmt
+
+
+def test_the_reader_comes_from_the_environment_or_the_configuration_file(
+    invoke, db_url, tmp_path
+) -> None:
+    three(db_url)
+    config = tmp_path / "config.toml"
+    config.write_text('reader = "cleo"\n', encoding="utf-8")
+    env = {"READINGLIST_CONFIG": str(config)}
+    assert invoke("mark", "read", "spar2026", env=env).stderr.startswith("new reader cleo\n")
+    assert statuses(invoke, "--reader", "cleo")["spar2026"] == "read"
+    env_reader = {**env, "READINGLIST_READER": "dan"}
+    assert invoke("mark", "skipped", "spar2026", env=env_reader).exit_code == 0
+    assert statuses(invoke, "--reader", "dan")["spar2026"] == "skipped"
+    assert statuses(invoke)["spar2026"] == "new"  # the implicit reader decided nothing
+    config.write_text("reader = [1]\n", encoding="utf-8")
+    bad = invoke("list", env=env)
+    assert bad.exit_code == 2
+    assert str(config) in bad.stderr
+
+
+def test_stats_are_the_readers_and_an_unknown_reader_is_named(invoke, db_url) -> None:
+    three(db_url)
+    invoke("mark", "read", "spar2026")
+    invoke("--reader", "ana", "mark", "skipped", "spar2026", "safeseek2026")
+    mine = json.loads(invoke("stats", "--json").stdout)["status"]
+    anas = json.loads(invoke("--reader", "ana", "stats", "--json").stdout)["status"]
+    assert (mine["read"], mine["skipped"], mine["new"]) == (1, 0, 2)
+    assert (anas["read"], anas["skipped"], anas["new"]) == (0, 2, 1)
+    unknown = invoke("--reader", "zoe", "stats")
+    assert unknown.exit_code == 3
+    assert "readers: ana, default" in unknown.stderr
+
+
+def test_each_reader_has_their_own_interest_model(filled, cache_dir) -> None:
+    """Ana wants biology and skips RL, Bob the opposite: each one's new papers are ranked
+    by their own decisions (the cached matrix of texts is shared)."""
+    assert filled("--reader", "ana", "mark", "to-read", "bio0").exit_code == 0
+    assert filled("--reader", "ana", "mark", "skipped", "rl0").exit_code == 0
+    assert filled("--reader", "bob", "mark", "to-read", "rl0").exit_code == 0
+    assert filled("--reader", "bob", "mark", "skipped", "bio0").exit_code == 0
+
+    def order(reader: str) -> list[str]:
+        result = filled("--reader", reader, "list", "-k", "--sort", "interest", "status:new")
+        assert result.exit_code == 0, result.stderr
+        return result.stdout.split()
+
+    anas, bobs = order("ana"), order("bob")
+    assert all(k.startswith("bio") for k in anas[:5]), anas
+    assert all(k.startswith("rl") for k in bobs[:5]), bobs
+    # the implicit reader decided nothing: no model, the order of addition
+    plain = filled("list", "-k", "--sort", "interest").stdout.split()
+    assert plain == filled("list", "-k").stdout.split()
