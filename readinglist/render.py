@@ -290,6 +290,32 @@ def paper_table(
         echo("  ".join([*cells, _fit(row[-1], title_width)]).rstrip())
 
 
+def decisions_table(
+    rows: Iterable[tuple[PaperRecord, Sequence[str]]], names: Sequence[str]
+) -> None:
+    """Print a table of papers with several readers' decisions (``list --conflicts``):
+    key, one status column per name of ``names`` (``rows`` give the statuses in that
+    order), year, first author et al., title; as :func:`paper_table` lays it out."""
+    headers = ["KEY", *names, "YEAR", "AUTHORS", "TITLE"]
+    table = []
+    for record, statuses in rows:
+        row = _row(record)
+        table.append([row[0], *(printable(s) for s in statuses), *row[3:]])
+    caps = (_CAPS[0], *(_CAPS[1] for _ in names), *_CAPS[3:])
+    width = shutil.get_terminal_size((120, 24)).columns
+    widths = [len(h) for h in headers[:-1]]
+    for row in table:
+        for i, cell in enumerate(row[:-1]):
+            widths[i] = min(max(widths[i], len(cell)), caps[i])
+    title_width = max(20, width - sum(widths) - 2 * (len(headers) - 1))
+    if use_rich():
+        _rich_table([table], widths, width, headers)
+        return
+    for row in [headers, *table]:
+        cells = [_fit(c, cap).ljust(w) for c, w, cap in zip(row[:-1], widths, caps, strict=True)]
+        echo("  ".join([*cells, _fit(row[-1], title_width)]).rstrip())
+
+
 def _scored(row: list[str], score: float | None) -> list[str]:
     """``row`` with the score (3 decimals, ``-`` for None) before its title."""
     return [*row[:-1], "-" if score is None else f"{score:.3f}", row[-1]]
@@ -343,10 +369,12 @@ def paper_detail(
     history: Sequence[Mapping[str, Any]],
     aliases: Sequence[str] = (),
     versions: Sequence[Mapping[str, Any]] = (),
+    others: str = "",
 ) -> None:
     """Print everything about one paper for people: data, links, tags, notes, the
     versions it absorbed (preprint, published; ``library.listing.versions_of``) and
-    the status history."""
+    the status history; ``others`` (what the other readers of a shared library
+    decided, ``library.agreement.others_line``) after the status when not empty."""
     width = min(shutil.get_terminal_size((100, 24)).columns, 100)
     title = (record.title or "(no title)") + (PROVISIONAL_MARK if record.title_provisional else "")
     lines = [title, "=" * min(len(title), width)]
@@ -364,6 +392,7 @@ def paper_detail(
     field_line("Year", record.year)
     field_line("Short name", record.short_name)
     field_line("Status", record.status)
+    field_line("Readers", others)
     field_line("Priority", record.priority)
     field_line("Tags", ", ".join(record.tags))
     field_line("Keywords", ", ".join(record.keywords))

@@ -77,6 +77,7 @@ LIBRARY_FLOORS: dict[str, set[str]] = {
     "tags": {"_sql", "readers", "rows", "marks", "search"},
     "notes": {"_sql", "readers", "rows", "marks", "search"},
     "listing": {"_sql", "readers", "rows", "listing_rows"},
+    "agreement": {"_sql", "readers"},
     "profiles": set(),
     "snapshots": {"_sql", "readers", "rows", "search"},
     "merging": {

@@ -68,13 +68,15 @@ QUERY language of -q (one argument: quote it; all terms must match):
 Example: -q 'tag:thesis -status:read "self correction"'. A bad query exits 2."""
 
 
-def declared_options(params: Iterable[click.Parameter]) -> dict[str, bool]:
-    """Return ``{option name: takes a value}`` for every option name of ``params``."""
-    takes_value: dict[str, bool] = {}
+def declared_options(params: Iterable[click.Parameter]) -> dict[str, int]:
+    """Return ``{option name: how many values it takes}`` (0 for a flag or a counter,
+    Click's ``nargs`` otherwise: ``--conflicts A B`` takes 2) for every option name of
+    ``params``."""
+    takes_value: dict[str, int] = {}
     for param in params:
         if isinstance(param, click.Option):
             for name in (*param.opts, *param.secondary_opts):
-                takes_value[name] = not (param.is_flag or param.count)
+                takes_value[name] = 0 if (param.is_flag or param.count) else max(param.nargs, 1)
     return takes_value
 
 
@@ -85,7 +87,7 @@ def split_query_args(
 
     Options are recognised by the names the command declares (``-k``, ``--limit``,
     ``--limit=5``; with ``ctx``, also the help option ``-h``/``--help``); an option
-    that takes a value keeps the next argument. An unknown ``--long`` option is left
+    that takes values keeps the next arguments (as many as it takes). An unknown ``--long`` option is left
     to Click, which reports it; any other word, ``-tag:old`` included, is a query
     word. Arguments after an explicit ``--`` are query words.
     """
@@ -102,9 +104,10 @@ def split_query_args(
         name = arg.split("=", 1)[0] if arg.startswith("--") else arg
         if arg.startswith("-") and name in takes_value:
             options.append(arg)
-            if takes_value[name] and "=" not in arg and index + 1 < len(args):
-                options.append(args[index + 1])
-                index += 1
+            if takes_value[name] and "=" not in arg:
+                values = args[index + 1 : index + 1 + takes_value[name]]
+                options.extend(values)
+                index += len(values)
         elif arg.startswith("--") and len(arg) > 2 and _looks_like_option(name):
             options.append(arg)  # unknown: Click says "No such option"
         else:

@@ -122,6 +122,7 @@ def _os_error_text(err: OSError) -> str:
 COMMANDS: dict[str, str] = {
     "import": "import_:import_command",
     "list": "list_:list_command",
+    "agreement": "agreement:agreement_command",
     "show": "list_:show_command",
     "export": "export:export_command",
     "db": "db_cmd:db_group",

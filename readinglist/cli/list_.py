@@ -34,6 +34,13 @@ SORT_FIELDS = ("added", "year", "title", "key", "priority", "status", "relevance
 )
 @click.option("--limit", type=PositiveInt(), help="Show at most N papers.")
 @click.option("--reverse", is_flag=True, help="Reverse the sort order.")
+@click.option(
+    "--conflicts",
+    nargs=2,
+    metavar="A B",
+    help="Only the papers where reader A wants and reader B skipped, or the other way "
+    "round, with both decisions (see `agreement`).",
+)
 @pass_app
 def list_command(
     app: AppContext,
@@ -43,6 +50,7 @@ def list_command(
     sort: str | None,
     limit: int | None,
     reverse: bool,
+    conflicts: tuple[str, str] | None,
 ) -> None:
     """List papers, optionally those a QUERY selects.
 
@@ -58,12 +66,18 @@ def list_command(
         readinglist list --json diffusion -tag:old
         readinglist list "self correction" year:2024..
         readinglist list -k year:2026 | xargs readinglist tag add icml
+        readinglist list --conflicts ana bo
     """
     from readinglist import render
     from readinglist.collector import collector_paused
     from readinglist.library.listing import iter_listing, listing_ids, select_keys
 
     text = join_query(query)
+    if conflicts is not None:
+        from readinglist.cli.agreement import conflicts_listing
+
+        conflicts_listing(app, conflicts, text, as_json, keys_only, (sort, limit, reverse))
+        return
     if sort == "interest":
         from readinglist.cli._rank import list_by_interest
 
@@ -123,6 +137,7 @@ def show_command(app: AppContext, ref: str, as_json: bool, why: bool) -> None:
         readinglist show spar2026 --why
     """
     from readinglist import render
+    from readinglist.library.agreement import others_line
     from readinglist.library.listing import history as status_history
     from readinglist.library.listing import versions_of
     from readinglist.library.refs import resolve_id
@@ -143,6 +158,7 @@ def show_command(app: AppContext, ref: str, as_json: bool, why: bool) -> None:
         record = next(iter(iter_records(session, [paper_id])))  # with notes and aliases
         history = status_history(session, paper_id)
         versions = versions_of(session, paper_id)
+        others = others_line(session, paper_id, record.status or "new")
         aliases = list(record.aliases)
         if as_json:  # the same number as `list --json` (scikit-learn loads only here)
             from sqlalchemy.engine import Connection
@@ -155,4 +171,4 @@ def show_command(app: AppContext, ref: str, as_json: bool, why: bool) -> None:
     if as_json:
         render.echo_json(render.paper_detail_json(record, history, aliases, interest, versions))
     else:
-        render.paper_detail(record, history, aliases, versions)
+        render.paper_detail(record, history, aliases, versions, others)

@@ -223,6 +223,12 @@ def _completing(names: Sequence[str]) -> Iterator[None]:
     help="End the session, with a summary, once N papers are skipped since the last "
     "wanted one (the stopping aid screeners use; the header shows the count).",
 )
+@click.option(
+    "--blind",
+    is_flag=True,
+    help="In a shared library, hide the other readers' decisions on a paper until you "
+    "have decided it (blind screening). Default: the header says how many want it.",
+)
 @pass_app
 def triage_command(
     app: AppContext,
@@ -231,6 +237,7 @@ def triage_command(
     order: str,
     like: str | None,
     stop_after: int | None,
+    blind: bool,
 ) -> None:
     """Decide what to read, one paper at a time.
 
@@ -246,8 +253,9 @@ def triage_command(
     rest is re-ranked after each decision; --order added keeps the order of addition,
     --like TEXT ranks by a description too (before any decision, it alone). The line
     under the progress shows the paper's interest, what the order learnt from and the
-    papers skipped since the last wanted one; --stop-after N ends the session there.
-    Needs a terminal (exit 2 otherwise; use `mark` in scripts).
+    papers skipped since the last wanted one (in a shared library, how many other
+    readers want it; --blind hides that until you decide); --stop-after N ends the
+    session there. Needs a terminal (exit 2 otherwise; use `mark` in scripts).
 
     \b
     Examples:
@@ -257,8 +265,9 @@ def triage_command(
         readinglist triage --like "offline reinforcement learning"
         readinglist triage --order added
         readinglist triage --stop-after 100
+        readinglist --reader ana triage --blind
     """
-    from readinglist import library, render, triage, triage_inbox
+    from readinglist import library, render, triage, triage_inbox, triage_readers
     from readinglist.errors import UsageError
 
     if not sys.stdin.isatty():
@@ -286,7 +295,7 @@ def triage_command(
         render.info("nothing to triage" + (": no paper has status new" if only_new else ""))
         return
     terminal = ClickTerminal()
-    run = triage.Triage(
+    run = triage_readers.ReadersTriage(
         app.session,
         ids,
         terminal,
@@ -295,6 +304,7 @@ def triage_command(
         earlier=earlier,
         scope=scope,
         stop_after=stop_after,
+        blind=blind,
     )
     with terminal.keys_mode():
         summary = run.run()

@@ -33,6 +33,8 @@ floors below its own (``tests/test_architecture.py`` holds the table)::
       tags.py       floor 3  tag names, links, rename, merge, counts.
       notes.py      floor 3  notes added, edited, deleted.
       listing.py    floor 3  read-only views: list, stats, triage queue, history.
+      agreement.py  floor 3  two readers compared (Cohen's kappa, conflicts); what the
+                             other readers decided about a paper (triage, show).
       profiles.py   floor 0  export profiles (kept exports): stored, listed, and which
                              kinds of change reach each. Only Core on export_profiles.
       merging.py    floor 4  the one merge rule (plan_merge): what a paper takes from
