@@ -193,7 +193,7 @@ def test_help_and_version_import_no_heavy_module(args: list[str]) -> None:
         "import sys\n"
         "from readinglist.cli import cli\n"
         f"try:\n    cli.main({args!r}, standalone_mode=False)\nexcept SystemExit:\n    pass\n"
-        "heavy = [m for m in ('sqlalchemy', 'alembic', 'bibtexparser', 'rich', 'pylatexenc', 'sklearn', 'httpx')"
+        "heavy = [m for m in ('sqlalchemy', 'alembic', 'bibtexparser', 'rich', 'pylatexenc', 'sklearn', 'httpx', 'starlette', 'uvicorn', 'jinja2')"
         " if m in sys.modules]\n"
         "print('HEAVY=' + ','.join(heavy))\n"
     )
