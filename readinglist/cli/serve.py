@@ -168,5 +168,7 @@ def _server(
         keys=keys,
         said=render.info,
     )
-    config = uvicorn.Config(asgi, log_level="warning", access_log=False, lifespan="off")
+    config = uvicorn.Config(
+        asgi, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
+    )
     return uvicorn.Server(config), f"{url}?token={keys.token}"

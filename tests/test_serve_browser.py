@@ -1,0 +1,195 @@
+"""``readinglist serve`` in a real headless Chromium (Debian's, driven by Playwright): the
+example list triaged by keyboard with the database checked after each decision, undo
+after a reload, search, a whole topic skipped, hostile titles shown as text, and the
+token refused when missing, on SQLite and PostgreSQL. One server and one browser per
+database; the SQLite run writes the README's screenshot (docs/serve.png).
+
+Regenerate the screenshot: ``.venv/bin/pytest -p no:cacheprovider -n 0
+tests/test_serve_browser.py -k sqlite``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from browser import Server, launch
+from click.testing import CliRunner
+from conftest import make_database
+from helpers import EXAMPLES, ROOT, sql_value, sql_values
+
+from readinglist.cli import cli
+
+pytestmark = pytest.mark.tools("chromium")
+
+SCREENSHOT = ROOT / "docs" / "serve.png"
+#: Titles and an abstract that would run script if the page did not escape them (the
+#: control characters are test_hostile_cli's).
+HOSTILE_RIS = (
+    "TY  - JOUR\nTI  - <script>window.pwned=1</script>Script title\nAU  - Doe, Jane\n"
+    "AB  - Math $\\href{javascript:window.pwned=3}{x}$ and </div><script>window.pwned=4</script>\n"
+    "UR  - javascript:window.pwned=5\nPY  - 2026\nER  - \n"
+    'TY  - JOUR\nTI  - <img src=x onerror="window.pwned=2"> Image title {{ 7*7 }}\n'
+    "AU  - Roe, Rick\nPY  - 2026\nER  - \n"
+    "TY  - JOUR\nTI  - Clear\x1b[2J screen\x07 and [/] [bold]markup[/bold]\n"
+    "AU  - Doe\x1b]0;pwned\x07, Jane\nAB  - An abstract\x1b[31m in red with C1.\nPY  - 2026\nER  - \n"
+)
+DECISIONS = 20
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One headless chromium for the module."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        context = launch(playwright, tmp_path_factory.mktemp("chromium"))
+        yield context
+        context.close()
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def served(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, Server]]:
+    """The example list and three hostile papers in a fresh library, and a server on it."""
+    folder = tmp_path_factory.mktemp("serve")
+    databases = make_database(request.param, request, folder)
+    url = next(databases)
+    hostile = folder / "hostile.ris"
+    hostile.write_text(HOSTILE_RIS, encoding="utf-8")
+    for source in (EXAMPLES / "icml2026-abstracts.txt", hostile):
+        result = CliRunner().invoke(cli, ["--db", url, "import", str(source)])
+        assert result.exit_code == 0, result.stderr
+    server = Server(url, "--stop-after", "3")
+    yield url, server
+    code, err = server.stop()
+    assert (code, err.splitlines()[-1]) == (0, "stopped the server")
+    databases.close()
+
+
+def swaps(page: Any) -> int:
+    return int(page.get_attribute("body", "data-swaps") or 0)
+
+
+def press(page: Any, key: str) -> None:
+    """Press ``key`` and wait until the server's answer is shown."""
+    before = swaps(page)
+    page.keyboard.press(key)
+    page.wait_for_selector(f'body[data-swaps="{before + 1}"]', state="attached")
+
+
+def answer(page: Any, key: str, text: str) -> None:
+    """Press a key that asks for text, type ``text`` and Enter; wait for the answer."""
+    page.keyboard.press(key)
+    page.wait_for_selector("#prompt-input", state="visible")
+    page.keyboard.type(text)
+    before = swaps(page)
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f'body[data-swaps="{before + 1}"]', state="attached")
+
+
+def shown(page: Any) -> int:
+    return int(page.get_attribute("#state", "data-paper"))
+
+
+def status_of(url: str, pid: int) -> str:
+    return str(sql_value(url, "SELECT status FROM papers WHERE id = :id", {"id": pid}))
+
+
+def test_triage_by_keyboard_in_chromium(browser: Any, served: tuple[str, Server]) -> None:
+    url, server = served
+    page = browser.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.accept()))
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server.url)
+    assert page.inner_text("#counts") == "0 of 22 decided, 22 left"
+
+    # search: / and words go to the paper they select
+    answer(page, "/", "GSFixer")
+    assert "GSFixer" in page.inner_text("#title")
+
+    # the hostile titles render as text, and nothing they carry runs
+    answer(page, "/", "Script title")
+    assert page.inner_text("#title") == "<script>window.pwned=1</script>Script title"
+    assert page.locator("#paper script").count() == 0
+    assert all(
+        href.startswith(("http://", "https://"))
+        for href in page.eval_on_selector_all("#paper a", "els => els.map(e => e.href)")
+    )
+    answer(page, "/", "Image title")
+    assert page.inner_text("#title") == '<img src=x onerror="window.pwned=2"> Image title {{ 7*7 }}'
+    assert page.locator("#paper img").count() == 0
+    answer(page, "/", "Clear screen")
+    assert "[bold]markup[/bold]" in page.inner_text("#title")
+    assert page.evaluate("() => window.pwned") is None
+    assert sql_value(url, "SELECT count(*) FROM papers WHERE status = 'new'") == 22
+
+    # 20 decisions by keyboard only, the database checked after each
+    keys = "tsrdt" * 4
+    made: list[tuple[int, str]] = []
+    expected = {"t": "to-read", "s": "skipped", "r": "reading", "d": "read"}
+    for n, key in enumerate(keys[:DECISIONS]):
+        pid = shown(page)
+        press(page, key)
+        assert status_of(url, pid) == expected[key], (n, key)
+        made.append((pid, expected[key]))
+        if n == 1 and "sqlite" in url:
+            _screenshot(page)
+    assert page.inner_text("#counts").startswith(f"{DECISIONS} of 22 decided, 2 left")
+    assert sql_value(url, "SELECT count(*) FROM papers WHERE status = 'new'") == 2
+
+    # a tag and a note by keyboard, saved at once
+    pid = shown(page)
+    answer(page, "a", "later-maybe")
+    assert "later-maybe" in sql_values(
+        url,
+        "SELECT t.name FROM tags t JOIN paper_tags pt ON pt.tag_id = t.id WHERE pt.paper_id = :id",
+        {"id": pid},
+    )
+    answer(page, "n", "read the appendix")
+    assert sql_values(url, "SELECT body FROM notes WHERE paper_id = :id", {"id": pid}) == [
+        "read the appendix"
+    ]
+
+    # undo survives a reload: the last status decision goes back to new
+    page.reload()
+    last_pid, _ = made[-1]
+    press(page, "u")
+    assert status_of(url, last_pid) == "new"
+    assert shown(page) == last_pid
+    assert "undone" in page.inner_text("#message")
+
+    # a whole topic skipped with one confirmation
+    press(page, "g")
+    first = page.locator("[data-skip-topic]").first
+    label = first.get_attribute("data-skip-topic")
+    new_before = sql_value(url, "SELECT count(*) FROM papers WHERE status = 'new'")
+    before = swaps(page)
+    first.click()
+    page.wait_for_selector(f'body[data-swaps="{before + 1}"]', state="attached")
+    assert dialogs == [f"Skip every new paper of topic {label}?"]
+    message = page.inner_text("#message")
+    assert message.startswith("skipped ")
+    assert f"of topic {label}" in message
+    skipped = int(message.split()[1])
+    new_after = sql_value(url, "SELECT count(*) FROM papers WHERE status = 'new'")
+    assert new_after == new_before - skipped
+    assert errors == []
+
+    # without the token (no cookie, no ?token=) the server refuses
+    assert httpx.get(server.base).status_code == 403
+    page.close()
+
+
+def _screenshot(page: Any) -> None:
+    """Write the page as it is to docs/serve.png (temporary file, then rename)."""
+    SCREENSHOT.parent.mkdir(exist_ok=True)
+    temp = SCREENSHOT.with_name(".serve.png.tmp")
+    temp.write_bytes(page.screenshot())
+    os.replace(temp, SCREENSHOT)
