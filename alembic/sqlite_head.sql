@@ -1,4 +1,4 @@
--- readinglist: the SQLite schema at revision 0007
+-- readinglist: the SQLite schema at revision 0008_readers
 CREATE TABLE alembic_version (
 	version_num VARCHAR(32) NOT NULL, 
 	CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num)
@@ -57,11 +57,8 @@ CREATE TABLE papers (
 	source_text TEXT, 
 	source_digest VARCHAR(64), 
 	search_text TEXT NOT NULL, 
-	status VARCHAR(16) NOT NULL, 
-	priority SMALLINT, 
 	added_at DATETIME NOT NULL, 
 	updated_at DATETIME NOT NULL, 
-	read_at DATETIME, 
 	batch_id INTEGER, source_check VARCHAR(64), citekey_provisional BOOLEAN DEFAULT 0 NOT NULL, source_strings_read INTEGER, source_intact BOOLEAN, 
 	CONSTRAINT pk_papers PRIMARY KEY (id), 
 	CONSTRAINT fk_papers_batch_id_import_batches FOREIGN KEY(batch_id) REFERENCES import_batches (id) ON DELETE SET NULL, 
@@ -71,8 +68,6 @@ CREATE INDEX ix_papers_abstract_key ON papers (abstract_key);
 CREATE INDEX ix_papers_arxiv ON papers (arxiv);
 CREATE INDEX ix_papers_batch_id ON papers (batch_id);
 CREATE INDEX ix_papers_doi ON papers (doi);
-CREATE INDEX ix_papers_priority ON papers (priority);
-CREATE INDEX ix_papers_status ON papers (status);
 CREATE INDEX ix_papers_title_key ON papers (title_key);
 CREATE INDEX ix_papers_year ON papers (year);
 CREATE TABLE aliases (
@@ -83,16 +78,6 @@ CREATE TABLE aliases (
 	CONSTRAINT fk_aliases_paper_id_papers FOREIGN KEY(paper_id) REFERENCES papers (id) ON DELETE CASCADE
 );
 CREATE INDEX ix_aliases_paper_id ON aliases (paper_id);
-CREATE TABLE notes (
-	id INTEGER NOT NULL, 
-	paper_id INTEGER NOT NULL, 
-	body TEXT NOT NULL, 
-	created_at DATETIME NOT NULL, 
-	updated_at DATETIME NOT NULL, 
-	CONSTRAINT pk_notes PRIMARY KEY (id), 
-	CONSTRAINT fk_notes_paper_id_papers FOREIGN KEY(paper_id) REFERENCES papers (id) ON DELETE CASCADE
-);
-CREATE INDEX ix_notes_paper_id ON notes (paper_id);
 CREATE TABLE paper_people (
 	paper_id INTEGER NOT NULL, 
 	role VARCHAR(16) NOT NULL, 
@@ -111,17 +96,6 @@ CREATE TABLE paper_tags (
 	CONSTRAINT fk_paper_tags_tag_id_tags FOREIGN KEY(tag_id) REFERENCES tags (id) ON DELETE CASCADE
 );
 CREATE INDEX ix_paper_tags_tag_id ON paper_tags (tag_id);
-CREATE TABLE status_events (
-	id INTEGER NOT NULL, 
-	paper_id INTEGER NOT NULL, 
-	from_status VARCHAR(16), 
-	to_status VARCHAR(16) NOT NULL, 
-	at DATETIME NOT NULL, undoes INTEGER, 
-	CONSTRAINT pk_status_events PRIMARY KEY (id), 
-	CONSTRAINT fk_status_events_paper_id_papers FOREIGN KEY(paper_id) REFERENCES papers (id) ON DELETE CASCADE
-);
-CREATE INDEX ix_status_events_at ON status_events (at);
-CREATE INDEX ix_status_events_paper_id ON status_events (paper_id);
 CREATE VIRTUAL TABLE paper_fts USING fts5(search_text, content='papers', content_rowid='id', tokenize='unicode61');
 CREATE TRIGGER paper_fts_ai AFTER INSERT ON papers BEGIN
         INSERT INTO paper_fts(rowid, search_text) VALUES (new.id, new.search_text);
@@ -158,7 +132,6 @@ CREATE TABLE not_duplicates (
 	CONSTRAINT fk_not_duplicates_high_id_papers FOREIGN KEY(high_id) REFERENCES papers (id) ON DELETE CASCADE
 );
 CREATE INDEX ix_not_duplicates_high_id ON not_duplicates (high_id);
-CREATE INDEX ix_status_events_undoes ON status_events (undoes);
 CREATE TABLE export_profiles (
 	id INTEGER NOT NULL, 
 	owner VARCHAR(255) NOT NULL, 
@@ -179,4 +152,55 @@ CREATE TABLE export_profiles (
 );
 CREATE UNIQUE INDEX uq_export_profiles_owner_name ON export_profiles (owner, name);
 CREATE UNIQUE INDEX uq_export_profiles_owner_target ON export_profiles (owner, target);
-INSERT INTO alembic_version (version_num) VALUES ('0007');
+CREATE TABLE readers (
+	id INTEGER NOT NULL, 
+	name VARCHAR(64) NOT NULL, 
+	name_folded VARCHAR(64) NOT NULL, 
+	created_at DATETIME NOT NULL, 
+	CONSTRAINT pk_readers PRIMARY KEY (id), 
+	CONSTRAINT uq_readers_name_folded UNIQUE (name_folded)
+);
+CREATE TABLE decisions (
+	paper_id INTEGER NOT NULL, 
+	reader_id INTEGER NOT NULL, 
+	status VARCHAR(16) NOT NULL, 
+	priority SMALLINT, 
+	read_at DATETIME, 
+	updated_at DATETIME NOT NULL, 
+	CONSTRAINT pk_decisions PRIMARY KEY (paper_id, reader_id), 
+	CONSTRAINT fk_decisions_paper_id_papers FOREIGN KEY(paper_id) REFERENCES papers (id) ON DELETE CASCADE, 
+	CONSTRAINT fk_decisions_reader_id_readers FOREIGN KEY(reader_id) REFERENCES readers (id) ON DELETE CASCADE
+);
+CREATE INDEX ix_decisions_reader_status ON decisions (reader_id, status, paper_id);
+CREATE INDEX ix_decisions_reader_priority ON decisions (reader_id, priority);
+CREATE TABLE "status_events" (
+	id INTEGER NOT NULL, 
+	paper_id INTEGER NOT NULL, 
+	from_status VARCHAR(16), 
+	to_status VARCHAR(16) NOT NULL, 
+	at DATETIME NOT NULL, 
+	undoes INTEGER, 
+	reader_id INTEGER NOT NULL, 
+	CONSTRAINT pk_status_events PRIMARY KEY (id), 
+	CONSTRAINT fk_status_events_paper_id_papers FOREIGN KEY(paper_id) REFERENCES papers (id) ON DELETE CASCADE, 
+	CONSTRAINT fk_status_events_reader_id_readers FOREIGN KEY(reader_id) REFERENCES readers (id) ON DELETE CASCADE
+);
+CREATE INDEX ix_status_events_paper_id ON status_events (paper_id);
+CREATE INDEX ix_status_events_undoes ON status_events (undoes);
+CREATE INDEX ix_status_events_at ON status_events (at);
+CREATE INDEX ix_status_events_reader_id ON status_events (reader_id);
+CREATE TABLE "notes" (
+	id INTEGER NOT NULL, 
+	paper_id INTEGER NOT NULL, 
+	body TEXT NOT NULL, 
+	created_at DATETIME NOT NULL, 
+	updated_at DATETIME NOT NULL, 
+	reader_id INTEGER NOT NULL, 
+	shared BOOLEAN NOT NULL, 
+	CONSTRAINT pk_notes PRIMARY KEY (id), 
+	CONSTRAINT fk_notes_paper_id_papers FOREIGN KEY(paper_id) REFERENCES papers (id) ON DELETE CASCADE, 
+	CONSTRAINT fk_notes_reader_id_readers FOREIGN KEY(reader_id) REFERENCES readers (id) ON DELETE CASCADE
+);
+CREATE INDEX ix_notes_paper_id ON notes (paper_id);
+CREATE INDEX ix_notes_reader_id ON notes (reader_id);
+INSERT INTO alembic_version (version_num) VALUES ('0008_readers');

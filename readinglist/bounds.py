@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 #: The longest citation key (``papers.citekey``).
 MAX_CITEKEY = 255
+#: The longest reader name (``readers.name``).
+MAX_READER = 64
 #: The longest entry type (``papers.entry_type``).
 MAX_TYPE = 64
 #: The longest DOI (``papers.doi``).
@@ -138,3 +140,23 @@ def record_problem(record: PaperRecord) -> str | None:
         if len(name) > MAX_FIELD_NAME:
             return too_long(f"field name {name[:20]!r}...", len(name), MAX_FIELD_NAME)
     return entry_type_problem(record.entry_type)
+
+
+#: A reader name: a letter or digit, then letters, digits, ``.``, ``_`` or ``-`` (what a
+#: ``status:to-read@NAME`` query term can end with: no space, ``@``, ``:`` or quote).
+_READER_NAME = re.compile(r"\w[\w.-]*")
+
+
+def check_reader_name(value: str) -> str:
+    """Return the reader name ``value`` stripped; raise UsageError (exit 2) when it is
+    empty, longer than :data:`MAX_READER` or has other characters than
+    :data:`_READER_NAME` allows."""
+    clean = value.strip()
+    if len(clean) > MAX_READER:
+        raise UsageError(too_long("reader name", len(clean), MAX_READER))
+    if not _READER_NAME.fullmatch(clean):
+        raise UsageError(
+            f"reader name {clean[:40]!r} is not usable: a letter or digit, then letters, "
+            "digits, '.', '_' or '-'"
+        )
+    return clean

@@ -24,6 +24,57 @@ if TYPE_CHECKING:
 ENV_DB = "READINGLIST_DB"
 ENV_CONTACT = "READINGLIST_CONTACT"
 ENV_CACHE = "READINGLIST_CACHE"
+ENV_READER = "READINGLIST_READER"
+ENV_CONFIG = "READINGLIST_CONFIG"
+
+
+def config_file() -> Path:
+    """The configuration file: ``READINGLIST_CONFIG``, else ``config.toml`` in
+    ``platformdirs.user_config_dir("readinglist")``."""
+    from pathlib import Path
+
+    value = os.environ.get(ENV_CONFIG, "").strip()
+    if value:
+        return Path(value).expanduser()
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("readinglist", appauthor=False)) / "config.toml"
+
+
+def reader_name(option: str | None = None) -> str | None:
+    """The current reader's name: ``--reader`` (``option``), else ``READINGLIST_READER``,
+    else ``reader = "NAME"`` in the configuration file (:func:`config_file`, TOML), else
+    None (the implicit reader of a personal library). A configuration file that is not
+    TOML, or whose ``reader`` is not a string, raises UsageError naming the file (and the
+    line, as ``tomllib`` reports it)."""
+    if option is not None:
+        return option
+    value = os.environ.get(ENV_READER, "").strip()
+    if value:
+        return value
+    path = config_file()
+    try:
+        data = path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as err:
+        from readinglist.errors import UsageError
+
+        raise UsageError(f"{path}: cannot read the configuration file: {err.strerror}") from err
+    import tomllib
+
+    from readinglist.errors import UsageError
+
+    try:
+        settings = tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise UsageError(f"{path}: not a TOML configuration file: {err}") from err
+    reader = settings.get("reader")
+    if reader is None:
+        return None
+    if not isinstance(reader, str):
+        raise UsageError(f'{path}: reader must be a string such as reader = "ana"')
+    return reader
 
 
 def default_database_path() -> Path:
@@ -102,11 +153,20 @@ class Settings:
     A plain class, not a dataclass (see the module docstring); compared by value.
     """
 
-    __slots__ = ("database_url", "editor", "editor_chosen")
+    __slots__ = ("database_url", "editor", "editor_chosen", "reader")
 
-    def __init__(self, database_url: str, editor: str, *, editor_chosen: bool = True) -> None:
+    def __init__(
+        self,
+        database_url: str,
+        editor: str,
+        *,
+        editor_chosen: bool = True,
+        reader: str | None = None,
+    ) -> None:
         self.database_url = database_url
         self.editor = editor
+        #: The current reader's name (:func:`reader_name`); None: the implicit one.
+        self.reader = reader
         #: False when neither VISUAL nor EDITOR names one (``editor`` is then ``vi``).
         self.editor_chosen = editor_chosen
 
@@ -122,9 +182,15 @@ class Settings:
         return hash((self.database_url, self.editor))
 
     @classmethod
-    def resolve(cls, db: str | None = None) -> Settings:
-        """Build settings from the ``--db`` value (or None), the environment and defaults."""
+    def resolve(cls, db: str | None = None, reader: str | None = None) -> Settings:
+        """Build settings from the ``--db`` and ``--reader`` values (or None), the
+        environment, the configuration file (:func:`reader_name`) and defaults."""
         value = db or os.environ.get(ENV_DB)
         url = to_url(value) if value else to_url(str(default_database_path()))
         chosen = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-        return cls(database_url=url, editor=chosen or "vi", editor_chosen=bool(chosen))
+        return cls(
+            database_url=url,
+            editor=chosen or "vi",
+            editor_chosen=bool(chosen),
+            reader=reader_name(reader),
+        )

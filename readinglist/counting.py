@@ -25,19 +25,24 @@ from pathlib import Path
 from typing import Any
 
 from readinglist.lookup import sqlite_uri
-from readinglist.records import PRIORITY_LEVELS, PRIORITY_NAMES, STATUSES
+from readinglist.records import PRIORITY_LEVELS, PRIORITY_NAMES, STATUSES, WANTED_STATUSES
 from readinglist.schema import HEAD
 
 #: The statements :func:`sqlite_stats` runs (a whole library), in :func:`tally`'s
 #: order of arguments: the same as ``library.paper_stats``'s Core queries without a
 #: selection of papers.
+#: Each names the reader by ``:reader``, the folded name (``readers.name_folded``):
+#: a reader with no row reads every paper as new.
+_READER = "(SELECT id FROM readers WHERE name_folded = :reader)"
 SQLITE_QUERIES = (
-    "SELECT status, count(*) FROM papers GROUP BY status",
-    "SELECT priority, count(*) FROM papers GROUP BY priority",
-    "SELECT id, read_at FROM papers WHERE read_at IS NOT NULL",
+    "SELECT coalesce(d.status, 'new'), count(*) FROM papers p LEFT JOIN decisions d "
+    f"ON d.paper_id = p.id AND d.reader_id = {_READER} GROUP BY coalesce(d.status, 'new')",
+    "SELECT d.priority, count(*) FROM papers p LEFT JOIN decisions d "
+    f"ON d.paper_id = p.id AND d.reader_id = {_READER} GROUP BY d.priority",
+    f"SELECT paper_id, read_at FROM decisions WHERE reader_id = {_READER} AND read_at IS NOT NULL",
     "SELECT tags.name, count(*) FROM tags JOIN paper_tags ON paper_tags.tag_id = tags.id "
     "GROUP BY tags.id, tags.name",
-    "SELECT paper_id, at FROM status_events WHERE to_status = 'read'",
+    f"SELECT paper_id, at FROM status_events WHERE to_status = 'read' AND reader_id = {_READER}",
 )
 
 #: The stopping aid of screening (what ASReview LAB and Rayyan users watch): the papers
@@ -45,13 +50,14 @@ SQLITE_QUERIES = (
 #: (to-read, reading, read) that is not an undo nor undone (migration 0006). Plain SQL
 #: that SQLite and PostgreSQL both run, for :func:`sqlite_stats` and
 #: ``library.paper_stats`` alike (the whole library, whatever the query).
-#: The statuses that say a paper is wanted (the interest model's positives too).
-WANTED_STATUSES = ("to-read", "reading", "read")
+#: Of the reader ``:reader`` (their decisions and history only).
 SKIPPED_SINCE_WANTED = (
-    "SELECT count(*) FROM papers p WHERE p.status = 'skipped' AND "
-    "(SELECT max(e.id) FROM status_events e WHERE e.paper_id = p.id "
-    "AND e.to_status = 'skipped') > coalesce((SELECT max(w.id) FROM status_events w "
-    f"WHERE w.to_status IN ({', '.join(repr(s) for s in WANTED_STATUSES)}) "
+    f"SELECT count(*) FROM decisions p WHERE p.reader_id = {_READER} AND p.status = 'skipped' "
+    "AND (SELECT max(e.id) FROM status_events e WHERE e.paper_id = p.paper_id "
+    "AND e.reader_id = p.reader_id AND e.to_status = 'skipped') > "
+    "coalesce((SELECT max(w.id) FROM status_events w "
+    f"WHERE w.reader_id = {_READER} "
+    f"AND w.to_status IN ({', '.join(repr(s) for s in WANTED_STATUSES)}) "
     "AND w.undoes IS NULL "
     "AND NOT EXISTS (SELECT 1 FROM status_events u WHERE u.undoes = w.id)), 0)"
 )
@@ -111,11 +117,12 @@ def tally(
     }
 
 
-def sqlite_stats(path: Path) -> dict[str, Any] | None:
-    """:func:`tally` of the whole SQLite library at ``path``, read with the standard
-    library (read-only, one snapshot); None when ``path`` is no file, or not a library
-    at :data:`~readinglist.schema.HEAD`, or cannot be read now (the caller then counts
-    through ``library.paper_stats``, whose session upgrades, refuses or waits)."""
+def sqlite_stats(path: Path, reader: str) -> dict[str, Any] | None:
+    """:func:`tally` of the whole SQLite library at ``path`` for the reader whose folded
+    name is ``reader``, read with the standard library (read-only, one snapshot); None
+    when ``path`` is no file, or not a library at :data:`~readinglist.schema.HEAD`, or
+    cannot be read now (the caller then counts through ``library.paper_stats``, whose
+    session upgrades, refuses or waits)."""
     if not path.is_file():
         return None
     try:
@@ -128,9 +135,9 @@ def sqlite_stats(path: Path) -> dict[str, Any] | None:
         if revisions != [(HEAD,)]:
             return None
         status, priority, read_at, tags, read_events = (
-            conn.execute(sql).fetchall() for sql in SQLITE_QUERIES
+            conn.execute(sql, {"reader": reader}).fetchall() for sql in SQLITE_QUERIES
         )
-        since = int(conn.execute(SKIPPED_SINCE_WANTED).fetchone()[0])
+        since = int(conn.execute(SKIPPED_SINCE_WANTED, {"reader": reader}).fetchone()[0])
         return tally(status, priority, read_at, tags, read_events, since)
     except sqlite3.Error:
         return None

@@ -12,9 +12,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy.orm import DeclarativeBase, Mapped, relationship
+from sqlalchemy import and_
+from sqlalchemy.orm import DeclarativeBase, Mapped, column_property, relationship
 
-from readinglist import tables
+from readinglist import decided, tables
 from readinglist.records import PRIORITY_CODES as PRIORITY_CODES  # re-exported: its old home
 from readinglist.records import PRIORITY_NAMES as PRIORITY_NAMES
 
@@ -116,11 +117,13 @@ class Paper(Base):
     #: NULL: unknown, the export recomputes.
     source_intact: Mapped[bool | None]
     search_text: Mapped[str]
-    status: Mapped[str]
-    priority: Mapped[int | None]
+    #: The current reader's decision (:mod:`readinglist.library.decisions`): read-only
+    #: here, written by :mod:`readinglist.library.marks` alone.
+    status: Mapped[str] = column_property(decided.column("status"))
+    priority: Mapped[int | None] = column_property(decided.column("priority"))
     added_at: Mapped[datetime]
     updated_at: Mapped[datetime]
-    read_at: Mapped[datetime | None]
+    read_at: Mapped[datetime | None] = column_property(decided.column("read_at"))
     batch_id: Mapped[int | None]
 
     people: Mapped[list[PaperPerson]] = relationship(
@@ -132,11 +135,25 @@ class Paper(Base):
     tags: Mapped[list[Tag]] = relationship(
         secondary="paper_tags", back_populates="papers", lazy="selectin", order_by="Tag.name_folded"
     )
+    #: The notes the current reader sees: shared ones and their own
+    #: (:func:`readinglist.library.rows.visible_note`).
     notes: Mapped[list[Note]] = relationship(
-        back_populates="paper", cascade="all, delete-orphan", order_by="Note.id"
+        back_populates="paper",
+        cascade="all, delete-orphan",
+        order_by="Note.id",
+        primaryjoin=lambda: and_(
+            Paper.id == Note.paper_id,
+            decided.visible_note(tables.NOTES),
+        ),
     )
+    #: The current reader's status history of the paper.
     events: Mapped[list[StatusEvent]] = relationship(
-        back_populates="paper", cascade="all, delete-orphan", order_by="StatusEvent.id"
+        back_populates="paper",
+        cascade="all, delete-orphan",
+        order_by="StatusEvent.id",
+        primaryjoin=lambda: and_(
+            Paper.id == StatusEvent.paper_id, StatusEvent.reader_id == decided.CURRENT_ID
+        ),
     )
     aliases: Mapped[list[Alias]] = relationship(
         back_populates="paper", cascade="all, delete-orphan"
@@ -224,6 +241,9 @@ class Note(Base):
 
     id: Mapped[int]
     paper_id: Mapped[int]
+    #: The author (a reader); ``shared``: every reader sees it, else only the author.
+    reader_id: Mapped[int]
+    shared: Mapped[bool]
     body: Mapped[str]
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
@@ -241,6 +261,7 @@ class StatusEvent(Base):
 
     id: Mapped[int]
     paper_id: Mapped[int]
+    reader_id: Mapped[int]
     from_status: Mapped[str | None]
     to_status: Mapped[str]
     at: Mapped[datetime]

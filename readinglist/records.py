@@ -15,6 +15,10 @@ from typing import Literal, NamedTuple, Protocol
 
 #: Read status values, in triage order (ARCHITECTURE.md "Data model").
 STATUSES: tuple[str, ...] = ("new", "to-read", "reading", "read", "skipped")
+#: The statuses in which a reader *wants* a paper: decided for reading, being read or
+#: read; not ``new`` (undecided) nor ``skipped``. The one definition: the interest
+#: model's positives, ``stats``' stopping aid, ``wanted-by:N`` and "2 of 5 want it".
+WANTED_STATUSES: tuple[str, ...] = ("to-read", "reading", "read")
 #: Priority levels, highest first; ``None`` means no priority.
 PRIORITIES: tuple[str, ...] = ("high", "medium", "low")
 #: Priority words a user may give (``mark --priority``, ``priority:`` in queries):

@@ -10,5 +10,14 @@ from __future__ import annotations
 
 #: Every revision this code knows, oldest first; the last is the head. A test keeps
 #: this equal to the scripts in ``alembic/versions`` so start-up needs no Alembic.
-KNOWN_REVISIONS: tuple[str, ...] = ("0001", "0002", "0003", "0004", "0005", "0006", "0007")
+KNOWN_REVISIONS: tuple[str, ...] = (
+    "0001",
+    "0002",
+    "0003",
+    "0004",
+    "0005",
+    "0006",
+    "0007",
+    "0008_readers",
+)
 HEAD = KNOWN_REVISIONS[-1]

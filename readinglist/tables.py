@@ -139,8 +139,8 @@ IMPORT_BATCHES = Table(
     Column("bibtex_preamble", Text),
 )
 
-#: A paper: bibliographic data plus the user's triage state (``models.Paper`` says
-#: what each column holds).
+#: A paper: its bibliographic data, shared by every reader (``models.Paper`` says what
+#: each column holds). Each reader's status and priority are rows of :data:`DECISIONS`.
 PAPERS = Table(
     "papers",
     METADATA,
@@ -171,11 +171,8 @@ PAPERS = Table(
     Column("source_strings_read", Integer),
     Column("source_intact", Boolean),
     Column("search_text", Text, nullable=False, default=""),
-    Column("status", String(16), nullable=False, default="new", index=True),
-    Column("priority", SmallInteger, index=True),
     Column("added_at", UTCDateTime, nullable=False, default=utcnow),
     Column("updated_at", UTCDateTime, nullable=False, default=utcnow, onupdate=utcnow),
-    Column("read_at", UTCDateTime),
     Column(
         "batch_id",
         Integer,
@@ -237,24 +234,85 @@ PAPER_TAGS = Table(
     ),
 )
 
-#: A Markdown note on a paper, with UTC creation and update times.
+#: A person deciding about the papers of a shared library (migration 0008): ``name`` as
+#: first written, unique case-insensitively through ``name_folded``
+#: (:func:`readinglist.decided.fold`). A personal library has one, the implicit
+#: reader :data:`readinglist.decided.DEFAULT_READER`.
+READERS = Table(
+    "readers",
+    METADATA,
+    _id(),
+    Column("name", String(bounds.MAX_READER), nullable=False),
+    Column("name_folded", String(bounds.MAX_READER), nullable=False, unique=True),
+    Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+)
+
+
+def _reader_id(*, primary_key: bool = False) -> Column[int]:
+    """``reader_id``: deleted with its reader."""
+    return Column(
+        "reader_id",
+        Integer,
+        ForeignKey("readers.id", ondelete="CASCADE"),
+        primary_key=primary_key,
+        nullable=False,
+    )
+
+
+#: One reader's decision about one paper (migration 0008): read status, priority code
+#: (``records.PRIORITY_CODES``), when it was read, when the decision last changed. A
+#: paper without a row for a reader is ``new`` with no priority for that reader.
+#: ``(reader_id, status)`` and ``(reader_id, priority)`` serve ``status:``/``priority:``
+#: queries and the counts of one reader.
+DECISIONS = Table(
+    "decisions",
+    METADATA,
+    _paper_id(primary_key=True),
+    _reader_id(primary_key=True),
+    Column("status", String(16), nullable=False, default="new"),
+    Column("priority", SmallInteger),
+    Column("read_at", UTCDateTime),
+    Column("updated_at", UTCDateTime, nullable=False, default=utcnow, onupdate=utcnow),
+    Index("ix_decisions_reader_status", "reader_id", "status", "paper_id"),
+    Index("ix_decisions_reader_priority", "reader_id", "priority"),
+)
+
+#: A Markdown note on a paper, with UTC creation and update times, written by a reader
+#: (``reader_id``, migration 0008); ``shared`` notes are seen by every reader, the others
+#: by their author only.
 NOTES = Table(
     "notes",
     METADATA,
     _id(),
     _paper_id(),
+    Column(
+        "reader_id",
+        Integer,
+        ForeignKey("readers.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
+    Column("shared", Boolean, nullable=False, default=False),
     Column("body", Text, nullable=False),
     Column("created_at", UTCDateTime, nullable=False, default=utcnow),
     Column("updated_at", UTCDateTime, nullable=False, default=utcnow, onupdate=utcnow),
 )
 
-#: One change of read status (``from_status`` is None for the first), at a UTC time;
-#: ``undoes`` is the id of the change it undid (triage's ``u``, migration 0006).
+#: One change of one reader's read status (``from_status`` is None for the first), at a
+#: UTC time; ``undoes`` is the id of the change it undid (triage's ``u``, migration 0006);
+#: ``reader_id`` whose decision it changed (migration 0008).
 STATUS_EVENTS = Table(
     "status_events",
     METADATA,
     _id(),
     _paper_id(),
+    Column(
+        "reader_id",
+        Integer,
+        ForeignKey("readers.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
     Column("from_status", String(16)),
     Column("to_status", String(16), nullable=False),
     Column("at", UTCDateTime, nullable=False, default=utcnow, index=True),

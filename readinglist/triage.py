@@ -38,11 +38,11 @@ from typing import Any, Protocol, TypeVar
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
-from readinglist import counting, library, triage_inbox
+from readinglist import counting, decided, library, triage_inbox
 from readinglist.errors import Conflict, NotFound, ReadingListError
 from readinglist.library import marks
 from readinglist.models import Paper
-from readinglist.records import PaperRecord
+from readinglist.records import WANTED_STATUSES, PaperRecord
 from readinglist.text import counted
 from readinglist.triage_view import (
     KEY_HELP,
@@ -481,7 +481,9 @@ class Triage:
 
     def _count_since_wanted(self) -> None:
         with self.read_session() as session:
-            found = session.execute(text(counting.SKIPPED_SINCE_WANTED)).scalar_one()
+            found = session.execute(
+                text(counting.SKIPPED_SINCE_WANTED), {"reader": decided.fold(decided.current())}
+            ).scalar_one()
         self.since_wanted = int(found)
 
     def current_record(self) -> PaperRecord | None:
@@ -516,7 +518,7 @@ class Triage:
         self.message = f"{key}: {status}"
         if status == "skipped":  # counted as the query counts, without running it again
             self.since_wanted += 1
-        elif status in counting.WANTED_STATUSES:
+        elif status in WANTED_STATUSES:
             self.since_wanted = 0
         else:
             self._count_since_wanted()

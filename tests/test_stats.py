@@ -13,6 +13,7 @@ def build(db_url: str) -> None:
     (23:59:59 UTC on the last day); c imported as read with a read date in April and
     no history; d new. Priorities a, b high and c low; tags x (a, b) and y (c)."""
     from readinglist import db, library
+    from readinglist.library import marks, readers
 
     engine = db.make_engine(db_url)
     with db.session_scope(engine) as session:
@@ -33,7 +34,9 @@ def build(db_url: str) -> None:
         library.set_status(session, [b], "read", at=datetime(2026, 5, 1, 8, tzinfo=UTC))
         library.set_status(session, [b], "to-read", at=datetime(2026, 5, 2, 8, tzinfo=UTC))
         library.set_status(session, [b], "read", at=datetime(2026, 6, 30, 23, 59, 59, tzinfo=UTC))
-        c.status, c.read_at = "read", datetime(2026, 4, 10, tzinfo=UTC)
+        # c: a decision written without a status event (as an import of a read paper)
+        read_c = {"status": "read", "read_at": datetime(2026, 4, 10, tzinfo=UTC)}
+        marks.write_decisions(session, readers.ensure(session), [c.id], read_c)
         library.set_priority(session, [a, b], "high")
         library.set_priority(session, [c], "low")
     engine.dispose()

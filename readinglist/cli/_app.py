@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: The commands that only read: an unknown ``--reader`` is an error there (exit 3),
+#: where a command that decides makes the reader.
+READ_COMMANDS = frozenset({"list", "show", "stats", "export", "similar", "topics", "readers"})
+
 
 @dataclass
 class AppContext:
@@ -32,6 +36,7 @@ class AppContext:
     #: True once a write transaction of this run committed: the root group then keeps
     #: the export profiles current (:mod:`readinglist.cli._keep`).
     committed: bool = False
+    _announced: set[str] = field(default_factory=set, repr=False)
 
     def engine(self, *, migrate: bool = True, create: bool = True) -> Engine:
         """Return the engine; on first use refuse a library holding objects readinglist
@@ -40,8 +45,10 @@ class AppContext:
         database raises NoLibrary (exit 6) and creates nothing; a write that creates the
         library says so on stderr (:mod:`readinglist.opening`)."""
         if self._engine is None:
-            from readinglist import db, opening
+            from readinglist import db, decided, opening
             from readinglist.config import sqlite_path
+
+            decided.use(self.settings.reader)
 
             path = sqlite_path(self.settings.database_url)
             new_file = path is not None and opening.check_sqlite_file(path, create=create)
@@ -90,8 +97,10 @@ class AppContext:
 
         engine = self.engine(create=create and write)
         with self._named_errors(), db.session_scope(engine, write=write) as session:
+            self._check_reader(session, write)
             yield session
         self.committed = self.committed or write
+        self._announce_readers()
 
     @contextmanager
     def connection(self, *, write: bool = True) -> Iterator[Connection]:
@@ -102,8 +111,33 @@ class AppContext:
 
         engine = self.engine(create=False)
         with self._named_errors(), db.connection_scope(engine, write=write) as connection:
+            self._check_reader(connection, write)
             yield connection
         self.committed = self.committed or write
+        self._announce_readers()
+
+    def _check_reader(self, executor: Session | Connection, write: bool) -> None:
+        """A command that only reads (:data:`READ_COMMANDS`) names a reader the library
+        has (or the implicit one): else NotFound (exit 3) naming the readers it has. A
+        command that writes makes a new reader on its first decision or note
+        (:func:`readinglist.library.readers.ensure`)."""
+        if write or self.settings.reader is None:
+            return
+        ctx = click.get_current_context(silent=True)
+        command = ctx.find_root().invoked_subcommand if ctx is not None else None
+        if command in READ_COMMANDS:
+            from readinglist.library import readers
+
+            readers.require(executor)
+
+    def _announce_readers(self) -> None:
+        """Say on stderr which readers the committed transaction created ("new reader ana")."""
+        from readinglist import decided, render
+
+        for name in decided.created():
+            if name not in self._announced:
+                self._announced.add(name)
+                render.info(f"new reader {name}")
 
     @contextmanager
     def _named_errors(self) -> Iterator[None]:

@@ -202,9 +202,17 @@ class LazyCommands(MutableMapping[str, click.Command]):
     "Default: $READINGLIST_DB, else readinglist.db in the user data directory.",
     shell_complete=complete_path,
 )
+@click.option(
+    "--reader",
+    "reader",
+    metavar="NAME",
+    help="Whose decisions (status, priority, undo, private notes) to read and write in a "
+    'shared library. Default: $READINGLIST_READER, else reader = "NAME" in the '
+    "configuration file, else the one implicit reader of a personal library.",
+)
 @click.version_option(__version__, "-V", "--version", prog_name="readinglist")
 @click.pass_context
-def cli(ctx: click.Context, db: str | None) -> None:
+def cli(ctx: click.Context, db: str | None, reader: str | None) -> None:
     """Import, triage, find and export the papers you mean to read.
 
     \b
@@ -216,7 +224,7 @@ def cli(ctx: click.Context, db: str | None) -> None:
     """
     if db is not None and not db.strip():
         raise click.BadParameter("is empty; give a file path or a database URL", param_hint="--db")
-    ctx.obj = AppContext(Settings.resolve(db))
+    ctx.obj = AppContext(Settings.resolve(db, reader))
 
 
 register_shells()  # completion answers nothing rather than a traceback; bash keeps a:b whole

@@ -129,6 +129,25 @@ def insert_or_ignore(session: Executor, model: type[Any] | Table) -> Any:
     return sqlite.insert(model).on_conflict_do_nothing()
 
 
+def upsert(session: Executor, table: Table, keys: Sequence[str], columns: Sequence[str]) -> Any:
+    """Return ``INSERT ... ON CONFLICT (keys) DO UPDATE SET`` each of ``columns`` to the
+    value inserted, in the session's dialect (SQLite >= 3.24 and PostgreSQL both have
+    it; SQLAlchemy's ``sqlite.insert``/``postgresql.insert``): a row written whether or
+    not it exists, in one statement, without losing a concurrent insert of the same key."""
+    if dialect_name(session) == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
+        stmt: Any = postgresql.insert(table)
+    else:
+        from sqlalchemy.dialects import sqlite
+
+        stmt = sqlite.insert(table)
+    return stmt.on_conflict_do_update(
+        index_elements=[table.c[key] for key in keys],
+        set_={name: stmt.excluded[name] for name in columns},
+    )
+
+
 def insert_papers(session: Executor, rows: list[dict[str, Any]]) -> list[int]:
     """Insert paper rows (and their full-text entries); return their ids in row order."""
     if not rows:

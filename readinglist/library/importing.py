@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from readinglist import citekeys, dedupe
 from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
 from readinglist.library._sql import Statistics, insert_papers, serialize_imports, unlink_people
-from readinglist.library.marks import checked_stamp, status_changed_since
+from readinglist.library.marks import checked_stamp, import_statuses, status_changed_since
 from readinglist.library.matching import (
     Candidate,
     Index,
@@ -461,8 +461,6 @@ class Importer:
                 citekeys.is_provisional_key(final)
                 and (key != item.record.citekey or final.title_provisional)
             ),
-            "status": item.record.status or "new",
-            "priority": None,
             "added_at": self.now,
             "updated_at": self.now,
             "batch_id": self.batch_id,
@@ -490,6 +488,13 @@ class Importer:
         ids = insert_papers(session, chunk.new_rows)
         for row, paper_id in zip(chunk.new_rows, ids, strict=True):
             row["id"] = paper_id
+        decided = {
+            pid: record.status
+            for pid, record in zip(ids, chunk.new_records, strict=True)
+            if record.status and record.status != "new"
+        }
+        if decided:  # a list's status, the current reader's (no history, as a first status)
+            import_statuses(session, decided, at=self.now)
         insert_people(session, chunk.new_records, ids, self.person_ids, new_papers=True)
         apply_merges(session, chunk.merged)
         if chunk.people:

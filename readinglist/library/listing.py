@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select, text
 
-from readinglist import counting
+from readinglist import counting, decided
 from readinglist.library._sql import CHUNK
 from readinglist.library.rows import (
     TABLE_COLUMNS,
@@ -25,6 +25,7 @@ from readinglist.records import (
     PaperRecord,
 )
 from readinglist.tables import (
+    DECISIONS,
     MERGE_CONFLICTS,
     PAPER_TAGS,
     PAPERS,
@@ -49,11 +50,14 @@ def all_papers(session: Session) -> list[Paper]:
 
 
 def history(session: Executor, paper_id: int) -> list[dict[str, Any]]:
-    """Return the read-status history of the paper ``paper_id`` as ``{"from", "to",
+    """Return the current reader's read-status history of the paper ``paper_id`` as ``{"from", "to",
     "at"}`` dicts, oldest first (in the order the changes were recorded)."""
     rows = session.execute(
         select(STATUS_EVENTS.c.from_status, STATUS_EVENTS.c.to_status, STATUS_EVENTS.c.at)
-        .where(STATUS_EVENTS.c.paper_id == paper_id)
+        .where(
+            STATUS_EVENTS.c.paper_id == paper_id,
+            STATUS_EVENTS.c.reader_id == decided.CURRENT_ID,
+        )
         .order_by(STATUS_EVENTS.c.id)
     )
     return [{"from": old, "to": new, "at": at} for old, new, at in rows]
@@ -167,7 +171,7 @@ def export_outline(
     shared: dict[str, str] = {}  # one string per distinct status and venue
     years: dict[int, int] = {}  # one int per distinct year
     papers = PAPERS
-    columns = select(*(papers.c[name] for name in ("id", *_OUTLINE_COLUMNS)))
+    columns = select(*(decided.paper_column(name) for name in ("id", *_OUTLINE_COLUMNS)))
     connection = connection_of(session)
     for start in range(0, len(ids), CHUNK * 4):
         part = list(ids[start : start + CHUNK * 4])
@@ -200,7 +204,7 @@ def triage_queue(session: Executor, query_text: str = "", *, only_new: bool = Tr
     """
     stmt = select(PAPERS.c.id, PAPERS.c.added_at)
     if only_new:
-        stmt = stmt.where(PAPERS.c.status == "new")
+        stmt = stmt.where(decided.status_in(["new"]))
     if not query_text.strip():
         rows = session.execute(stmt).all()
     else:
@@ -237,18 +241,24 @@ def paper_stats(session: Executor, query_text: str = "") -> dict[str, Any]:
     # the ORM's mappers are never configured (~55 ms; issue 17). The rules are
     # counting.tally's (which counting.sqlite_stats feeds without SQLAlchemy).
     execute = connection_of(session).execute
+    mine = decided.with_decisions()
+    status = decided.joined_status()
     return counting.tally(
         chunks(
-            select(PAPERS.c.status, func.count()).group_by(PAPERS.c.status), PAPERS.c.id, execute
+            select(status, func.count()).select_from(mine).group_by(status), PAPERS.c.id, execute
         ),
         chunks(
-            select(PAPERS.c.priority, func.count()).group_by(PAPERS.c.priority),
+            select(DECISIONS.c.priority, func.count())
+            .select_from(mine)
+            .group_by(DECISIONS.c.priority),
             PAPERS.c.id,
             execute,
         ),
         chunks(
-            select(PAPERS.c.id, PAPERS.c.read_at).where(PAPERS.c.read_at.is_not(None)),
-            PAPERS.c.id,
+            select(DECISIONS.c.paper_id, DECISIONS.c.read_at).where(
+                DECISIONS.c.reader_id == decided.CURRENT_ID, DECISIONS.c.read_at.is_not(None)
+            ),
+            DECISIONS.c.paper_id,
             execute,
         ),
         chunks(
@@ -260,10 +270,13 @@ def paper_stats(session: Executor, query_text: str = "") -> dict[str, Any]:
         ),
         chunks(
             select(STATUS_EVENTS.c.paper_id, STATUS_EVENTS.c.at).where(
-                STATUS_EVENTS.c.to_status == "read"
+                STATUS_EVENTS.c.to_status == "read",
+                STATUS_EVENTS.c.reader_id == decided.CURRENT_ID,
             ),
             STATUS_EVENTS.c.paper_id,
             execute,
         ),
-        execute(text(counting.SKIPPED_SINCE_WANTED)).scalar_one(),
+        execute(
+            text(counting.SKIPPED_SINCE_WANTED), {"reader": decided.fold(decided.current())}
+        ).scalar_one(),
     )

@@ -1,4 +1,8 @@
-"""Status and priority of papers: single-column writes in Core, the one home of their rules.
+"""Status and priority of papers, per reader: Core writes, the one home of their rules.
+
+A decision is a row of ``decisions`` (paper, reader); every function here acts for
+the current reader (:mod:`.readers`) unless given another (``reader``, a name), and
+creates the reader's row on their first write (:func:`.readers.ensure`).
 
 ``mark`` and ``priority`` run these on a Core Connection (no ORM imported, no row
 graph loaded; issue 17); ``library.papers.set_status``/``set_priority``, ``triage``
@@ -14,10 +18,20 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, and_, exists, func, insert, select, update
 
+from readinglist import decided
+from readinglist.decided import column as decision_column
 from readinglist.errors import Conflict, NotFound, UsageError
-from readinglist.library._sql import CHUNK
+from readinglist.library import readers
+from readinglist.library._sql import CHUNK, upsert
 from readinglist.records import PRIORITY_CODES, PRIORITY_LEVELS, STATUSES
-from readinglist.tables import PAPERS, STATUS_EVENTS, Executor, utcnow
+from readinglist.tables import (
+    DECISIONS,
+    PAPERS,
+    READERS,
+    STATUS_EVENTS,
+    Executor,
+    utcnow,
+)
 
 
 def write_status(
@@ -27,6 +41,7 @@ def write_status(
     *,
     at: datetime | None = None,
     undoes: Mapping[int, int] | None = None,
+    reader: str | None = None,
 ) -> list[int]:
     """Set the read status of the papers ``current`` maps (paper id -> status now) to
     ``status``; return the ids that changed, in order. The one home of the status rule.
@@ -35,11 +50,11 @@ def write_status(
     sets ``read_at``; leaving ``read`` clears it; ``updated_at`` is ``at`` (default
     now). Papers already at ``status`` are left alone; every change is recorded in the
     status history (a StatusEvent row; ``undoes`` maps a paper id to the id of the
-    change this one undoes, see :func:`undo_status`). Core statements on the tables, a chunk of
-    papers at a time (issue 17: ``mark -q`` on 100,000 papers was one ORM unit of work
-    per paper; ``mark`` configures no mapper): status, ``read_at`` and ``updated_at``
-    only, so no relationship is loaded; the search text does not contain the status,
-    so it needs no refresh.
+    change this one undoes, see :func:`undo_status`). The decision is ``reader``'s (a
+    name; None: the current reader), whose row is made on the first write. Core
+    statements, a chunk of papers at a time (``mark -q`` on 100,000 papers; ``mark``
+    configures no mapper); the search text does not contain the status, so it needs no
+    refresh, and the paper row is not touched.
     """
     if status not in STATUSES:
         raise UsageError(f"unknown status {status!r}; use one of {', '.join(STATUSES)}")
@@ -47,11 +62,13 @@ def write_status(
     changed = [paper_id for paper_id, old in current.items() if old != status]
     if not changed:
         return []
+    reader_id = readers.ensure(session, reader)
     session.execute(
         insert(STATUS_EVENTS),
         [
             {
                 "paper_id": pid,
+                "reader_id": reader_id,
                 "from_status": current[pid],
                 "to_status": status,
                 "at": when,
@@ -60,13 +77,45 @@ def write_status(
             for pid in changed
         ],
     )
-    update_columns(session, changed, status_values(status, when))
+    write_decisions(session, reader_id, changed, status_values(status, when))
     return changed
 
 
+def import_statuses(
+    session: Executor, statuses: Mapping[int, str], *, at: datetime | None = None
+) -> None:
+    """Give new papers (id -> status, one of ``records.STATUSES``, else UsageError) the
+    status an imported list says, as the current reader's decision and without a status
+    event: the paper had no status before (a first status is not a change)."""
+    reader_id: int | None = None
+    by_status: dict[str, list[int]] = {}
+    for pid, status in statuses.items():
+        if status not in STATUSES:
+            raise UsageError(f"unknown status {status!r}; use one of {', '.join(STATUSES)}")
+        by_status.setdefault(status, []).append(pid)
+    for status, ids in by_status.items():
+        reader_id = reader_id or readers.ensure(session)
+        write_decisions(session, reader_id, ids, {"status": status, "updated_at": at or utcnow()})
+
+
 def status_values(status: str, when: datetime) -> dict[str, Any]:
-    """The columns a change to ``status`` at ``when`` writes (:func:`write_status`)."""
+    """The decision columns a change to ``status`` at ``when`` writes (:func:`write_status`)."""
     return {"status": status, "read_at": when if status == "read" else None, "updated_at": when}
+
+
+def write_decisions(
+    session: Executor, reader_id: int, ids: Sequence[int], values: dict[str, Any]
+) -> None:
+    """Set ``values`` (decision columns) of the reader ``reader_id``'s decisions about the
+    papers ``ids``, inserting a row (``new``, no priority, then ``values``) for a paper
+    that has none: one ``INSERT ... ON CONFLICT (paper_id, reader_id) DO UPDATE`` per
+    chunk (SQLite >= 3.24 and PostgreSQL), so two runs deciding the same paper at once
+    neither fail nor lose a write."""
+    row = {"status": "new", "priority": None, "read_at": None, "updated_at": utcnow(), **values}
+    stmt = upsert(session, DECISIONS, ("paper_id", "reader_id"), list(values))
+    for start in range(0, len(ids), CHUNK):
+        chunk = ids[start : start + CHUNK]
+        session.execute(stmt, [{**row, "paper_id": pid, "reader_id": reader_id} for pid in chunk])
 
 
 def update_columns(session: Executor, ids: Sequence[int], values: dict[str, Any]) -> None:
@@ -93,25 +142,31 @@ def write_priority(
     level: str | None,
     *,
     at: datetime | None = None,
+    reader: str | None = None,
 ) -> list[int]:
     """Set the priority of the papers ``current`` maps (paper id -> priority code now)
-    to ``level`` (:func:`priority_code`; UsageError); return the ids that changed, in
-    order. One Core UPDATE per chunk of papers (``priority`` and ``updated_at``, at
-    ``at``, default now), as in :func:`write_status`."""
+    to ``level`` (:func:`priority_code`; UsageError) for ``reader`` (None: the current
+    one); return the ids that changed, in order. :func:`write_decisions` of ``priority``
+    and ``updated_at`` (at ``at``, default now), as in :func:`write_status`."""
     code = priority_code(level)
     changed = [paper_id for paper_id, old in current.items() if old != code]
     if changed:
-        update_columns(session, changed, {"priority": code, "updated_at": at or utcnow()})
+        reader_id = readers.ensure(session, reader)
+        write_decisions(
+            session, reader_id, changed, {"priority": code, "updated_at": at or utcnow()}
+        )
     return changed
 
 
 def latest_status_change(session: Executor) -> datetime | None:
-    """Return the time of the library's newest read-status change (its newest status
-    event, aware UTC), or None when no paper's status was ever changed.
+    """Return the time of the current reader's newest read-status change (their newest
+    status event, aware UTC), or None when they never changed a paper's status.
 
     Markdown exports write it into their marker (``decided=``) so that syncing the list
     back leaves a status changed since alone (:func:`status_changed_since`)."""
-    latest: datetime | None = session.execute(select(func.max(STATUS_EVENTS.c.at))).scalar_one()
+    latest: datetime | None = session.execute(
+        select(func.max(STATUS_EVENTS.c.at)).where(STATUS_EVENTS.c.reader_id == decided.CURRENT_ID)
+    ).scalar_one()
     return latest
 
 
@@ -145,15 +200,19 @@ def checked_stamp(session: Executor, decided: datetime | None) -> tuple[datetime
 
 
 def status_changed_since(session: Executor, paper_ids: Sequence[int], when: datetime) -> set[int]:
-    """Return the ids among ``paper_ids`` whose read status changed after ``when`` (a
-    status event later than it), a chunk of ids at a time."""
+    """Return the ids among ``paper_ids`` whose read status for the current reader changed
+    after ``when`` (a status event of theirs later than it), a chunk of ids at a time."""
     found: set[int] = set()
     for start in range(0, len(paper_ids), CHUNK):
         chunk = paper_ids[start : start + CHUNK]
         found.update(
             session.scalars(
                 select(STATUS_EVENTS.c.paper_id)
-                .where(STATUS_EVENTS.c.paper_id.in_(chunk), STATUS_EVENTS.c.at > when)
+                .where(
+                    STATUS_EVENTS.c.paper_id.in_(chunk),
+                    STATUS_EVENTS.c.at > when,
+                    STATUS_EVENTS.c.reader_id == decided.CURRENT_ID,
+                )
                 .distinct()
             )
         )
@@ -189,7 +248,8 @@ def _in_force(event: Any) -> ColumnElement[bool]:
 def last_undoable(
     session: Executor, scope: Sequence[int] | None = None
 ) -> tuple[int, int, str, str] | None:
-    """Return the top of the undo stack, ``(event id, paper id, from, to)``, or None.
+    """Return the top of the current reader's undo stack, ``(event id, paper id, from,
+    to)``, or None.
 
     The stack is the status history newest first without the undos and the changes
     they undid (:func:`undo_status` records which), so it survives quitting: an undo
@@ -201,7 +261,7 @@ def last_undoable(
     event = STATUS_EVENTS.alias("event")
     base = (
         select(event.c.id, event.c.paper_id, event.c.from_status, event.c.to_status)
-        .where(_in_force(event))
+        .where(event.c.reader_id == decided.CURRENT_ID, _in_force(event))
         .order_by(event.c.id.desc())
         .limit(1)
     )
@@ -220,9 +280,13 @@ def last_undoable(
 
 
 def last_change_of(session: Executor, paper_id: int) -> int | None:
-    """Return the id of the newest status event of ``paper_id`` (None without one)."""
+    """Return the id of the current reader's newest status event of ``paper_id`` (None
+    without one)."""
     found = session.execute(
-        select(func.max(STATUS_EVENTS.c.id)).where(STATUS_EVENTS.c.paper_id == paper_id)
+        select(func.max(STATUS_EVENTS.c.id)).where(
+            STATUS_EVENTS.c.paper_id == paper_id,
+            STATUS_EVENTS.c.reader_id == decided.CURRENT_ID,
+        )
     ).scalar_one()
     return None if found is None else int(found)
 
@@ -239,32 +303,39 @@ def undo_status(session: Executor, event_id: int) -> tuple[int, str, str]:
     """
     event = STATUS_EVENTS.alias("event")
     row = session.execute(
-        select(event.c.paper_id, event.c.from_status, event.c.to_status).where(
+        select(event.c.paper_id, event.c.from_status, event.c.to_status, event.c.reader_id).where(
             event.c.id == event_id
         )
     ).first()
     if row is None:
         raise NotFound("that decision is no longer in the status history")
     pid, old, new = int(row[0]), row[1], str(row[2])
-    now = session.execute(
-        select(PAPERS.c.status, PAPERS.c.citekey).where(PAPERS.c.id == pid).with_for_update()
+    name = session.execute(select(READERS.c.name).where(READERS.c.id == row[3])).scalar_one()
+    locked = session.execute(
+        select(PAPERS.c.citekey).where(PAPERS.c.id == pid).with_for_update()
     ).first()
-    if now is None:
+    if locked is None:
         raise NotFound("that paper was removed meanwhile")
+    now = (
+        locked[0],
+        session.execute(select(decision_column("status", name, paper_id=pid))).scalar_one(),
+    )
     in_force = session.execute(select(_in_force(event)).where(event.c.id == event_id))
     if old is None or not in_force.scalar():
         raise Conflict(
-            f"{now[1]} was changed meanwhile (now {now[0]}), not by this undo; left as it is"
+            f"{now[0]} was changed meanwhile (now {now[1]}), not by this undo; left as it is"
         )
-    write_status(session, {pid: new}, str(old), undoes={pid: event_id})
+    write_status(session, {pid: new}, str(old), undoes={pid: event_id}, reader=name)
     if old == "read":
         read_at = session.execute(
             select(func.max(STATUS_EVENTS.c.at)).where(
                 STATUS_EVENTS.c.paper_id == pid,
+                STATUS_EVENTS.c.reader_id == row[3],
                 STATUS_EVENTS.c.id < event_id,
                 STATUS_EVENTS.c.to_status == "read",
                 STATUS_EVENTS.c.undoes.is_(None),
             )
         ).scalar_one()
-        update_columns(session, [pid], {"read_at": read_at})
+        reader_id = readers.ensure(session, name)
+        write_decisions(session, reader_id, [pid], {"read_at": read_at})
     return pid, str(old), new

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import insert, select
 
+from readinglist import decided
 from readinglist.errors import NotFound, UsageError
+from readinglist.library import readers
 from readinglist.library.marks import update_columns
 from readinglist.library.search import refresh_search_text
 from readinglist.tables import NOTES, Executor, utcnow
@@ -25,20 +27,31 @@ if TYPE_CHECKING:
     from readinglist.models import Note, Paper
 
 
-def add_note(session: Session, paper: Paper, body: str, *, at: datetime | None = None) -> Note:
+def add_note(
+    session: Session, paper: Paper, body: str, *, at: datetime | None = None, shared: bool = False
+) -> Note:
     """Add a Markdown note to ``paper`` and return it (its ``id`` assigned):
     :func:`insert_note` (the rule; UsageError for an empty note), then the object."""
     from readinglist.models import Note
 
     session.flush()
-    note = session.get(Note, insert_note(session, paper.id, body, at=at))
+    note = session.get(Note, insert_note(session, paper.id, body, at=at, shared=shared))
     assert note is not None  # inserted in this transaction
     session.expire(paper, ["notes", "updated_at", "search_text"])
     return note
 
 
-def insert_note(session: Executor, paper_id: int, body: str, *, at: datetime | None = None) -> int:
-    """Add a Markdown note to the paper ``paper_id``; return the note's id.
+def insert_note(
+    session: Executor,
+    paper_id: int,
+    body: str,
+    *,
+    at: datetime | None = None,
+    shared: bool = False,
+) -> int:
+    """Add a Markdown note by the current reader (:mod:`.readers`, whose row is made on
+    their first write) to the paper ``paper_id``; return the note's id. ``shared``: every
+    reader sees it; else only its author.
 
     The text is kept as written, less surrounding blank lines and trailing white
     space. Created and updated times are ``at`` (default now, UTC), and so is the
@@ -49,9 +62,17 @@ def insert_note(session: Executor, paper_id: int, body: str, *, at: datetime | N
     if not text.strip():
         raise UsageError("the note is empty; nothing added")
     when = at or utcnow()
+    reader_id = readers.ensure(session)
     note_id: int = session.execute(
         insert(NOTES)
-        .values(paper_id=paper_id, body=text, created_at=when, updated_at=when)
+        .values(
+            paper_id=paper_id,
+            reader_id=reader_id,
+            shared=shared,
+            body=text,
+            created_at=when,
+            updated_at=when,
+        )
         .returning(NOTES.c.id)
     ).scalar_one()
     update_columns(session, [paper_id], {"updated_at": when})
@@ -64,9 +85,14 @@ def get_note(session: Session, note_id: int) -> Note:
     from readinglist.models import Note
 
     note = session.get(Note, note_id)
-    if note is None:
+    if note is None or not _visible(session, note):
         raise NotFound(f"no note with id {note_id}")
     return note
+
+
+def _visible(session: Executor, note: Note) -> bool:
+    """True when the current reader sees ``note``: shared, or their own."""
+    return bool(note.shared) or note.reader_id == readers.find(session)
 
 
 def get_notes(session: Session, note_ids: Sequence[int]) -> list[Note]:
@@ -77,7 +103,7 @@ def get_notes(session: Session, note_ids: Sequence[int]) -> list[Note]:
     unknown: list[int] = []
     for note_id in dict.fromkeys(note_ids):
         note = session.get(Note, note_id)
-        if note is None:
+        if note is None or not _visible(session, note):
             unknown.append(note_id)
         else:
             notes.append(note)
@@ -88,10 +114,17 @@ def get_notes(session: Session, note_ids: Sequence[int]) -> list[Note]:
 
 
 def notes_of(session: Session, paper: Paper) -> list[Note]:
-    """Return the notes of ``paper``, oldest first."""
+    """Return the notes of ``paper`` the current reader sees (shared and their own), oldest
+    first."""
     from readinglist.models import Note
 
-    return list(session.scalars(select(Note).where(Note.paper_id == paper.id).order_by(Note.id)))
+    return list(
+        session.scalars(
+            select(Note)
+            .where(Note.paper_id == paper.id, decided.visible_note(NOTES))
+            .order_by(Note.id)
+        )
+    )
 
 
 def update_note(session: Session, note: Note, body: str, *, at: datetime | None = None) -> bool:

@@ -65,7 +65,8 @@ def set_status(
     changed = [paper for paper in papers if paper.id in changed_ids]
     for paper in changed:
         for name, value in status_values(status, when).items():
-            set_committed_value(paper, name, value)
+            if name != "updated_at":  # the decision's time, not the paper's
+                set_committed_value(paper, name, value)
         session.expire(paper, ["events"])  # read again when asked for
     return changed
 
@@ -85,8 +86,7 @@ def set_priority(
     changed = [paper for paper in papers if paper.id in changed_ids]
     code = priority_code(level)
     for paper in changed:
-        for name, value in (("priority", code), ("updated_at", when)):
-            set_committed_value(paper, name, value)
+        set_committed_value(paper, "priority", code)
     return changed
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Row, select
 
+from readinglist import decided
 from readinglist.errors import NotFound, UsageError
 from readinglist.library._sql import CHUNK
 from readinglist.tables import ALIASES, PAPERS, Executor, connection_of, utcnow
@@ -138,7 +139,9 @@ def target_rows(session: Executor, refs: Sequence[str], query_text: str | None) 
         ids = query.paper_ids(session, query_text or "")
     else:
         ids = _resolve_ids(session, refs)
-    columns = select(*(PAPERS.c[name] for name in TARGET_COLUMNS))
+    columns = select(
+        PAPERS.c.id, PAPERS.c.citekey, decided.column("status"), decided.column("priority")
+    )
     found: dict[int, Row[Any]] = {}
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start : start + CHUNK]

@@ -28,6 +28,7 @@ from sqlalchemy import (
 )
 from sqlalchemy import cast as sql_cast
 
+from readinglist import decided
 from readinglist.digest import json_digest
 from readinglist.library._sql import CHUNK, executemany, insert_rows
 from readinglist.records import (
@@ -483,8 +484,8 @@ _PERSON_RECORDS: dict[tuple[str, ...], PersonRecord] = {}
 
 
 def notes_by_paper(session: Executor, ids: Sequence[int]) -> dict[int, list[NoteRecord]]:
-    """Return paper id -> its notes (oldest first) for the papers ``ids``, read with one
-    Core query on the session's connection."""
+    """Return paper id -> the notes the current reader sees (:func:`visible_note`; oldest
+    first) for the papers ``ids``, read with one Core query on the session's connection."""
     notes_table = NOTES
     notes: dict[int, list[NoteRecord]] = defaultdict(list)
     for pid, body, created, updated in (
@@ -496,7 +497,7 @@ def notes_by_paper(session: Executor, ids: Sequence[int]) -> dict[int, list[Note
                 notes_table.c.created_at,
                 notes_table.c.updated_at,
             )
-            .where(notes_table.c.paper_id.in_(list(ids)))
+            .where(notes_table.c.paper_id.in_(list(ids)), decided.visible_note(notes_table))
             .order_by(notes_table.c.id)
         )
         .all()
@@ -534,6 +535,7 @@ def iter_records(
         for c in papers.c
         if c.name not in _UNRECORDED and (with_source or c.name not in SOURCE_COLUMNS)
     ]
+    columns += [decided.column(name) for name in decided.COLUMNS]
     if not with_source:  # provenance without reading the source text (latex_fields)
         columns.append(papers.c.source_text.is_not(None).label("has_source"))
     bibtex_batches = bibtex_batch_ids(session)
@@ -642,7 +644,7 @@ def record_columns(names: Iterable[str]) -> tuple[str, ...]:
         if name in ("authors", "editors", "tags", "notes"):
             continue
         column = column_of.get(name, name)
-        if column not in papers.c:
+        if column not in papers.c and column not in decided.COLUMNS:
             raise KeyError(f"no papers column holds the record field {name!r}")
         if column not in columns:
             columns.append(column)
@@ -686,7 +688,7 @@ def iter_listing_records(
     ``latex_fields`` True). Unknown ids are skipped.
     """
     papers = PAPERS
-    selected = [papers.c[name] for name in columns]
+    selected = [decided.paper_column(name) for name in columns]
     names = [_FIELD_OF_COLUMN.get(name, name) for name in columns[1:]]
     converted = [(i, _CONVERT[name]) for i, name in enumerate(columns[1:]) if name in _CONVERT]
     connection = connection_of(session)

@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Select, and_, exists, false, func, not_, or_, select, true
 
-from readinglist import versions
+from readinglist import decided, versions
 from readinglist.query.fulltext import text_clause
 from readinglist.query.tree import (
     And,
@@ -36,11 +36,13 @@ from readinglist.query.tree import (
     Substring,
     TagTerm,
     Text,
+    WantedBy,
     Year,
     walk,
 )
 from readinglist.tables import (
     ALIASES,
+    DECISIONS,
     NOTES,
     PAPER_PEOPLE,
     PAPER_TAGS,
@@ -207,12 +209,19 @@ class Builder:
         return self.resolved(tagged, lambda: PAPERS.c.id.in_(tagged))
 
     def _status(self, node: Status) -> ColumnElement[bool]:
-        return PAPERS.c.status == node.value
+        return decided.status_in([node.value], node.reader)
 
     def _priority(self, node: Priority) -> ColumnElement[bool]:
-        if node.code is None:
-            return PAPERS.c.priority.is_(None)
-        return known(PAPERS.c.priority, PAPERS.c.priority == node.code)
+        return decided.priority_is(node.code, node.reader)
+
+    def _wantedby(self, node: WantedBy) -> ColumnElement[bool]:
+        count = decided.wanted_count()
+        parts: list[ColumnElement[bool]] = []
+        if node.low is not None:
+            parts.append(count >= node.low)
+        if node.high is not None:
+            parts.append(count <= node.high)
+        return and_(*parts)
 
     def _year(self, node: Year) -> ColumnElement[bool]:
         if node.low == node.high:
@@ -225,7 +234,8 @@ class Builder:
         return and_(*parts)
 
     def _daterange(self, node: DateRange) -> ColumnElement[bool]:
-        col = PAPERS.c.added_at if node.field == "added" else PAPERS.c.read_at
+        read = node.field != "added"
+        col = DECISIONS.c.read_at if read else PAPERS.c.added_at
         parts: list[ColumnElement[bool]] = [col.is_not(None)]
         if node.low is not None:
             parts.append(col >= node.low.period(self.now)[0])
@@ -233,6 +243,9 @@ class Builder:
             end = node.high.period(self.now)[1]
             if end is not None:
                 parts.append(col < end)
+        if read:  # the current reader's read times
+            mine = DECISIONS.c.reader_id == decided.CURRENT_ID
+            return PAPERS.c.id.in_(select(DECISIONS.c.paper_id).where(mine, *parts))
         return and_(*parts)
 
     def _key(self, node: Key) -> ColumnElement[bool]:
@@ -272,8 +285,14 @@ class Builder:
         return known(col, col == value)
 
     def _has(self, node: Has) -> ColumnElement[bool]:
-        if node.what == "notes":
-            return PAPERS.c.id.in_(select(NOTES.c.paper_id))
+        if node.what == "notes":  # notes the current reader sees
+            return PAPERS.c.id.in_(select(NOTES.c.paper_id).where(decided.visible_note(NOTES)))
+        if node.what == "priority":
+            return PAPERS.c.id.in_(
+                select(DECISIONS.c.paper_id).where(
+                    DECISIONS.c.reader_id == decided.CURRENT_ID, DECISIONS.c.priority.is_not(None)
+                )
+            )
         if node.what == "tags":
             return PAPERS.c.id.in_(select(PAPER_TAGS.c.paper_id))
         if node.what == "authors":
@@ -285,12 +304,11 @@ class Builder:
             "arxiv": PAPERS.c.arxiv,
             "code": PAPERS.c.code_url,
             "doi": PAPERS.c.doi,
-            "priority": PAPERS.c.priority,
             "url": PAPERS.c.url,
             "venue": PAPERS.c.venue,
             "year": PAPERS.c.year,
         }[node.what]
-        if node.what in ("priority", "year"):
+        if node.what == "year":
             return col.is_not(None)
         return and_(col.is_not(None), col != "")
 

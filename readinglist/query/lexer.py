@@ -21,7 +21,7 @@ from readinglist.query.vocabulary import FIELDS, MAX_DEPTH, MAX_TERMS
 from readinglist.text import MAX_WORD, fold, search_tokens
 
 KEYWORDS = frozenset({"OR", "AND", "NOT"})
-FIELD_PREFIX = re.compile(r"([A-Za-z][A-Za-z_]*):")
+FIELD_PREFIX = re.compile(r"([A-Za-z][A-Za-z_-]*):")
 #: Typographic double quotes accepted as query quotes (they fold to ASCII ``"``).
 #: A run of letters and digits longer than any indexed word (:data:`~readinglist.text.MAX_WORD`).
 LONG_WORD = re.compile(rf"[0-9a-z]{{{MAX_WORD + 1},}}")

@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Select, case, select
 
+from readinglist import decided
 from readinglist.errors import UsageError
 from readinglist.query.compiler import Builder, session_builder
 from readinglist.query.fulltext import rank_postgresql, rank_sqlite
@@ -104,13 +105,13 @@ def _by_column(sort: str, dialect: str, reverse: bool) -> list[Any]:
         return [_direction(bytewise(PAPERS.c.citekey_folded), reverse)]
     if sort == "priority":
         return [
-            _direction(PAPERS.c.priority.is_(None), reverse),
-            _direction(PAPERS.c.priority, reverse),
+            _direction(decided.column("priority").is_(None), reverse),
+            _direction(decided.column("priority"), reverse),
         ]
     if sort == "status":
         rank = case(
             {status: position for position, status in enumerate(STATUS_ORDER)},
-            value=PAPERS.c.status,
+            value=decided.column("status"),
             else_=len(STATUS_ORDER),
         )
         return [_direction(rank, reverse)]

@@ -51,16 +51,29 @@ class TagTerm:
 
 @dataclass(frozen=True)
 class Status:
-    """``status:`` with one of ``records.STATUSES``."""
+    """``status:`` with one of ``records.STATUSES``; ``reader``: whose (``status:read@ana``),
+    None for the current reader."""
 
     value: str
+    reader: str | None = None
 
 
 @dataclass(frozen=True)
 class Priority:
-    """``priority:``: a code of ``models.PRIORITY_CODES`` (1 high .. 3 low) or None."""
+    """``priority:``: a code of ``models.PRIORITY_CODES`` (1 high .. 3 low) or None;
+    ``reader``: whose (``priority:high@ana``), None for the current reader."""
 
     code: int | None
+    reader: str | None = None
+
+
+@dataclass(frozen=True)
+class WantedBy:
+    """``wanted-by:``: how many readers want the paper (``records.WANTED_STATUSES``),
+    an inclusive range; a missing end is open."""
+
+    low: int | None
+    high: int | None
 
 
 @dataclass(frozen=True)
@@ -192,6 +205,7 @@ Query: TypeAlias = (
     | TagTerm
     | Status
     | Priority
+    | WantedBy
     | Year
     | DateRange
     | Key

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Literal, TypeAlias
 
-from readinglist.errors import InvalidQuery
+from readinglist.bounds import check_reader_name
+from readinglist.errors import InvalidQuery, UsageError
 from readinglist.identifiers import arxiv_stem, doi_stem, normalize_arxiv, normalize_doi
 from readinglist.query.tree import (
     Arxiv,
@@ -29,6 +30,7 @@ from readinglist.query.tree import (
     Status,
     Substring,
     TagTerm,
+    WantedBy,
     Year,
 )
 from readinglist.query.vocabulary import HAS_VALUES, IS_VALUES, PRIORITY_VALUES
@@ -101,13 +103,33 @@ def _one_of(value: str, allowed: tuple[str, ...], unknown: str, fail: Fail) -> s
     return lowered
 
 
+def _at_reader(name: str, value: str, fail: Fail) -> tuple[str, str | None]:
+    """Split ``value@reader`` (``status:to-read@ana``) into the value and the reader name
+    (``bounds.check_reader_name``), or ``(value, None)`` without ``@``."""
+    if "@" not in value:
+        return value, None
+    value, _, reader = value.rpartition("@")
+    try:
+        return value, check_reader_name(reader)
+    except UsageError as err:
+        raise fail(f"{name}:{value}@{reader}: {err}") from err
+
+
 def _status(name: str, value: str, fail: Fail) -> Status:
-    return Status(_one_of(value, STATUSES, f"unknown status {value!r}", fail))
+    value, reader = _at_reader(name, value, fail)
+    return Status(_one_of(value, STATUSES, f"unknown status {value!r}", fail), reader)
 
 
 def _priority(name: str, value: str, fail: Fail) -> Priority:
+    value, reader = _at_reader(name, value, fail)
     level = _one_of(value, PRIORITY_VALUES, f"unknown priority {value!r}", fail)
-    return Priority(PRIORITY_CODES.get(level))
+    return Priority(PRIORITY_CODES.get(level), reader)
+
+
+def _wanted_by(name: str, value: str, fail: Fail) -> WantedBy:
+    """``wanted-by:2`` (exactly two readers), ``2..`` (two or more), ``..1``, ``1..3``."""
+    span = _year(name, value, fail, what="a number of readers")
+    return WantedBy(span.low, span.high)
 
 
 def _has(name: str, value: str, fail: Fail) -> Has:
@@ -118,23 +140,27 @@ def _is(name: str, value: str, fail: Fail) -> Is:
     return Is(_one_of(value, IS_VALUES, f"unknown is:{value}", fail))
 
 
-def _year(name: str, value: str, fail: Fail) -> Year:
+def _year(name: str, value: str, fail: Fail, *, what: str = "") -> Year:
     def one(part: str) -> int | None:
         if not part:
             return None
-        if not _YEAR.fullmatch(part):
-            raise fail(f"year:{value} is not a year or a range such as 2020..2024, ..2019, 2020..")
+        if what and part.isascii() and part.isdigit() and len(part) <= 6:
+            return int(part)
+        if what or not _YEAR.fullmatch(part):
+            form = what or "a year"
+            example = "2..5, ..1, 2.." if what else "2020..2024, ..2019, 2020.."
+            raise fail(f"{name}:{value} is not {form} or a range such as {example}")
         return int(part)
 
     if ".." in value:
         low_text, _, high_text = value.partition("..")
         low, high = one(low_text), one(high_text)
         if low is None and high is None:
-            raise fail(f"year:{value} needs at least one end")
+            raise fail(f"{name}:{value} needs at least one end")
     else:
         low = high = one(value)
     if low is not None and high is not None and low > high:
-        raise fail(f"year:{value} starts after it ends")
+        raise fail(f"{name}:{value} starts after it ends")
     return Year(low, high)
 
 
@@ -221,6 +247,7 @@ _READERS: dict[str, Callable[[str, str, Fail], Query]] = {
     "tag": _tag,
     "status": _status,
     "priority": _priority,
+    "wanted-by": _wanted_by,
     "year": _year,
     "added": _dates,
     "read": _dates,

@@ -34,10 +34,12 @@ from typing import TYPE_CHECKING, TypeAlias, cast
 import numpy as np
 from scipy import sparse
 
+from readinglist.records import WANTED_STATUSES
+
 if TYPE_CHECKING:
     from readinglist.ranking.stored import StoredCSR, StoredDense
 
-POSITIVE_STATUSES = frozenset({"to-read", "reading", "read"})
+POSITIVE_STATUSES = frozenset(WANTED_STATUSES)
 NEGATIVE_STATUSES = frozenset({"skipped"})
 #: The weight of a weak negative (priority low).
 WEAK = 0.3

@@ -22,10 +22,12 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from readinglist import decided
 from readinglist.models import PRIORITY_NAMES, Paper, PaperTag, Tag
 from readinglist.ranking import LIKE_MODEL, Term, Why, features, model
 from readinglist.ranking.store import Index, load, positions
 from readinglist.records import STATUSES
+from readinglist.tables import DECISIONS
 
 #: A tag needs this many positive papers to get a model of its own.
 TAG_MODEL_MIN = 2
@@ -203,8 +205,11 @@ class Ranker:
         shared = {name: name for name in STATUSES}
         papers = Paper.__table__
         connection = session.connection()
+        # The current reader's decisions: each reader's interest model is their own.
         result = connection.execute(
-            select(papers.c.id, papers.c.status, papers.c.priority, papers.c.batch_id)
+            select(
+                papers.c.id, decided.joined_status(), DECISIONS.c.priority, papers.c.batch_id
+            ).select_from(decided.with_decisions())
         )
         for block in result.partitions(_ROWS_PER_BLOCK):
             found = index.rows_of([row[0] for row in block]).tolist()
