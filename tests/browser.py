@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -38,15 +39,27 @@ def launch(playwright: Any, user_data: Path) -> Any:
 
 
 class Server:
-    """``readinglist --db URL serve --port 0 ARGS`` in a process of its own; :attr:`url`
-    is the address it printed (with its token)."""
+    """``readinglist --db URL [--reader NAME] serve --port 0 ARGS`` in a process of its
+    own; :attr:`url` is the address it printed (with its token)."""
 
-    def __init__(self, db_url: str, *args: str) -> None:
+    def __init__(self, db_url: str, *args: str, reader: str | None = None) -> None:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        self.log = tempfile.TemporaryFile("w+", encoding="utf-8")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "readinglist", "--db", db_url, "serve", "--port", "0", *args],
+            [
+                sys.executable,
+                "-m",
+                "readinglist",
+                "--db",
+                db_url,
+                *(["--reader", reader] if reader else []),
+                "serve",
+                "--port",
+                "0",
+                *args,
+            ],
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=self.log,
             text=True,
             env=env,
         )
@@ -54,8 +67,8 @@ class Server:
         line = self.process.stdout.readline().strip()
         if not line.startswith("http://"):
             self.process.kill()
-            _, err = self.process.communicate()
-            raise RuntimeError(f"serve printed {line!r}; stderr: {err}")
+            self.process.wait()
+            raise RuntimeError(f"serve printed {line!r}; stderr: {self.errors()}")
         self.url = line
         self.base = line.split("?", 1)[0]
         self.token = line.split("token=", 1)[1]
@@ -64,8 +77,15 @@ class Server:
         """Stop it as Ctrl-C does (SIGINT); return its exit code and stderr."""
         self.process.send_signal(signal.SIGINT)
         try:
-            _, err = self.process.communicate(timeout=20)
+            self.process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             self.process.kill()
-            _, err = self.process.communicate()
-        return self.process.returncode, err
+            self.process.wait()
+        assert self.process.stdout is not None
+        self.process.stdout.close()
+        return self.process.returncode, self.errors()
+
+    def errors(self) -> str:
+        """What the server wrote on stderr so far."""
+        self.log.seek(0)
+        return self.log.read()

@@ -19,7 +19,7 @@ import pytest
 from browser import Server, launch
 from click.testing import CliRunner
 from conftest import make_database
-from helpers import EXAMPLES, ROOT, sql_value, sql_values
+from helpers import EXAMPLES, ROOT, sql_values
 
 from readinglist.cli import cli
 
@@ -71,6 +71,14 @@ def served(
     databases.close()
 
 
+@pytest.fixture(autouse=True)
+def server_errors(served: tuple[str, Server]) -> Iterator[None]:
+    """Show what the server wrote on stderr when a test fails (it writes nothing else)."""
+    yield
+    said = served[1].errors()
+    assert "Traceback" not in said, said[-2500:]
+
+
 def swaps(page: Any) -> int:
     return int(page.get_attribute("body", "data-swaps") or 0)
 
@@ -96,8 +104,26 @@ def shown(page: Any) -> int:
     return int(page.get_attribute("#state", "data-paper"))
 
 
-def status_of(url: str, pid: int) -> str:
-    return str(sql_value(url, "SELECT status FROM papers WHERE id = :id", {"id": pid}))
+def statuses(url: str, reader: str | None = None) -> dict[int, str]:
+    """Every paper's status for ``reader`` (None: the implicit one), read by the library."""
+    from readinglist import db
+    from readinglist.library import readers
+
+    engine = db.make_engine(url)
+    try:
+        with engine.connect() as conn:
+            ids = [int(i) for i in sql_values(url, "SELECT id FROM papers")]
+            return readers.status_of(conn, ids, reader)
+    finally:
+        engine.dispose()
+
+
+def status_of(url: str, pid: int, reader: str | None = None) -> str:
+    return statuses(url, reader)[pid]
+
+
+def new_count(url: str) -> int:
+    return sum(1 for status in statuses(url).values() if status == "new")
 
 
 def test_triage_by_keyboard_in_chromium(browser: Any, served: tuple[str, Server]) -> None:
@@ -128,7 +154,7 @@ def test_triage_by_keyboard_in_chromium(browser: Any, served: tuple[str, Server]
     answer(page, "/", "Clear screen")
     assert "[bold]markup[/bold]" in page.inner_text("#title")
     assert page.evaluate("() => window.pwned") is None
-    assert sql_value(url, "SELECT count(*) FROM papers WHERE status = 'new'") == 22
+    assert new_count(url) == 22
 
     # 20 decisions by keyboard only, the database checked after each
     keys = "tsrdt" * 4
@@ -142,7 +168,7 @@ def test_triage_by_keyboard_in_chromium(browser: Any, served: tuple[str, Server]
         if n == 1 and "sqlite" in url:
             _screenshot(page)
     assert page.inner_text("#counts").startswith(f"{DECISIONS} of 22 decided, 2 left")
-    assert sql_value(url, "SELECT count(*) FROM papers WHERE status = 'new'") == 2
+    assert new_count(url) == 2
 
     # a tag and a note by keyboard, saved at once
     pid = shown(page)
@@ -169,7 +195,7 @@ def test_triage_by_keyboard_in_chromium(browser: Any, served: tuple[str, Server]
     press(page, "g")
     first = page.locator("[data-skip-topic]").first
     label = first.get_attribute("data-skip-topic")
-    new_before = sql_value(url, "SELECT count(*) FROM papers WHERE status = 'new'")
+    new_before = new_count(url)
     before = swaps(page)
     first.click()
     page.wait_for_selector(f'body[data-swaps="{before + 1}"]', state="attached")
@@ -178,13 +204,38 @@ def test_triage_by_keyboard_in_chromium(browser: Any, served: tuple[str, Server]
     assert message.startswith("skipped ")
     assert f"of topic {label}" in message
     skipped = int(message.split()[1])
-    new_after = sql_value(url, "SELECT count(*) FROM papers WHERE status = 'new'")
+    new_after = new_count(url)
     assert new_after == new_before - skipped
     assert errors == []
 
     # without the token (no cookie, no ?token=) the server refuses
     assert httpx.get(server.base).status_code == 403
     page.close()
+
+
+def test_serve_acts_for_the_reader_it_names(browser: Any, served: tuple[str, Server]) -> None:
+    url, _ = served
+    key = sql_values(url, "SELECT citekey FROM papers ORDER BY id")[0]
+    for reader in ("bo", "cy"):
+        marked = CliRunner().invoke(cli, ["--db", url, "--reader", reader, "mark", "to-read", key])
+        assert marked.exit_code == 0, marked.stderr
+    server = Server(url, "--order", "added", reader="ana")
+    try:
+        page = browser.new_page()
+        page.goto(server.url)
+        assert page.inner_text("#reader") == "deciding: ana"
+        assert page.inner_text("#counts") == "0 of 22 decided, 22 left"
+        assert "2 others want it" in page.inner_text("#list li[data-paper='1']")
+        pid = shown(page)
+        mine = statuses(url)[pid]
+        press(page, "t")
+        assert status_of(url, pid, "ana") == "to-read"
+        assert statuses(url)[pid] == mine  # the implicit reader's decision is theirs
+        page.close()
+    finally:
+        code, err = server.stop()
+    assert code == 0, err
+    assert "new reader ana" in err
 
 
 def _screenshot(page: Any) -> None:

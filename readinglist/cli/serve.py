@@ -145,7 +145,7 @@ def _server(
     """Build the uvicorn server of the page; return it and the address with its token."""
     import uvicorn
 
-    from readinglist import render
+    from readinglist import decided, render
     from readinglist.web.app import create_app
     from readinglist.web.desk import Options
     from readinglist.web.security import Secrets
@@ -153,6 +153,7 @@ def _server(
     keys = Secrets()
     options = Options(
         url=app.settings.database_url,
+        reader=decided.current(),
         query=text,
         include_all=include_all,
         order=order,

@@ -33,6 +33,7 @@ from readinglist.web.desk import (
     Options,
     SessionFactory,
     open_desk,
+    others_wanting,
     skip_topic,
     topics_of,
 )
@@ -92,6 +93,7 @@ def desk_values(served: Served, name: str, desk: Desk, message: str = "") -> dic
 
             names = triage_inbox.titles(session, [i for i, _ in found])
             similar = [(names[i], s) for i, s in found if i in names]
+        others = others_wanting(session, [*window, *([pid] if pid is not None else [])], run.status)
     listed = [
         {
             "id": p,
@@ -102,6 +104,7 @@ def desk_values(served: Served, name: str, desk: Desk, message: str = "") -> dic
             "year": rows[p].year or "",
             "score": scores.get(p),
             "current": p == pid,
+            "others": others.get(p, 0),
         }
         for p in window
         if p in rows
@@ -112,6 +115,7 @@ def desk_values(served: Served, name: str, desk: Desk, message: str = "") -> dic
     return {
         "view": name,
         "reader": served.options.reader,
+        "others": others.get(pid, 0) if pid is not None else 0,
         "progress": desk.progress(),
         "listed": listed,
         "ranked": any(s is not None for s in scores.values()),
@@ -126,6 +130,16 @@ def desk_values(served: Served, name: str, desk: Desk, message: str = "") -> dic
     }
 
 
+def acting_for(reader: str) -> None:
+    """Make ``reader`` the current reader of this worker thread (``decided.use``, a
+    context variable) unless it is already: every library call of the request then
+    reads and writes that reader's decisions."""
+    from readinglist import decided
+
+    if decided.current() != reader:
+        decided.use(reader)
+
+
 def render(served: Served, template: str, values: dict[str, Any]) -> HTMLResponse:
     """Render ``template`` with ``values`` (escaped) as an HTML answer."""
     return HTMLResponse(served.templates.get_template(template).render(**values))
@@ -138,6 +152,7 @@ def page(served: Served) -> Callable[[Request], Awaitable[Response]]:
         from starlette.concurrency import run_in_threadpool
 
         def build() -> HTMLResponse:
+            acting_for(served.options.reader)
             name = secrets.token_urlsafe(12)
             try:
                 desk = open_desk(served.write, served.read, served.options, served.said)
@@ -169,6 +184,7 @@ def action(
         }
 
         def work() -> Response:
+            acting_for(served.options.reader)
             name = form.get("view", "")
             try:
                 desk = served.desks.get(name)

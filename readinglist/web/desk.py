@@ -74,16 +74,17 @@ class PageTerminal:
 
 @dataclass
 class Options:
-    """What ``serve`` was asked for: the query, ``--all``, the order, ``--like``, the
-    stopping threshold (``--stop-after``) and the library's URL (the ranking cache)."""
+    """What ``serve`` was asked for: the library's URL (the ranking cache), the reader
+    who decides (``--reader``; ``decided.DEFAULT_READER`` in a personal library), the
+    query, ``--all``, the order, ``--like`` and the stopping threshold (``--stop-after``)."""
 
     url: str
+    reader: str
     query: str = ""
     include_all: bool = False
     order: str = "interest"
     like: str | None = None
     stop_after: int | None = None
-    reader: str | None = None
 
 
 @dataclass
@@ -200,6 +201,23 @@ class Desk:
             "line": run.progress(),
             "model": "" if (pid := self.current()) is None else run.model_line(pid),
         }
+
+
+def others_wanting(session: Session, ids: Sequence[int], mine: dict[int, str]) -> dict[int, int]:
+    """How many readers other than the current one want each paper of ``ids``: the
+    count of ``decided.wanted_count`` (``wanted-by:N``'s rule) less the current reader
+    when ``mine`` (their statuses) says they want it."""
+    from readinglist import decided
+    from readinglist.records import WANTED_STATUSES
+    from readinglist.tables import PAPERS
+
+    found: dict[int, int] = {}
+    for start in range(0, len(ids), library.CHUNK):
+        chunk = list(ids[start : start + library.CHUNK])
+        stmt = select(PAPERS.c.id, decided.wanted_count()).where(PAPERS.c.id.in_(chunk))
+        for pid, count in session.execute(stmt):
+            found[int(pid)] = int(count) - (mine.get(int(pid)) in WANTED_STATUSES)
+    return found
 
 
 def _placeholder() -> PaperRecord:
