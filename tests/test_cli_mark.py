@@ -141,7 +141,12 @@ def test_priority_is_stored_as_its_code(db_url, invoke) -> None:
     invoke("priority", "medium", "spar2026")
     engine = db.make_engine(db_url)
     with engine.connect() as conn:
-        rows = conn.execute(text("SELECT citekey, priority FROM papers ORDER BY id")).all()
+        rows = conn.execute(
+            text(
+                "SELECT p.citekey, d.priority FROM papers p LEFT JOIN decisions d "
+                "ON d.paper_id = p.id ORDER BY p.id"
+            )
+        ).all()
     engine.dispose()
     assert [tuple(r) for r in rows] == [
         ("spar2026", 2),

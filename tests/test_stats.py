@@ -145,17 +145,17 @@ def test_stats_of_a_whole_sqlite_library_is_read_without_sqlalchemy(sqlite_url, 
     with db.session_scope(engine, write=False) as session:
         expected = library.paper_stats(session)
     engine.dispose()
-    assert counting.sqlite_stats(path) == expected
+    assert counting.sqlite_stats(path, "default") == expected
     assert expected["read_per_month"] == [
         ("2026-03", 1),
         ("2026-04", 1),
         ("2026-05", 1),
         ("2026-06", 1),
     ]
-    assert counting.sqlite_stats(tmp_path / "missing.db") is None
+    assert counting.sqlite_stats(tmp_path / "missing.db", "default") is None
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE alembic_version SET version_num = '0004'")
-    assert counting.sqlite_stats(path) is None
+    assert counting.sqlite_stats(path, "default") is None
 
 
 def test_stats_command_imports_no_sqlalchemy_for_a_whole_sqlite_library(sqlite_url) -> None:

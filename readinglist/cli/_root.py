@@ -144,6 +144,7 @@ COMMANDS: dict[str, str] = {
     "resolve": "resolve:resolve_command",
     "duplicates": "duplicates:duplicates_command",
     "not-duplicate": "duplicates:not_duplicate_command",
+    "readers": "readers_cmd:readers_command",
 }
 
 

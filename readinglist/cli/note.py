@@ -33,16 +33,23 @@ def note_group() -> None:
     metavar="TEXT",
     help="The note's text (repeatable: paragraphs); without it $VISUAL/$EDITOR opens.",
 )
+@click.option(
+    "--shared",
+    is_flag=True,
+    help="Every reader of the library sees the note (default: only you, the current reader).",
+)
 @pass_app
-def note_add_command(app: AppContext, ref: str, messages: tuple[str, ...]) -> None:
+def note_add_command(app: AppContext, ref: str, messages: tuple[str, ...], shared: bool) -> None:
     """Add a Markdown note to a paper and print its id.
 
     Without -m your editor opens; an empty buffer (or one not saved) adds nothing.
+    A note is private to the current reader (--reader) unless --shared.
 
     \b
     Examples:
         readinglist note add spar2026 -m "Residual policy; check the D4RL table."
         readinglist note add spar2026
+        readinglist --reader ana note add spar2026 --shared -m "For Thursday."
     """
     # Core statements on a Connection (issue 17: neither the ORM nor the models).
     from readinglist import render
@@ -60,9 +67,9 @@ def note_add_command(app: AppContext, ref: str, messages: tuple[str, ...]) -> No
             return
         text = edited
     with app.connection() as connection:
-        note_id = insert_note(connection, resolve_id(connection, ref), text)
+        note_id = insert_note(connection, resolve_id(connection, ref), text, shared=shared)
     render.echo(str(note_id))
-    render.info(f"added note {note_id} to {key}")
+    render.info(f"added {'shared ' if shared else ''}note {note_id} to {key}")
 
 
 @note_group.command("list")

@@ -231,16 +231,24 @@ def _live(event: Any) -> ColumnElement[bool]:
 
 def _in_force(event: Any) -> ColumnElement[bool]:
     """True when ``event`` is on the stack (:func:`_live`, a change from a status) and
-    its paper still has its status with no live change of it since: nobody changed
-    the paper after it, except by undoing (compare-and-set)."""
+    its reader's decision still has its status with no live change of it since: nobody
+    changed that decision after it, except by undoing (compare-and-set). Each reader's
+    history is their own: another reader's decision about the paper does not count."""
     later = STATUS_EVENTS.alias("later")
+    decided_now = (
+        select(DECISIONS.c.status)
+        .where(DECISIONS.c.paper_id == event.c.paper_id, DECISIONS.c.reader_id == event.c.reader_id)
+        .scalar_subquery()
+    )
     return and_(
         event.c.from_status.is_not(None),
         _live(event),
-        select(PAPERS.c.status).where(PAPERS.c.id == event.c.paper_id).scalar_subquery()
-        == event.c.to_status,
+        decided_now == event.c.to_status,
         ~exists().where(
-            later.c.paper_id == event.c.paper_id, later.c.id > event.c.id, _live(later)
+            later.c.paper_id == event.c.paper_id,
+            later.c.reader_id == event.c.reader_id,
+            later.c.id > event.c.id,
+            _live(later),
         ),
     )
 

@@ -1,0 +1,120 @@
+"""Readers: each reader's own decisions in one library (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+import json
+
+from test_cli_mark import three
+
+
+def statuses(invoke, *args: str) -> dict[str, str]:
+    result = invoke(*args, "list", "--json")
+    assert result.exit_code == 0, result.stderr
+    return {p["key"]: p["status"] for p in json.loads(result.stdout)}
+
+
+def test_each_reader_has_their_own_status(invoke, db_url) -> None:
+    three(db_url)
+    assert invoke("mark", "to-read", "spar2026").exit_code == 0
+    result = invoke("--reader", "ana", "mark", "read", "spar2026", "safeseek2026")
+    assert (result.exit_code, result.stderr) == (0, "new reader ana\nmarked 2 papers read\n")
+    assert statuses(invoke) == {"spar2026": "to-read", "safeseek2026": "new", "ns:gsfixer": "new"}
+    assert statuses(invoke, "--reader", "Ana") == {
+        "spar2026": "read",
+        "safeseek2026": "read",
+        "ns:gsfixer": "new",
+    }
+    # a second write by ana creates nothing and says nothing of it
+    result = invoke("--reader", "ana", "mark", "skipped", "ns:gsfixer")
+    assert (result.exit_code, result.stderr) == (0, "marked 1 paper skipped\n")
+
+
+def test_the_query_asks_about_other_readers(invoke, db_url) -> None:
+    three(db_url)
+    invoke("mark", "to-read", "spar2026", "safeseek2026")
+    invoke("--reader", "ana", "mark", "reading", "spar2026")
+    invoke("--reader", "bob", "mark", "skipped", "spar2026", "safeseek2026")
+
+    def keys(query: str) -> list[str]:
+        result = invoke("list", "-k", query)
+        assert result.exit_code == 0, result.stderr
+        return result.stdout.split()
+
+    assert keys("status:reading@ana") == ["spar2026"]
+    assert keys("status:new@ana") == ["safeseek2026", "ns:gsfixer"]
+    assert keys("status:skipped@BOB") == ["spar2026", "safeseek2026"]
+    assert keys("wanted-by:2") == ["spar2026"]
+    assert keys("wanted-by:1..") == ["spar2026", "safeseek2026"]
+    assert keys("wanted-by:0") == ["ns:gsfixer"]
+    assert keys("status:to-read") == ["spar2026", "safeseek2026"]
+    bad = invoke("list", "status:read@a b")
+    assert bad.exit_code == 2
+
+
+def test_an_unknown_reader_of_a_read_command_is_an_error(invoke, db_url) -> None:
+    three(db_url)
+    invoke("--reader", "ana", "mark", "read", "spar2026")
+    result = invoke("--reader", "zoe", "list")
+    assert result.exit_code == 3
+    assert "no reader 'zoe'" in result.stderr
+    assert "(readers: ana)" in result.stderr
+    assert result.stdout == ""
+
+
+def test_readers_lists_counts(invoke, db_url) -> None:
+    three(db_url)
+    invoke("mark", "to-read", "spar2026")
+    invoke("--reader", "ana", "mark", "read", "spar2026", "safeseek2026")
+    invoke("--reader", "ana", "mark", "skipped", "ns:gsfixer")
+    rows = json.loads(invoke("readers", "--json").stdout)
+    assert [(r["reader"], r["decided"], r["to-read"], r["read"], r["skipped"]) for r in rows] == [
+        ("ana", 3, 0, 2, 1),
+        ("default", 1, 1, 0, 0),
+    ]
+    assert all(r["created"].endswith("Z") for r in rows)
+    table = invoke("readers").stdout.splitlines()
+    assert table[0].split() == ["READER", "DECIDED", "TO-READ", "READING", "READ", "SKIPPED"]
+    assert table[1].split() == ["ana", "3", "0", "0", "2", "1"]
+
+
+def test_notes_are_private_unless_shared(invoke, db_url) -> None:
+    three(db_url)
+    assert invoke("--reader", "ana", "note", "add", "spar2026", "-m", "mine").exit_code == 0
+    shared = invoke("--reader", "ana", "note", "add", "spar2026", "--shared", "-m", "ours")
+    assert shared.stderr == "added shared note 2 to spar2026\n"
+    mine = invoke("--reader", "ana", "show", "spar2026").stdout
+    theirs = invoke("show", "spar2026").stdout
+    assert "mine" in mine
+    assert "ours" in mine
+    assert "mine" not in theirs
+    assert "ours" in theirs
+    assert invoke("list", "-k", "has:notes").stdout.split() == ["spar2026"]
+
+
+def test_undo_is_per_reader(invoke, db_url) -> None:
+    from readinglist import db, decided
+    from readinglist.library import marks
+
+    three(db_url)
+    invoke("mark", "to-read", "spar2026")
+    invoke("mark", "read", "spar2026")
+    invoke("--reader", "ana", "mark", "skipped", "spar2026")
+    invoke("--reader", "ana", "mark", "reading", "spar2026")
+    engine = db.make_engine(db_url)
+    try:
+        decided.use(None)
+        with db.session_scope(engine) as session:
+            top = marks.last_undoable(session)
+            assert top is not None
+            assert top[2:] == ("to-read", "read")
+            marks.undo_status(session, top[0])
+        decided.use("ana")
+        with db.session_scope(engine) as session:
+            top = marks.last_undoable(session)
+            assert top is not None
+            assert top[2:] == ("skipped", "reading")
+    finally:
+        decided.use(None)
+        engine.dispose()
+    assert statuses(invoke)["spar2026"] == "to-read"
+    assert statuses(invoke, "--reader", "ana")["spar2026"] == "reading"
