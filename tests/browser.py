@@ -44,7 +44,7 @@ class Server:
 
     def __init__(self, db_url: str, *args: str, reader: str | None = None) -> None:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        self.log = tempfile.TemporaryFile("w+", encoding="utf-8")
+        self.log = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 - lives as long as the server
         self.process = subprocess.Popen(
             [
                 sys.executable,
