@@ -49,6 +49,10 @@ def test_import_rules(path: Path) -> None:
         assert "bibtexparser" not in top, "only formats/bibtex*.py imports bibtexparser"
     if name != "db.py":
         assert "alembic" not in top, "only db.py imports alembic"
+    if not name.startswith("web/"):
+        assert not top & {"starlette", "uvicorn", "jinja2"}, "only web/ imports the web stack"
+        if name != "cli/serve.py":
+            assert not any(n.startswith("readinglist.web") for n in found), "nothing imports web"
     if name.startswith("formats/") or name in (
         "records.py",
         "render.py",

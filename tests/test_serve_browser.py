@@ -209,7 +209,7 @@ def test_triage_by_keyboard_in_chromium(browser: Any, served: tuple[str, Server]
     assert errors == []
 
     # without the token (no cookie, no ?token=) the server refuses
-    assert httpx.get(server.base).status_code == 403
+    assert httpx.get(server.base, timeout=60).status_code == 403
     page.close()
 
 

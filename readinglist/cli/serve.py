@@ -142,11 +142,9 @@ def _server(
     like: str | None,
     stop_after: int | None,
 ) -> tuple[Any, str]:
-    """Build the uvicorn server of the page; return it and the address with its token."""
-    import uvicorn
-
+    """Build the server of the page; return it and the address with its token."""
     from readinglist import decided, render
-    from readinglist.web.app import create_app
+    from readinglist.web.app import create_app, make_server
     from readinglist.web.desk import Options
     from readinglist.web.security import Secrets
 
@@ -169,7 +167,4 @@ def _server(
         keys=keys,
         said=render.info,
     )
-    config = uvicorn.Config(
-        asgi, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
-    )
-    return uvicorn.Server(config), f"{url}?token={keys.token}"
+    return make_server(asgi), f"{url}?token={keys.token}"

@@ -260,3 +260,14 @@ def create_app(
 
 def _topics_message(topics: list[Any]) -> str:
     return f"{len(topics)} topics: choose one to filter the list, or skip a whole topic"
+
+
+def make_server(asgi: Any) -> Any:
+    """Return the uvicorn server of ``asgi`` (run it with ``.run(sockets=[...])``): no
+    access log, no lifespan events, at most 2 s to finish open requests on Ctrl-C."""
+    import uvicorn
+
+    config = uvicorn.Config(
+        asgi, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
+    )
+    return uvicorn.Server(config)
