@@ -68,7 +68,12 @@
     if (el) { el.hidden = !el.hidden; }
   }
 
+  // When the last key was pressed (performance.now()), for the round trip the page
+  // records after its answer is shown (data-roundtrip, in ms: benchmarks/serve.py).
+  var pressedAt = 0;
+
   function press(key) {
+    pressedAt = performance.now();
     if (busy && SERVER.indexOf(key) >= 0) { queued.push(key); return; }
     if (PROMPTS[key]) { ask(key); return; }
     if (key === "o") { openLink(); return; }
@@ -126,6 +131,7 @@
   document.addEventListener("htmx:afterSwap", math);
   // A count of answers shown, for the tests and the benchmark to wait on.
   document.addEventListener("htmx:afterSettle", function () {
+    document.body.dataset.roundtrip = (performance.now() - pressedAt).toFixed(1);
     document.body.dataset.swaps = String(Number(document.body.dataset.swaps || 0) + 1);
   });
   document.addEventListener("htmx:responseError", function (event) {
