@@ -116,6 +116,7 @@ def measure(url: str, decisions: int) -> dict[str, list[float]]:
         "first page": [],
         "round trip (page)": [],
         "round trip (driver)": [],
+        "server CPU per decision": [],
     }
     try:
         with sync_playwright() as playwright, tempfile.TemporaryDirectory() as data:

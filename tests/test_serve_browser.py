@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,22 +21,20 @@ from browser import Server, launch
 from click.testing import CliRunner
 from conftest import make_database
 from helpers import EXAMPLES, ROOT, sql_values
+from test_hostile_cli import HOSTILE_RIS as HOSTILE_CONTROLS
 
 from readinglist.cli import cli
 
 pytestmark = pytest.mark.tools("chromium")
 
 SCREENSHOT = ROOT / "docs" / "serve.png"
-#: Titles and an abstract that would run script if the page did not escape them (the
-#: control characters are test_hostile_cli's).
+#: Titles and an abstract that would run script if the page did not escape them.
 HOSTILE_RIS = (
     "TY  - JOUR\nTI  - <script>window.pwned=1</script>Script title\nAU  - Doe, Jane\n"
     "AB  - Math $\\href{javascript:window.pwned=3}{x}$ and </div><script>window.pwned=4</script>\n"
     "UR  - javascript:window.pwned=5\nPY  - 2026\nER  - \n"
     'TY  - JOUR\nTI  - <img src=x onerror="window.pwned=2"> Image title {{ 7*7 }}\n'
     "AU  - Roe, Rick\nPY  - 2026\nER  - \n"
-    "TY  - JOUR\nTI  - Clear\x1b[2J screen\x07 and [/] [bold]markup[/bold]\n"
-    "AU  - Doe\x1b]0;pwned\x07, Jane\nAB  - An abstract\x1b[31m in red with C1.\nPY  - 2026\nER  - \n"
 )
 DECISIONS = 20
 
@@ -55,15 +54,15 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 def served(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[str, Server]]:
-    """The example list and three hostile papers in a fresh library, and a server on it."""
+    """The example list in a fresh library, and a server on it (the hostile papers are
+    imported by the test while the server runs)."""
     folder = tmp_path_factory.mktemp("serve")
     databases = make_database(request.param, request, folder)
     url = next(databases)
-    hostile = folder / "hostile.ris"
-    hostile.write_text(HOSTILE_RIS, encoding="utf-8")
-    for source in (EXAMPLES / "icml2026-abstracts.txt", hostile):
-        result = CliRunner().invoke(cli, ["--db", url, "import", str(source)])
-        assert result.exit_code == 0, result.stderr
+    result = CliRunner().invoke(
+        cli, ["--db", url, "import", str(EXAMPLES / "icml2026-abstracts.txt")]
+    )
+    assert result.exit_code == 0, result.stderr
     server = Server(url, "--stop-after", "3")
     yield url, server
     code, err = server.stop()
@@ -126,7 +125,9 @@ def new_count(url: str) -> int:
     return sum(1 for status in statuses(url).values() if status == "new")
 
 
-def test_triage_by_keyboard_in_chromium(browser: Any, served: tuple[str, Server]) -> None:
+def test_triage_by_keyboard_in_chromium(
+    browser: Any, served: tuple[str, Server], tmp_path: Path
+) -> None:
     url, server = served
     page = browser.new_page()
     dialogs: list[str] = []
@@ -134,7 +135,24 @@ def test_triage_by_keyboard_in_chromium(browser: Any, served: tuple[str, Server]
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(server.url)
-    assert page.inner_text("#counts") == "0 of 22 decided, 22 left"
+    assert page.inner_text("#counts") == "0 of 19 decided, 19 left"
+    made: list[tuple[int, str]] = []
+    expected = {"t": "to-read", "s": "skipped", "r": "reading", "d": "read"}
+    for key in "ts":  # the first two decisions, then the README's screenshot
+        pid = shown(page)
+        press(page, key)
+        assert status_of(url, pid) == expected[key]
+        made.append((pid, expected[key]))
+    if "sqlite" in url:
+        _screenshot(page)
+
+    # hostile papers imported by the CLI while the page is open; a reload shows them
+    hostile = tmp_path / "hostile.ris"
+    hostile.write_text(HOSTILE_RIS + HOSTILE_CONTROLS, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["--db", url, "import", str(hostile)])
+    assert result.exit_code == 0, result.stderr
+    page.reload()
+    assert page.inner_text("#counts") == "2 of 22 decided, 20 left"
 
     # search: / and words go to the paper they select
     answer(page, "/", "GSFixer")
@@ -154,19 +172,14 @@ def test_triage_by_keyboard_in_chromium(browser: Any, served: tuple[str, Server]
     answer(page, "/", "Clear screen")
     assert "[bold]markup[/bold]" in page.inner_text("#title")
     assert page.evaluate("() => window.pwned") is None
-    assert new_count(url) == 22
+    assert new_count(url) == 20
 
-    # 20 decisions by keyboard only, the database checked after each
-    keys = "tsrdt" * 4
-    made: list[tuple[int, str]] = []
-    expected = {"t": "to-read", "s": "skipped", "r": "reading", "d": "read"}
-    for n, key in enumerate(keys[:DECISIONS]):
+    # 20 decisions by keyboard only (2 above), the database checked after each
+    for n, key in enumerate(("rdtst" * 4)[: DECISIONS - 2]):
         pid = shown(page)
         press(page, key)
         assert status_of(url, pid) == expected[key], (n, key)
         made.append((pid, expected[key]))
-        if n == 1 and "sqlite" in url:
-            _screenshot(page)
     assert page.inner_text("#counts").startswith(f"{DECISIONS} of 22 decided, 2 left")
     assert new_count(url) == 2
 
@@ -221,16 +234,44 @@ def test_serve_acts_for_the_reader_it_names(browser: Any, served: tuple[str, Ser
         assert marked.exit_code == 0, marked.stderr
     server = Server(url, "--order", "added", reader="ana")
     try:
+        total = len(sql_values(url, "SELECT id FROM papers"))
         page = browser.new_page()
         page.goto(server.url)
         assert page.inner_text("#reader") == "deciding: ana"
-        assert page.inner_text("#counts") == "0 of 22 decided, 22 left"
-        assert "2 others want it" in page.inner_text("#list li[data-paper='1']")
+        assert page.inner_text("#counts") == f"0 of {total} decided, {total} left"
+        # bo and cy want paper 1, and the implicit reader when the first test marked it
+        wanting = 2 + (statuses(url)[1] in ("to-read", "reading", "read"))
+        assert f"{wanting} others want it" in page.inner_text("#list li[data-paper='1']")
         pid = shown(page)
         mine = statuses(url)[pid]
         press(page, "t")
         assert status_of(url, pid, "ana") == "to-read"
         assert statuses(url)[pid] == mine  # the implicit reader's decision is theirs
+
+        # two tabs and the CLI deciding at once: no decision is lost
+        other = browser.new_page()
+        other.goto(server.url)
+        press(other, " ")  # later: the second tab moves on to another paper
+        first, second = shown(page), shown(other)
+        keys = sql_values(url, "SELECT citekey FROM papers ORDER BY id")
+        third = next(i for i, k in enumerate(keys, start=1) if i not in (pid, first, second) and k)
+        before = (swaps(page), swaps(other))
+        page.keyboard.press("s")
+        other.keyboard.press("r")
+        marked = CliRunner().invoke(
+            cli, ["--db", url, "--reader", "ana", "mark", "read", keys[third - 1]]
+        )
+        assert marked.exit_code == 0, marked.stderr
+        page.wait_for_selector(f'body[data-swaps="{before[0] + 1}"]', state="attached")
+        other.wait_for_selector(f'body[data-swaps="{before[1] + 1}"]', state="attached")
+        found = statuses(url, "ana")
+        assert (found[pid], found[first], found[second], found[third]) == (
+            "to-read",
+            "skipped",
+            "reading",
+            "read",
+        )
+        other.close()
         page.close()
     finally:
         code, err = server.stop()
