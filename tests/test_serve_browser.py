@@ -157,6 +157,11 @@ def test_triage_by_keyboard_in_chromium(
     # search: / and words go to the paper they select
     answer(page, "/", "GSFixer")
     assert "GSFixer" in page.inner_text("#title")
+    # why it has its interest: shown on w, hidden on w again
+    press(page, "w")
+    assert page.inner_text("#why").startswith("Why this interest\ngsfixer2026: interest ")
+    press(page, "w")
+    assert page.locator("#why").count() == 0
 
     # the hostile titles render as text, and nothing they carry runs
     answer(page, "/", "Script title")

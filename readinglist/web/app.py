@@ -24,8 +24,8 @@ from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from readinglist import library
 from readinglist.errors import ReadingListError
+from readinglist.library.rows import iter_listing_records
 from readinglist.web import present
 from readinglist.web.desk import (
     Desk,
@@ -40,6 +40,8 @@ from readinglist.web.desk import (
 from readinglist.web.security import Guard, Secrets, allowed_hosts
 
 HERE = Path(__file__).resolve().parent
+#: The ``papers`` columns of a row of the list (``library.rows.iter_listing_records``).
+LIST_COLUMNS = ("id", "citekey", "title", "title_provisional", "year", "venue", "status")
 #: How many similar papers the paper pane lists.
 SIMILAR = 5
 #: Topics the topic view clusters the run's papers into.
@@ -78,12 +80,10 @@ def desk_values(served: Served, name: str, desk: Desk, message: str = "") -> dic
     window = desk.window()
     scores = run.ranker.interest(window) if run.ranker is not None else {}
     with served.read() as session:
-        rows = {
-            p.id: library.to_record(p, with_notes=False)
-            for p in library.load_papers_for_listing(session, window)
-        }
-        record = run.current_record() if pid is not None else None
-        paper = present.paper_view(record, pid) if record is not None and pid is not None else None
+        rows = dict(iter_listing_records(session, window, columns=LIST_COLUMNS))
+        shown = [] if pid is None else [pid]
+        record = next(iter(iter_listing_records(session, shown, with_notes=True)), None)
+        paper = None if record is None or pid is None else present.paper_view(record[1], pid)
         similar: list[tuple[str, float]] = []
         if paper is not None and pid is not None:
             from readinglist.ranking.ranker import similar as similar_to
@@ -93,7 +93,7 @@ def desk_values(served: Served, name: str, desk: Desk, message: str = "") -> dic
 
             names = triage_inbox.titles(session, [i for i, _ in found])
             similar = [(names[i], s) for i, s in found if i in names]
-        others = others_wanting(session, [*window, *([pid] if pid is not None else [])], run.status)
+        others = others_wanting(session, [*window, *shown], run.status)
     listed = [
         {
             "id": p,
@@ -110,7 +110,7 @@ def desk_values(served: Served, name: str, desk: Desk, message: str = "") -> dic
         if p in rows
     ]
     why = None
-    if paper is not None and run.ranker is not None and pid is not None:
+    if desk.show_why and paper is not None and run.ranker is not None and pid is not None:
         why = present.why_view(paper["key"], run.ranker.why(pid))
     return {
         "view": name,
@@ -228,6 +228,11 @@ def create_app(
             desk.run.go_to(pid)
         return ""
 
+    def toggle_why(desk: Desk, form: dict[str, str]) -> str:
+        desk.show_why = not desk.show_why
+        no_model = desk.show_why and desk.run.ranker is None
+        return "no interest order here (--order added, or nothing decided)" if no_model else ""
+
     def choose_topic(desk: Desk, form: dict[str, str]) -> str:
         label = form.get("label") or None
         desk.topic = label
@@ -242,6 +247,7 @@ def create_app(
             methods=["POST"],
         ),
         Route("/go", action(served, go), methods=["POST"]),
+        Route("/why", action(served, toggle_why), methods=["POST"]),
         Route(
             "/topics",
             action(served, lambda d, f: _topics_message(topics_of(served.read, d, TOPICS))),

@@ -99,6 +99,9 @@ class Desk:
     topic: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     loaded: Any = None
+    #: Whether the page shows why the paper has its interest (``w``): computed only
+    #: then, as it costs a pass of every model over the library (``Ranker.why``).
+    show_why: bool = False
 
     # --- acting -----------------------------------------------------------------------
 
@@ -122,9 +125,12 @@ class Desk:
             run.press(key, _placeholder())
             self._keep_in_topic()
             return run.message
-        record = run.current_record()
-        if record is None:
-            raise NotFound("that paper was removed meanwhile")
+        record = _placeholder()
+        if key == "e":  # the one key that reads the record (the title it edits)
+            found = run.current_record()
+            if found is None:
+                raise NotFound("that paper was removed meanwhile")
+            record = found
         self.terminal.answer = answer
         try:
             run.press(key, record)
@@ -198,7 +204,6 @@ class Desk:
             "since_wanted": run.since_wanted,
             "threshold": threshold,
             "may_stop": threshold is not None and run.since_wanted >= threshold,
-            "line": run.progress(),
             "model": "" if (pid := self.current()) is None else run.model_line(pid),
         }
 
@@ -221,7 +226,8 @@ def others_wanting(session: Session, ids: Sequence[int], mine: dict[int, str]) -
 
 
 def _placeholder() -> PaperRecord:
-    """A record for keys that do not read it (next, back)."""
+    """A record for the keys that do not read it (all but ``e``): ``Triage.press`` hands
+    the record to ``e``, ``o``, ``w`` and ``x`` only, and the page does ``o``, ``w``, ``x``."""
     return PaperRecord(citekey="")
 
 

@@ -78,7 +78,7 @@
     if (PROMPTS[key]) { ask(key); return; }
     if (key === "o") { openLink(); return; }
     if (key === "?") { toggle("help"); return; }
-    if (key === "w") { toggle("why"); return; }
+    if (key === "w") { post("/why", {}); return; }
     if (key === "x") { var a = document.getElementById("abstract"); if (a) { a.classList.toggle("clipped"); } return; }
     if (key === "v") { var cur = document.querySelector("#list li.current") || document.querySelector("#list li"); if (cur) { cur.focus(); } return; }
     if (key === "g") { post("/topics", {}); return; }
