@@ -159,7 +159,7 @@ def test_triage_by_keyboard_in_chromium(
     assert "GSFixer" in page.inner_text("#title")
     # why it has its interest: shown on w, hidden on w again
     press(page, "w")
-    assert page.inner_text("#why").startswith("Why this interest\ngsfixer2026: interest ")
+    assert "gsfixer2026: interest " in page.inner_text("#why")
     press(page, "w")
     assert page.locator("#why").count() == 0
 
