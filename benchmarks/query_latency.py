@@ -172,18 +172,20 @@ def add_user_state(url: str) -> None:
     ``benchmarks/run.py`` on its 100k library.
     """
     from readinglist import db, library
+    from readinglist.library import marks, readers
     from readinglist.models import Note, Paper
 
     engine = db.make_engine(url)
     rng = random.Random(6)
     with db.session_scope(engine) as session:
         ids = list(session.scalars(select(Paper.id).order_by(Paper.id)))
+        reader = readers.ensure(session)  # the implicit reader's decisions
         for status in ("to-read", "reading", "read", "skipped"):
             chosen = [i for i in ids if rng.random() < 0.08]
-            session.execute(update(Paper).where(Paper.id.in_(chosen)).values(status=status))
+            marks.write_decisions(session, reader, chosen, {"status": status})
         for code in (1, 2, 3):
             chosen = [i for i in ids if rng.random() < 0.05]
-            session.execute(update(Paper).where(Paper.id.in_(chosen)).values(priority=code))
+            marks.write_decisions(session, reader, chosen, {"priority": code})
         tags = ["ml", "ml/nlp", "ml/vision", "fish", "fish/salmon", "thesis", "old", "survey"]
         by_tag: dict[str, list[int]] = {}
         for paper_id in ids:
@@ -195,7 +197,14 @@ def add_user_state(url: str) -> None:
                 library.add_tags(session, chunk, [tag])
         noted = [i for i in ids if rng.random() < 0.01]
         for paper_id in noted:
-            session.add(Note(paper_id=paper_id, body="Worth a second look: the sampling design."))
+            session.add(
+                Note(
+                    paper_id=paper_id,
+                    reader_id=reader,
+                    shared=False,
+                    body="Worth a second look: the sampling design.",
+                )
+            )
         session.flush()
         library.refresh_search_text(session, noted)
         dates = random.Random(7)

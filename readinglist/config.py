@@ -165,7 +165,7 @@ class Settings:
     ) -> None:
         self.database_url = database_url
         self.editor = editor
-        #: The current reader's name (:func:`reader_name`); None: the implicit one.
+        #: ``--reader`` as given (None: not given); :meth:`reader_name` resolves it.
         self.reader = reader
         #: False when neither VISUAL nor EDITOR names one (``editor`` is then ``vi``).
         self.editor_chosen = editor_chosen
@@ -184,7 +184,7 @@ class Settings:
     @classmethod
     def resolve(cls, db: str | None = None, reader: str | None = None) -> Settings:
         """Build settings from the ``--db`` and ``--reader`` values (or None), the
-        environment, the configuration file (:func:`reader_name`) and defaults."""
+        environment and defaults."""
         value = db or os.environ.get(ENV_DB)
         url = to_url(value) if value else to_url(str(default_database_path()))
         chosen = os.environ.get("VISUAL") or os.environ.get("EDITOR")
@@ -192,5 +192,11 @@ class Settings:
             database_url=url,
             editor=chosen or "vi",
             editor_chosen=bool(chosen),
-            reader=reader_name(reader),
+            reader=reader,
         )
+
+    def reader_name(self) -> str | None:
+        """The current reader (:func:`reader_name`: ``--reader``, the environment, the
+        configuration file), read when a command first needs it: shell completion never
+        reads the configuration file."""
+        return reader_name(self.reader)

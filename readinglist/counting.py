@@ -121,8 +121,9 @@ def sqlite_stats(path: Path, reader: str) -> dict[str, Any] | None:
     """:func:`tally` of the whole SQLite library at ``path`` for the reader whose folded
     name is ``reader``, read with the standard library (read-only, one snapshot); None
     when ``path`` is no file, or not a library at :data:`~readinglist.schema.HEAD`, or
-    cannot be read now (the caller then counts through ``library.paper_stats``, whose
-    session upgrades, refuses or waits)."""
+    cannot be read now, or names a reader the library does not have (the caller then
+    counts through ``library.paper_stats``, whose session upgrades, refuses or waits, or
+    says which readers there are)."""
     if not path.is_file():
         return None
     try:
@@ -133,6 +134,9 @@ def sqlite_stats(path: Path, reader: str) -> dict[str, Any] | None:
         conn.execute("BEGIN")  # one snapshot for every query
         revisions = conn.execute("SELECT version_num FROM alembic_version").fetchall()
         if revisions != [(HEAD,)]:
+            return None
+        known = conn.execute("SELECT 1 FROM readers WHERE name_folded = ?", (reader,)).fetchone()
+        if known is None and reader != "default":  # the usual path names the readers (exit 3)
             return None
         status, priority, read_at, tags, read_events = (
             conn.execute(sql, {"reader": reader}).fetchall() for sql in SQLITE_QUERIES

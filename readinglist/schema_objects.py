@@ -57,14 +57,21 @@ def _squeezed(sql: str | None) -> str:
     return " ".join((sql or "").split()).rstrip(";").strip().lower()
 
 
+#: Indexes of earlier revisions that a later migration drops (``ix_papers_status`` and
+#: ``ix_papers_priority``: 0008 moved those columns into ``decisions``): a library not yet
+#: upgraded holds them, and is opened to be upgraded.
+RETIRED_INDEXES = ("ix_papers_status", "ix_papers_priority")
+
+
 @functools.cache
 def _sqlite_head() -> dict[tuple[str, str], str]:
     """``{(type, name): statement}`` of the triggers, views and virtual tables of the
-    schema the migrations leave (the head script)."""
+    schema the migrations leave (the head script), and the indexes (with
+    :data:`RETIRED_INDEXES`)."""
     from readinglist import db
 
     script = (db.migrations_dir() / db.SQLITE_HEAD_SCRIPT).read_text(encoding="utf-8")
-    found: dict[tuple[str, str], str] = {}
+    found: dict[tuple[str, str], str] = {("index", name): "index" for name in RETIRED_INDEXES}
     for statement in db.sql_statements(script):
         words = statement.split(None, 4)
         kind = words[1].lower() if len(words) > 2 else ""

@@ -39,6 +39,9 @@ SYSTEM_TMP = Path(os.environ.setdefault("RLTEST_SYSTEM_TMP", tempfile.gettempdir
 RUN_TMP = SYSTEM_TMP / f"{RUN_PREFIX}-{RUN_PID}-tmp"
 RUN_TMP.mkdir(exist_ok=True)
 os.environ.setdefault("READINGLIST_CACHE", str(RUN_TMP / "cache"))
+# No reader from the environment or a configuration file of the account running the tests.
+os.environ.pop("READINGLIST_READER", None)
+os.environ["READINGLIST_CONFIG"] = str(RUN_TMP / "no-config.toml")
 os.environ["TMPDIR"] = str(RUN_TMP)
 # tempfile caches the folder it found first: forget it, so that pytest's own tmp_path
 # folders (pytest-of-<user>/pytest-<n>, kept three runs by default) go into RUN_TMP too.

@@ -171,7 +171,11 @@ def _opened(pid: int, path: Path) -> bool:
 
 def snapshot(url: str) -> tuple[Any, ...]:
     return (
-        sql_values(url, "SELECT citekey, status, title FROM papers ORDER BY citekey"),
+        sql_values(
+            url,
+            "SELECT p.citekey, d.status, p.title FROM papers p "
+            "LEFT JOIN decisions d ON d.paper_id = p.id ORDER BY p.citekey",
+        ),
         sql_value(url, "SELECT count(*) FROM import_batches"),
         sql_value(url, "SELECT count(*) FROM merge_conflicts"),
     )

@@ -304,6 +304,57 @@ def rows_0007(dialect: str) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+#: The ``papers`` columns 0008 moved into ``decisions`` (the default reader's rows).
+MOVED_TO_DECISIONS = ("status", "priority", "read_at")
+
+
+def rows_0008(dialect: str) -> list[tuple[str, dict[str, Any]]]:
+    """Revision 0007's rows where the decisions now live: readers (the default one and
+    Ana), their decisions, history and notes (one shared); papers without status columns."""
+    t1 = "2026-12-06 21:00:00.000000" if dialect == "sqlite" else "2026-12-06 21:00:00+00"
+    rows: list[tuple[str, dict[str, Any]]] = [
+        (
+            "INSERT INTO readers (id, name, name_folded, created_at) VALUES"
+            " (1, 'default', 'default', :t1), (2, 'Ana', 'ana', :t1)",
+            {"t1": t1},
+        )
+    ]
+    for sql, params in rows_0007(dialect):
+        if sql.startswith("UPDATE papers SET status"):
+            continue
+        if sql.startswith("INSERT INTO papers"):
+            for name, param in (("status", "status"), ("priority", "prio"), ("read_at", "read")):
+                sql = sql.replace(f" {name},", "").replace(f" :{param},", "")
+        sql = sql.replace(
+            "INSERT INTO notes (id, paper_id, body,",
+            "INSERT INTO notes (id, paper_id, reader_id, shared, body,",
+        ).replace("(1, 1, '**Bold**", "(1, 1, 1, :no, '**Bold**")
+        if sql.startswith("INSERT INTO status_events"):
+            sql = sql.replace("(id, paper_id,", "(id, paper_id, reader_id,")
+            for event in ("(1, 1,", "(2, 1,", "(3, 1,"):
+                sql = sql.replace(event, event[:-1] + ", 1,")
+        rows.append((sql, {**params, "no": False}))
+    return [
+        *rows,
+        (
+            "INSERT INTO decisions (paper_id, reader_id, status, priority, read_at, updated_at)"
+            " VALUES (1, 1, 'to-read', 1, NULL, :t1), (1, 2, 'read', NULL, :t1, :t1),"
+            " (2, 2, 'skipped', 3, NULL, :t1)",
+            {"t1": t1},
+        ),
+        (
+            "INSERT INTO status_events (id, paper_id, reader_id, from_status, to_status, at)"
+            " VALUES (4, 1, 2, 'new', 'read', :t1)",
+            {"t1": t1},
+        ),
+        (
+            "INSERT INTO notes (id, paper_id, reader_id, shared, body, created_at, updated_at)"
+            " VALUES (2, 2, 2, :yes, 'for the group', :t1, :t1)",
+            {"t1": t1, "yes": True},
+        ),
+    ]
+
+
 #: For every revision: rows in plain SQL valid at that revision. A new revision must
 #: add its entry (the test fails without one), with rows in each of its tables.
 ROWS_AT: dict[str, Callable[[str], list[tuple[str, dict[str, Any]]]]] = {
@@ -314,6 +365,7 @@ ROWS_AT: dict[str, Callable[[str], list[tuple[str, dict[str, Any]]]]] = {
     "0005": rows_0005,
     "0006": rows_0006,
     "0007": rows_0007,
+    "0008_readers": rows_0008,
 }
 
 
@@ -406,7 +458,12 @@ def test_every_revision_before_head_upgrades_with_its_data(
         assert db.ensure_schema(engine) == db.HEAD
 
         columns = {name: t["columns"] for name, t in before.items()}
-        assert table_rows(engine, columns) == before  # nothing lost, nothing changed
+        expected = before
+        if "status" in before["papers"]["columns"]:  # 0008 moved them into decisions
+            expected = without_moved(before)
+            columns["papers"] = expected["papers"]["columns"]
+            assert decisions_of_default(engine) == moved_values(before)
+        assert table_rows(engine, columns) == expected  # nothing lost, nothing changed
         assert full_text_keys(engine, "unicode") == ["Muller2020Deep"]
         assert full_text_keys(engine, "agency") == ["esa2021"]
         if engine.dialect.name == "sqlite":
@@ -422,10 +479,45 @@ def test_every_revision_before_head_upgrades_with_its_data(
         # search_text of hand-written rows is not what the app would compute; the rest holds.
         assert [r.name for r in report.results if not r.ok] in ([], ["search-text"])
 
-        # ... and back down: the downgrade keeps the rows too.
+        # ... and back down: the downgrade keeps the rows too (0008's downgrade puts the
+        # moved columns back at the end of papers: compared by name).
         db.downgrade(engine, revision)
-        assert table_rows(engine) == before
+        assert table_rows(engine, {name: t["columns"] for name, t in before.items()}) == before
         assert full_text_keys(engine, "unicode") == ["Muller2020Deep"]
+
+
+def without_moved(rows: dict[str, Any]) -> dict[str, Any]:
+    """``rows`` (:func:`table_rows`) without the ``papers`` columns 0008 moved."""
+    papers = rows["papers"]
+    keep = [i for i, c in enumerate(papers["columns"]) if c not in MOVED_TO_DECISIONS]
+    return {
+        **rows,
+        "papers": {
+            "columns": [papers["columns"][i] for i in keep],
+            "rows": sorted(tuple(r[i] for i in keep) for r in papers["rows"]),
+        },
+    }
+
+
+def moved_values(rows: dict[str, Any]) -> list[tuple[str, ...]]:
+    """(paper id, status, priority, read_at) as reprs of the papers that had a decision."""
+    papers = rows["papers"]
+    at = [papers["columns"].index(c) for c in ("id", *MOVED_TO_DECISIONS)]
+    found = [tuple(r[i] for i in at) for r in papers["rows"]]
+    return sorted(r for r in found if r[1:] != ("'new'", "None", "None"))
+
+
+def decisions_of_default(engine: Any) -> list[tuple[str, ...]]:
+    """The default reader's decisions, as :func:`moved_values` gives them (read by
+    reflection, as :func:`table_rows` reads the rows before)."""
+    rows = table_rows(engine)
+    default = [r[0] for r in rows["readers"]["rows"] if r[1] == "'default'"]
+    columns = rows["decisions"]["columns"]
+    at = [columns.index(c) for c in ("paper_id", *MOVED_TO_DECISIONS)]
+    reader = columns.index("reader_id")
+    return sorted(
+        tuple(r[i] for i in at) for r in rows["decisions"]["rows"] if [r[reader]] == default
+    )
 
 
 def load_real_data(engine: Any) -> None:
@@ -534,11 +626,12 @@ def test_sqlite_upgrade_runs_with_foreign_keys_off_and_checks_them(
     """A rebuild of papers under foreign_keys=ON would cascade-delete notes and links."""
     engine = db.make_engine(sqlite_url)
     db.downgrade(engine, synthetic_head[-2])
-    insert_rows(engine, "0001")
+    insert_rows(engine, synthetic_head[-2])
     db.ensure_schema(engine)
     with engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1  # back on afterwards
-        assert conn.execute(text("SELECT count(*) FROM notes")).scalar() == 1
+        assert conn.execute(text("SELECT count(*) FROM notes")).scalar() == 2
+        assert conn.execute(text("SELECT count(*) FROM decisions")).scalar() == 3
         assert conn.execute(text("SELECT count(*) FROM paper_tags")).scalar() == 3
     engine.dispose()
 
@@ -574,8 +667,9 @@ def test_sqlite_migration_leaving_dangling_rows_is_rolled_back(
     insert_rows(engine, real_head)
     before = table_rows(engine)
     install_head(monkeypatch, tmp_path, BREAKING_SCRIPT)
-    # paper 2's editor link and tag, and (from revision 0003) its not-duplicate pair
-    with pytest.raises(DatabaseError, match="the migration left 3 rows whose foreign key"):
+    # paper 2's editor link and tag, (from revision 0003) its not-duplicate pair, and
+    # (from 0008) Ana's shared note and decision on it
+    with pytest.raises(DatabaseError, match="the migration left 5 rows whose foreign key"):
         db.ensure_schema(engine)
     with engine.connect() as conn:
         assert db.current_revision(conn) == real_head

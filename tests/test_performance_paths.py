@@ -860,7 +860,11 @@ def test_lean_reader_gives_the_records_of_iter_records(session: Any) -> None:
     without source text, but for the aliases it does not read."""
     from dataclasses import replace
 
-    from readinglist.library.rows import RECORD_COLUMNS, iter_listing_records, record_columns
+    from readinglist.library.listing_rows import (
+        RECORD_COLUMNS,
+        iter_listing_records,
+        record_columns,
+    )
 
     library.import_records(session, sample_records(), source="s.bib", fmt="bibtex", tags=["b"])
     papers = library.all_papers(session)

@@ -23,7 +23,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from readinglist import library, query
 from readinglist.errors import InvalidQuery, UsageError
-from readinglist.models import PRIORITY_CODES, Note, Paper
+from readinglist.models import Paper
 from readinglist.query import (
     And,
     Arxiv,
@@ -277,11 +277,12 @@ def build_library(session: Any) -> None:
         if tags:
             library.add_tags(session, [paper], tags)
         for body in notes:
-            session.add(Note(paper_id=paper.id, body=body))
+            library.add_note(session, paper, body)
         session.flush()
         session.expire(paper, ["notes"])  # refresh_search_text reads paper.notes
         paper.added_at = at(added)
-        paper.priority = PRIORITY_CODES[priority] if priority else None
+        if priority:
+            library.set_priority(session, [paper], priority)
     session.flush()
     library.refresh_search_text(session, [p.id for p in papers.values()])
     library.rekey(session, papers["ho2020"], "ho2020ddpm")

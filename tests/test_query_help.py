@@ -18,7 +18,7 @@ from readinglist.cli._query import QUERY_HELP, QUERY_OPTION_HELP, QUERY_TERMS
 
 POSITIONAL = "  QUERY language (the remaining arguments; all terms must match):"
 OPTION = "  QUERY language of -q (one argument: quote it; all terms must match):"
-TERM = "    status:to-read       new, to-read, reading, read, skipped"
+TERM = "    status:to-read       your status: new, to-read, reading, read, skipped"
 
 COMMANDS = [
     ("list", POSITIONAL),

@@ -118,3 +118,54 @@ def test_undo_is_per_reader(invoke, db_url) -> None:
         engine.dispose()
     assert statuses(invoke)["spar2026"] == "to-read"
     assert statuses(invoke, "--reader", "ana")["spar2026"] == "reading"
+
+
+def test_exports_write_one_readers_state_only_in_markdown(invoke, db_url) -> None:
+    three(db_url)
+    invoke("mark", "to-read", "spar2026")
+    invoke("--reader", "ana", "mark", "skipped", "spar2026")
+    invoke("--reader", "ana", "priority", "high", "spar2026")
+    mine = invoke("export", "markdown").stdout
+    anas = invoke("export", "markdown", "--reader", "ana").stdout
+    assert "1 to read" in mine
+    assert "1 skipped" in anas
+    assert anas == invoke("--reader", "ana", "export", "markdown").stdout
+    for fmt in ("bibtex", "ris", "csl-json"):
+        assert (
+            invoke("--reader", "ana", "export", fmt, "-o", "-").stdout
+            == invoke("export", fmt, "-o", "-").stdout
+        ), fmt
+        refused = invoke("export", fmt, "--reader", "ana")
+        assert refused.exit_code == 2, fmt
+
+
+def test_the_reader_comes_from_the_environment_or_the_configuration_file(
+    invoke, db_url, tmp_path
+) -> None:
+    three(db_url)
+    config = tmp_path / "config.toml"
+    config.write_text('reader = "cleo"\n', encoding="utf-8")
+    env = {"READINGLIST_CONFIG": str(config)}
+    assert invoke("mark", "read", "spar2026", env=env).stderr.startswith("new reader cleo\n")
+    assert statuses(invoke, "--reader", "cleo")["spar2026"] == "read"
+    env_reader = {**env, "READINGLIST_READER": "dan"}
+    assert invoke("mark", "skipped", "spar2026", env=env_reader).exit_code == 0
+    assert statuses(invoke, "--reader", "dan")["spar2026"] == "skipped"
+    assert statuses(invoke)["spar2026"] == "new"  # the implicit reader decided nothing
+    config.write_text("reader = [1]\n", encoding="utf-8")
+    bad = invoke("list", env=env)
+    assert bad.exit_code == 2
+    assert str(config) in bad.stderr
+
+
+def test_stats_are_the_readers_and_an_unknown_reader_is_named(invoke, db_url) -> None:
+    three(db_url)
+    invoke("mark", "read", "spar2026")
+    invoke("--reader", "ana", "mark", "skipped", "spar2026", "safeseek2026")
+    mine = json.loads(invoke("stats", "--json").stdout)["status"]
+    anas = json.loads(invoke("--reader", "ana", "stats", "--json").stdout)["status"]
+    assert (mine["read"], mine["skipped"], mine["new"]) == (1, 0, 2)
+    assert (anas["read"], anas["skipped"], anas["new"]) == (0, 2, 1)
+    unknown = invoke("--reader", "zoe", "stats")
+    assert unknown.exit_code == 3
+    assert "readers: ana, default" in unknown.stderr

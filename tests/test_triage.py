@@ -487,7 +487,10 @@ def title_of(database: Path, key: str) -> str:
         conn.close()
 
 
-STATUS_OF = "SELECT status FROM papers WHERE citekey = ?"
+STATUS_OF = (
+    "SELECT coalesce(d.status, 'new') FROM papers p LEFT JOIN decisions d "
+    "ON d.paper_id = p.id WHERE p.citekey = ?"
+)
 TAGS_OF = (
     "SELECT t.name FROM tags t JOIN paper_tags pt ON pt.tag_id = t.id "
     "JOIN papers p ON p.id = pt.paper_id WHERE p.citekey = ? ORDER BY t.name"
@@ -638,7 +641,8 @@ def test_kill_9_loses_no_decision(icml: Path) -> None:
         try:
             assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
             return conn.execute(
-                "SELECT citekey, status, priority FROM papers ORDER BY added_at, id"
+                "SELECT p.citekey, coalesce(d.status, 'new'), d.priority FROM papers p "
+                "LEFT JOIN decisions d ON d.paper_id = p.id ORDER BY p.added_at, p.id"
             ).fetchall()
         finally:
             conn.close()
@@ -909,7 +913,13 @@ def test_search_wraps_to_a_decided_paper_and_nothing_decided_changes(icml: Path)
     press(child, "t", r"5/19, 3 to read, 1 skipped\r\n")
     child.send("q")
     ends(child, r"triaged 4 papers in this run \(1 skipped, 3 to-read\)")
-    statuses = dict(sql(icml, "SELECT citekey, status FROM papers"))
+    statuses = dict(
+        sql(
+            icml,
+            "SELECT p.citekey, coalesce(d.status, 'new') FROM papers p LEFT JOIN decisions d "
+            "ON d.paper_id = p.id",
+        )
+    )
     assert [statuses[k] for k in keys[:5]] == ["to-read", "skipped", "to-read", "to-read", "new"]
     assert {k: [(old, new) for old, new, _ in v] for k, v in history(icml).items()} == {
         keys[0]: [("new", "to-read")],
@@ -946,7 +956,13 @@ def test_undo_after_quit_across_three_sessions_never_reapplies_an_undone_decisio
     child.expect(r"nothing to undo")
     child.send("q")
     ends(child, r"triaged 0 papers in this run")
-    assert [s for (s,) in sql(icml, "SELECT status FROM papers")] == ["new"] * 19
+    assert [
+        s
+        for (s,) in sql(
+            icml,
+            "SELECT coalesce(d.status, 'new') FROM papers p LEFT JOIN decisions d ON d.paper_id = p.id",
+        )
+    ] == ["new"] * 19
     assert {k: [(old, new) for old, new, _ in v] for k, v in history(icml).items()} == {
         keys[0]: [("new", "to-read"), ("to-read", "new")],
         keys[1]: [("new", "skipped"), ("skipped", "new")],

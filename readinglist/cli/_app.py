@@ -36,6 +36,8 @@ class AppContext:
     #: True once a write transaction of this run committed: the root group then keeps
     #: the export profiles current (:mod:`readinglist.cli._keep`).
     committed: bool = False
+    #: The current reader's name once the engine is made (:meth:`engine`); None before.
+    reader: str | None = None
     _announced: set[str] = field(default_factory=set, repr=False)
 
     def engine(self, *, migrate: bool = True, create: bool = True) -> Engine:
@@ -48,7 +50,7 @@ class AppContext:
             from readinglist import db, decided, opening
             from readinglist.config import sqlite_path
 
-            decided.use(self.settings.reader)
+            self.reader = decided.use(self.settings.reader_name())
 
             path = sqlite_path(self.settings.database_url)
             new_file = path is not None and opening.check_sqlite_file(path, create=create)
@@ -121,7 +123,7 @@ class AppContext:
         has (or the implicit one): else NotFound (exit 3) naming the readers it has. A
         command that writes makes a new reader on its first decision or note
         (:func:`readinglist.library.readers.ensure`)."""
-        if write or self.settings.reader is None:
+        if write or self.reader is None:
             return
         ctx = click.get_current_context(silent=True)
         command = ctx.find_root().invoked_subcommand if ctx is not None else None

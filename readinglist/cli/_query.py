@@ -35,14 +35,17 @@ QUERY_TERMS = """\
   diffus*              words starting with diffus
   title:WORDS  venue:WORDS  author:NAME   folded substring ("author:Smith, J")
   tag:rl               tag rl or any rl/... below it (tag:rl* for a prefix)
-  status:to-read       new, to-read, reading, read, skipped
+  status:to-read       your status: new, to-read, reading, read, skipped
+  status:read@ana      another reader's status (also priority:high@ana)
   priority:high        high, medium, low, none
+  wanted-by:2          wanted (to-read, reading or read) by 2 readers; 2.. 1..3 ..1
   year:2024  year:2020..2024  year:..2019  year:2020..
   added:2026-05-01  added:2026-05  added:-7d..  added:-2w  added:today
                        (-Nd -Nw -Nm -Ny: since that long ago, UTC; a..b ranges)
-  read:2026-05         when it was marked read (same forms as added:)
+  read:2026-05         when you marked it read (same forms as added:)
   key:KEY  key:smith*  doi:10.1145/...  arxiv:2401.01234
   has:notes|doi|arxiv|abstract|tags|authors|code|url|venue|year|priority
+                       (notes and priority: yours and shared notes)
   is:provisional       the title is still one the importer made up
   -term                not this term (-tag:old, -"a phrase", -(a OR b))
   a OR b               either; OR binds tighter than the implicit AND

@@ -71,6 +71,13 @@ GROUPS = ("status", "tag", "venue", "year", "priority", "none")
     "that can alter it (only when its text changes).",
 )
 @click.option("--name", metavar="NAME", help="With --keep: the profile's name (default: FILE's).")
+@click.option(
+    "--reader",
+    "export_reader",
+    metavar="NAME",
+    help="Markdown: whose status, priority and private notes to write (default: the current "
+    "reader). BibTeX, RIS and CSL-JSON carry no reader's state.",
+)
 @click.option("--profiles", "list_profiles", is_flag=True, help="List the export profiles.")
 @click.option("--json", "as_json", is_flag=True, help="With --profiles: print JSON.")
 @click.option("--forget", metavar="NAME|PATH", help="Remove an export profile (its file stays).")
@@ -99,6 +106,7 @@ def export_command(
     strict: bool,
     keep: bool,
     name: str | None,
+    export_reader: str | None,
     list_profiles: bool,
     as_json: bool,
     forget: str | None,
@@ -119,6 +127,7 @@ def export_command(
         readinglist export bibtex -o refs.bib
         readinglist export bibtex --aux paper.aux -o paper.bib
         readinglist export markdown status:to-read --abstracts -o reading.md
+        readinglist export markdown --reader ana -o ana.md
         readinglist export csl-json tag:thesis -o thesis.json
         readinglist export bibtex --strict tag:thesis -o thesis.bib
         readinglist export bibtex --aux paper/main.aux -o paper/refs.bib --keep
@@ -134,6 +143,13 @@ def export_command(
         raise click.UsageError("Missing argument 'FORMAT'.")
     if name is not None and not keep:
         raise click.UsageError("--name needs --keep")
+    if export_reader is not None:
+        if fmt != "markdown" or keep:
+            raise click.UsageError(
+                "--reader is for a markdown export without --keep: BibTeX, RIS and "
+                "CSL-JSON carry no reader's state"
+            )
+        app.settings.reader = export_reader  # read when the library is opened
 
     options = exporting.writer_options(
         fmt,

@@ -73,7 +73,7 @@ def stats_command(app: AppContext, query: tuple[str, ...], as_json: bool) -> Non
     # (counting.sqlite_stats, issue 17); anything else through the library's session.
     path = sqlite_path(app.settings.database_url) if not query else None
     # The reader's folded name (readers.fold, str.casefold) without importing SQLAlchemy.
-    reader = (app.settings.reader or "default").strip().casefold()
+    reader = (app.settings.reader_name() or "default").strip().casefold()
     stats = counting.sqlite_stats(path, reader) if path is not None else None
     if stats is None:
         from readinglist import library

@@ -20,8 +20,12 @@ floors below its own (``tests/test_architecture.py`` holds the table)::
       _sql.py       floor 0  bulk SQL and every dialect branch: executemany with bind
                              processors, the SQLite FTS trigger, ON CONFLICT DO NOTHING,
                              the PostgreSQL advisory lock. Only SQLAlchemy Core, tables.
+      readers.py    floor 1  the readers' rows: made on a first write, looked up, counted.
       rows.py       floor 1  rows <-> records: to_record, iter_records, load_papers,
                              people rows, the bibliographic digest.
+      listing_rows.py / bibtex_rows.py
+                    floor 2  records streamed for listings and text exports / for a
+                             BibTeX export (its @string context, intact source text).
       marks.py      floor 1  status and priority: single-column Core writes.
       search.py     floor 2  the search text: derived and written here only (Core).
       hooks.py      floor 3  the ORM Session's flush hooks (search text, source_intact).
@@ -59,6 +63,7 @@ if TYPE_CHECKING:
         IMPORT_LOCK,
         insert_or_ignore,
     )
+    from readinglist.library.bibtex_rows import bibtex_context, iter_bibtex_records
     from readinglist.library.duplicates import (
         Match,
         Pair,
@@ -130,8 +135,6 @@ if TYPE_CHECKING:
         PERSON_CACHE,
         RECORD_CHUNK,
         bibliographic_digest,
-        bibtex_context,
-        iter_bibtex_records,
         iter_records,
         load_papers,
         load_papers_for_listing,
@@ -189,7 +192,7 @@ _HOMES: dict[str, str] = {
     "all_papers": "readinglist.library.listing",
     "are_not_duplicates": "readinglist.library.merging",
     "bibliographic_digest": "readinglist.library.rows",
-    "bibtex_context": "readinglist.library.rows",
+    "bibtex_context": "readinglist.library.bibtex_rows",
     "check_tag_name": "readinglist.library.tags",
     "complete_paper": "readinglist.library.merging",
     "conflicts_of": "readinglist.library.merging",
@@ -207,7 +210,7 @@ _HOMES: dict[str, str] = {
     "history": "readinglist.library.listing",
     "import_records": "readinglist.library.importing",
     "insert_or_ignore": "readinglist.library._sql",
-    "iter_bibtex_records": "readinglist.library.rows",
+    "iter_bibtex_records": "readinglist.library.bibtex_rows",
     "iter_records": "readinglist.library.rows",
     "key_taken": "readinglist.library.refs",
     "keys_in_query": "readinglist.library.refs",

@@ -14,11 +14,8 @@ from sqlalchemy import func, select, text
 
 from readinglist import counting, decided
 from readinglist.library._sql import CHUNK
-from readinglist.library.rows import (
-    TABLE_COLUMNS,
-    iter_listing_records,
-    tags_by_paper,
-)
+from readinglist.library.listing_rows import TABLE_COLUMNS, iter_listing_records
+from readinglist.library.rows import tags_by_paper
 from readinglist.records import (
     PRIORITY_NAMES,
     OutlineRecord,

@@ -27,7 +27,8 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.engine import Connection
 
 from readinglist.library._sql import CHUNK
-from readinglist.library.rows import iter_listing_records, to_record
+from readinglist.library.listing_rows import iter_listing_records
+from readinglist.library.rows import to_record
 from readinglist.records import PaperRecord
 from readinglist.records import Person as PersonRecord
 from readinglist.tables import PAPERS, Executor, dialect_name, utcnow

@@ -30,7 +30,7 @@ from readinglist.collector import collector_paused
 from readinglist.errors import InvalidInput, ReadingListError, UsageError
 from readinglist.formats import bibtex
 from readinglist.library.listing import export_outline
-from readinglist.library.rows import RECORD_COLUMNS, iter_listing_records, record_columns
+from readinglist.library.listing_rows import RECORD_COLUMNS, iter_listing_records, record_columns
 from readinglist.pipelines.atomic import open_atomically
 from readinglist.records import (
     CITATION_FIELDS,
