@@ -25,7 +25,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from readinglist.errors import ReadingListError
-from readinglist.library.rows import iter_listing_records
+from readinglist.library.listing_rows import iter_listing_records
 from readinglist.web import present
 from readinglist.web.desk import (
     Desk,
@@ -40,7 +40,7 @@ from readinglist.web.desk import (
 from readinglist.web.security import Guard, Secrets, allowed_hosts
 
 HERE = Path(__file__).resolve().parent
-#: The ``papers`` columns of a row of the list (``library.rows.iter_listing_records``).
+#: The ``papers`` columns of a row of the list (``library.listing_rows.iter_listing_records``).
 LIST_COLUMNS = ("id", "citekey", "title", "title_provisional", "year", "venue", "status")
 #: How many similar papers the paper pane lists.
 SIMILAR = 5
