@@ -5,7 +5,8 @@ other route is a ``POST`` from the page (htmx, with the CSRF header :mod:`.secur
 checks) naming its run (``view``) and returns the ``#desk`` fragment (progress, list,
 paper) that replaces the old one: a decision saves at once and the list re-ranks
 without a reload. A :class:`readinglist.errors.ReadingListError` becomes the page's
-message (a bad tag name, a paper removed meanwhile), never a traceback.
+message (a bad tag name, a paper removed meanwhile), and so does a database error (a
+lock held too long, a server gone: the transaction rolled back), never a traceback.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from sqlalchemy.exc import DBAPIError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
@@ -195,6 +197,8 @@ def action(
                     message = act(desk, form)
                 except ReadingListError as err:
                     message = f"not done: {err}"
+                except DBAPIError as err:  # a lock held too long, a server gone: nothing saved
+                    message = f"not done, nothing was saved: the database said {err.orig}"
                 return render(served, "desk.html", desk_values(served, name, desk, message))
 
         return await run_in_threadpool(work)

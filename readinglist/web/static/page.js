@@ -4,6 +4,11 @@
 (function () {
   "use strict";
   var csrf = document.querySelector('meta[name="csrf-token"]').content;
+  // The token came in the address; the page now holds it as a cookie: out of the
+  // address bar and the history (as Jupyter does).
+  if (window.location.search.indexOf("token=") >= 0) {
+    window.history.replaceState(null, "", window.location.pathname);
+  }
   var PROMPTS = { a: "Tags (comma- or space-separated)", n: "Note", e: "New title", "/": "Search (query or words; Enter: next match)" };
   var SERVER = "tsrdhmlu jbk";
   var pending = null;
