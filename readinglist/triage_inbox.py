@@ -1,13 +1,16 @@
 """What the triage loop reads from the library beyond one paper: the whole inbox, the
 last decision of an earlier run (from the status history), titles for the overview
-and the papers a search selects.
+and the papers a search selects; and where a run starts (:func:`open_inbox`: the queue in
+its order, for the terminal and the page alike).
 
 Functions of a Session that never write (the loop writes through ``library``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -107,3 +110,58 @@ def matching(session: Session, text: str) -> set[int]:
         if not words:
             raise
         return set(query.paper_ids(session, " ".join(f'"{w}"' for w in words)))
+
+
+@dataclass
+class Inbox:
+    """What a triage run starts from (:func:`open_inbox`): the queue (paper ids in the
+    order shown), the papers ``u`` may undo earlier decisions of (``scope``; None:
+    every paper), the inbox's papers decided before (``earlier``) and the ranker
+    re-ordering the queue after each decision (None: the order of addition)."""
+
+    ids: list[int]
+    scope: set[int] | None
+    earlier: dict[int, str]
+    ranker: Any
+    only_new: bool
+
+
+def open_inbox(
+    session: Session,
+    url: str,
+    query_text: str,
+    *,
+    include_all: bool = False,
+    order: str = "interest",
+    like: str | None = None,
+    on_build: Callable[[str], None] | None = None,
+) -> Inbox:
+    """Return the :class:`Inbox` of a triage run over ``query_text`` in the library at
+    ``url``, for ``readinglist triage`` and ``readinglist serve`` alike.
+
+    The papers still ``new`` the query selects (all of them with ``include_all`` or a
+    ``status:`` term), oldest import first; with ``order="interest"`` highest learned
+    interest first (``ranking.ranker.Ranker``, ``like`` ranks by a description too;
+    ``on_build`` is told before the index is rebuilt). With nothing new, ``earlier`` is
+    the inbox of the decision ``u`` could undo (:func:`undoable_inbox`), so the run
+    opens on its end screen. Raises InvalidQuery for a bad query.
+    """
+    from readinglist import triage
+
+    only_new = not include_all and not triage.query_sets_status(query_text)
+    ids = library.triage_queue(session, query_text, only_new=only_new)
+    scope = (
+        set(library.triage_queue(session, query_text, only_new=False))
+        if query_text.strip()
+        else None
+    )
+    earlier = inbox_decided(session, ids, scope) if only_new else {}
+    if not ids and only_new:
+        earlier = undoable_inbox(session, scope)
+    ranker = None
+    if ids and order == "interest":
+        from readinglist.ranking.ranker import Ranker
+
+        ranker = Ranker.open(session, url, like=like, on_build=on_build)
+        ids = ranker.order(ids)
+    return Inbox(ids, scope, earlier, ranker, only_new)

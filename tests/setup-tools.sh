@@ -2,11 +2,12 @@
 # Set-up of the programs the test suite runs for real, on a fresh machine (README quick
 # start, command 2; .ci/run calls it too): bibtex, biber, pdflatex and the LaTeX packages
 # the tests load (biblatex, etoolbox), pandoc and mutool (mupdf-tools: a PDF's text and
-# objects), and a running PostgreSQL at 127.0.0.1:5432 when one is installed. Installs with apt-get when a package is missing and the user is root;
+# objects), chromium (Debian's headless browser: the browser tests of `readinglist serve`
+# drive it through Playwright's Python package, never a browser of Playwright's own), and a running PostgreSQL at 127.0.0.1:5432 when one is installed. Installs with apt-get when a package is missing and the user is root;
 # otherwise it says what is missing and goes on: the tests that need it then fail, each
 # with one line naming it (tests/helpers.py, require_tools). Exits 0.
 missing() {
-  for tool in bibtex biber pdflatex kpsewhich pandoc mutool; do
+  for tool in bibtex biber pdflatex kpsewhich pandoc mutool chromium; do
     command -v "$tool" >/dev/null 2>&1 || { echo "$tool"; continue; }
   done
   if command -v kpsewhich >/dev/null 2>&1; then
@@ -22,7 +23,7 @@ if [ -n "$need" ]; then
     echo "setup-tools: installing the test tools (missing: $(echo $need))"
     { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
         texlive-binaries texlive-base texlive-latex-base texlive-latex-recommended \
-        texlive-bibtex-extra biber pandoc mupdf-tools; } >/dev/null 2>&1 \
+        texlive-bibtex-extra biber pandoc mupdf-tools chromium fonts-dejavu-core; } >/dev/null 2>&1 \
       || echo "setup-tools: apt-get could not install them"
   fi
   need=$(missing)

@@ -49,6 +49,10 @@ def test_import_rules(path: Path) -> None:
         assert "bibtexparser" not in top, "only formats/bibtex*.py imports bibtexparser"
     if name != "db.py":
         assert "alembic" not in top, "only db.py imports alembic"
+    if not name.startswith("web/"):
+        assert not top & {"starlette", "uvicorn", "jinja2"}, "only web/ imports the web stack"
+        if name != "cli/serve.py":
+            assert not any(n.startswith("readinglist.web") for n in found), "nothing imports web"
     if name.startswith("formats/") or name in (
         "records.py",
         "render.py",
@@ -247,7 +251,7 @@ def test_help_and_version_import_no_heavy_module(args: list[str]) -> None:
         "import sys\n"
         "from readinglist.cli import cli\n"
         f"try:\n    cli.main({args!r}, standalone_mode=False)\nexcept SystemExit:\n    pass\n"
-        "heavy = [m for m in ('sqlalchemy', 'alembic', 'bibtexparser', 'rich', 'pylatexenc', 'sklearn', 'httpx')"
+        "heavy = [m for m in ('sqlalchemy', 'alembic', 'bibtexparser', 'rich', 'pylatexenc', 'sklearn', 'httpx', 'starlette', 'uvicorn', 'jinja2')"
         " if m in sys.modules]\n"
         "print('HEAVY=' + ','.join(heavy))\n"
     )

@@ -83,6 +83,7 @@ _INTERRUPTED = {
     "import": "nothing was imported; the library is unchanged",
     "export": "nothing was written; the library is unchanged",
     "triage": "the decisions made so far are saved",
+    "serve": "the decisions made so far are saved",
 }
 
 
@@ -140,6 +141,7 @@ COMMANDS: dict[str, str] = {
     "stats": "stats:stats_command",
     "similar": "similar:similar_command",
     "topics": "topics:topics_command",
+    "serve": "serve:serve_command",
     "resolve": "resolve:resolve_command",
     "duplicates": "duplicates:duplicates_command",
     "not-duplicate": "duplicates:not_duplicate_command",

@@ -267,7 +267,7 @@ def triage_command(
         readinglist triage --stop-after 100
         readinglist --reader ana triage --blind
     """
-    from readinglist import library, render, triage, triage_inbox, triage_readers
+    from readinglist import render, triage, triage_inbox, triage_readers
     from readinglist.errors import UsageError
 
     if not sys.stdin.isatty():
@@ -275,22 +275,17 @@ def triage_command(
             "triage is interactive and needs a terminal (standard input is not one); "
             "use `readinglist mark` in scripts"
         )
-    text = join_query(query)
-    only_new = not include_all and not triage.query_sets_status(text)
-    ranker = None
     with app.session(write=False) as session:
-        ids = library.triage_queue(session, text, only_new=only_new)
-        scope = set(library.triage_queue(session, text, only_new=False)) if text.strip() else None
-        earlier = triage_inbox.inbox_decided(session, ids, scope) if only_new else {}
-        if not ids and only_new:  # nothing new: the end screen, if u has something to undo
-            earlier = triage_inbox.undoable_inbox(session, scope)
-        if ids and order == "interest":
-            from readinglist.ranking.ranker import Ranker
-
-            ranker = Ranker.open(
-                session, app.settings.database_url, like=like, on_build=render.info
-            )
-            ids = ranker.order(ids)
+        inbox = triage_inbox.open_inbox(
+            session,
+            app.settings.database_url,
+            join_query(query),
+            include_all=include_all,
+            order=order,
+            like=like,
+            on_build=render.info,
+        )
+    ids, earlier, only_new = inbox.ids, inbox.earlier, inbox.only_new
     if not ids and not earlier:
         render.info("nothing to triage" + (": no paper has status new" if only_new else ""))
         return
@@ -300,9 +295,9 @@ def triage_command(
         ids,
         terminal,
         read_factory=lambda: app.session(write=False),
-        ranker=ranker,
+        ranker=inbox.ranker,
         earlier=earlier,
-        scope=scope,
+        scope=inbox.scope,
         stop_after=stop_after,
         blind=blind,
     )

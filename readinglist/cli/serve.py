@@ -1,0 +1,170 @@
+"""``readinglist serve``: triage in the browser, served from this machine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from readinglist.cli._app import AppContext, pass_app
+from readinglist.cli._query import QUERY_HELP, QueryCommand, join_query, query_argument
+
+#: The port when --port is not given (0 picks a free one).
+DEFAULT_PORT = 8750
+LOCAL = "127.0.0.1"
+
+
+@click.command("serve", cls=QueryCommand, epilog=QUERY_HELP)
+@query_argument
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=DEFAULT_PORT,
+    show_default=True,
+    help="Port to listen on; 0 picks a free one.",
+)
+@click.option(
+    "--host",
+    metavar="ADDRESS",
+    help="Address to listen on instead of 127.0.0.1 (a warning: other machines can then "
+    "reach the page; the token in the address still guards it).",
+)
+@click.option("--open", "open_browser", is_flag=True, help="Open the page in the browser.")
+@click.option(
+    "--all",
+    "include_all",
+    is_flag=True,
+    help="Walk every paper the query selects, not only those with status new.",
+)
+@click.option(
+    "--order",
+    type=click.Choice(["interest", "added"]),
+    default="interest",
+    show_default=True,
+    help="interest: highest learned interest first, re-ranked after each decision (as "
+    "`triage`); added: the order of addition.",
+)
+@click.option("--like", metavar="TEXT", help="Rank by a description of what you want too.")
+@click.option(
+    "--stop-after",
+    type=click.IntRange(1),
+    metavar="N",
+    help='Say "you may stop here" once N papers are skipped since the last wanted one.',
+)
+@pass_app
+def serve_command(
+    app: AppContext,
+    query: tuple[str, ...],
+    port: int,
+    host: str | None,
+    open_browser: bool,
+    include_all: bool,
+    order: str,
+    like: str | None,
+    stop_after: int | None,
+) -> None:
+    """Triage in the browser: a ranked list beside the paper, the triage keys.
+
+    Starts a web server on this machine over the library and prints the page's
+    address, with a random token that every request must carry (the page keeps it
+    as a cookie). The page shows the papers still new that QUERY selects (with
+    --all, every paper it selects), highest interest first, the paper with its
+    abstract (math rendered), links, tags, notes, why it scores as it does and
+    similar papers; the keys are triage's (t s r d, h m l, a n e, u undo, space
+    later, b back, / search, o open, ? help) and g shows the topics. Every decision
+    is saved at once. Runs until Ctrl-C.
+
+    \b
+    Examples:
+        readinglist serve
+        readinglist serve tag:icml --open
+        readinglist serve --port 9000 --stop-after 100
+    """
+    import contextlib
+    import socket
+    import sys
+
+    from readinglist import render
+    from readinglist.errors import UsageError
+
+    address = host or LOCAL
+    try:
+        sock = socket.create_server(
+            (address.strip("[]"), port),
+            family=socket.AF_INET6 if ":" in address else socket.AF_INET,
+        )
+    except OSError as err:
+        raise UsageError(
+            f"cannot listen on {address} port {port}: {err.strerror or err}"
+            + ("; --port 0 picks a free port" if port else "")
+        ) from err
+    port = sock.getsockname()[1]
+    app.engine(create=False)  # a missing library is an error now, not in the page
+    try:
+        url = _serve_url(address, port)
+        server, link = _server(
+            app, sock, url, join_query(query), host, port, include_all, order, like, stop_after
+        )
+        if host is not None and host not in ("127.0.0.1", "localhost", "::1"):
+            render.warn(
+                f"listening on {host}: other machines can reach this page (the token guards it)"
+            )
+        click.echo(link)
+        render.info("serving the triage page; Ctrl-C stops the server")
+        sys.stdout.flush()
+        if open_browser:
+            import webbrowser
+
+            webbrowser.open(link)
+        # uvicorn shuts down on Ctrl-C, then raises the signal again: the stop asked for
+        with contextlib.suppress(KeyboardInterrupt):
+            server.run(sockets=[sock])
+    finally:
+        sock.close()
+    render.info("stopped the server")
+
+
+def _serve_url(address: str, port: int) -> str:
+    """The page's address without its token."""
+    name = f"[{address}]" if ":" in address and not address.startswith("[") else address
+    return f"http://{name}:{port}/"
+
+
+def _server(
+    app: AppContext,
+    sock: object,
+    url: str,
+    text: str,
+    host: str | None,
+    port: int,
+    include_all: bool,
+    order: str,
+    like: str | None,
+    stop_after: int | None,
+) -> tuple[Any, str]:
+    """Build the server of the page; return it and the address with its token."""
+    from readinglist import decided, render
+    from readinglist.web.app import create_app, make_server
+    from readinglist.web.desk import Options
+    from readinglist.web.security import Secrets
+
+    keys = Secrets()
+    options = Options(
+        url=app.settings.database_url,
+        reader=decided.current(),
+        query=text,
+        include_all=include_all,
+        order=order,
+        like=like,
+        stop_after=stop_after,
+    )
+    asgi = create_app(
+        app.session,
+        lambda: app.session(write=False),
+        options,
+        host=host or LOCAL,
+        port=port,
+        keys=keys,
+        said=render.info,
+    )
+    return make_server(asgi), f"{url}?token={keys.token}"

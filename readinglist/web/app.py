@@ -1,0 +1,283 @@
+"""The routes of ``readinglist serve``: Starlette, Jinja2 templates, the static files.
+
+``GET /`` starts a tab's run (:func:`.desk.open_desk`) and renders the whole page; every
+other route is a ``POST`` from the page (htmx, with the CSRF header :mod:`.security`
+checks) naming its run (``view``) and returns the ``#desk`` fragment (progress, list,
+paper) that replaces the old one: a decision saves at once and the list re-ranks
+without a reload. A :class:`readinglist.errors.ReadingListError` becomes the page's
+message (a bad tag name, a paper removed meanwhile), and so does a database error (a
+lock held too long, a server gone: the transaction rolled back), never a traceback.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from sqlalchemy.exc import DBAPIError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from readinglist.errors import ReadingListError
+from readinglist.library.listing_rows import iter_listing_records
+from readinglist.web import present
+from readinglist.web.desk import (
+    Desk,
+    Desks,
+    Options,
+    SessionFactory,
+    open_desk,
+    others_wanting,
+    skip_topic,
+    topics_of,
+)
+from readinglist.web.security import Guard, Secrets, allowed_hosts
+
+HERE = Path(__file__).resolve().parent
+#: The ``papers`` columns of a row of the list (``library.listing_rows.iter_listing_records``).
+LIST_COLUMNS = ("id", "citekey", "title", "title_provisional", "year", "venue", "status")
+#: How many similar papers the paper pane lists.
+SIMILAR = 5
+#: Topics the topic view clusters the run's papers into.
+TOPICS = 8
+
+
+@dataclass
+class Served:
+    """What the routes share: the library's transactions, the options, the runs of the
+    open tabs, the secrets and the templates."""
+
+    write: SessionFactory
+    read: SessionFactory
+    options: Options
+    keys: Secrets
+    desks: Desks
+    templates: Environment
+    said: Callable[[str], None]
+
+
+def templates() -> Environment:
+    """The Jinja2 environment: templates of the package, every value escaped."""
+    return Environment(
+        loader=FileSystemLoader(HERE / "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def desk_values(served: Served, name: str, desk: Desk, message: str = "") -> dict[str, Any]:
+    """Return the values of the ``#desk`` fragment: progress, the list, the paper shown
+    with its why and similar papers, the topics, the message."""
+    run = desk.run
+    pid = desk.current()
+    window = desk.window()
+    scores = run.ranker.interest(window) if run.ranker is not None else {}
+    with served.read() as session:
+        rows = dict(iter_listing_records(session, window, columns=LIST_COLUMNS))
+        shown = [] if pid is None else [pid]
+        record = next(iter(iter_listing_records(session, shown, with_notes=True)), None)
+        paper = None if record is None or pid is None else present.paper_view(record[1], pid)
+        similar: list[tuple[str, float]] = []
+        if paper is not None and pid is not None:
+            from readinglist.ranking.ranker import similar as similar_to
+
+            found = similar_to(desk.index(session), pid, SIMILAR)
+            from readinglist import triage_inbox
+
+            names = triage_inbox.titles(session, [i for i, _ in found])
+            similar = [(names[i], s) for i, s in found if i in names]
+        others = others_wanting(session, [*window, *shown], run.status)
+    listed = [
+        {
+            "id": p,
+            "title": rows[p].title or "(no title)",
+            "status": run.status.get(p, rows[p].status),
+            "tags": list(rows[p].tags),
+            "venue": rows[p].venue or "",
+            "year": rows[p].year or "",
+            "score": scores.get(p),
+            "current": p == pid,
+            "others": others.get(p, 0),
+        }
+        for p in window
+        if p in rows
+    ]
+    why = None
+    if desk.show_why and paper is not None and run.ranker is not None and pid is not None:
+        why = present.why_view(paper["key"], run.ranker.why(pid))
+    return {
+        "view": name,
+        "reader": served.options.reader,
+        "others": others.get(pid, 0) if pid is not None else 0,
+        "progress": desk.progress(),
+        "listed": listed,
+        "ranked": any(s is not None for s in scores.values()),
+        "paper": paper,
+        "decided": pid is not None and run.decided(pid),
+        "why": why,
+        "similar": similar,
+        "topics": desk.topics,
+        "topic": desk.topic,
+        "message": message,
+        "keys": present.key_help(),
+    }
+
+
+def acting_for(reader: str) -> None:
+    """Make ``reader`` the current reader of this worker thread (``decided.use``, a
+    context variable) unless it is already: every library call of the request then
+    reads and writes that reader's decisions."""
+    from readinglist import decided
+
+    if decided.current() != reader:
+        decided.use(reader)
+
+
+def render(served: Served, template: str, values: dict[str, Any]) -> HTMLResponse:
+    """Render ``template`` with ``values`` (escaped) as an HTML answer."""
+    return HTMLResponse(served.templates.get_template(template).render(**values))
+
+
+def page(served: Served) -> Callable[[Request], Awaitable[Response]]:
+    """``GET /``: a new run for this tab and the whole page."""
+
+    async def endpoint(request: Request) -> Response:
+        from starlette.concurrency import run_in_threadpool
+
+        def build() -> HTMLResponse:
+            acting_for(served.options.reader)
+            name = secrets.token_urlsafe(12)
+            try:
+                desk = open_desk(served.write, served.read, served.options, served.said)
+            except ReadingListError as err:
+                return HTMLResponse(f"<p>{err}</p>", status_code=400)
+            served.desks.add(name, desk)
+            with desk.lock:
+                values = desk_values(served, name, desk)
+            return render(served, "page.html", {**values, "csrf": served.keys.csrf})
+
+        return await run_in_threadpool(build)
+
+    return endpoint
+
+
+def action(
+    served: Served, act: Callable[[Desk, dict[str, str]], str]
+) -> Callable[[Request], Awaitable[Response]]:
+    """A ``POST`` route: ``act(desk, form)`` returns the message; the answer is the new
+    ``#desk`` fragment (a ReadingListError is its message). The form is the
+    ``application/x-www-form-urlencoded`` body htmx sends (``urllib.parse.parse_qs``;
+    the last value of a repeated field)."""
+
+    async def endpoint(request: Request) -> Response:
+        from starlette.concurrency import run_in_threadpool
+
+        form = {
+            k: v[-1] for k, v in parse_qs((await request.body()).decode("utf-8", "replace")).items()
+        }
+
+        def work() -> Response:
+            acting_for(served.options.reader)
+            name = form.get("view", "")
+            try:
+                desk = served.desks.get(name)
+            except ReadingListError as err:
+                return PlainTextResponse(str(err), status_code=409)
+            with desk.lock:
+                try:
+                    message = act(desk, form)
+                except ReadingListError as err:
+                    message = f"not done: {err}"
+                except DBAPIError as err:  # a lock held too long, a server gone: nothing saved
+                    message = f"not done, nothing was saved: the database said {err.orig}"
+                return render(served, "desk.html", desk_values(served, name, desk, message))
+
+        return await run_in_threadpool(work)
+
+    return endpoint
+
+
+def paper_id(form: dict[str, str]) -> int | None:
+    """The paper the page showed (``paper``), None when absent or not a number."""
+    value = form.get("paper", "")
+    return int(value) if value.isdigit() else None
+
+
+def create_app(
+    write: SessionFactory,
+    read: SessionFactory,
+    options: Options,
+    *,
+    host: str,
+    port: int,
+    keys: Secrets,
+    said: Callable[[str], None],
+) -> Guard:
+    """Return the ASGI application of ``serve`` behind :class:`.security.Guard`, for a
+    server bound to ``host``:``port``; ``said`` tells the terminal (an index rebuilt)."""
+    served = Served(write, read, options, keys, Desks(), templates(), said)
+
+    def go(desk: Desk, form: dict[str, str]) -> str:
+        pid = paper_id(form)
+        if pid is not None and pid in desk.run.queue:
+            desk.run.go_to(pid)
+        return ""
+
+    def toggle_why(desk: Desk, form: dict[str, str]) -> str:
+        desk.show_why = not desk.show_why
+        no_model = desk.show_why and desk.run.ranker is None
+        return "no interest order here (--order added, or nothing decided)" if no_model else ""
+
+    def choose_topic(desk: Desk, form: dict[str, str]) -> str:
+        label = form.get("label") or None
+        desk.topic = label
+        desk._keep_in_topic()
+        return f"topic {label}" if label else "all topics"
+
+    routes = [
+        Route("/", page(served), methods=["GET"]),
+        Route(
+            "/act",
+            action(served, lambda d, f: d.act(f.get("key", ""), paper_id(f), f.get("answer"))),
+            methods=["POST"],
+        ),
+        Route("/go", action(served, go), methods=["POST"]),
+        Route("/why", action(served, toggle_why), methods=["POST"]),
+        Route(
+            "/topics",
+            action(served, lambda d, f: _topics_message(topics_of(served.read, d, TOPICS))),
+            methods=["POST"],
+        ),
+        Route("/topic", action(served, choose_topic), methods=["POST"]),
+        Route(
+            "/topic/skip",
+            action(served, lambda d, f: skip_topic(served.write, d, f.get("label", ""))),
+            methods=["POST"],
+        ),
+        Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+    return Guard(Starlette(routes=routes), keys, allowed_hosts(host, port))
+
+
+def _topics_message(topics: list[Any]) -> str:
+    return f"{len(topics)} topics: choose one to filter the list, or skip a whole topic"
+
+
+def make_server(asgi: Any) -> Any:
+    """Return the uvicorn server of ``asgi`` (run it with ``.run(sockets=[...])``): no
+    access log, no lifespan events, at most 2 s to finish open requests on Ctrl-C."""
+    import uvicorn
+
+    config = uvicorn.Config(
+        asgi, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
+    )
+    return uvicorn.Server(config)

@@ -1,0 +1,321 @@
+"""One browser tab's triage run: :class:`readinglist.triage.Triage` driven by requests.
+
+The page sends the key pressed and the paper it was shown (its id); :class:`Desk` goes
+to that paper and hands the key to the same :meth:`Triage.press` the terminal calls, so
+what "next" is, re-ranking, the stopping count and undo (also of decisions made before
+a reload, from the status history) are the terminal's rules. The text a key asks for
+(tags, note, title, search) comes with the request: :class:`PageTerminal` answers the
+loop's prompt with it. Each tab has its own run (a reload starts a new one over the
+papers still new, as running ``triage`` again does); two tabs and the CLI deciding at
+once each write their own transactions, so no decision is lost.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from readinglist import library, triage, triage_inbox
+from readinglist.errors import NotFound, UsageError
+from readinglist.models import Paper
+from readinglist.records import PaperRecord
+from readinglist.text import counted
+
+SessionFactory = Callable[[], AbstractContextManager[Session]]
+
+#: Keys the page sends to :meth:`Triage.press`: the decisions, the prompts answered
+#: with the request's text, next, back and undo. ``o``, ``v``, ``w``, ``x`` and ``?``
+#: are the page's own (it shows the links, the list, the why and the whole abstract).
+PRESSED = frozenset({*triage.STATUS_KEYS, *triage.PRIORITY_KEYS, "a", "n", "e", "u", "/"})
+MOVES = frozenset({*triage.NEXT_KEYS, *triage.BACK_KEYS})
+#: How many papers of the queue the list shows from the current one.
+LIST_SIZE = 40
+#: Tabs kept at once; the oldest run is dropped (a reload starts a new one anyway).
+MAX_DESKS = 16
+
+
+class PageTerminal:
+    """The :class:`readinglist.triage.Terminal` of a request: prompts answer with the
+    request's text; the loop's own screens are never drawn (the page draws)."""
+
+    def __init__(self) -> None:
+        self.answer: str | None = None
+
+    def width(self) -> int:
+        """A wide terminal (the loop's screens are not shown)."""
+        return 200
+
+    def height(self) -> int:
+        """A tall terminal (the loop's screens are not shown)."""
+        return 60
+
+    def show(self, text: str) -> None:
+        """Draw nothing: the page renders the state itself."""
+
+    def getkey(self) -> str:
+        """The page sends one key per request; a loop screen asking for more ends."""
+        raise EOFError
+
+    def prompt(self, label: str, default: str = "", complete: Sequence[str] = ()) -> str | None:
+        """Return the text sent with the request (None when blank)."""
+        return (self.answer or "").strip() or None
+
+    def launch(self, url: str) -> bool:
+        """The page opens links itself."""
+        return False
+
+
+@dataclass
+class Options:
+    """What ``serve`` was asked for: the library's URL (the ranking cache), the reader
+    who decides (``--reader``; ``decided.DEFAULT_READER`` in a personal library), the
+    query, ``--all``, the order, ``--like`` and the stopping threshold (``--stop-after``)."""
+
+    url: str
+    reader: str
+    query: str = ""
+    include_all: bool = False
+    order: str = "interest"
+    like: str | None = None
+    stop_after: int | None = None
+
+
+@dataclass
+class Desk:
+    """One tab's run: the loop, its options, the topic filter and a lock (requests of
+    one tab are served one at a time)."""
+
+    run: triage.Triage
+    options: Options
+    terminal: PageTerminal
+    topics: list[Any] | None = None
+    topic: str | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    loaded: Any = None
+    #: Whether the page shows why the paper has its interest (``w``): computed only
+    #: then, as it costs a pass of every model over the library (``Ranker.why``).
+    show_why: bool = False
+
+    # --- acting -----------------------------------------------------------------------
+
+    def act(self, key: str, pid: int | None, answer: str | None = None) -> str:
+        """Apply ``key`` to paper ``pid`` (the one the page showed; None: the current)
+        with ``answer`` for a prompt; return the message for the page.
+
+        UsageError for a key the page does not send."""
+        run = self.run
+        if pid is not None and pid in run.queue:
+            run.go_to(pid)
+        if key not in PRESSED and key not in MOVES:
+            raise UsageError(f"unknown key {key!r}")
+        if run.index >= len(run.queue):
+            if key != "u":
+                return "end of the list: u undoes the last decision"
+            run.message = ""
+            run.undo()
+            return run.message
+        if key in MOVES:
+            run.press(key, _placeholder())
+            self._keep_in_topic()
+            return run.message
+        record = _placeholder()
+        if key == "e":  # the one key that reads the record (the title it edits)
+            found = run.current_record()
+            if found is None:
+                raise NotFound("that paper was removed meanwhile")
+            record = found
+        self.terminal.answer = answer
+        try:
+            run.press(key, record)
+        finally:
+            self.terminal.answer = None
+        if key in triage.STATUS_KEYS:
+            self._keep_in_topic()
+        return run.message
+
+    def _keep_in_topic(self) -> None:
+        """With a topic chosen, move to its next undecided paper when the current one is
+        outside it (the queue's order, the loop's rule of "next" within the topic)."""
+        chosen = self.topic_ids()
+        run = self.run
+        if chosen is None or (run.index < len(run.queue) and run.queue[run.index] in chosen):
+            return
+        for place in range(run.index, len(run.queue)):
+            pid = run.queue[place]
+            if pid in chosen and not run.decided(pid):
+                run.index = place
+                return
+        run.index = len(run.queue)
+
+    def topic_ids(self) -> set[int] | None:
+        """The papers of the chosen topic (None: no topic chosen)."""
+        if self.topic is None or not self.topics:
+            return None
+        for topic in self.topics:
+            if topic.label == self.topic:
+                return set(topic.paper_ids)
+        return None
+
+    # --- what the page shows ---------------------------------------------------------
+
+    def index(self, session: Session) -> Any:
+        """The library's tf-idf index (``ranking.store``): the ranker's, else loaded
+        once (from its cache file) for the similar papers."""
+        found = getattr(self.run.ranker, "index", None)
+        if found is None:
+            from readinglist.ranking.store import load
+
+            found = self.loaded = self.loaded or load(session, self.options.url)
+        return found
+
+    def current(self) -> int | None:
+        """The id of the paper shown (None at the end of the list)."""
+        run = self.run
+        return run.queue[run.index] if run.index < len(run.queue) else None
+
+    def window(self) -> list[int]:
+        """The papers of the list: from a few before the current one, :data:`LIST_SIZE`
+        of them, within the chosen topic."""
+        run, chosen = self.run, self.topic_ids()
+        start = max(run.index - 3, 0)
+        found = [p for p in run.queue[start:] if chosen is None or p in chosen]
+        return found[:LIST_SIZE]
+
+    def progress(self) -> dict[str, Any]:
+        """Counts for the progress bar: total, decided, left, by status, the papers
+        skipped since the last wanted one and whether the stopping threshold is met."""
+        run = self.run
+        statuses = Counter([*run.earlier.values(), *(run.status[p] for p in run.queue)])
+        total = sum(statuses.values())
+        left = statuses["new"]
+        threshold = self.options.stop_after
+        return {
+            "total": total,
+            "decided": total - left,
+            "left": left,
+            "statuses": {s: n for s, n in statuses.items() if s != "new" and n},
+            "since_wanted": run.since_wanted,
+            "threshold": threshold,
+            "may_stop": threshold is not None and run.since_wanted >= threshold,
+            "model": "" if (pid := self.current()) is None else run.model_line(pid),
+        }
+
+
+def others_wanting(session: Session, ids: Sequence[int], mine: dict[int, str]) -> dict[int, int]:
+    """How many readers other than the current one want each paper of ``ids``: the
+    count of ``decided.wanted_count`` (``wanted-by:N``'s rule) less the current reader
+    when ``mine`` (their statuses) says they want it."""
+    from readinglist import decided
+    from readinglist.records import WANTED_STATUSES
+    from readinglist.tables import PAPERS
+
+    found: dict[int, int] = {}
+    for start in range(0, len(ids), library.CHUNK):
+        chunk = list(ids[start : start + library.CHUNK])
+        stmt = select(PAPERS.c.id, decided.wanted_count()).where(PAPERS.c.id.in_(chunk))
+        for pid, count in session.execute(stmt):
+            found[int(pid)] = int(count) - (mine.get(int(pid)) in WANTED_STATUSES)
+    return found
+
+
+def _placeholder() -> PaperRecord:
+    """A record for the keys that do not read it (all but ``e``): ``Triage.press`` hands
+    the record to ``e``, ``o``, ``w`` and ``x`` only, and the page does ``o``, ``w``, ``x``."""
+    return PaperRecord(citekey="")
+
+
+def open_desk(
+    write: SessionFactory, read: SessionFactory, options: Options, on_build: Callable[[str], None]
+) -> Desk:
+    """Start a tab's run over ``options`` (:func:`triage_inbox.open_inbox`, the terminal's
+    start) with each decision in its own ``write`` transaction."""
+    with read() as session:
+        inbox = triage_inbox.open_inbox(
+            session,
+            options.url,
+            options.query,
+            include_all=options.include_all,
+            order=options.order,
+            like=options.like,
+            on_build=on_build,
+        )
+    terminal = PageTerminal()
+    run = triage.Triage(
+        write,
+        inbox.ids,
+        terminal,
+        read_factory=read,
+        ranker=inbox.ranker,
+        earlier=inbox.earlier,
+        scope=inbox.scope,
+    )
+    run._load_statuses()  # what Triage.run does first: the statuses and the stopping count
+    return Desk(run, options, terminal)
+
+
+class Desks:
+    """The runs of the open tabs by id (at most :data:`MAX_DESKS`, the oldest dropped)."""
+
+    def __init__(self) -> None:
+        self.desks: OrderedDict[str, Desk] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def add(self, name: str, desk: Desk) -> None:
+        """Keep ``desk`` as ``name``."""
+        with self.lock:
+            self.desks[name] = desk
+            while len(self.desks) > MAX_DESKS:
+                self.desks.popitem(last=False)
+
+    def get(self, name: str) -> Desk:
+        """Return the run ``name``; NotFound when it is gone (the page says reload)."""
+        with self.lock:
+            desk = self.desks.get(name)
+        if desk is None:
+            raise NotFound("this tab's session has ended (server restarted): reload the page")
+        return desk
+
+
+def skip_topic(write: SessionFactory, desk: Desk, label: str) -> str:
+    """Skip every paper still ``new`` of topic ``label`` in one transaction (each change
+    in the status history, so ``u`` undoes them one at a time); return what was done."""
+    desk.topic = label
+    chosen = desk.topic_ids()
+    if chosen is None:
+        raise NotFound(f"no topic {label!r} (reload the topics)")
+    run = desk.run
+    ids = sorted(p for p in chosen if run.status.get(p) == "new")
+    with write() as session:
+        papers = [p for p in library.load_papers_for_listing(session, ids) if p.status == "new"]
+        changed = library.set_status(session, papers, "skipped")
+    for paper in papers:
+        run.status[paper.id] = "skipped"
+        if run.ranker is not None:
+            run.ranker.decide(paper.id, "skipped")
+    run._count_since_wanted()
+    desk.topic = None
+    if run.index < len(run.queue) and run.decided(run.queue[run.index]):
+        run.index = run.next_undecided()
+    return f"skipped {counted(len(changed), 'paper')} of topic {label}; u undoes one at a time"
+
+
+def topics_of(read: SessionFactory, desk: Desk, k: int) -> list[Any]:
+    """Cluster the run's papers (queue and earlier) into ``k`` topics (``ranking.topics``,
+    the ``topics`` command's clustering) and keep them on the desk."""
+    from readinglist.ranking.store import load
+    from readinglist.ranking.topics import cluster
+
+    run = desk.run
+    pids = [*run.earlier, *run.queue]
+    with read() as session:
+        index = load(session, desk.options.url)
+        venues = {int(i): v for i, v in session.execute(select(Paper.id, Paper.venue))}
+    desk.topics = cluster(index, pids, k, [venues.get(p) or "" for p in pids])
+    return desk.topics

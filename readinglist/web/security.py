@@ -1,0 +1,143 @@
+"""The page's safety rules, one ASGI middleware in front of every route.
+
+A local web server is reachable by every page the user's browser opens, so (as Jupyter
+does, and for the reasons its security notes give):
+
+- **Token**: a random per-run token (``secrets.token_urlsafe``, 32 bytes) is in the
+  printed address; a request carrying it as ``?token=`` gets it as a cookie
+  (``HttpOnly``, ``SameSite=Strict``), later requests carry the cookie. Any request
+  with neither is refused with 403.
+- **Host header**: only the names the server was bound to (``127.0.0.1``, ``localhost``,
+  ``[::1]`` or the ``--host`` given), with its port, are answered; anything else is a
+  DNS rebinding attempt and gets 403 (the token alone would not stop a rebound page
+  that learnt it).
+- **State changes**: only ``POST``, each with the ``X-CSRF-Token`` header equal to the
+  run's CSRF secret, which the page reads from its own ``<meta>`` (another site can
+  neither read it nor set the header without a CORS preflight that is never allowed).
+  A ``GET`` changes nothing.
+- **Content-Security-Policy**: scripts, styles and fonts from the page's own origin
+  only (no inline script, no ``eval``), nothing framed, no form posted elsewhere, plus
+  ``X-Content-Type-Options: nosniff`` and ``Referrer-Policy: no-referrer`` (the token
+  is in the first address).
+
+Comparisons of secrets are constant-time (``hmac.compare_digest``).
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
+from urllib.parse import parse_qs
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+COOKIE = "readinglist_token"
+CSRF_HEADER = "x-csrf-token"
+#: The policy of every answer (CSP Level 3). KaTeX sets its sizes through the CSSOM
+#: (``element.style``), which style-src does not govern; its fonts come from 'self'.
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; font-src 'self'; "
+    "img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; "
+    "frame-ancestors 'none'"
+)
+LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
+SAFE_METHODS = ("GET", "HEAD")
+
+
+@dataclass
+class Secrets:
+    """The per-run secrets: the token in the address and the CSRF secret of the page."""
+
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+    csrf: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+
+
+def allowed_hosts(host: str, port: int) -> set[str]:
+    """Return the Host header values answered for a server bound to ``host``:``port``
+    (the local names always; the bound name too when it is another)."""
+    names = {*LOCAL_NAMES, host if ":" not in host or host.startswith("[") else f"[{host}]"}
+    return {f"{name}:{port}" for name in names} | ({host} if port == 80 else set())
+
+
+def same(given: str | None, expected: str) -> bool:
+    """True when ``given`` equals the secret ``expected`` (constant time)."""
+    return given is not None and hmac.compare_digest(given.encode(), expected.encode())
+
+
+class Guard:
+    """ASGI middleware enforcing the module's rules before ``app`` sees a request."""
+
+    def __init__(self, app: ASGIApp, keys: Secrets, hosts: Iterable[str]) -> None:
+        self.app = app
+        self.keys = keys
+        self.hosts = {h.lower() for h in hosts}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Refuse (403, a short plain text) or pass the request on with the headers added."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        given = (query.get("token") or [None])[0]
+        cookie = SimpleCookie()
+        cookie.load(headers.get("cookie", ""))
+        held = cookie[COOKIE].value if COOKIE in cookie else None
+        why = self.refusal(scope["method"], headers, given, held)
+        if why:
+            await self.refuse(send, why)
+            return
+        set_cookie = given is not None and not same(held, self.keys.token)
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                extra = [
+                    (b"content-security-policy", CSP.encode()),
+                    (b"x-content-type-options", b"nosniff"),
+                    (b"referrer-policy", b"no-referrer"),
+                    (b"x-frame-options", b"DENY"),
+                    (b"cache-control", b"no-store"),
+                ]
+                if set_cookie:
+                    value = f"{COOKIE}={self.keys.token}; Path=/; HttpOnly; SameSite=Strict"
+                    extra.append((b"set-cookie", value.encode()))
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+    def refusal(
+        self, method: str, headers: dict[str, str], given: str | None, held: str | None
+    ) -> str:
+        """Return why the request is refused ("" when it may pass)."""
+        if headers.get("host", "").lower() not in self.hosts:
+            return "refused: this server answers only at the address it printed (Host header)"
+        if not (same(given, self.keys.token) or same(held, self.keys.token)):
+            return "refused: open the address with the token that `readinglist serve` printed"
+        if method not in SAFE_METHODS:
+            if method != "POST":
+                return "refused: only GET and POST"
+            if not same(headers.get(CSRF_HEADER), self.keys.csrf):
+                return "refused: a change needs the page's CSRF token (reload the page)"
+        return ""
+
+    @staticmethod
+    async def refuse(send: Send, why: str) -> None:
+        """Answer 403 with ``why`` as plain text and the same safety headers."""
+        body = (why + "\n").encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 403,
+                "headers": [
+                    (b"content-type", b"text/plain; charset=utf-8"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"content-security-policy", CSP.encode()),
+                    (b"x-content-type-options", b"nosniff"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})

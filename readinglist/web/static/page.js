@@ -1,0 +1,147 @@
+// The page's keys: the terminal triage's keys, sent to the server with htmx (POST, with
+// the CSRF header); the answer replaces #desk. No inline script: the CSP allows only
+// the page's own files.
+(function () {
+  "use strict";
+  var csrf = document.querySelector('meta[name="csrf-token"]').content;
+  // The token came in the address; the page now holds it as a cookie: out of the
+  // address bar and the history (as Jupyter does).
+  if (window.location.search.indexOf("token=") >= 0) {
+    window.history.replaceState(null, "", window.location.pathname);
+  }
+  var PROMPTS = { a: "Tags (comma- or space-separated)", n: "Note", e: "New title", "/": "Search (query or words; Enter: next match)" };
+  var SERVER = "tsrdhmlu jbk";
+  var pending = null;
+  var busy = false;
+  var queued = [];
+
+  function state() { return document.getElementById("state"); }
+  function shown(id) { var el = document.getElementById(id); return el && !el.hidden; }
+
+  function post(path, values) {
+    var all = Object.assign({ view: state().dataset.view }, values);
+    busy = true;
+    return htmx.ajax("POST", path, { target: "#desk", swap: "innerHTML", values: all, headers: { "X-CSRF-Token": csrf } })
+      .finally(function () {
+        busy = false;
+        var next = queued.shift();
+        if (next) { press(next); }
+      });
+  }
+
+  function math() {
+    if (window.renderMathInElement) {
+      var abstract = document.getElementById("abstract");
+      if (abstract) {
+        window.renderMathInElement(abstract, {
+          delimiters: [
+            { left: "$$", right: "$$", display: true },
+            { left: "\\[", right: "\\]", display: true },
+            { left: "$", right: "$", display: false },
+            { left: "\\(", right: "\\)", display: false }
+          ],
+          throwOnError: false,
+          trust: false
+        });
+      }
+    }
+  }
+
+  function ask(key) {
+    pending = { key: key, paper: state().dataset.paper };
+    var form = document.getElementById("prompt");
+    document.getElementById("prompt-label").textContent = PROMPTS[key];
+    var input = document.getElementById("prompt-input");
+    input.value = key === "e" ? (document.getElementById("title") || {}).textContent || "" : "";
+    form.hidden = false;
+    input.focus();
+  }
+
+  function closePrompt() {
+    document.getElementById("prompt").hidden = true;
+    pending = null;
+  }
+
+  function openLink() {
+    var link = document.querySelector("#paper a.link");
+    if (link) { window.open(link.href, "_blank", "noopener,noreferrer"); }
+    else { document.getElementById("message").textContent = "this paper has no link"; }
+  }
+
+  function toggle(id) {
+    var el = document.getElementById(id);
+    if (el) { el.hidden = !el.hidden; }
+  }
+
+  // When the last key was pressed (performance.now()), for the round trip the page
+  // records after its answer is shown (data-roundtrip, in ms: benchmarks/serve.py).
+  var pressedAt = 0;
+
+  function press(key) {
+    pressedAt = performance.now();
+    if (busy && SERVER.indexOf(key) >= 0) { queued.push(key); return; }
+    if (PROMPTS[key]) { ask(key); return; }
+    if (key === "o") { openLink(); return; }
+    if (key === "?") { toggle("help"); return; }
+    if (key === "w") { post("/why", {}); return; }
+    if (key === "x") { var a = document.getElementById("abstract"); if (a) { a.classList.toggle("clipped"); } return; }
+    if (key === "v") { var cur = document.querySelector("#list li.current") || document.querySelector("#list li"); if (cur) { cur.focus(); } return; }
+    if (key === "g") { post("/topics", {}); return; }
+    if (key === "q") { document.getElementById("message").textContent = "close the tab to stop; Ctrl-C in the terminal stops the server"; return; }
+    if (SERVER.indexOf(key) >= 0) { post("/act", { key: key, paper: state().dataset.paper }); }
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) { return; }
+    if (event.key === "Escape") { closePrompt(); document.getElementById("help").hidden = true; return; }
+    var target = event.target;
+    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA")) { return; }
+    var item = target && target.closest && target.closest("#list li");
+    if (item && (event.key === "Enter")) { post("/go", { paper: item.dataset.paper }); event.preventDefault(); return; }
+    if (item && (event.key === "ArrowDown" || event.key === "ArrowUp")) {
+      var next = event.key === "ArrowDown" ? item.nextElementSibling : item.previousElementSibling;
+      if (next) { next.focus(); }
+      event.preventDefault();
+      return;
+    }
+    var key = event.key;
+    if (key.length !== 1) { return; }
+    event.preventDefault();
+    press(key);
+  });
+
+  document.addEventListener("submit", function (event) {
+    if (event.target.id !== "prompt") { return; }
+    event.preventDefault();
+    var ask = pending;
+    var answer = document.getElementById("prompt-input").value;
+    closePrompt();
+    if (ask) { post("/act", { key: ask.key, paper: ask.paper, answer: answer }); }
+  });
+
+  document.addEventListener("click", function (event) {
+    var el = event.target.closest ? event.target.closest("[data-key],[data-paper],[data-topic],[data-skip-topic],#prompt-cancel") : null;
+    if (!el) { return; }
+    if (el.id === "prompt-cancel") { closePrompt(); return; }
+    if (el.dataset.key !== undefined) { el.blur(); press(el.dataset.key); return; }
+    if (el.dataset.skipTopic !== undefined) {
+      var label = el.dataset.skipTopic;
+      if (window.confirm("Skip every new paper of topic " + label + "?")) { post("/topic/skip", { label: label }); }
+      return;
+    }
+    if (el.dataset.topic !== undefined) { post("/topic", { label: el.dataset.topic }); return; }
+    if (el.dataset.paper !== undefined && el.tagName === "LI") { post("/go", { paper: el.dataset.paper }); }
+  });
+
+  document.addEventListener("htmx:afterSwap", math);
+  // A count of answers shown, for the tests and the benchmark to wait on.
+  document.addEventListener("htmx:afterSettle", function () {
+    document.body.dataset.roundtrip = (performance.now() - pressedAt).toFixed(1);
+    document.body.dataset.swaps = String(Number(document.body.dataset.swaps || 0) + 1);
+  });
+  document.addEventListener("htmx:responseError", function (event) {
+    document.getElementById("message").textContent = event.detail.xhr.responseText || "the server refused";
+  });
+  document.addEventListener("DOMContentLoaded", math);
+  if (document.readyState !== "loading") { math(); }
+})();

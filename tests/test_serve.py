@@ -1,0 +1,164 @@
+"""``readinglist serve`` over HTTP without a browser: the safety rules (token, Host header,
+POST with the CSRF token, the Content-Security-Policy), ``--host``, a busy port, a missing
+library, and what the page shows of an abstract. One server (a real process) for the
+module; the browser tests are tests/test_serve_browser.py."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from browser import Server
+from click.testing import CliRunner
+from helpers import EXAMPLES
+
+from readinglist.cli import cli
+from readinglist.web import present
+from readinglist.web.security import CSP
+
+#: A first page builds the interest index: slow on a loaded machine.
+TIMEOUT = 120
+
+
+def get(url: str, **kwargs: Any) -> httpx.Response:
+    return httpx.get(url, timeout=TIMEOUT, **kwargs)
+
+
+VENDOR = Path(present.__file__).resolve().parent / "static" / "vendor"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server on the example list (SQLite: nothing here depends on the database)."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('serve') / 'library.db'}"
+    result = CliRunner().invoke(
+        cli, ["--db", url, "import", str(EXAMPLES / "icml2026-abstracts.txt")]
+    )
+    assert result.exit_code == 0, result.stderr
+    running = Server(url, "--order", "added")
+    yield running
+    code, err = running.stop()
+    assert code == 0, err
+    assert "Traceback" not in err
+
+
+def host(server: Server) -> str:
+    return server.base.removeprefix("http://").rstrip("/")
+
+
+def test_the_token_is_checked_on_every_request(server: Server) -> None:
+    assert get(server.base).status_code == 403
+    assert get(server.base + "?token=wrong").status_code == 403
+    assert get(server.base + "static/page.js").status_code == 403
+    page = get(server.url)
+    assert page.status_code == 200
+    cookie = page.headers["set-cookie"]
+    assert cookie.startswith(f"readinglist_token={server.token};")
+    assert "HttpOnly" in cookie
+    assert "SameSite=Strict" in cookie
+    with httpx.Client(base_url=server.base, cookies=page.cookies, timeout=TIMEOUT) as client:
+        assert client.get("/static/page.js").status_code == 200
+        assert client.get("/").status_code == 200
+
+
+def test_a_foreign_host_header_is_refused(server: Server) -> None:
+    # DNS rebinding: a page of evil.example whose name now points here
+    answer = get(server.url, headers={"Host": "evil.example"})
+    assert answer.status_code == 403
+    assert "Host header" in answer.text
+    port = host(server).split(":")[1]
+    assert get(server.url, headers={"Host": f"localhost:{port}"}).status_code == 200
+
+
+def test_changes_need_post_and_the_csrf_token(server: Server) -> None:
+    page = get(server.url)
+    csrf = re.search(r'name="csrf-token" content="([^"]+)"', page.text)
+    view = re.search(r'data-view="([^"]+)"', page.text)
+    assert csrf is not None
+    assert view is not None
+    form = {"view": view.group(1), "key": "t"}
+    with httpx.Client(base_url=server.base, cookies=page.cookies, timeout=TIMEOUT) as client:
+        assert client.post("/act", data=form).status_code == 403
+        refused = client.post("/act", data=form, headers={"X-CSRF-Token": "guess"})
+        assert refused.status_code == 403
+        assert "CSRF" in refused.text
+        assert client.put("/act", data=form).status_code == 403
+        done = client.post("/act", data=form, headers={"X-CSRF-Token": csrf.group(1)})
+        assert done.status_code == 200
+        assert ": to-read" in done.text
+
+
+def test_every_answer_carries_the_policy(server: Server) -> None:
+    page = get(server.url)
+    assert page.headers["content-security-policy"] == CSP
+    assert "script-src 'self';" in CSP
+    assert "unsafe" not in CSP
+    assert page.headers["x-content-type-options"] == "nosniff"
+    assert page.headers["referrer-policy"] == "no-referrer"
+    refused = get(server.base)
+    assert refused.headers["content-security-policy"] == CSP
+    # the page itself loads nothing from another host and runs no inline script
+    assert not re.search(r'(src|href)="(https?:)?//', page.text)
+    assert "<script>" not in page.text
+    assert re.search(r"\son\w+=", page.text) is None
+
+
+def test_host_option_warns(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'library.db'}"
+    CliRunner().invoke(cli, ["--db", url, "import", str(EXAMPLES / "icml2026-abstracts.txt")])
+    running = Server(url, "--host", "127.0.0.2")
+    assert running.url.startswith("http://127.0.0.2:")
+    assert get(running.url).status_code == 200
+    code, err = running.stop()
+    assert code == 0
+    assert "warning: listening on 127.0.0.2: other machines can reach this page" in err
+
+
+def test_a_busy_port_and_a_missing_library_are_clear_errors(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'library.db'}"
+    CliRunner().invoke(cli, ["--db", url, "import", str(EXAMPLES / "icml2026-abstracts.txt")])
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = CliRunner().invoke(cli, ["--db", url, "serve", "--port", str(port)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"Error: cannot listen on 127.0.0.1 port {port}:")
+    assert "--port 0 picks a free port" in result.stderr
+    missing = tmp_path / "none.db"
+    result = CliRunner().invoke(cli, ["--db", str(missing), "serve", "--port", "0"])
+    assert result.exit_code == 6
+    assert not missing.exists()
+
+
+def test_the_abstract_keeps_its_math_for_katex() -> None:
+    text = r"With $\alpha_{i}$ and $$\sum_i x$$, na{\"\i}ve \emph{Sch{\"o}n} \(x^2\) 50\%"
+    assert present.abstract_text(text) == (
+        r"With $\alpha_{i}$ and $$\sum_i x$$, naïve Schön \(x^2\) 50%"
+    )
+    assert present.safe_url("javascript:alert(1)") is False
+    assert present.safe_url("https://arxiv.org/abs/2401.00001") is True
+
+
+def test_the_vendored_files_are_the_pinned_releases() -> None:
+    from readinglist.web.vendor import PINNED, sri_sha512
+
+    record = json.loads((VENDOR / "VERSIONS.json").read_text(encoding="utf-8"))
+    assert {name: entry["version"] for name, entry in record.items()} == {
+        name: version for name, (version, _) in PINNED.items()
+    }
+    for name, entry in record.items():
+        assert entry["integrity"].startswith("sha512-")
+        assert "LICENSE" in entry["files"]
+        for file in entry["files"]:
+            assert (VENDOR / name / file).is_file(), file
+    assert "2.0.11" in (VENDOR / "htmx.org" / "htmx.min.js").read_text(encoding="utf-8")
+    assert sri_sha512(b"") == (
+        "sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg=="
+    )
