@@ -35,6 +35,7 @@ from readinglist.latex_fast import LATEX_LETTERS as LATEX_LETTERS
 from readinglist.latex_fast import _join_segments
 from readinglist.latex_fast import bibtex_latex as bibtex_latex
 from readinglist.latex_fast import group_spaced_commands as group_spaced_commands
+from readinglist.latex_fast import lost_braces as lost_braces
 from readinglist.latex_fast import simple_latex as simple_latex
 
 _LATEX_CHARS = re.compile(r"[\\{}$~]")
@@ -155,7 +156,9 @@ def latex_to_unicode(value: str, math: str = "text") -> str:
             ``α``; ``"verbatim"`` keeps math as written.
 
     Returns:
-        The decoded string; braces used for case protection are dropped.
+        The decoded string; braces used for case protection are dropped; a control
+        word unknown to LaTeX and pylatexenc without an argument is kept as text
+        (``latex_fast.lost_braces``, as a BibTeX export writes it).
         Strings without ``\\ { } $ ~`` are returned unchanged without calling
         pylatexenc (the fast path). Text pylatexenc cannot parse is returned as
         given rather than raising. Results for values up to :data:`CACHED_LENGTH`
@@ -163,6 +166,7 @@ def latex_to_unicode(value: str, math: str = "text") -> str:
     """
     if not has_latex(value):
         return value
+    value = lost_braces(value)  # \emphcorrelation: its words, not nothing
     if len(value) <= CACHED_LENGTH:
         return _latex_to_unicode_cached(value, math)
     return _latex_to_unicode(value, math)

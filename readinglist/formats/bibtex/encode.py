@@ -38,7 +38,6 @@ from readinglist.formats.bibtex.fields import (
 )
 from readinglist.formats.bibtex.inert import is_inert, offending, preamble_offending
 from readinglist.formats.bibtex.values import ValueSyntaxError, matching_brace
-from readinglist.latex_fast import lost_braces
 from readinglist.records import LIST_FIELD_PREFIX, ParseProblem, Person
 from readinglist.text import CACHE_SIZE, has_markup, latex_to_unicode, readable
 
@@ -182,7 +181,7 @@ def copy_latex(value: str, dialect: Dialect, display: Callable[[str], str] = dec
     LaTeX as commands (the allow-list rule of :mod:`.inert`)."""
     if is_inert(value):
         return escape_raw(value, dialect)
-    shown = display(lost_braces(value))  # nothing shown (``\\input{x}``): the value, as text
+    shown = display(value)  # nothing shown (``\\input{x}``): the value, as text
     text = escape_literal(shown if shown.strip() else value, "biblatex")
     return ascii_latex(text) if dialect == "bibtex" else text
 
