@@ -108,15 +108,17 @@ def ascii_latex(text: str, exact: bool = False) -> str:
     if text.isascii():
         return text
     out: list[str] = []
+    previous = ""
     for ch in unicodedata.normalize("NFC", text):
         if ch.isascii():
             out.append(ch)
-        elif out and (command := _ACCENT_OF_MARK.get(ch)) is not None:
-            base = out.pop()
+        elif previous.isalpha() and out[-1].isascii() and ch in _ACCENT_OF_MARK:
+            base = out.pop()  # a letter: ``q`` or its LaTeX (``{\\o}``)
             inner = base[1:-1] if base.startswith("{\\") and base.endswith("}") else base
-            out.append(f"{{\\{command}{{{inner}}}}}")
+            out.append(f"{{\\{_ACCENT_OF_MARK[ch]}{{{inner}}}}}")
         else:
             out.append(_encode_char(ch, exact))
+        previous = ch if not unicodedata.combining(ch) else previous
     return "".join(out)
 
 
