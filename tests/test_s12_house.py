@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from readinglist.formats import bibtex
 from readinglist.formats.bibtex.fields import decode_text
 from readinglist.text import latex_to_unicode, readable
 
@@ -49,3 +50,28 @@ def test_combining_accents_are_written_as_latex_accents_in_bibtex(
     assert latex_to_unicode("Caf{\\'e} and {\\'{q}} or {\\v{x}}") == unicodedata.normalize(
         "NFC", title
     )
+
+
+def test_a_year_out_of_range_is_kept_as_text_and_warned_about(invoke: Any, tmp_path: Path) -> None:
+    """``year = {20215}`` or ``{0}`` gives no year column (four digits), but the text stays
+    in the entry's fields (the export writes it back) and the import warns, naming the
+    entry's key and line; ``{in press}`` (no number) is a known convention, not warned."""
+    bib = tmp_path / "years.bib"
+    bib.write_text(
+        "@article{k1, title={A}, author={Doe, Jane}, year={20215}}\n\n"
+        "@article{k2, title={B}, author={Doe, Jane},\n  year = {0}}\n\n"
+        "@article{k3, title={C}, author={Doe, Jane}, year={in press}}\n",
+        "utf-8",
+    )
+    result = invoke("import", str(bib))
+    assert result.exit_code == 0, result.output
+    assert f"warning: {bib}:1: entry 'k1': year '20215' is not a year of four digits" in (
+        result.stderr
+    )
+    assert f"warning: {bib}:4: entry 'k2': year '0'" in result.stderr
+    assert "'k3'" not in result.stderr
+    out = tmp_path / "out.bib"
+    assert invoke("export", "bibtex", "-o", str(out)).exit_code == 0
+    text = out.read_text("utf-8")
+    years = [r.fields.get("year") for r in bibtex.read(text).records]
+    assert years == ["20215", "0", "in press"]
