@@ -75,3 +75,35 @@ def test_a_year_out_of_range_is_kept_as_text_and_warned_about(invoke: Any, tmp_p
     text = out.read_text("utf-8")
     years = [r.fields.get("year") for r in bibtex.read(text).records]
     assert years == ["20215", "0", "in press"]
+
+
+@pytest.mark.parametrize(
+    ("value", "read"),
+    [
+        ('"\\" # "input"', "\\input"),  # bibtex: "\" is one backslash, then # joins
+        ('"a \\" # "b" # {c}', "a \\bc"),
+        ('"Schr\\"odinger"', 'Schr\\"odinger'),  # bibtex cannot; the splitter's reading
+    ],
+)
+def test_a_quoted_piece_ends_where_bibtex_ends_it(value: str, read: str) -> None:
+    """BibTeX ends a quoted piece at the first ``"`` outside braces (a backslash escapes
+    nothing: ``bibtex`` 0.99d writes ``\\input`` for ``title = "\\" # "input"``); the
+    entry is read, and the LaTeX allow-list still decides whether it may be copied."""
+    result = bibtex.read(f"@article{{k1, title = {value}, author = {{Doe, Jane}}}}\n", "q.bib")
+    [record] = result.records
+    assert (record.fields.get("title") or record.title) == read
+    assert not [p for p in result.problems if p.severity == "error"]
+
+
+def test_a_backslash_quote_value_is_imported_and_exported_inert(
+    invoke: Any, tmp_path: Path
+) -> None:
+    bib = tmp_path / "q.bib"
+    bib.write_text('@article{k1, title = "\\" # "input", author = {Doe, Jane}, year = 2020}\n')
+    result = invoke("import", str(bib))
+    assert result.exit_code == 0, result.output
+    assert "1 added" in result.stderr
+    out = tmp_path / "out.bib"
+    assert invoke("export", "bibtex", "-o", str(out)).exit_code == 0
+    text = out.read_text("utf-8")
+    assert "\\input" not in text.replace("\\textbackslash{}input", "")
