@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -10,6 +14,7 @@ import pytest
 
 from readinglist.formats import bibtex
 from readinglist.formats.bibtex.fields import decode_text
+from readinglist.pipelines import atomic
 from readinglist.text import latex_to_unicode, readable
 
 
@@ -107,3 +112,36 @@ def test_a_backslash_quote_value_is_imported_and_exported_inert(
     assert invoke("export", "bibtex", "-o", str(out)).exit_code == 0
     text = out.read_text("utf-8")
     assert "\\input" not in text.replace("\\textbackslash{}input", "")
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_an_export_removes_the_temporary_files_a_killed_export_left_and_says_so(
+    invoke: Any, tmp_path: Path
+) -> None:
+    """A SIGKILLed export leaves ``.NAME.PID.XXXX.tmp`` (nothing can remove it then): the
+    next export of the same file removes those of a process that is gone, and those not
+    written to for an hour (the process id may have been reused), and says so; a fresh
+    one of a live process (an export running now) and other files stay."""
+    target = tmp_path / "out.bib"
+    gone = tmp_path / f".out.bib.{_dead_pid()}.k1ll.tmp"
+    reused = tmp_path / f".out.bib.{os.getpid()}.old1.tmp"
+    running = tmp_path / f".out.bib.{os.getpid()}.busy.tmp"
+    other = tmp_path / f".other.bib.{_dead_pid()}.k1ll.tmp"
+    for path in (gone, reused, running, other):
+        path.write_text("half")
+    old = time.time() - atomic.STALE_SECONDS - 60
+    os.utime(reused, (old, old))
+    result = invoke("export", "bibtex", "-o", str(target))
+    assert result.exit_code == 0, result.output
+    assert not gone.exists()
+    assert not reused.exists()
+    assert running.exists()
+    assert other.exists()
+    assert f"{target}: removed 2 temporary files left by an interrupted write" in result.stderr
+    again = invoke("export", "bibtex", "-o", str(target))
+    assert "temporary file" not in again.stderr

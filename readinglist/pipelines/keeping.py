@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 from readinglist.errors import ReadingListError
 from readinglist.library.profiles import Profile
 from readinglist.pipelines import exporting
-from readinglist.pipelines.atomic import open_atomically
+from readinglist.pipelines.atomic import open_atomically, stale_message
 
 #: The option names a profile stores for its format's writer (``export`` options).
 WRITER_OPTIONS = ("keywords", "annote", "group_by", "abstracts", "notes", "title")
@@ -80,9 +80,10 @@ def render(
     return out.getvalue(), selection, audit
 
 
-def write_if_changed(target: str, text: str) -> bool:
+def write_if_changed(target: str, text: str, warnings: list[str] | None = None) -> bool:
     """Replace ``target`` atomically with ``text`` (UTF-8) unless it holds exactly those
-    bytes already; return True when it was written. Raises OSError."""
+    bytes already; return True when it was written. Temporary files an interrupted write
+    of ``target`` left are removed then, and ``warnings`` told so. Raises OSError."""
     data = text.encode("utf-8")
     path = Path(os.path.realpath(target))
     try:
@@ -90,8 +91,11 @@ def write_if_changed(target: str, text: str) -> bool:
             return False
     except FileNotFoundError:
         pass
-    with open_atomically(path) as handle:
+    removed: list[Path] = []
+    with open_atomically(path, removed) as handle:
         handle.write(text)
+    if removed and warnings is not None:
+        warnings.append(f"{target}: {stale_message(removed)}")
     return True
 
 
@@ -113,7 +117,7 @@ def refresh_profile(session: Session, profile: Profile, database: Path | None = 
         warnings.append(f"{audit.summary()}; complete them with readinglist resolve")
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     try:
-        written = write_if_changed(profile.target, text)
+        written = write_if_changed(profile.target, text, warnings)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         return Outcome(profile, "failing", papers, message=f"cannot write: {reason}")
