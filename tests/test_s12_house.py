@@ -145,3 +145,43 @@ def test_an_export_removes_the_temporary_files_a_killed_export_left_and_says_so(
     assert f"{target}: removed 2 temporary files left by an interrupted write" in result.stderr
     again = invoke("export", "bibtex", "-o", str(target))
     assert "temporary file" not in again.stderr
+
+
+def test_a_kept_profile_says_an_old_cited_key_once_per_changed_set(
+    invoke: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``export --aux ... --keep``: the ``.aux`` cites a key that ``rekey`` made old. The
+    warning is said when the profile is registered, not again at each refresh after a
+    change (its set is the same: ``keeping.SAID`` in the profile's options), and again
+    when the set changes (a second old key cited)."""
+    monkeypatch.setenv("READINGLIST_PROFILE_OWNER", "tester@here")
+    bib = tmp_path / "lib.bib"
+    bib.write_text(
+        "@article{old2020, title={Alpha}, author={Smith, Ann}, year={2020}}\n\n"
+        "@article{other2021, title={Beta}, author={Jones, Bo}, year={2021}}\n",
+        "utf-8",
+    )
+    assert invoke("import", str(bib)).exit_code == 0
+    assert invoke("rekey", "old2020", "new2020").exit_code == 0
+    assert invoke("rekey", "other2021", "new2021").exit_code == 0
+    aux = tmp_path / "main.aux"
+    aux.write_text("\\relax\n\\citation{old2020}\n\\bibdata{refs}\n", "utf-8")
+    refs = tmp_path / "refs.bib"
+    said = "cited key 'old2020' is an old key of 'new2020'"
+    first = invoke("export", "bibtex", "--aux", str(aux), "-o", str(refs), "--keep")
+    assert first.exit_code == 0, first.output
+    assert said in first.stderr
+    # A change the file shows: the profile is written again, the same warning not said.
+    changed = invoke("title", "new2020", "Alpha Two")
+    assert changed.exit_code == 0, changed.output
+    assert "updated profile 'refs.bib'" in changed.stderr
+    assert said not in changed.stderr
+    assert "Alpha {Two}" in refs.read_text("utf-8")
+    # Another old key cited: a new set, said (both keys) at the next refresh.
+    aux.write_text("\\relax\n\\citation{old2020}\n\\citation{other2021}\n", "utf-8")
+    again = invoke("title", "new2020", "Alpha Three")
+    assert again.exit_code == 0, again.output
+    assert said in again.stderr
+    assert "'other2021' is an old key of 'new2021'" in again.stderr
+    quiet = invoke("title", "new2020", "Alpha Four")
+    assert said not in quiet.stderr

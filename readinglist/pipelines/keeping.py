@@ -41,7 +41,7 @@ class Outcome:
     (``message`` says why; nothing written); ``papers`` exported; ``digest`` the
     SHA-256 of the text (None when failing); ``warnings`` met while selecting (a
     cited key not in the library) and the audit of entries that are not real
-    references yet."""
+    references yet (:attr:`new_warnings`: those not said by the last run)."""
 
     profile: Profile
     state: str
@@ -49,6 +49,29 @@ class Outcome:
     digest: str | None = None
     message: str | None = None
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def said(self) -> str | None:
+        """The fingerprint of :attr:`warnings` as a set (:func:`warnings_said`)."""
+        return warnings_said(self.warnings)
+
+    @property
+    def new_warnings(self) -> list[str]:
+        """:attr:`warnings`, or [] when the profile's last run said this same set
+        (its ``said`` option): a cited old key in the ``.aux`` is said once, not at
+        every refresh, and again when the set changes."""
+        return [] if self.said == self.profile.options.get(SAID) else self.warnings
+
+
+#: The profile option that keeps the fingerprint of the warnings its last run said.
+SAID = "said"
+
+
+def warnings_said(warnings: list[str]) -> str | None:
+    """SHA-256 of the sorted, distinct ``warnings`` (None for none): what a refresh said."""
+    if not warnings:
+        return None
+    return hashlib.sha256("\n".join(sorted(set(warnings))).encode("utf-8")).hexdigest()
 
 
 def writer_options(profile: Profile) -> dict[str, Any]:
