@@ -264,6 +264,48 @@ def readable_paragraphs(value: str | None) -> list[str]:
     return paragraphs
 
 
+def readable_pieces(value: str | None) -> list[list[tuple[str, bool]]]:
+    """:func:`readable_paragraphs` with each paragraph's inline math kept as written: a
+    paragraph is a list of ``(text, is_math)`` pieces, a formula (``$[U,2U]$``, between
+    two bare ``$``, with its dollars) verbatim, the text between decoded as
+    :func:`readable_paragraphs` decodes a paragraph (white space at the edges kept).
+
+    For writers whose readers render TeX math themselves (Markdown on GitHub and in
+    Obsidian: ``$...$``). A paragraph with an odd number of bare ``$`` (a price) or a
+    ``$$`` is one text piece, decoded whole. Never raises.
+    """
+    paragraphs = []
+    for raw in _PARAGRAPH_BREAK.split(value or ""):
+        text = _LINE_BREAK.sub(" ", raw.strip())
+        if not text:
+            continue
+        dollars = [m.start() for m in _BARE_DOLLAR.finditer(text)]
+        if not dollars or len(dollars) % 2 or "$$" in text:
+            paragraphs.append([(p, False) for p in readable_paragraphs(text)])
+            continue
+        pieces: list[tuple[str, bool]] = []
+        at = 0
+        for opening, closing in zip(dollars[::2], dollars[1::2], strict=True):
+            pieces.append((_readable_piece(text[at:opening]), False))
+            pieces.append((text[opening : closing + 1], True))
+            at = closing + 1
+        pieces.append((_readable_piece(text[at:]), False))
+        paragraphs.append([piece for piece in pieces if piece[0]])
+    return paragraphs
+
+
+def _readable_piece(text: str) -> str:
+    """One piece of a paragraph between formulas, decoded (its edge spaces kept)."""
+    core = text.strip()
+    if not core:
+        return " " if text else ""
+    decoded = readable_paragraphs(core)
+    shown = " ".join(decoded)
+    lead = " " if text[:1].isspace() else ""
+    trail = " " if text[-1:].isspace() else ""
+    return f"{lead}{shown}{trail}"
+
+
 def has_markup(value: str) -> bool:
     """True when ``value`` holds LaTeX commands or math: a ``\\`` or a ``$``. The BibTeX
     export writes an abstract from another source that has them as the text the display

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -185,3 +186,42 @@ def test_a_kept_profile_says_an_old_cited_key_once_per_changed_set(
     assert "'other2021' is an old key of 'new2021'" in again.stderr
     quiet = invoke("title", "new2020", "Alpha Four")
     assert said not in quiet.stderr
+
+
+ABSTRACT = (
+    "A **bold** claim on $[U,2U]$, with $\\alpha_1$ and 2*3*4, *this* word_x_y <b> "
+    "and \\textbf{S}upport."
+)
+
+
+def test_markdown_abstracts_keep_math_and_emphasis_and_escape_the_rest() -> None:
+    """In the Markdown list an inline formula is kept as written (GitHub and Obsidian
+    render ``$...$``), emphasis the abstract wrote in Markdown stays emphasis, and text
+    that is not markup is escaped (CommonMark 0.31.2 section 2.4)."""
+    from readinglist.formats import markdown
+    from readinglist.records import PaperRecord
+
+    text = markdown.write([PaperRecord(citekey="k1", title="T", abstract=ABSTRACT)], abstracts=True)
+    quote = next(line for line in text.splitlines() if line.startswith("  > "))
+    assert quote == (
+        "  > A **bold** claim on $[U,2U]$, with $\\alpha_1$ and 2\\*3\\*4, *this* "
+        "word\\_x\\_y \\<b\\> and Support."
+    )
+
+
+@pytest.mark.skipif(shutil.which("pandoc") is None, reason="needs pandoc")
+def test_markdown_abstract_renders_as_meant_by_pandoc() -> None:
+    from readinglist.formats import markdown
+    from readinglist.records import PaperRecord
+
+    text = markdown.write([PaperRecord(citekey="k1", title="T", abstract=ABSTRACT)], abstracts=True)
+    html = subprocess.run(
+        ["pandoc", "-f", "gfm+tex_math_dollars", "-t", "html", "--wrap=none"],
+        input=text,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "<strong>bold</strong>" in html
+    assert '<span class="math inline">[<em>U</em>,2<em>U</em>]</span>' in html
+    assert "2*3*4, <em>this</em> word_x_y &lt;b&gt; and Support." in html

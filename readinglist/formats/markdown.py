@@ -27,7 +27,10 @@ backslash-escaped (CommonMark section 2.4 allows a backslash before any ASCII
 punctuation), so it renders as the same text and cannot open emphasis, links, code,
 raw HTML, GFM autolinks (``://``, ``www.``, ``@``) or Obsidian syntax (``#tag``,
 ``==highlight==``, ``%%comment%%``, ``[[link]]``, ``$math$``). Text that begins a line
-also has its leading list / heading / block-quote marker escaped. Notes are the
+also has its leading list / heading / block-quote marker escaped. An abstract is the
+exception where its own markup is meant: its inline formulas (``$...$``) are kept as
+written, for GitHub and Obsidian render them, and the emphasis it wrote in Markdown
+(``**bold**``) stays emphasis; the rest of it is escaped. Notes are the
 user's own Markdown and stay Markdown, but ``<`` outside code is escaped so they
 carry no raw HTML. Links are written only for ``http``/``https`` addresses, percent-
 encoded so they cannot end the link early.
@@ -70,11 +73,11 @@ from readinglist.formats._markdown_syntax import (
     CONTROL,
     clean_line,
     code_span,
+    emphasised,
     guard_line_start,
     inline,
     is_web_url,
     link,
-    linked,
     neutralize_html,
     obsidian_tag,
     tags_text,
@@ -86,7 +89,7 @@ from readinglist.records import (
     PaperRecord,
     Person,
 )
-from readinglist.text import counted, readable_paragraphs
+from readinglist.text import counted, readable_pieces
 
 __all__ = [
     "FORMAT_VERSION",
@@ -315,18 +318,22 @@ def _key_line(record: PaperRecord, *, show_status: bool) -> str:
 def _abstract_lines(abstract: str | None) -> list[str]:
     """The abstract as a block quote inside the item (a blank line first); [] when empty.
 
-    Readers see the abstract, not its markup: LaTeX (``$20\\%$``, ``\\textbf{S}``,
-    ``$\\to$``, ``---``) is decoded to Unicode per paragraph
-    (:func:`readinglist.text.readable_paragraphs`), then escaped like all user text.
+    Readers see the abstract, not its markup: text-mode LaTeX (``\\textbf{S}``, ``20\\%``,
+    ``---``) is decoded to Unicode per paragraph and escaped like all user text, while an
+    inline formula (``$[U,2U]$``) is kept as written, for GitHub and Obsidian render
+    ``$...$`` as math (:func:`readinglist.text.readable_pieces`); emphasis the abstract
+    itself wrote in Markdown (``**bold**``, ``*word*``) is kept emphasis
+    (:func:`._markdown_syntax.emphasised`).
     """
-    paragraphs = readable_paragraphs(abstract)
+    paragraphs = readable_pieces(abstract)
     if not paragraphs:
         return []
     lines = [""]
-    for index, paragraph in enumerate(paragraphs):
+    for index, pieces in enumerate(paragraphs):
         if index:
             lines.append("  >")
-        lines.append("  > " + guard_line_start(linked(clean_line(paragraph))))
+        text = "".join(piece if math else emphasised(piece) for piece, math in pieces)
+        lines.append("  > " + guard_line_start(text.strip()))
     return lines
 
 
