@@ -309,11 +309,15 @@ def lost_braces(value: str) -> str:
     its words: a name that starts with a font command (:data:`FONT_COMMANDS`) is that
     command with its braces lost, as some proceedings files write ``\\emph{correlation}``
     (``\\emphcorrelation`` -> ``correlation``); any other keeps its name (``\\sqrtn`` ->
-    ``sqrtn``). Commands with an argument and known commands are left alone."""
+    ``sqrtn``). Commands with an argument and known commands are left alone.
+
+    The decoder's callers apply it first (``text.latex_to_unicode``, and
+    :func:`bibtex_latex` for a BibTeX reader's value), so every display of a value (``show``,
+    Markdown, CSL-JSON, RIS) and an export's text of it agree. Never raises."""
 
     def word(match: re.Match[str]) -> str:
         name = match.group(1)
-        if name in FONT_COMMANDS or not _drops_to_argument(name):
+        if name in FONT_COMMANDS or name in LATEX_LETTERS or not _drops_to_argument(name):
             return match.group(0)
         font = next((f for f in _FONTS_LONGEST_FIRST if name.startswith(f)), "")
         return name[len(font) :] if font and len(name) > len(font) else name
@@ -367,7 +371,8 @@ def bibtex_latex(value: str) -> str:
     ``\\textbraceleft{}``, ``\\textbraceright{}`` and ``\\textasciicircum{}`` (which
     pylatexenc 2.11 decodes to nothing or to U+02C6) become ``\\{``, ``\\}`` and
     ``^``; a bare ``&`` (an alignment tab for pylatexenc, a character in a
-    bibliography) becomes ``\\&``. Give the result to :func:`simple_latex` with
+    bibliography) becomes ``\\&``; a control word that pylatexenc would drop is written as
+    text (:func:`lost_braces`). Give the result to :func:`simple_latex` with
     ``bibtex=True`` and, when that gives up, to :func:`latex_to_unicode`. Never raises.
     """
     if "\\text" in value:
@@ -375,4 +380,4 @@ def bibtex_latex(value: str) -> str:
             value = value.replace(latex, simpler)
     if "&" in value:
         value = _BARE_AMPERSAND.sub(r"\\&", value)
-    return value
+    return lost_braces(value)

@@ -80,9 +80,9 @@ def check_sqlite_file(path: Path, *, create: bool) -> bool:
     yet (a library will be created). Raises UsageError for an input-file name (see
     :func:`refuse_input_file`) and, when not ``create``, NoLibrary for a missing or empty
     file (nothing is created, not even its folder)."""
-    from readinglist import db
+    from readinglist import db_engine
 
-    db._check_sqlite_path(path)  # a device, a folder, a 'file:' URI: refused first
+    db_engine._check_sqlite_path(path)  # a device, a folder, a 'file:' URI: refused first
     refuse_input_file(path)
     if not _is_empty_file(path):
         return False
@@ -102,14 +102,14 @@ def open_library(engine: Engine, where: str, *, create: bool, migrate: bool = Tr
     from sqlalchemy import inspect
     from sqlalchemy.exc import DatabaseError as SQLAlchemyDatabaseError
 
-    from readinglist import db
+    from readinglist import db, db_engine
 
     try:
         with engine.connect() as conn:
             revision = db.current_revision(conn)
             empty = revision is None and not set(inspect(conn).get_table_names())
     except SQLAlchemyDatabaseError as exc:  # unreachable server, "file is not a database"
-        raise DatabaseError(db._describe(exc)) from exc
+        raise DatabaseError(db_engine._describe(exc)) from exc
     if revision == db.HEAD:
         return False
     if empty and not create:

@@ -35,6 +35,7 @@ from readinglist.latex_fast import LATEX_LETTERS as LATEX_LETTERS
 from readinglist.latex_fast import _join_segments
 from readinglist.latex_fast import bibtex_latex as bibtex_latex
 from readinglist.latex_fast import group_spaced_commands as group_spaced_commands
+from readinglist.latex_fast import lost_braces as lost_braces
 from readinglist.latex_fast import simple_latex as simple_latex
 
 _LATEX_CHARS = re.compile(r"[\\{}$~]")
@@ -155,7 +156,9 @@ def latex_to_unicode(value: str, math: str = "text") -> str:
             ``α``; ``"verbatim"`` keeps math as written.
 
     Returns:
-        The decoded string; braces used for case protection are dropped.
+        The decoded string; braces used for case protection are dropped; a control
+        word unknown to LaTeX and pylatexenc without an argument is kept as text
+        (``latex_fast.lost_braces``, as a BibTeX export writes it).
         Strings without ``\\ { } $ ~`` are returned unchanged without calling
         pylatexenc (the fast path). Text pylatexenc cannot parse is returned as
         given rather than raising. Results for values up to :data:`CACHED_LENGTH`
@@ -163,6 +166,7 @@ def latex_to_unicode(value: str, math: str = "text") -> str:
     """
     if not has_latex(value):
         return value
+    value = lost_braces(value)  # \emphcorrelation: its words, not nothing
     if len(value) <= CACHED_LENGTH:
         return _latex_to_unicode_cached(value, math)
     return _latex_to_unicode(value, math)
@@ -258,6 +262,48 @@ def readable_paragraphs(value: str | None) -> list[str]:
         if text:
             paragraphs.append(text)
     return paragraphs
+
+
+def readable_pieces(value: str | None) -> list[list[tuple[str, bool]]]:
+    """:func:`readable_paragraphs` with each paragraph's inline math kept as written: a
+    paragraph is a list of ``(text, is_math)`` pieces, a formula (``$[U,2U]$``, between
+    two bare ``$``, with its dollars) verbatim, the text between decoded as
+    :func:`readable_paragraphs` decodes a paragraph (white space at the edges kept).
+
+    For writers whose readers render TeX math themselves (Markdown on GitHub and in
+    Obsidian: ``$...$``). A paragraph with an odd number of bare ``$`` (a price) or a
+    ``$$`` is one text piece, decoded whole. Never raises.
+    """
+    paragraphs = []
+    for raw in _PARAGRAPH_BREAK.split(value or ""):
+        text = _LINE_BREAK.sub(" ", raw.strip())
+        if not text:
+            continue
+        dollars = [m.start() for m in _BARE_DOLLAR.finditer(text)]
+        if not dollars or len(dollars) % 2 or "$$" in text:
+            paragraphs.append([(p, False) for p in readable_paragraphs(text)])
+            continue
+        pieces: list[tuple[str, bool]] = []
+        at = 0
+        for opening, closing in zip(dollars[::2], dollars[1::2], strict=True):
+            pieces.append((_readable_piece(text[at:opening]), False))
+            pieces.append((text[opening : closing + 1], True))
+            at = closing + 1
+        pieces.append((_readable_piece(text[at:]), False))
+        paragraphs.append([piece for piece in pieces if piece[0]])
+    return paragraphs
+
+
+def _readable_piece(text: str) -> str:
+    """One piece of a paragraph between formulas, decoded (its edge spaces kept)."""
+    core = text.strip()
+    if not core:
+        return " " if text else ""
+    decoded = readable_paragraphs(core)
+    shown = " ".join(decoded)
+    lead = " " if text[:1].isspace() else ""
+    trail = " " if text[-1:].isspace() else ""
+    return f"{lead}{shown}{trail}"
 
 
 def has_markup(value: str) -> bool:

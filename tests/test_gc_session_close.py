@@ -6,7 +6,7 @@ callback stores a new attribute on the same object. ``Session.close`` met it on
 ``InstanceState._strong_obj`` (``InstanceState._cleanup`` is the callback): the
 duplicates report on a 2,508-paper library crashed with a segmentation fault in
 ``_detach_states``, or at exit. :func:`readinglist.db.session_scope` pauses the
-collector for its teardown (``db._collector_paused_at_exit``).
+collector for its teardown (``db_engine._collector_paused_at_exit``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from sqlalchemy import event, insert, select
 
-from readinglist import db
+from readinglist import db, db_engine
 from readinglist.models import Person
 
 #: The interpreter defect alone: a collection started by the allocation of ``s.__dict__``
@@ -101,7 +101,7 @@ def test_a_disabled_collector_stays_disabled(sqlite_url: str) -> None:
 
 
 def test_the_pause_covers_every_interpreter_with_the_defect() -> None:
-    """If this interpreter has the defect, ``db._GC_IN_ALLOCATION`` must be true."""
+    """If this interpreter has the defect, ``db_engine._GC_IN_ALLOCATION`` must be true."""
     run = subprocess.run(
         [sys.executable, "-c", _INTERPRETER_CASE],
         capture_output=True,
@@ -110,7 +110,7 @@ def test_the_pause_covers_every_interpreter_with_the_defect() -> None:
         check=False,
     )
     sound = run.returncode == 0 and run.stdout.strip() == "ok"
-    assert sound or db._GC_IN_ALLOCATION, (run.returncode, run.stdout, run.stderr)
+    assert sound or db_engine._GC_IN_ALLOCATION, (run.returncode, run.stdout, run.stderr)
 
 
 def test_expunge_all_in_a_session_pauses_the_collector(sqlite_url: str) -> None:

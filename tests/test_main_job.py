@@ -121,11 +121,10 @@ def test_example_markdown_list_renders_as_a_reading_list() -> None:
     html = [t.content for t in tokens if t.type == "html_block"]
     assert html == ["<!-- readinglist:markdown v1 group-by=status decided=none -->\n"]
     inline = [t for t in tokens if t.type == "inline"]
-    titles = [
-        "".join(c.content for c in t.children[t.children.index(s) + 1 :][:1])
+    titles = [  # the first strong span of each task line (abstracts may hold bold too)
+        t.children[[c.type for c in t.children].index("strong_open") + 1].content
         for t in inline
-        for s in (t.children or [])
-        if s.type == "strong_open"
+        if t.children and t.content.startswith(("[ ] **", "[x] **"))
     ]
     assert "SPAR: Support-Preserving Action Rectification" in titles
     assert len(titles) == 19

@@ -111,14 +111,31 @@ def run(app: AppContext, due: Sequence[Profile]) -> list[Outcome]:
                 message=outcome.message,
                 papers=outcome.papers if outcome.state != "failing" else None,
                 digest=outcome.digest,
+                options=_with_said(outcome),
             )
     app.committed = False  # recording a run changes no paper
     return outcomes
 
 
+def _with_said(outcome: Outcome) -> dict[str, object] | None:
+    """The profile's options with the fingerprint of what this run said
+    (``keeping.SAID``), or None when it is already stored (or the run failed: its
+    warnings were not said)."""
+    from readinglist.pipelines.keeping import SAID
+
+    options = outcome.profile.options
+    if outcome.state == "failing" or options.get(SAID) == outcome.said:
+        return None
+    return {k: v for k, v in options.items() if k != SAID} | (
+        {SAID: outcome.said} if outcome.said else {}
+    )
+
+
 def report(outcomes: Sequence[Outcome], *, verbose: bool) -> None:
     """One stderr line per profile written or failing (``verbose``: unchanged ones too),
-    after the warnings met while exporting it."""
+    after the warnings met while exporting it: all of them when ``verbose`` (``--keep``,
+    ``--refresh``), else only a set the profile's last run did not say
+    (``Outcome.new_warnings``), so a cited old key is not repeated at every refresh."""
     from readinglist.text import counted
 
     for outcome in outcomes:
@@ -129,7 +146,7 @@ def report(outcomes: Sequence[Outcome], *, verbose: bool) -> None:
             continue
         if outcome.state == "unchanged" and not verbose:
             continue
-        for message in outcome.warnings:
+        for message in outcome.warnings if verbose else outcome.new_warnings:
             render.warn(f"profile {profile.name!r}: {message}")
         what = "updated" if outcome.state == "written" else "unchanged"
         render.info(f"{what} {named}: {counted(outcome.papers, 'paper')}")

@@ -160,7 +160,7 @@ def _as_json(p: Profile, here: str) -> dict[str, Any]:
         "target": p.target,
         "query": p.query,
         "aux": p.aux,
-        "options": p.options,
+        "options": {k: v for k, v in p.options.items() if k != "said"},  # keeping.SAID
         "paused": p.paused,
         "status": p.status,
         "message": p.message,

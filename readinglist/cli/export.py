@@ -7,6 +7,8 @@ and renders. The pipeline is imported inside the command, so that ``--help`` sta
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
@@ -24,6 +26,68 @@ from readinglist.text import counted
 
 FORMATS = ("bibtex", "biblatex", "markdown", "ris", "csl-json")
 GROUPS = ("status", "tag", "venue", "year", "priority", "none")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+#: The writer options of ``export``, declared once: their values go to the writer
+#: (``exporting.writer_options``, which takes these names) and a kept profile stores them.
+WRITER_OPTIONS = (
+    click.option("--keywords", is_flag=True, help="BibTeX: write tags into the keywords field."),
+    click.option("--annote", is_flag=True, help="BibTeX: write notes into the annote field."),
+    click.option(
+        "--group-by",
+        type=click.Choice(GROUPS),
+        default="status",
+        show_default=True,
+        help="Markdown: group papers by this.",
+    ),
+    click.option("--abstracts", is_flag=True, help="Markdown: include abstracts."),
+    click.option("--notes", is_flag=True, help="Markdown: include notes."),
+    click.option(
+        "--title",
+        "title",
+        default="Reading list",
+        show_default=True,
+        help="Markdown: the list's title.",
+    ),
+    click.option(
+        "--date",
+        "with_date",
+        is_flag=True,
+        help="Markdown: print the generation time (SOURCE_DATE_EPOCH is honoured).",
+    ),
+)
+#: The names of :data:`WRITER_OPTIONS`' values (the command's keyword arguments).
+WRITER_NAMES = ("keywords", "annote", "group_by", "abstracts", "notes", "title", "with_date")
+#: The writer options a kept BibTeX/biblatex profile stores (a Markdown one stores all).
+_BIBTEX_NAMES = ("keywords", "annote")
+#: The profile actions of ``export``, declared once: one at a time (:func:`_manage_profiles`).
+PROFILE_ACTIONS = (
+    click.option("--profiles", "list_profiles", is_flag=True, help="List the export profiles."),
+    click.option("--json", "as_json", is_flag=True, help="With --profiles: print JSON."),
+    click.option(
+        "--forget", metavar="NAME|PATH", help="Remove an export profile (its file stays)."
+    ),
+    click.option("--pause", metavar="NAME|PATH", help="Stop keeping a profile's file current."),
+    click.option("--resume", metavar="NAME|PATH", help="Keep a paused profile current again."),
+    click.option(
+        "--refresh",
+        is_flag=True,
+        help="Run every export profile of this machine now (after another machine's change, "
+        "or a new .aux file).",
+    ),
+)
+
+
+def _options(decorators: tuple[Callable[[F], F], ...]) -> Callable[[F], F]:
+    """Apply ``decorators`` (click options) in their listed order (``--help`` lists them so)."""
+
+    def apply(command: F) -> F:
+        for decorator in reversed(decorators):
+            command = decorator(command)
+        return command
+
+    return apply
 
 
 def _use_reader(app: AppContext, fmt: str, keep: bool, reader: str | None) -> None:
@@ -49,30 +113,7 @@ def _use_reader(app: AppContext, fmt: str, keep: bool, reader: str | None) -> No
     type=click.Path(exists=True, dir_okay=False),
     help="Export exactly the entries a LaTeX run cited (\\citation lines of FILE.aux).",
 )
-@click.option("--keywords", is_flag=True, help="BibTeX: write tags into the keywords field.")
-@click.option("--annote", is_flag=True, help="BibTeX: write notes into the annote field.")
-@click.option(
-    "--group-by",
-    type=click.Choice(GROUPS),
-    default="status",
-    show_default=True,
-    help="Markdown: group papers by this.",
-)
-@click.option("--abstracts", is_flag=True, help="Markdown: include abstracts.")
-@click.option("--notes", is_flag=True, help="Markdown: include notes.")
-@click.option(
-    "--title",
-    "list_title",
-    default="Reading list",
-    show_default=True,
-    help="Markdown: the list's title.",
-)
-@click.option(
-    "--date",
-    "with_date",
-    is_flag=True,
-    help="Markdown: print the generation time (SOURCE_DATE_EPOCH is honoured).",
-)
+@_options(WRITER_OPTIONS)
 @click.option(
     "--strict",
     is_flag=True,
@@ -92,41 +133,20 @@ def _use_reader(app: AppContext, fmt: str, keep: bool, reader: str | None) -> No
     help="Markdown: whose status, priority and private notes to write (default: the current "
     "reader). BibTeX, RIS and CSL-JSON carry no reader's state.",
 )
-@click.option("--profiles", "list_profiles", is_flag=True, help="List the export profiles.")
-@click.option("--json", "as_json", is_flag=True, help="With --profiles: print JSON.")
-@click.option("--forget", metavar="NAME|PATH", help="Remove an export profile (its file stays).")
-@click.option("--pause", metavar="NAME|PATH", help="Stop keeping a profile's file current.")
-@click.option("--resume", metavar="NAME|PATH", help="Keep a paused profile current again.")
-@click.option(
-    "--refresh",
-    is_flag=True,
-    help="Run every export profile of this machine now (after another machine's change, "
-    "or a new .aux file).",
-)
+@_options(PROFILE_ACTIONS)
 @pass_app
 def export_command(
     app: AppContext,
+    /,
     fmt: str,
     query: tuple[str, ...],
     output: str | None,
     aux: str | None,
-    keywords: bool,
-    annote: bool,
-    group_by: str,
-    abstracts: bool,
-    notes: bool,
-    list_title: str,
-    with_date: bool,
     strict: bool,
     keep: bool,
     name: str | None,
     export_reader: str | None,
-    list_profiles: bool,
-    as_json: bool,
-    forget: str | None,
-    pause: str | None,
-    resume: str | None,
-    refresh: bool,
+    **chosen: Any,
 ) -> None:
     """Export papers as bibtex, biblatex, markdown, ris or csl-json.
 
@@ -151,7 +171,8 @@ def export_command(
     from readinglist import render
     from readinglist.pipelines import exporting
 
-    if _manage_profiles(app, list_profiles, as_json, forget, pause, resume, refresh):
+    writer = {option: chosen.pop(option) for option in WRITER_NAMES}
+    if _manage_profiles(app, **chosen):
         return
     if fmt is None:
         raise click.UsageError("Missing argument 'FORMAT'.")
@@ -159,24 +180,13 @@ def export_command(
         raise click.UsageError("--name needs --keep")
     _use_reader(app, fmt, keep, export_reader)
 
-    options = exporting.writer_options(
-        fmt,
-        keywords=keywords,
-        annote=annote,
-        group_by=group_by,
-        abstracts=abstracts,
-        notes=notes,
-        title=list_title,
-        with_date=with_date,
-    )
+    options = exporting.writer_options(fmt, **writer)
     text = join_query(query)
     if keep:
         from readinglist.cli import _profiles
 
-        settings: dict[str, object] = {"keywords": keywords, "annote": annote, "strict": strict}
-        if fmt == "markdown":
-            settings |= {"group_by": group_by, "abstracts": abstracts, "notes": notes}
-            settings |= {"title": list_title, "with_date": with_date}
+        names = WRITER_NAMES if fmt == "markdown" else _BIBTEX_NAMES
+        settings: dict[str, object] = {n: writer[n] for n in names} | {"strict": strict}
         _profiles.keep(app, fmt, text, output, aux, settings, name)
         return
     with app.session(write=False) as session:

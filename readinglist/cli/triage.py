@@ -267,7 +267,7 @@ def triage_command(
         readinglist triage --stop-after 100
         readinglist --reader ana triage --blind
     """
-    from readinglist import render, triage, triage_inbox, triage_readers
+    from readinglist import render, triage_inbox, triage_readers
     from readinglist.errors import UsageError
 
     if not sys.stdin.isatty():

@@ -27,7 +27,10 @@ backslash-escaped (CommonMark section 2.4 allows a backslash before any ASCII
 punctuation), so it renders as the same text and cannot open emphasis, links, code,
 raw HTML, GFM autolinks (``://``, ``www.``, ``@``) or Obsidian syntax (``#tag``,
 ``==highlight==``, ``%%comment%%``, ``[[link]]``, ``$math$``). Text that begins a line
-also has its leading list / heading / block-quote marker escaped. Notes are the
+also has its leading list / heading / block-quote marker escaped. An abstract is the
+exception where its own markup is meant: its inline formulas (``$...$``) are kept as
+written, for GitHub and Obsidian render them, and the emphasis it wrote in Markdown
+(``**bold**``) stays emphasis; the rest of it is escaped. Notes are the
 user's own Markdown and stay Markdown, but ``<`` outside code is escaped so they
 carry no raw HTML. Links are written only for ``http``/``https`` addresses, percent-
 encoded so they cannot end the link early.
@@ -39,45 +42,54 @@ in a valid form (``#deep-learning``, ``#c--``, ``#tag-2024``) and the exact name
 kept in an invisible comment at the end of the item's key line
 (``<!-- rl:tags deep%20learning c%2B%2B -->``), so reading the list back recovers
 them exactly while a tag the user types is taken as written.
+
+This module writes the list; reading it back is :mod:`._markdown_read` (re-exported here as
+:func:`read`), the marker line and its ``decided=`` stamp :mod:`._markdown_layout`, the
+inline syntax (escaping, links, tags) :mod:`._markdown_syntax`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Protocol, TypeVar, cast
 
 from readinglist import __version__
 from readinglist.errors import UsageError
+from readinglist.formats._markdown_layout import (
+    FORMAT_VERSION,
+    GROUP_BY,
+    MARKER,
+    STATUS_HEADINGS,
+    STATUS_ORDER,
+    as_utc,
+    decided_stamp,
+    decided_time,
+    is_readinglist_markdown,
+    marker_line,
+)
+from readinglist.formats._markdown_read import read
 from readinglist.formats._markdown_syntax import (
     CONTROL,
     clean_line,
     code_span,
-    code_spans,
+    emphasised,
     guard_line_start,
     inline,
     is_web_url,
     link,
-    linked,
     neutralize_html,
     obsidian_tag,
-    tags_in_text,
     tags_text,
-    take_tag_comments,
-    unescape,
 )
 from readinglist.records import (
     PRIORITIES,
     STATUSES,
     NoteRecord,
     PaperRecord,
-    ParseProblem,
-    ParseResult,
     Person,
 )
-from readinglist.text import counted, readable_paragraphs
+from readinglist.text import counted, readable_pieces
 
 __all__ = [
     "FORMAT_VERSION",
@@ -94,22 +106,6 @@ __all__ = [
     "write_chunks",
 ]
 
-#: Version of the list layout written in the marker line.
-FORMAT_VERSION = 1
-#: Start of the marker comment on the first line of every list we write.
-MARKER = "<!-- readinglist:markdown"
-#: Accepted values of ``write(group_by=...)``.
-GROUP_BY: tuple[str, ...] = ("status", "tag", "venue", "year", "priority", "none")
-#: Order of the status groups: the papers to act on first (triage order).
-STATUS_ORDER: tuple[str, ...] = ("reading", "to-read", "new", "read", "skipped")
-
-_STATUS_HEADINGS = {
-    "reading": "Reading",
-    "to-read": "To read",
-    "new": "New",
-    "read": "Read",
-    "skipped": "Skipped",
-}
 _PRIORITY_HEADINGS = {"high": "High priority", "medium": "Medium priority", "low": "Low priority"}
 _MAX_AUTHORS = 3
 #: The PaperRecord fields the list shows (the abstract too with ``abstracts``, the notes
@@ -247,7 +243,7 @@ def _groups(records: Sequence[_G], group_by: str) -> list[tuple[str | None, list
     groups: list[tuple[str | None, list[_G]]] = []
     for key in sorted(buckets, key=order):
         if group_by == "status":
-            heading = _STATUS_HEADINGS[str(key)]
+            heading = STATUS_HEADINGS[str(key)]
         elif group_by == "priority":
             heading = _PRIORITY_HEADINGS[str(key)] if key is not None else "No priority"
         elif key is None:
@@ -300,7 +296,7 @@ def _key_line(record: PaperRecord, *, show_status: bool) -> str:
     """The item's key line: key, status, priority, tags and links (and the hidden tag comment)."""
     facts: list[str] = [code_span(record.citekey) if record.citekey else "*(no key)*"]
     if show_status:
-        facts.append(_STATUS_HEADINGS[_status_of(record)].lower())
+        facts.append(STATUS_HEADINGS[_status_of(record)].lower())
     if record.priority in PRIORITIES:
         facts.append(f"{record.priority} priority")
     visible, hidden = tags_text(record.tags)
@@ -322,61 +318,33 @@ def _key_line(record: PaperRecord, *, show_status: bool) -> str:
 def _abstract_lines(abstract: str | None) -> list[str]:
     """The abstract as a block quote inside the item (a blank line first); [] when empty.
 
-    Readers see the abstract, not its markup: LaTeX (``$20\\%$``, ``\\textbf{S}``,
-    ``$\\to$``, ``---``) is decoded to Unicode per paragraph
-    (:func:`readinglist.text.readable_paragraphs`), then escaped like all user text.
+    Readers see the abstract, not its markup: text-mode LaTeX (``\\textbf{S}``, ``20\\%``,
+    ``---``) is decoded to Unicode per paragraph and escaped like all user text, while an
+    inline formula (``$[U,2U]$``) is kept as written, for GitHub and Obsidian render
+    ``$...$`` as math (:func:`readinglist.text.readable_pieces`); emphasis the abstract
+    itself wrote in Markdown (``**bold**``, ``*word*``) is kept emphasis
+    (:func:`._markdown_syntax.emphasised`).
     """
-    paragraphs = readable_paragraphs(abstract)
+    paragraphs = readable_pieces(abstract)
     if not paragraphs:
         return []
     lines = [""]
-    for index, paragraph in enumerate(paragraphs):
+    for index, pieces in enumerate(paragraphs):
         if index:
             lines.append("  >")
-        lines.append("  > " + guard_line_start(linked(clean_line(paragraph))))
+        text = "".join(piece if math else emphasised(piece) for piece, math in pieces)
+        lines.append("  > " + guard_line_start(text.strip()))
     return lines
 
 
 def _note_lines(note: NoteRecord) -> list[str]:
     lines = [""]
     if note.created is not None:
-        lines.extend([f"  *{_as_utc(note.created).strftime('%Y-%m-%d')}*", ""])
+        lines.extend([f"  *{as_utc(note.created).strftime('%Y-%m-%d')}*", ""])
     text = neutralize_html(CONTROL.sub("", note.text.replace("\r\n", "\n").replace("\r", "\n")))
     for line in text.strip("\n").split("\n"):
         lines.append(f"  {line}".rstrip() if line.strip() else "")
     return lines
-
-
-def decided_stamp(decided: datetime | None) -> str:
-    """The marker's ``decided=`` value for the time of the library's newest read-status
-    change: ISO 8601 in UTC to the microsecond with a ``Z`` (naive values are taken as
-    UTC), or ``none`` when the library has no status change. :func:`decided_time` reads it."""
-    if decided is None:
-        return "none"
-    return _as_utc(decided).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def decided_time(stamp: str | None) -> datetime | None:
-    """The time a ``decided=`` value (:func:`decided_stamp`) names, as an aware UTC datetime:
-    every read-status change the library held when the list was written was made at or
-    before it. ``none`` (no change then) gives the earliest time, so any change since is
-    later; a time without microseconds is read too. None when there is no value (a list
-    written before the marker carried one) or it is not such a time (:func:`read` warns):
-    then stale and edited cannot be told apart. Never raises."""
-    if not stamp:
-        return None
-    if stamp == "none":
-        return datetime.min.replace(tzinfo=UTC)
-    for layout in ("%Y-%m-%dT%H:%M:%S.%fZ", "%Y-%m-%dT%H:%M:%SZ"):
-        try:
-            return datetime.strptime(stamp, layout).replace(tzinfo=UTC)
-        except ValueError:
-            continue
-    return None
-
-
-def _as_utc(moment: datetime) -> datetime:
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def _summary(records: Sequence[_Grouped]) -> str:
@@ -386,7 +354,7 @@ def _summary(records: Sequence[_Grouped]) -> str:
     by_status = dict.fromkeys(STATUS_ORDER, 0)
     for record in records:
         by_status[_status_of(record)] += 1
-    parts = [f"{n} {_STATUS_HEADINGS[s].lower()}" for s, n in by_status.items() if n]
+    parts = [f"{n} {STATUS_HEADINGS[s].lower()}" for s, n in by_status.items() if n]
     return f"{counted(count, 'paper')}: {', '.join(parts)}."
 
 
@@ -464,11 +432,9 @@ def write_chunks(
         raise UsageError(f"unknown grouping {group_by!r}; use one of {', '.join(GROUP_BY)}")
     stamp = f"Generated by readinglist {__version__}"
     if generated is not None:
-        stamp += f" on {_as_utc(generated).strftime('%Y-%m-%d %H:%M')} UTC"
+        stamp += f" on {as_utc(generated).strftime('%Y-%m-%d %H:%M')} UTC"
     head = [
-        f"{MARKER} v{FORMAT_VERSION} group-by={group_by}"
-        + (f" decided={decided}" if decided else "")
-        + " -->",
+        marker_line(group_by, decided),
         f"# {inline(title) or 'Reading list'}",
         "",
         stamp + ".",
@@ -499,307 +465,3 @@ def write_chunks(
 
 #: How many list items :func:`write_chunks` joins into one piece of text.
 _ITEMS_PER_PIECE = 500
-
-
-# --- reading ----------------------------------------------------------------------------------
-
-_MARKER_LINE = re.compile(
-    r"^<!-- readinglist:markdown v(?P<version>\d+)(?: group-by=(?P<group>[a-z]+))?"
-    r"(?: decided=(?P<decided>\S+?))? -->\s*$"
-)
-_ITEM = re.compile(r"^[-*+] \[(?P<box>[ xX])\](?:[ \t]+(?P<rest>.*))?$")
-_BULLET = re.compile(r"^[-*+][ \t]")
-_HEADING = re.compile(r"^(?P<level>#{1,6})(?:[ \t]+(?P<text>.*?))?(?:[ \t]+#+)?[ \t]*$")
-_FENCE = re.compile(r"^(`{3,}|~{3,})")
-_COUNT_SUFFIX = re.compile(r"\s*\(\d+\)\s*$")
-#: An HTML comment starting a line (CommonMark 0.31.2 section 4.6, HTML block type 2):
-#: it runs to the line holding ``-->`` and is not rendered.
-_COMMENT_START = re.compile(r"^[ \t]*<!--")
-
-
-def is_readinglist_markdown(text: str) -> bool:
-    """True when ``text`` is a list written by :func:`write`: its first non-blank line is our marker.
-
-    Input: the whole document (a leading BOM is ignored). Never raises.
-    """
-    for line in text.lstrip("\ufeff").split("\n", 20)[:20]:
-        if line.strip():
-            return line.strip().startswith(MARKER)
-    return False
-
-
-def _status_from_heading(text: str) -> str | None:
-    name = _COUNT_SUFFIX.sub("", unescape(text)).strip().casefold().replace("-", " ")
-    for status, heading in _STATUS_HEADINGS.items():
-        if name in (heading.casefold(), status.replace("-", " ")):
-            return status
-    return None
-
-
-@dataclass
-class _Item:
-    line: int
-    checked: bool
-    status: str | None
-    header: list[str] = field(default_factory=list)
-
-
-def _parse_item(item: _Item, source: str) -> tuple[PaperRecord | None, ParseProblem | None]:
-    header, originals = take_tag_comments("\n".join(item.header))
-    spans = code_spans(header)
-    key = spans[0][2] if spans else None
-    if key is None or not key.strip():
-        return None, ParseProblem(
-            "list item without a citation key (expected `key` in code quotes)", source, item.line
-        )
-    outside = header
-    for begin, end, _ in reversed(spans):  # "#" inside code is no tag
-        outside = f"{outside[:begin]} {outside[end:]}"
-    tags = tags_in_text(outside, originals)
-    record = PaperRecord(
-        citekey=key,
-        status=item.status,
-        tags=tuple(tags),
-        fields={"checked": "true" if item.checked else "false"},
-        line=item.line,
-    )
-    return record, None
-
-
-def _merge(
-    first: PaperRecord, other: PaperRecord, source: str
-) -> tuple[PaperRecord, list[ParseProblem]]:
-    problems: list[ParseProblem] = []
-    if first.status != other.status and first.status and other.status:
-        problems.append(
-            ParseProblem(
-                f"citation key {first.citekey!r} is listed under {first.status!r} (line "
-                f"{first.line}) and {other.status!r}; keeping {first.status!r}",
-                source,
-                other.line,
-                "warning",
-            )
-        )
-    checked = "true" if "true" in (first.fields["checked"], other.fields["checked"]) else "false"
-    tags = tuple(dict.fromkeys(first.tags + other.tags))
-    merged = PaperRecord(
-        citekey=first.citekey,
-        status=first.status or other.status,
-        tags=tags,
-        fields={"checked": checked},
-        line=first.line,
-    )
-    return merged, problems
-
-
-def read(text: str, source: str = "<stdin>") -> ParseResult:
-    """Read one of our Markdown lists back, for syncing read status and tags by citation key.
-
-    Args:
-        text: the list, as written by :func:`write` and then edited (boxes ticked,
-            items moved between headings, ``#tags`` added or removed).
-        source: file name for problems.
-
-    Returns:
-        A ParseResult with one PaperRecord per citation key, in order of first
-        appearance. Only these attributes are meaningful:
-
-        * ``citekey``: the first code span (`` `key` ``) of the item's header lines
-          (the item line and the indented lines up to the first blank line);
-        * ``status``: the status heading the item sits under when the list is
-          grouped by status (``## To read (3)`` -> ``to-read``), else None;
-        * ``fields["checked"]``: ``"true"`` when the box is ticked (``[x]``), else
-          ``"false"``. The caller applies the rules: a ticked box means read and
-          wins over the heading; an unticked box under "Read", or on a paper the
-          list showed as read, means to-read;
-        * ``tags``: the ``#tags`` of the header lines, mapped back to the exact tag
-          names through the item's hidden ``rl:tags`` comment; ``#2024`` (no
-          letter) is not a tag, as in Obsidian;
-        * ``line``: the 1-based line of the item.
-
-        A key listed twice (expected when grouped by tag) gives one record: ticked
-        if any occurrence is ticked, with the union of the tags. ``meta`` holds
-        ``list_title``, ``group_by`` and ``format_version`` when found.
-
-    Problems: an error (with its line) for each task item without a citation key;
-    warnings for a missing or newer marker, a plain bullet without a checkbox, a
-    level-2 heading that is not a status in a status-grouped list, and a key
-    listed under two statuses. Never raises.
-    """
-    lines = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    problems: list[ParseProblem] = []
-    meta: dict[str, str] = {}
-    group_by = _read_marker(lines, source, meta, problems)
-    items = _ItemScanner(source, group_by, meta, problems).scan(lines)
-    records = _records_by_key(items, source, problems)
-    problems.sort(key=lambda p: p.line or 0)
-    return ParseResult(records=records, problems=problems, meta=meta)
-
-
-def _read_marker(
-    lines: list[str], source: str, meta: dict[str, str], problems: list[ParseProblem]
-) -> str | None:
-    """Read the marker line: its version and grouping go to ``meta``; return the grouping.
-
-    A missing marker or a newer version than :data:`FORMAT_VERSION` adds a warning.
-    """
-    first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    marker = _MARKER_LINE.match(lines[first].strip()) if first is not None else None
-    if marker is None:
-        problems.append(
-            ParseProblem(
-                f"no '{MARKER} v{FORMAT_VERSION} -->' marker on the first line: reading its "
-                "headings and task items, keeping any status the library has changed",
-                source,
-                1,
-                "warning",
-            )
-        )
-        return None
-    meta["format_version"] = marker.group("version")
-    group_by = marker.group("group")
-    if group_by:
-        meta["group_by"] = group_by
-    stamp = marker.group("decided")
-    if stamp and decided_time(stamp) is None:
-        problems.append(
-            ParseProblem(
-                f"the marker's decided={stamp[:40]!r} is not a time this program writes; "
-                "read as decided=none: a status the library has changed is kept",
-                source,
-                (first or 0) + 1,
-                "warning",
-            )
-        )
-    if stamp:
-        meta["decided"] = stamp if decided_time(stamp) is not None else "none"
-    if int(marker.group("version")) > FORMAT_VERSION:
-        problems.append(
-            ParseProblem(
-                f"list format v{marker.group('version')} is newer than this program's "
-                f"v{FORMAT_VERSION}",
-                source,
-                (first or 0) + 1,
-                "warning",
-            )
-        )
-    return group_by
-
-
-@dataclass
-class _ItemScanner:
-    """Walks a list's lines and collects its task items with their status and header lines.
-
-    Fenced code and HTML comments (a ``<!--`` starting a line, up to ``-->``: invisible
-    when rendered, so a checkbox in one changes nothing; issue 18) are skipped; a
-    level-1 heading gives ``meta["list_title"]``; level-2
-    headings set the status of the items under them when the list is grouped by status
-    (or its grouping is unknown); an item's header is its line and the indented lines
-    after it, up to the first blank line.
-    """
-
-    source: str
-    group_by: str | None
-    meta: dict[str, str]
-    problems: list[ParseProblem]
-    items: list[_Item] = field(default_factory=list)
-    status: str | None = None
-    current: _Item | None = None  # the item whose header lines are being read
-    fence: str | None = None  # the open code fence, if any
-    comment: bool | None = None  # inside an HTML comment (True: one inside an item)
-
-    @property
-    def by_status(self) -> bool:
-        """Do level-2 headings name statuses (grouped by status, or grouping unknown)?"""
-        return self.group_by in (None, "status")
-
-    def scan(self, lines: list[str]) -> list[_Item]:
-        """Read ``lines`` and return the items found, in order."""
-        for number, line in enumerate(lines, start=1):
-            self._line(number, line)
-        return self.items
-
-    def _line(self, number: int, line: str) -> None:
-        """Read line ``number`` (1-based)."""
-        if self.comment is not None:
-            if line.strip() and self.comment and line[:1] not in (" ", "\t"):
-                self.comment = self.current = None  # it ends with its item (no lazy lines)
-            else:
-                if "-->" in line:
-                    self.comment = None
-                return
-        if self.fence is None and (opened := _COMMENT_START.match(line)):
-            inside_item = line[:1] in (" ", "\t") and self.current is not None
-            if not inside_item:
-                self.current = None
-            if "-->" not in line[opened.end() :]:
-                self.comment = inside_item
-            return
-        if self.fence is not None:
-            if line.startswith(self.fence[0] * len(self.fence)) and not line.strip(
-                self.fence[0] + " \t"
-            ):
-                self.fence = None
-            return
-        if line[:1] in (" ", "\t"):
-            if not line.strip():
-                self.current = None
-            elif self.current is not None:
-                self.current.header.append(line.strip())
-            return
-        self.current = None
-        if not line.strip():
-            return
-        if fence := _FENCE.match(line):
-            self.fence = fence.group(1)
-        elif heading := _HEADING.match(line):
-            self._heading(number, len(heading.group("level")), heading.group("text") or "")
-        elif item := _ITEM.match(line):
-            self.current = _Item(
-                line=number,
-                checked=item.group("box") in "xX",
-                status=self.status if self.by_status else None,
-                header=[item.group("rest") or ""],
-            )
-            self.items.append(self.current)
-        elif _BULLET.match(line):
-            self._warn("list item without a checkbox; ignored", number)
-
-    def _heading(self, number: int, level: int, text: str) -> None:
-        """A heading: the list's title (level 1) or a status group (level 2)."""
-        if level == 1 and "list_title" not in self.meta:
-            self.meta["list_title"] = unescape(text)
-        elif level == 2 and self.by_status:
-            self.status = _status_from_heading(text)
-            if self.status is None and self.group_by == "status":
-                self._warn(
-                    f"heading {text!r} is not a read status; items under it keep their status",
-                    number,
-                )
-
-    def _warn(self, message: str, line: int) -> None:
-        self.problems.append(ParseProblem(message, self.source, line, "warning"))
-
-
-def _records_by_key(
-    items: list[_Item], source: str, problems: list[ParseProblem]
-) -> list[PaperRecord]:
-    """One record per citation key, in order of first appearance; repeats merged (:func:`_merge`).
-
-    An item without a key adds an error to ``problems`` and gives no record.
-    """
-    records: dict[str, PaperRecord] = {}
-    for item in items:
-        record, problem = _parse_item(item, source)
-        if problem is not None:
-            problems.append(problem)
-            continue
-        assert record is not None
-        assert record.citekey is not None
-        if record.citekey in records:
-            merged, more = _merge(records[record.citekey], record, source)
-            records[record.citekey] = merged
-            problems.extend(more)
-        else:
-            records[record.citekey] = record
-    return list(records.values())

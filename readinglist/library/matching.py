@@ -64,8 +64,9 @@ class Candidate:
     batch_id: int | None = None  # the import that added it
     authors: tuple[Person, ...] = ()
     editors: tuple[Person, ...] = ()
-    #: What the merge history holds for a stored paper (:func:`history_key` of each
-    #: row), so that importing a file again writes no row twice; None until loaded.
+    #: What the merge history holds for a stored paper
+    #: (:func:`~readinglist.library.merging.history_key` of each row), so that importing
+    #: a file again writes no row twice; None until loaded.
     history: set[tuple[str, str]] | None = None
     #: Identifiers, URL and title key of the papers marked not-duplicate of it: a record
     #: resembling one of them is not merged into it (``not-duplicate`` A B keeps later

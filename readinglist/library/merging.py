@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -29,7 +30,6 @@ from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session, object_session
 
 from readinglist import citekeys, dedupe
-from readinglist.digest import json_digest
 from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
 from readinglist.library._sql import unlink_people
 from readinglist.library.refs import follow_crossrefs, key_taken
@@ -53,7 +53,7 @@ from readinglist.records import (
     Person,
 )
 from readinglist.text import title_key
-from readinglist.versions import USER_TITLE_FIELD, Version, complete_people
+from readinglist.versions import USER_TITLE_FIELD, VERSION_FIELD, Version, complete_people
 
 #: Columns a published version replaces in a preprint (``MergePlan.supersede``),
 #: besides the title, entry type, people and fields; the old value goes to the history.
@@ -386,11 +386,35 @@ def conflict_rows(
     ]
 
 
+def history_key(name: str, value: Any) -> tuple[str, str]:
+    """A merge-history row's identity: its field and its value as canonical JSON (of a
+    version, ``VERSION_FIELD``: its kind and key, wherever it was read). ``value`` is the
+    conflicting value itself (the stored row's ``value["value"]``); its raw form does not
+    count. The one rule of "the history already holds this" (:func:`unseen_history`)."""
+    if name == VERSION_FIELD and isinstance(value, dict):
+        value = {"kind": value.get("kind"), "key": value.get("key")}
+    return name, json.dumps(value, sort_keys=True, default=str)
+
+
+def unseen_history(
+    held: set[tuple[str, str]], rows: Iterable[tuple[str, Any]]
+) -> list[tuple[str, Any]]:
+    """The (field, value) ``rows`` whose :func:`history_key` neither ``held`` (one paper's
+    history) nor an earlier row holds, in order; their keys are added to ``held``."""
+    fresh = []
+    for name, value in rows:
+        key = history_key(name, value)
+        if key not in held:
+            held.add(key)
+            fresh.append((name, value))
+    return fresh
+
+
 def write_conflicts(session: Session, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Insert the ``merge_conflicts`` rows the history does not hold yet (one executemany);
-    return them. A value the history already holds for a paper's field is not added
-    again, so importing the same data twice leaves the history as the first import left
-    it (a re-import changes nothing)."""
+    return them. A value the history already holds for a paper's field
+    (:func:`unseen_history`) is not added again, so importing the same data twice leaves
+    the history as the first import left it (a re-import changes nothing)."""
     fresh = _new_conflicts(session, rows)
     if fresh:
         session.execute(insert(MergeConflict), fresh)
@@ -398,24 +422,24 @@ def write_conflicts(session: Session, rows: Sequence[dict[str, Any]]) -> list[di
 
 
 def _new_conflicts(session: Session, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The ``rows`` whose (paper, field, value) neither the history nor an earlier row holds."""
+    """The ``rows`` whose (field, value) neither their paper's history nor an earlier row
+    holds (:func:`unseen_history`)."""
     ids = sorted({row["paper_id"] for row in rows})
-    seen: set[tuple[int, str, str]] = set()
+    held: dict[int, set[tuple[str, str]]] = {paper_id: set() for paper_id in ids}
     table = MergeConflict.__table__
     for start in range(0, len(ids), 500):
-        held = session.execute(
+        stored = session.execute(
             select(table.c.paper_id, table.c.field, table.c.value).where(
                 table.c.paper_id.in_(ids[start : start + 500])
             )
         )
-        seen.update((pid, name, json_digest(value)) for pid, name, value in held)
-    fresh = []
-    for row in rows:
-        mark = (row["paper_id"], row["field"], json_digest(row["value"]))
-        if mark not in seen:
-            seen.add(mark)
-            fresh.append(row)
-    return fresh
+        for paper_id, name, value in stored:
+            held[paper_id].add(history_key(name, (value or {}).get("value")))
+    return [
+        row
+        for row in rows
+        if unseen_history(held[row["paper_id"]], [(row["field"], row["value"].get("value"))])
+    ]
 
 
 def real_key(session: Session, paper: Paper, record: PaperRecord) -> str:

@@ -187,15 +187,19 @@ def record_run(
     papers: int | None,
     digest: str | None,
     at: datetime | None = None,
+    options: dict[str, Any] | None = None,
 ) -> None:
     """Store the outcome of one refresh of ``profile_id``: ``status`` (``ok`` or
     ``failing``), its ``message``, the papers exported and the SHA-256 of the text
-    (kept as it was when None: a failed run wrote nothing)."""
+    (kept as it was when None: a failed run wrote nothing), and its ``options`` when
+    given (what the run said is kept there: ``pipelines.keeping.SAID``)."""
     values: dict[str, Any] = {
         "last_run_at": at or utcnow(),
         "status": status,
         "message": message,
     }
+    if options is not None:
+        values["options"] = options
     if papers is not None:
         values["papers"] = papers
     if digest is not None:

@@ -6,7 +6,6 @@ records for ``show``, and the preprints kept as they were for ``import --undo``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -15,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from readinglist.library._sql import CHUNK
 from readinglist.library.matching import LIST_POOL_LIMIT, Candidate, Pool, candidate_of
+from readinglist.library.merging import history_key, unseen_history
 from readinglist.library.rows import load_papers
 from readinglist.library.snapshots import remember_before
 from readinglist.models import MergeConflict, NotDuplicate, Paper
@@ -26,14 +26,6 @@ from readinglist.versions import (
     VERSION_FIELD,
     Version,
 )
-
-
-def history_key(name: str, value: Any) -> tuple[str, str]:
-    """A merge-history row's identity: its field and its value as canonical JSON (of a
-    version, ``VERSION_FIELD``: its kind and key, wherever it was read)."""
-    if name == VERSION_FIELD and isinstance(value, dict):
-        value = {"kind": value.get("kind"), "key": value.get("key")}
-    return name, json.dumps(value, sort_keys=True, default=str)
 
 
 def load_history(session: Session, cands: Iterable[Candidate]) -> None:
@@ -90,17 +82,12 @@ def _load_apart(session: Session, wanted: dict[int, Candidate]) -> None:
 
 
 def new_history(cand: Candidate, rows: Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
-    """The (field, value) ``rows`` the merge history of ``cand`` does not hold yet;
-    they are added to ``cand.history`` (a paper of this import has none to load)."""
+    """The (field, value) ``rows`` the merge history of ``cand`` does not hold yet
+    (``merging.unseen_history``, the rule ``write_conflicts`` applies); they are added to
+    ``cand.history`` (a paper of this import has none to load)."""
     if cand.history is None:
         cand.history = set()
-    fresh = []
-    for name, value in rows:
-        key = history_key(name, value)
-        if key not in cand.history:
-            cand.history.add(key)
-            fresh.append((name, value))
-    return fresh
+    return unseen_history(cand.history, rows)
 
 
 def preprints_for(session: Session, years: set[int | None]) -> list[int]:

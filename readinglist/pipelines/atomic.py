@@ -20,12 +20,12 @@ from typing import Any, TextIO
 
 #: Signals that end an export cleanly (the temporary file removed) while it writes.
 CLEANUP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-#: A temporary file without a process id (written before issue 18) is stale after this.
+#: A temporary file not written to for this long is stale, whatever its process id says.
 STALE_SECONDS = 3600
 
 
 @contextmanager
-def open_atomically(path: Path) -> Iterator[TextIO]:
+def open_atomically(path: Path, removed: list[Path] | None = None) -> Iterator[TextIO]:
     """Yield a UTF-8 text file (LF line ends) that replaces ``path`` when the block ends
     without error.
 
@@ -38,8 +38,10 @@ def open_atomically(path: Path) -> Iterator[TextIO]:
 
     Leftovers (issue 18): the temporary file is ``.NAME.PID.XXXX.tmp``; SIGTERM and
     SIGHUP during the write remove it (then exit 128+signal), and one left by a
-    process that no longer exists (killed with SIGKILL) is removed by the next write
-    of the same file.
+    process that no longer exists (killed with SIGKILL), or not written to for
+    :data:`STALE_SECONDS` (its process id since taken by another process), is removed by
+    the next write of the same file (:func:`remove_stale`); those removed are added to
+    ``removed`` when given, so the caller can say so (:func:`stale_message`).
     """
     path = Path(os.path.realpath(path.expanduser()))
     try:
@@ -51,7 +53,9 @@ def open_atomically(path: Path) -> Iterator[TextIO]:
             yield stream
         return
     directory = path.parent if str(path.parent) else Path(".")
-    remove_stale(directory, path.name)
+    stale = remove_stale(directory, path.name)
+    if removed is not None:
+        removed.extend(stale)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=directory)
     previous = _exit_on_signals()
     try:
@@ -69,10 +73,19 @@ def open_atomically(path: Path) -> Iterator[TextIO]:
             signal.signal(signum, handler)
 
 
+def stale_message(removed: list[Path]) -> str:
+    """What a write says of the leftovers :func:`remove_stale` removed (one line)."""
+    names = ", ".join(path.name for path in removed[:3]) + (", ..." if len(removed) > 3 else "")
+    count = f"{len(removed)} temporary file" + ("s" if len(removed) != 1 else "")
+    return f"removed {count} left by an interrupted write (killed?): {names}"
+
+
 def remove_stale(directory: Path, name: str) -> list[Path]:
-    """Remove the temporary files of earlier writes of ``name`` in ``directory`` whose
-    process is gone (``.NAME.PID.XXXX.tmp``) or, without a process id, that are older
-    than :data:`STALE_SECONDS`; return them. Errors are ignored (it is tidying)."""
+    """Remove the temporary files of earlier writes of ``name`` in ``directory``
+    (``.NAME.PID.XXXX.tmp``, :func:`open_atomically`'s names) whose process is gone or
+    that were not written to for :data:`STALE_SECONDS` (a live writer keeps its file's
+    mtime fresh; an old one's process id may have been reused), and those without a
+    process id older than that; return them. Errors are ignored (it is tidying)."""
     removed: list[Path] = []
     prefix = f".{name}."
     try:
@@ -85,10 +98,11 @@ def remove_stale(directory: Path, name: str) -> list[Path]:
         middle = entry.name[len(prefix) : -len(".tmp")]
         pid, dot, _ = middle.partition(".")
         try:
+            fresh = time.time() - entry.stat().st_mtime < STALE_SECONDS
             if dot and pid.isdigit():
-                if _alive(int(pid)):
+                if fresh and _alive(int(pid)):
                     continue
-            elif time.time() - entry.stat().st_mtime < STALE_SECONDS:
+            elif fresh:
                 continue
             os.unlink(entry.path)
             removed.append(Path(entry.path))

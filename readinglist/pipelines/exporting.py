@@ -31,7 +31,7 @@ from readinglist.errors import InvalidInput, ReadingListError, UsageError
 from readinglist.formats import bibtex
 from readinglist.library.listing import export_outline
 from readinglist.library.listing_rows import RECORD_COLUMNS, iter_listing_records, record_columns
-from readinglist.pipelines.atomic import open_atomically
+from readinglist.pipelines.atomic import open_atomically, stale_message
 from readinglist.records import (
     CITATION_FIELDS,
     IntactEntry,
@@ -301,7 +301,7 @@ def export_to(
     if fmt == "bibtex" and selection.cited_aliases:
         options = {**options, "cited_aliases": selection.cited_aliases}
     if not strict:
-        with open_output(output, stdout, database=database) as out:
+        with open_output(output, stdout, database=database, warnings=audit.warnings) as out:
             write_papers(session, out, fmt, selection, options, advance, audit)
         return audit
     refuse_database(output, database)
@@ -310,7 +310,7 @@ def export_to(
         if audit.count:
             raise InvalidInput(f"{audit.summary()}; nothing written (--strict)")
         spool.seek(0)
-        with open_output(output, stdout, database=database) as out:
+        with open_output(output, stdout, database=database, warnings=audit.warnings) as out:
             shutil.copyfileobj(spool, out)
     return audit
 
@@ -328,7 +328,11 @@ def refuse_database(output: str | None, database: Path | None) -> None:
 
 @contextmanager
 def open_output(
-    output: str | None, stdout: TextIO, *, database: Path | None = None
+    output: str | None,
+    stdout: TextIO,
+    *,
+    database: Path | None = None,
+    warnings: list[str] | None = None,
 ) -> Iterator[TextIO]:
     """Yield ``stdout`` (``output`` None or ``-``) or a file replaced atomically when the
     block ends without error (:func:`readinglist.pipelines.atomic.open_atomically`).
@@ -337,14 +341,18 @@ def open_output(
     ``cannot write OUTPUT: REASON`` (exit 1), and the old file stays as it was. An
     ``output`` that is the SQLite ``database`` file (or its ``-wal``/``-shm``) is refused
     with UsageError (exit 2), as ``db backup`` refuses it: an export must never replace
-    the library it reads.
+    the library it reads. Temporary files an interrupted export of ``output`` left are
+    removed, and ``warnings`` told so.
     """
     if output is None or output == "-":
         yield stdout
         return
     refuse_database(output, database)
+    removed: list[Path] = []
     try:
-        with open_atomically(Path(output)) as handle:
+        with open_atomically(Path(output), removed) as handle:
+            if removed and warnings is not None:
+                warnings.append(f"{output}: {stale_message(removed)}")
             yield handle
     except OSError as exc:
         raise ReadingListError(f"cannot write {output}: {exc.strerror or exc}") from None

@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 from readinglist.errors import ReadingListError
 from readinglist.library.profiles import Profile
 from readinglist.pipelines import exporting
-from readinglist.pipelines.atomic import open_atomically
+from readinglist.pipelines.atomic import open_atomically, stale_message
 
 #: The option names a profile stores for its format's writer (``export`` options).
 WRITER_OPTIONS = ("keywords", "annote", "group_by", "abstracts", "notes", "title")
@@ -41,7 +41,7 @@ class Outcome:
     (``message`` says why; nothing written); ``papers`` exported; ``digest`` the
     SHA-256 of the text (None when failing); ``warnings`` met while selecting (a
     cited key not in the library) and the audit of entries that are not real
-    references yet."""
+    references yet (:attr:`new_warnings`: those not said by the last run)."""
 
     profile: Profile
     state: str
@@ -49,6 +49,29 @@ class Outcome:
     digest: str | None = None
     message: str | None = None
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def said(self) -> str | None:
+        """The fingerprint of :attr:`warnings` as a set (:func:`warnings_said`)."""
+        return warnings_said(self.warnings)
+
+    @property
+    def new_warnings(self) -> list[str]:
+        """:attr:`warnings`, or [] when the profile's last run said this same set
+        (its ``said`` option): a cited old key in the ``.aux`` is said once, not at
+        every refresh, and again when the set changes."""
+        return [] if self.said == self.profile.options.get(SAID) else self.warnings
+
+
+#: The profile option that keeps the fingerprint of the warnings its last run said.
+SAID = "said"
+
+
+def warnings_said(warnings: list[str]) -> str | None:
+    """SHA-256 of the sorted, distinct ``warnings`` (None for none): what a refresh said."""
+    if not warnings:
+        return None
+    return hashlib.sha256("\n".join(sorted(set(warnings))).encode("utf-8")).hexdigest()
 
 
 def writer_options(profile: Profile) -> dict[str, Any]:
@@ -80,9 +103,10 @@ def render(
     return out.getvalue(), selection, audit
 
 
-def write_if_changed(target: str, text: str) -> bool:
+def write_if_changed(target: str, text: str, warnings: list[str] | None = None) -> bool:
     """Replace ``target`` atomically with ``text`` (UTF-8) unless it holds exactly those
-    bytes already; return True when it was written. Raises OSError."""
+    bytes already; return True when it was written. Temporary files an interrupted write
+    of ``target`` left are removed then, and ``warnings`` told so. Raises OSError."""
     data = text.encode("utf-8")
     path = Path(os.path.realpath(target))
     try:
@@ -90,8 +114,11 @@ def write_if_changed(target: str, text: str) -> bool:
             return False
     except FileNotFoundError:
         pass
-    with open_atomically(path) as handle:
+    removed: list[Path] = []
+    with open_atomically(path, removed) as handle:
         handle.write(text)
+    if removed and warnings is not None:
+        warnings.append(f"{target}: {stale_message(removed)}")
     return True
 
 
@@ -113,7 +140,7 @@ def refresh_profile(session: Session, profile: Profile, database: Path | None = 
         warnings.append(f"{audit.summary()}; complete them with readinglist resolve")
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     try:
-        written = write_if_changed(profile.target, text)
+        written = write_if_changed(profile.target, text, warnings)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         return Outcome(profile, "failing", papers, message=f"cannot write: {reason}")

@@ -38,9 +38,8 @@ from readinglist.formats.bibtex.fields import (
 )
 from readinglist.formats.bibtex.inert import is_inert, offending, preamble_offending
 from readinglist.formats.bibtex.values import ValueSyntaxError, matching_brace
-from readinglist.latex_fast import lost_braces
 from readinglist.records import LIST_FIELD_PREFIX, ParseProblem, Person
-from readinglist.text import CACHE_SIZE, has_markup, latex_to_unicode, readable
+from readinglist.text import CACHE_SIZE, LATEX_ACCENTS, has_markup, latex_to_unicode, readable
 
 Dialect = Literal["bibtex", "biblatex"]
 
@@ -94,12 +93,33 @@ def _encode_char(char: str, exact: bool) -> str:
     return latex
 
 
+#: The accent command of each combining mark LaTeX's accents give (``latex_fast``'s table).
+_ACCENT_OF_MARK = {mark: command for command, mark in LATEX_ACCENTS.items()}
+
+
 def ascii_latex(text: str, exact: bool = False) -> str:
     """Replace non-ASCII characters by LaTeX (bibtex dialect); see :func:`_encode_char`.
-    ASCII text is returned as it is."""
+    ASCII text is returned as it is.
+
+    The text is first put in Unicode normal form C, so ``e`` + U+0301 is ``é`` and
+    written ``{\\'e}`` as a precomposed one is; a combining mark left over (no
+    precomposed form: ``q`` + U+0301) that is one of LaTeX's accents becomes that accent
+    command on the character before it (``{\\'{q}}``)."""
     if text.isascii():
         return text
-    return "".join(ch if ch.isascii() else _encode_char(ch, exact) for ch in text)
+    out: list[str] = []
+    previous = ""
+    for ch in unicodedata.normalize("NFC", text):
+        if ch.isascii():
+            out.append(ch)
+        elif previous.isalpha() and out[-1].isascii() and ch in _ACCENT_OF_MARK:
+            base = out.pop()  # a letter: ``q`` or its LaTeX (``{\\o}``)
+            inner = base[1:-1] if base.startswith("{\\") and base.endswith("}") else base
+            out.append(f"{{\\{_ACCENT_OF_MARK[ch]}{{{inner}}}}}")
+        else:
+            out.append(_encode_char(ch, exact))
+        previous = ch if not unicodedata.combining(ch) else previous
+    return "".join(out)
 
 
 _BRACES = re.compile(r"[{}]")
@@ -182,7 +202,7 @@ def copy_latex(value: str, dialect: Dialect, display: Callable[[str], str] = dec
     LaTeX as commands (the allow-list rule of :mod:`.inert`)."""
     if is_inert(value):
         return escape_raw(value, dialect)
-    shown = display(lost_braces(value))  # nothing shown (``\\input{x}``): the value, as text
+    shown = display(value)  # nothing shown (``\\input{x}``): the value, as text
     text = escape_literal(shown if shown.strip() else value, "biblatex")
     return ascii_latex(text) if dialect == "bibtex" else text
 

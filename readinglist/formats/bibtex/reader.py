@@ -81,6 +81,8 @@ from readinglist.records import PaperRecord, ParseProblem, ParseResult
 logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
 
 
+#: A digit: a ``year`` holding one but no year of four digits is warned about.
+_NUMBER = re.compile(r"\d")
 #: A line that starts a block: the boundaries bibtexparser's splitter always honours.
 _BLOCK_START_LINE = re.compile(r"\n[^\S\n]*@\w*[ \t]*[{(]")
 #: About how many characters bibtexparser splits at a time (memory stays bounded).
@@ -449,7 +451,8 @@ class Reader:
         self, key: str, values: dict[str, str], field_lines: dict[str, int], line: int
     ) -> Iterator[ParseProblem]:
         """Warnings about values that are read but doubtful: a ``date`` that contradicts
-        ``year``, a month that names no month, a ``date``/``urldate`` that is not an ISO
+        ``year``, a year that is a number but not of four digits (``20215``, ``0``: out
+        of the range the year column holds), a month that names no month, a ``date``/``urldate`` that is not an ISO
         8601 date (biber ignores it: biblatex manual section 2.3.8)."""
         name = key or "(no key)"
         for field in ("date", "urldate"):
@@ -472,6 +475,18 @@ class Reader:
                     field_lines.get("date", line),
                     "warning",
                 )
+        if (
+            "year" in values
+            and decode_year(values["year"]) is None
+            and _NUMBER.search(values["year"])
+        ):
+            yield ParseProblem(
+                f"entry {name!r}: year {values['year']!r} is not a year of four digits; "
+                "kept as written in the entry's fields, the paper has no year",
+                self.source,
+                field_lines.get("year", line),
+                "warning",
+            )
         if "month" in values and decode_month(values["month"]) is None:
             yield ParseProblem(
                 f"entry {name!r}: month {values['month']!r} names no month; kept as written",

@@ -87,7 +87,12 @@ class ValueSyntaxError(Exception):
 
 
 _BRACE_TOKEN = re.compile(r"\\.|[{}]", re.DOTALL)
-_QUOTE_TOKEN = re.compile(r'\\.|[{}"]', re.DOTALL)
+#: BibTeX ends a quoted piece at the first ``"`` outside braces; a backslash before it
+#: changes nothing ("Tame the BeaST" section 2: ``"\\"`` is one backslash). Escaped braces
+#: are skipped as :func:`matching_brace` does.
+_QUOTE_TOKEN = re.compile(r'\\[{}]|[{}"]')
+#: The splitter's reading (bibtexparser): ``\\"`` is an escaped quote, which does not close.
+_ESCAPED_QUOTE_TOKEN = re.compile(r'\\.|[{}"]', re.DOTALL)
 
 
 def matching_brace(text: str, start: int) -> int:
@@ -105,10 +110,15 @@ def matching_brace(text: str, start: int) -> int:
     raise ValueSyntaxError("unbalanced braces")
 
 
-def closing_quote(text: str, start: int) -> int:
-    """Index of the ``"`` closing the quoted piece opened at ``start`` (quotes in braces skipped)."""
+def closing_quote(text: str, start: int, *, escapes: bool = False) -> int:
+    """Index of the ``"`` closing the quoted piece opened at ``start``: the first one outside
+    braces, as BibTeX reads it (``"\\" # "input"`` is ``\\input``; a backslash does not
+    escape a quote). With ``escapes``, the splitter's reading instead (``\\"`` does not
+    close), which :func:`evaluate` falls back on for a value BibTeX cannot read
+    (``"Schr\\"odinger"``). Raises ValueSyntaxError when there is none."""
     depth = 0
-    for match in _QUOTE_TOKEN.finditer(text, start + 1):
+    tokens = _ESCAPED_QUOTE_TOKEN if escapes else _QUOTE_TOKEN
+    for match in tokens.finditer(text, start + 1):
         token = match.group()
         if token == "{":
             depth += 1
@@ -136,14 +146,29 @@ def evaluate(expr: str, macros: Mapping[str, str]) -> Evaluated:
         pieces joined; the lower-case macro names used; the macro names not defined
         (their name is kept as the value, where BibTeX would put nothing).
 
+    A quoted piece ends at the first ``"`` outside braces, as in BibTeX
+    (:func:`closing_quote`); a value BibTeX cannot read so but the splitter can (a
+    quote escaped by a backslash, ``"Schr\\"odinger"``) is read the splitter's way.
+
     Raises:
         ValueSyntaxError: for an unbalanced or unterminated piece.
     """
+    try:
+        return _evaluate(expr, macros, escapes=False)
+    except ValueSyntaxError:
+        if '\\"' not in expr:
+            raise
+    return _evaluate(expr, macros, escapes=True)
+
+
+def _evaluate(expr: str, macros: Mapping[str, str], *, escapes: bool) -> Evaluated:
+    """:func:`evaluate`, closing quoted pieces by :func:`closing_quote` with ``escapes``."""
+
     expr = expr.strip()
     if not expr:
         return "", (), ()
     if "#" not in expr:
-        single = _one_piece(expr)
+        single = _one_piece(expr, escapes)
         if single is not None:
             return single, (), ()
     pieces: list[str] = []
@@ -156,7 +181,10 @@ def evaluate(expr: str, macros: Mapping[str, str]) -> Evaluated:
         if i >= n:
             raise ValueSyntaxError("missing value after '#'")
         if expr[i] in '{"':
-            j = matching_brace(expr, i) if expr[i] == "{" else closing_quote(expr, i)
+            if expr[i] == "{":
+                j = matching_brace(expr, i)
+            else:
+                j = closing_quote(expr, i, escapes=escapes)
             pieces.append(expr[i + 1 : j])
             i = j + 1
         else:
@@ -191,7 +219,7 @@ def _skip_space(expr: str, i: int) -> int:
     return i
 
 
-def _one_piece(expr: str) -> str | None:
+def _one_piece(expr: str, escapes: bool) -> str | None:
     """The value of ``expr`` (stripped, no ``#``) when it is one braced or quoted piece
     or a number: by far the most common case. None otherwise (the general path then
     evaluates it, or reports it as malformed)."""
@@ -205,7 +233,7 @@ def _one_piece(expr: str) -> str | None:
     elif first == '"' and expr[-1] == '"' and len(expr) > 1:
         inner = expr[1:-1]
         if ('"' not in inner and "{" not in inner and "}" not in inner) or (
-            closing_quote(expr, 0) == len(expr) - 1
+            closing_quote(expr, 0, escapes=escapes) == len(expr) - 1
         ):
             return inner
     elif expr.isdigit():
