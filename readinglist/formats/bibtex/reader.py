@@ -95,6 +95,10 @@ class Parsed:
 
     record: PaperRecord
     used_macros: frozenset[str]
+    #: True: a value of the text cannot be copied as written (:func:`~.encode.
+    #: escaping_needs`), so the record gets no ``source_check`` (the writer reads the
+    #: text again and replaces that value in place).
+    unchecked: bool = False
 
 
 class Reader:
@@ -319,7 +323,9 @@ class Reader:
                 dirty = True
                 yield problem
         escaped, as_text = escaping_needs(values)
-        dirty = dirty or escaped or bool(as_text)
+        # A value to escape or write as text keeps the entry's text (the export replaces
+        # that value in place, :mod:`.patch`) but not its check: never copied whole.
+        unchecked = escaped or bool(as_text)
         yield from self.escapes.problems(key, escaped, as_text, line)
         yield from self._checks(key, values, field_lines, line)
         if entry_type == "xdata":
@@ -331,6 +337,7 @@ class Reader:
                 key or None, entry_type, values, raw, line, strings_read=len(self.definitions)
             ),
             frozenset(used),
+            unchecked,
         )
         if dirty:
             parsed.record = replace(parsed.record, source_text=None)
@@ -435,7 +442,7 @@ class Reader:
         """Give the record its ``source_check``, taken with ``macros`` (those in effect
         where the entry was read)."""
         record = parsed.record
-        if record.source_text is not None and self.checks:
+        if record.source_text is not None and self.checks and not parsed.unchecked:
             # Set in place: this reader built the record for this entry and has handed it
             # to no one yet. dataclasses.replace would build all its fields again (0.2 s
             # of CPU per 10,000 entries of the ACL Anthology, issue 17 item 5).

@@ -51,7 +51,7 @@ BibTeX style reads, is generated instead. Records are ordered by :func:`entry_or
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from readinglist.formats.bibtex.copying import (
@@ -61,7 +61,6 @@ from readinglist.formats.bibtex.copying import (
     needs_user_state,
 )
 from readinglist.formats.bibtex.digest import (
-    bibliographic_fingerprint,
     macro_check,
     source_check,
 )
@@ -77,7 +76,8 @@ from readinglist.formats.bibtex.inert import (
     join_may_build_command,
     preamble_offending,
 )
-from readinglist.formats.bibtex.reader import Parsed, Reader, batches
+from readinglist.formats.bibtex.patch import patch_entry, reread
+from readinglist.formats.bibtex.reader import Reader, batches
 from readinglist.formats.bibtex.values import (
     MONTH_MACROS,
     PREAMBLE_MACRO_USE,
@@ -159,15 +159,6 @@ def string_offsets(parts: Iterable[tuple[int, str]]) -> dict[int, int]:
     parts = list(parts)
     starts = _Strings(text for _, text in parts).starts
     return {part_id: start for (part_id, _), start in zip(parts, starts, strict=True)}
-
-
-def _reread(source_text: str, macros: Mapping[str, str]) -> Parsed | None:
-    """Read ``source_text`` alone with ``macros``; None unless it is one entry. An entry
-    naming a ``crossref`` parent is read too (nothing to inherit from: its own data)."""
-    reader = Reader("<source_text>", macros, checks=False)
-    items = [*reader.feed(source_text, 0), *reader.finish()]
-    parsed = [item for item in items if isinstance(item, Parsed)]
-    return parsed[0] if len(parsed) == 1 else None
 
 
 def entry_order(
@@ -582,14 +573,13 @@ class Writer:
         """:meth:`_entry` when the check did not settle it: ``source`` read again with
         the macros of ``read``, copied when it reads to the record's data, else the
         entry generated."""
-        again = _reread(source, self.strings.env(read))
-        if (
-            again is not None
-            and not stale
-            and needed is not None
-            and bibliographic_fingerprint(again.record) == bibliographic_fingerprint(record)
-        ):
-            copied = self._copy(source, needed)
+        env = self.strings.env(read)
+        again = reread(source, env)
+        if again is not None and not stale and needed is not None:
+            # Copied as written when every value may be and the data is as read; else
+            # only the values that must change are replaced in place (:mod:`.patch`).
+            patched = patch_entry(record, source, env, self.dialect, again.record)
+            copied = self._copy(patched.text, needed) if patched is not None else None
             if copied is not None:
                 return copied
         return format_entry(
