@@ -160,3 +160,53 @@ def test_a_value_that_is_not_inert_is_never_copied() -> None:
     written = bibtex.write([record])
     assert "\\input" not in written
     assert written.startswith("@misc{k,\n  title = {Safe},\n  note = {")
+
+
+LIBRARY = """\
+@InProceedings{Kim2024,
+\tTitle = "Cats & Dogs: {A} Survey",
+\tyear = 2024,
+\tbooktitle = {Proc. of {UAI}},
+}
+
+@Article{Lee2023,
+\ttitle = {Old Title},
+\tauthor = {Lee, Ann},
+\tjournal = {J},
+\tyear = {2023},
+}
+"""
+
+
+def test_library_edits_and_tags_are_replaced_in_place(db_url: str, tmp_path: Path) -> None:
+    """Through the library: a title set after the import (also on an entry with a value
+    to escape) and tags merged into ``keywords`` change those values only."""
+    source = tmp_path / "in.bib"
+    source.write_text(LIBRARY, encoding="utf-8")
+    rl(db_url, "import", str(source))
+    rl(db_url, "title", "Lee2023", "A Brand New Title")
+    rl(db_url, "title", "Kim2024", "Cats & Cows: A Survey")
+    rl(db_url, "tag", "add", "mytag", "Lee2023")
+    out = tmp_path / "out.bib"
+    rl(db_url, "export", "bibtex", "--keywords", "-o", str(out))
+    assert out.read_text(encoding="utf-8") == (
+        LIBRARY.replace('"Cats & Dogs: {A} Survey"', '"Cats \\& {Cows}: A {Survey}"')
+        .replace("{Old Title}", "{A {Brand} {New} {Title}}")
+        .replace("\tyear = {2023},\n", "\tyear = {2023},\n\tkeywords = {mytag},\n")
+    )
+
+
+def test_biblatex_forms_are_replaced_in_place_for_bibtex() -> None:
+    """A BibTeX export of a biblatex entry: extended names, ``journaltitle`` and a month
+    not written as the macro are replaced (``journal`` added in the entry's layout);
+    the other values and the layout are kept."""
+    text = (
+        "@article{B1,\n    title = {T},\n"
+        "    author = {family=Jong, given=Karel, prefix=de, useprefix=true},\n"
+        "    journaltitle = {JJ},\n    year = 2018,\n    month = {Sept.},\n    note = {n},\n}"
+    )
+    record = bibtex.read(text, "<test>").records[0]
+    assert bibtex.write([record]) == (
+        "@article{B1,\n    title = {T},\n    author = {de Jong, Karel},\n"
+        "    year = 2018,\n    month = sep,\n    note = {n},\n    journal = {JJ},\n}\n"
+    )

@@ -83,11 +83,16 @@ def patch_entry(
     macros: Mapping[str, str],
     dialect: Dialect,
     again: PaperRecord | None = None,
+    stale: frozenset[str] = frozenset(),
+    merge: tuple[bool, bool] = (False, False),
 ) -> Patched | None:
     """``source`` (``record``'s entry as read, with ``macros`` in effect) with the
     values that must change replaced in place (see the module docstring); None when
     the entry is to be generated whole. ``again``: ``source`` already read again
-    with ``macros`` (its title without LaTeX is kept as written when replaced)."""
+    with ``macros`` (its title without LaTeX is kept as written when replaced).
+    ``stale``: fields the export writes anew whatever their data
+    (:func:`~.copying.stale_fields`); ``merge``: whether tags and notes are merged into
+    ``keywords`` and ``annote`` (as for :func:`~.writer.write`)."""
     try:
         parts = salvage(source)
     except ValueSyntaxError:
@@ -95,7 +100,7 @@ def patch_entry(
     if parts.repairs or not parts.key or record.citekey is None:
         return None
     env = {**MONTH_MACROS, **macros}
-    replaced: set[str] = set()
+    replaced: set[str] = set(stale)
     for name, expr, _ in parts.fields:
         try:
             value = evaluate(expr, env)[0]
@@ -107,7 +112,7 @@ def patch_entry(
     generated: dict[str, str] | None = None
     for _ in range(_ROUNDS):
         if replaced and generated is None:
-            generated = entry_fields(record, dialect, source=again)
+            generated = entry_fields(record, dialect, *merge, source=again)
         text = _apply(source, parts, replaced, generated or {}, key, dialect)
         now = again if text == source and again is not None else _record(text, macros)
         if now is None:

@@ -51,7 +51,7 @@ from bibtexparser.model import (
     String,
 )
 
-from readinglist.formats.bibtex.digest import source_check
+from readinglist.formats.bibtex.digest import UNCHECKED, source_check
 from readinglist.formats.bibtex.encode import EscapeReport, escaping_needs
 from readinglist.formats.bibtex.fields import (
     decode_date,
@@ -96,8 +96,9 @@ class Parsed:
     record: PaperRecord
     used_macros: frozenset[str]
     #: True: a value of the text cannot be copied as written (:func:`~.encode.
-    #: escaping_needs`), so the record gets no ``source_check`` (the writer reads the
-    #: text again and replaces that value in place).
+    #: escaping_needs`), so the macro half of its ``source_check`` is
+    #: :data:`~.digest.UNCHECKED` (the writer reads the text again and replaces that
+    #: value in place).
     unchecked: bool = False
 
 
@@ -324,7 +325,7 @@ class Reader:
                 yield problem
         escaped, as_text = escaping_needs(values)
         # A value to escape or write as text keeps the entry's text (the export replaces
-        # that value in place, :mod:`.patch`) but not its check: never copied whole.
+        # that value in place, :mod:`.patch`), never copied whole (digest.UNCHECKED).
         unchecked = escaped or bool(as_text)
         yield from self.escapes.problems(key, escaped, as_text, line)
         yield from self._checks(key, values, field_lines, line)
@@ -442,13 +443,15 @@ class Reader:
         """Give the record its ``source_check``, taken with ``macros`` (those in effect
         where the entry was read)."""
         record = parsed.record
-        if record.source_text is not None and self.checks and not parsed.unchecked:
+        if record.source_text is not None and self.checks:
             # Set in place: this reader built the record for this entry and has handed it
             # to no one yet. dataclasses.replace would build all its fields again (0.2 s
             # of CPU per 10,000 entries of the ACL Anthology, issue 17 item 5).
             if len(self.macro_checks) > _MACRO_CHECKS:
                 self.macro_checks.clear()
             check = source_check(record, macros, cache=self.macro_checks)
+            if check is not None and parsed.unchecked:
+                check = check[:32] + UNCHECKED
             object.__setattr__(record, "source_check", check)
         return parsed
 

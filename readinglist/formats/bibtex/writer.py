@@ -59,8 +59,10 @@ from readinglist.formats.bibtex.copying import (
     biblatex_in_bibtex,
     marks_or_ids_differ,
     needs_user_state,
+    stale_fields,
 )
 from readinglist.formats.bibtex.digest import (
+    UNCHECKED,
     macro_check,
     source_check,
 )
@@ -552,11 +554,17 @@ class Writer:
                 copied = self._copy(source, needed)
                 if copied is not None:
                     return copied
-            elif check is not None and check[:32] == record.source_check[:32]:
-                # The data is as read (a macro cannot be given its old meaning, or the
-                # entry gets tags or notes): the record stands for its re-read, and
-                # unless tags or notes change its keywords or annote, its raw values
-                # agree with its columns without being decoded again.
+            elif (
+                check is not None
+                and check[:32] == record.source_check[:32]
+                and record.source_check[32:] != UNCHECKED
+                and (needed is None or check[32:] != record.source_check[32:])
+            ):
+                # The data is as read but a macro cannot be given its old meaning: the
+                # record stands for its re-read, and unless tags or notes change its
+                # keywords or annote, its raw values agree with its columns without
+                # being decoded again. (Tags, notes and the other rules of
+                # :meth:`_stale` replace their values in place: :meth:`_reread_entry`.)
                 return format_entry(
                     record, self.dialect, self.keywords, self.annote, record, not stale
                 )
@@ -575,10 +583,21 @@ class Writer:
         entry generated."""
         env = self.strings.env(read)
         again = reread(source, env)
-        if again is not None and not stale and needed is not None:
+        if again is not None and needed is not None:
             # Copied as written when every value may be and the data is as read; else
             # only the values that must change are replaced in place (:mod:`.patch`).
-            patched = patch_entry(record, source, env, self.dialect, again.record)
+            names = (
+                stale_fields(record, self.dialect, self.keywords, self.annote) if stale else set()
+            )
+            patched = patch_entry(
+                record,
+                source,
+                env,
+                self.dialect,
+                again.record,
+                frozenset(names),
+                (self.keywords, self.annote),
+            )
             copied = self._copy(patched.text, needed) if patched is not None else None
             if copied is not None:
                 return copied
