@@ -1,8 +1,9 @@
 """When an entry's text read from BibTeX can be copied as written, by what the export
-asks of it: the rules that send an entry to :mod:`.generate` instead although its data
-is unchanged (its own text says other than the export must: the reader's tags or notes
-merged in, provisional marks, biblatex's old keys, or biblatex-only forms a ``bibtex``
-export cannot hold). The LaTeX rule (:mod:`.inert`) and the data rule
+asks of it: the rules that make an export write some of its values anew although its
+data is unchanged (its own text says other than the export must: the reader's tags or
+notes merged in, provisional marks, biblatex's old keys, or biblatex-only forms a
+``bibtex`` export cannot hold), and which fields each concerns (:func:`stale_fields`:
+:mod:`.patch` replaces those in place). The LaTeX rule (:mod:`.inert`) and the data rule
 (:mod:`.digest`) are applied by :class:`.writer.Writer` itself.
 """
 

@@ -1,4 +1,4 @@
-"""Writing ``.bib`` text: copy an entry's own bytes when its data is unchanged, else generate it.
+"""Writing ``.bib`` text: an entry's own bytes, with only what must change replaced, else generated.
 
 Top floor of :mod:`readinglist.formats.bibtex` (imports every other module of it).
 
@@ -22,7 +22,10 @@ is written again just before that entry: BibTeX and biber read ``@string`` block
 in order, silently taking the latest (checked with bibtex 0.99d and biber 2.18, see
 ``tests/test_real_tools.py``).
 
-Every other entry is generated deterministically:
+An entry read from BibTeX that cannot be copied whole (a value to escape, a value
+changed since, tags or notes merged, the rules of :mod:`.copying`) is its own text
+with only those values replaced in place (:mod:`.patch`). Every other entry (no
+text, or one that does not settle so) is generated deterministically:
 
 * fields in :data:`FIELD_ORDER`, then the remaining fields alphabetically, lower-case
   names, two-space indent, ``name = {value}``, no comma after the last field;
@@ -42,10 +45,8 @@ Every other entry is generated deterministically:
   :func:`readinglist.records.provisional_marks`), which the reader turns back into
   the flags, so a re-imported export is still provisional (issue 13).
 
-Copied entries are never re-encoded, whichever the dialect: they are the user's own
-bytes. An entry whose source disagrees with the record about the provisional marks or
-(biblatex) the old keys, or (bibtex) that gives ``date`` or ``journaltitle``, which no
-BibTeX style reads, is generated instead. Records are ordered by :func:`entry_order`.
+Copied entries and the kept values of patched ones are never re-encoded, whichever
+the dialect: they are the user's own bytes. Records are ordered by :func:`entry_order`.
 """
 
 from __future__ import annotations
