@@ -448,13 +448,14 @@ def _without_crossref(
     complete: Callable[[Sequence[IntactEntry]], list[PaperRecord]],
 ) -> Iterator[PaperRecord | IntactEntry]:
     """``stream`` with the papers whose key is in ``unlinked`` (case-folded) as whole
-    records without ``crossref`` and without source text to copy
-    (:func:`with_crossref_parents`); the others as they come."""
+    records without ``crossref`` (:func:`with_crossref_parents`), their source text
+    never copied whole (no ``source_check``): the writer removes ``crossref`` from it
+    and adds the inherited fields in place; the others as they come."""
     for record in stream:
         if unlinked and (record.citekey or "").casefold() in unlinked:
             whole = complete([record])[0] if isinstance(record, IntactEntry) else record
             fields = {name: value for name, value in whole.fields.items() if name != "crossref"}
-            record = replace(whole, fields=fields, source_text=None, source_check=None)
+            record = replace(whole, fields=fields, source_check=None)
         yield record
 
 
