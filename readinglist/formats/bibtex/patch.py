@@ -97,7 +97,9 @@ def patch_entry(
         parts = salvage(source)
     except ValueSyntaxError:
         return None
-    if parts.repairs or not parts.key or record.citekey is None:
+    # A key is replaced in place; one the text lacks cannot be (its comma is missing).
+    key = record.citekey if (record.citekey or "") != parts.key else None
+    if parts.repairs or (key is not None and not (key and parts.key)):
         return None
     env = {**MONTH_MACROS, **macros}
     replaced: set[str] = set(stale)
@@ -108,7 +110,6 @@ def patch_entry(
             return None
         if must_rewrite(name.lower(), value):
             replaced.add(name.lower())
-    key = record.citekey if record.citekey != parts.key else None
     generated: dict[str, str] | None = None
     for _ in range(_ROUNDS):
         if replaced and generated is None:

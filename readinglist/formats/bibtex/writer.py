@@ -599,7 +599,14 @@ class Writer:
                 frozenset(names),
                 (self.keywords, self.annote),
             )
-            copied = self._copy(patched.text, needed) if patched is not None else None
+            if patched is not None and patched.replaced:
+                # Only the macros the kept values use need their definitions.
+                needed = self._macros_of(macro_names(patched.text), read)[1]
+            copied = (
+                self._copy(patched.text, needed)
+                if patched is not None and needed is not None
+                else None
+            )
             if copied is not None:
                 return copied
         return format_entry(
