@@ -89,15 +89,46 @@ def biber_errors(bib: Path) -> int:
     return sum(1 for line in (done.stdout + done.stderr).splitlines() if "ERROR" in line)
 
 
-def copied_entries(src: Path, exported: Path) -> tuple[int, int]:
-    """``(source entries found byte for byte in the export, source entries)``: each
-    entry's text as the reader cut it from the source (``source_text``)."""
+def copied_entries(src: Path, exported: Path) -> dict[str, int]:
+    """How the source's entries (each as the reader cut it, ``source_text``) stand in
+    the export: ``entries``; ``copied``, written byte for byte; ``patched``, byte for
+    byte but for values replaced in place (the text outside the value spans, the field
+    names and their order equal); ``replaced``, the values replaced in those."""
     from readinglist.formats import bibtex
+    from readinglist.formats.bibtex.salvage import salvage
+    from readinglist.formats.bibtex.values import ValueSyntaxError
 
-    text = src.read_text(encoding="utf-8", errors="replace")
-    entries = [r.source_text for r in bibtex.read(text, src.name).records if r.source_text]
-    out = exported.read_text(encoding="utf-8", errors="replace")
-    return sum(1 for entry in entries if entry in out), len(entries)
+    def cut(text: str) -> dict[str, str]:
+        records = bibtex.read(text, src.name).records
+        return {r.citekey: r.source_text for r in records if r.citekey and r.source_text}
+
+    def masked(entry: str) -> tuple[list[str], list[str], list[str]] | None:
+        try:
+            parts = salvage(entry)
+        except ValueSyntaxError:
+            return None
+        between, pos = [], 0
+        for _, _, start, end in parts.spans:
+            between.append(entry[pos:start])
+            pos = end
+        between.append(entry[pos:])
+        return [n for n, _, _ in parts.fields], between, [v for _, v, _ in parts.fields]
+
+    source = cut(src.read_text(encoding="utf-8", errors="replace"))
+    out_text = exported.read_text(encoding="utf-8", errors="replace")
+    out = cut(out_text)
+    counts = {"entries": len(source), "copied": 0, "patched": 0, "replaced": 0}
+    for key, text in source.items():
+        if text in out_text:
+            counts["copied"] += 1
+            counts["patched"] += 1
+            continue
+        mine, theirs = masked(text), masked(out.get(key, ""))
+        if mine is None or theirs is None or mine[:2] != theirs[:2]:
+            continue
+        counts["patched"] += 1
+        counts["replaced"] += sum(a != b for a, b in zip(mine[2], theirs[2], strict=True))
+    return counts
 
 
 def run(path: Path) -> dict[str, object]:
@@ -120,7 +151,7 @@ def run(path: Path) -> dict[str, object]:
         result["bibtex_errors"] = bibtex_errors(bib)
         result["biber_errors"] = biber_errors(bib)
         if src.suffix == ".bib" or path.name.endswith(".bib.gz"):
-            result["copied"], result["entries"] = copied_entries(src, first)
+            result |= copied_entries(src, first)
         return result
 
 

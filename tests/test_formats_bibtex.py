@@ -689,13 +689,15 @@ def test_write_copies_unchanged_entries_byte_for_byte(tricky: ParseResult) -> No
             continue
         assert record.source_text is not None
         if record.citekey == "Web2021":
-            # biblatex's date and journaltitle, which no BibTeX style reads: generated
-            # with year, month and journal for BibTeX, copied for biblatex (issue 15).
+            # biblatex's date and journaltitle, which no BibTeX style reads: replaced in
+            # place by year, month and journal for BibTeX (added after the last field),
+            # copied for biblatex (issue 15).
             assert record.source_text not in text
             assert (
-                "@online{Web2021,\n  author = {Doe, Jane},\n"
-                "  title = {A Dataset of {NLP} Things},\n  journal = {Data Journal},\n"
-                "  year = {2021},\n  month = mar,\n"
+                "@ONLINE{Web2021,\n  author = {Doe, Jane},\n"
+                "  title = {A Dataset of {NLP} Things},\n  eprint = {hep-th/9901001},\n"
+                "  eprinttype = {arxiv},\n  url = {https://example.org/data_set},\n"
+                "  journal = {Data Journal},\n  year = {2021},\n  month = mar,\n}"
             ) in text
             assert record.source_text in bibtex.write([record], dialect="biblatex")
             continue
@@ -725,25 +727,14 @@ def test_write_regenerates_entry_using_undefined_macros(tricky: ParseResult) -> 
 def test_write_changed_entry_keeps_raw_forms_of_unchanged_columns(
     tricky: ParseResult,
 ) -> None:
+    """A changed entry is its own text with only the changed values replaced in place
+    (a year changed, the month removed): every other value, the field order, the
+    entry type's case and the field names' case stay as written (formats/bibtex/patch.py)."""
+    source = tricky.records[0].source_text or ""
     record = dataclasses.replace(tricky.records[0], year=2021, month=None)
+    assert "  year = 2020,\n  month = jan,\n" in source
     assert bibtex.write([record]) == (
-        "@article{Mueller2020,\n"
-        r"  author = {M{\"u}ller, J{\"o}rg and van der Berg, Anna and {{European Space Agency}} and others},"
-        "\n"
-        r"  title = {{B}ayesian {GPU} Methods for Schr{\"o}dinger \& Co.},"
-        "\n"
-        "  journal = {Journal of Stuff},\n"
-        "  year = {2021},\n"
-        "  volume = {12},\n"
-        "  pages = {1--10},\n"
-        "  doi = {10.1000/abc.123},\n"
-        "  eprint = {2001.01234v2},\n"
-        "  archiveprefix = {arXiv},\n"
-        r"  abstract = {We show 50\% gains in $O(n \log n)$ time.},"
-        "\n"
-        "  keywords = {bayes; gpu},\n"
-        "  note = {Extra}\n"
-        "}\n"
+        source.replace("  year = 2020,\n  month = jan,\n", "  year = 2021,\n") + "\n"
     )
 
 
@@ -759,8 +750,9 @@ def test_write_changed_title_is_regenerated_with_protection(tricky: ParseResult)
 def test_write_unprotected_raw_title_is_reemitted(tricky: ParseResult) -> None:
     record = dataclasses.replace(by_key(tricky.records)["Paren2019"], tags=("x",))
     text = bibtex.write([record], keywords=True, strings=tricky.meta["strings"])
-    assert "  title = {Parenthesis-delimited (really)},\n" in text
-    assert "  keywords = {x}\n" in text
+    # The entry is its own text (parentheses, quotes) with the keywords added.
+    assert '  title = "Parenthesis-delimited (really)",\n' in text
+    assert '  month = "20--22 " # jun,\n  keywords = {x}\n)' in text
 
 
 def test_write_user_state_only_when_asked(tricky: ParseResult) -> None:
@@ -774,10 +766,10 @@ def test_write_user_state_only_when_asked(tricky: ParseResult) -> None:
     # (biblatex: Web2021's date and journaltitle make the BibTeX dialect generate it.)
     assert bibtex.write([record], dialect="biblatex") == record.source_text + "\n"
     with_keywords = bibtex.write([record], keywords=True)
-    assert "  keywords = {ml, NLP}\n" in with_keywords
+    assert "  keywords = {ml, NLP},\n}\n" in with_keywords
     assert "annote" not in with_keywords
     with_annote = bibtex.write([record], annote=True)
-    assert "  annote = {Check 100\\% of it}\n}\n" in with_annote
+    assert "  annote = {Check 100\\% of it},\n}\n" in with_annote
     assert "keywords" not in with_annote
 
 
@@ -1064,8 +1056,12 @@ def _pmlr_regenerated(dialect: bibtex.Dialect, limit: int | None = None) -> tupl
 @pytest.mark.tools("bibtex")
 def test_bibtex_processes_export_with_plain_bst(tmp_path: Path) -> None:
     text, count = _pmlr_regenerated("bibtex")
-    assert text.isascii()
-    (tmp_path / "export.bib").write_text(text, encoding="ascii")
+    # Each entry is its own text with the keywords added: its own UTF-8 bytes are kept,
+    # the values written anew are ASCII.
+    source = shared("pmlr-v48-icml2016.bib").read_text(encoding="utf-8")
+    assert {c for c in text if not c.isascii()} <= set(source)
+    assert all(line.isascii() for line in text.splitlines() if "keywords" in line)
+    (tmp_path / "export.bib").write_text(text, encoding="utf-8")
     (tmp_path / "doc.aux").write_text(
         "\\relax\n\\citation{*}\n\\bibstyle{plain}\n\\bibdata{export}\n", encoding="ascii"
     )

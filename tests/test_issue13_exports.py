@@ -327,7 +327,10 @@ def test_ids_that_name_another_paper_are_not_taken(invoke, tmp_path: Path) -> No
     assert invoke("show", "zwei", "--json").stdout.count('"key": "two"') == 1
     assert invoke("show", "one", "--json").stdout.count('"key": "one"') == 1
     exported = invoke("export", "biblatex", "key:two").stdout
-    assert "  ids = {zwei}\n" in exported
+    # Only the ids value is replaced (in place): the rest of the entry as written.
+    assert exported == (
+        "@article{two,\n  ids = {zwei},\n  author = {C D},\n  title = {Two},\n  year = {2021}\n}\n"
+    )
 
 
 def export_renamed_paper(invoke: Any, tmp_path: Path) -> Path:

@@ -769,8 +769,8 @@ def test_a_crossref_child_is_copied_only_when_its_text_alone_reads_to_its_data()
     """bbt-873's ``aaai96-2*1215`` names a parent the file lacks: the check copied it,
     but re-reading its text gave nothing (the reader held it back for its parent), so
     the re-reading path generated it. Re-read now, it is copied by both paths. A child
-    that did inherit (a ``booktitle`` from its parent) has no check and is generated
-    with what it inherited, so an export without the parent still says it."""
+    that did inherit (a ``booktitle`` from its parent) has no check and is written with
+    what it inherited added in place, so an export without the parent still says it."""
     from dataclasses import replace
 
     from readinglist.formats import bibtex
@@ -785,9 +785,10 @@ def test_a_crossref_child_is_copied_only_when_its_text_alone_reads_to_its_data()
     assert by_key["c2"].source_check is not None
     for records in ([by_key["c2"]], [replace(by_key["c2"], source_check=None)]):
         assert bibtex.write(records) == orphan + "\n"
+    # Its text, with what it inherited added in place.
     assert bibtex.write([by_key["c1"]]) == (
         "@inproceedings{c1,\n  author = {A. Author},\n  title = {Child},\n"
-        "  booktitle = {The Proceedings},\n  year = {2000},\n  crossref = {P}\n}\n"
+        "  crossref = {P},\n  booktitle = {The Proceedings},\n  year = {2000}\n}\n"
     )
 
 
@@ -801,8 +802,9 @@ def test_a_changed_record_with_its_old_check_is_regenerated() -> None:
     text = "@article{k1,\n  title = {Old},\n  journal = jt,\n  year = 2020,\n}\n"
     record = bibtex.read('@string{jt = "J"}\n' + text).records[0]
     changed = replace(record, venue="New Venue")
+    # Only the changed value is replaced (in place); the macro it used is not needed.
     assert bibtex.write([changed], strings='@string{jt = "J"}') == (
-        "@article{k1,\n  title = {Old},\n  journal = {New Venue},\n  year = {2020}\n}\n"
+        "@article{k1,\n  title = {Old},\n  journal = {New Venue},\n  year = 2020,\n}\n"
     )
     # A macro that now means something else: regenerated with the value read.
     assert bibtex.write([record], strings='@string{jt = "Other"}') == (

@@ -107,9 +107,12 @@ def test_biblatex_extended_names_and_dates(invoke: Any, tmp_path: Path) -> None:
     text = _export(invoke, tmp_path, "bibtex")
     assert "author = {de Jong, Karel and Smith, Jr., Anna}," in text
     assert "author = {de Vries, Anna}," in text  # an entry otherwise copied as written
+    # Only the values BibTeX cannot read are replaced, in place (date and journaltitle
+    # by journal, year and month after the last field; the months by the macro).
+    assert "urldate = {Sept. 3, 2020},\n  journal = {Journal of Names},\n" in text
     assert "year = {2018},\n  month = jan" in text
     assert "\n  date =" not in text
-    assert text.count("month = sep\n") == 2
+    assert text.count("month = sep,\n") == 2
     assert "month = {Summer}" in text
     bib = tmp_path / "out.bib"
     errors, _, _, warnings = bibtex_messages(bib)

@@ -456,18 +456,97 @@ def _without_crossref(
     complete: Callable[[Sequence[IntactEntry]], list[PaperRecord]],
 ) -> Iterator[PaperRecord | IntactEntry]:
     """``stream`` with the papers whose key is in ``unlinked`` (case-folded) as whole
-    records without ``crossref`` and without source text to copy
-    (:func:`with_crossref_parents`); the others as they come."""
+    records without ``crossref`` (:func:`with_crossref_parents`), their source text
+    never copied whole (no ``source_check``): the writer removes ``crossref`` from it
+    and adds the inherited fields in place; the others as they come."""
     for record in stream:
         if unlinked and (record.citekey or "").casefold() in unlinked:
             whole = complete([record])[0] if isinstance(record, IntactEntry) else record
             fields = {name: value for name, value in whole.fields.items() if name != "crossref"}
-            record = replace(whole, fields=fields, source_text=None, source_check=None)
+            record = replace(whole, fields=fields, source_check=None)
         yield record
 
 
 def _ignore(done: int) -> None:
     """No progress to report."""
+
+
+@dataclass
+class _BibtexRun:
+    """One BibTeX export's writer and how it reads the papers: ``ids`` in the writer's
+    order, the ``@string`` offsets of their imports, whether tags and notes are read."""
+
+    session: Session
+    writer: bibtex.Writer
+    ids: list[int]
+    tags: bool
+    notes: bool
+
+    def complete(self, entries: Sequence[IntactEntry]) -> list[PaperRecord]:
+        """The whole records of ``entries`` (see ``bibtex.Writer.entries``)."""
+        found = library.iter_bibtex_records(
+            self.session,
+            [entry.paper_id for entry in entries],
+            string_offsets=self.writer.string_offsets,
+            with_tags=self.tags,
+            with_notes=self.notes,
+            with_aliases=self.writer.reads_aliases,
+        )
+        return [record for record in found if isinstance(record, PaperRecord)]
+
+    def stream(self, unlinked: frozenset[str]) -> Iterator[PaperRecord | IntactEntry]:
+        """One generator over every paper (its queries built once, a chunk of rows read
+        at a time), the ``crossref`` of ``unlinked`` children inlined."""
+        return _without_crossref(
+            library.iter_bibtex_records(
+                self.session,
+                self.ids,
+                string_offsets=self.writer.string_offsets,
+                with_tags=self.tags,
+                with_notes=self.notes,
+                intact_fields=self.writer.rule_fields,
+                with_aliases=self.writer.reads_aliases,
+            ),
+            unlinked,
+            self.complete,
+        )
+
+
+def _bibtex_run(
+    session: Session, options: dict[str, Any], selected: tuple[Sequence[int], Sequence[str]]
+) -> _BibtexRun:
+    """The writer for ``selected`` (ids, keys): the papers sorted by
+    :func:`readinglist.formats.bibtex.entry_order` (``crossref`` parents last), the
+    ``@string`` and ``@preamble`` context of their imports."""
+    selected_ids, keys = selected
+    parents = _crossref_parents(session, selected_ids)
+    order = sorted(range(len(keys)), key=lambda i: bibtex.entry_order(keys[i], i, parents))
+    ids = [selected_ids[i] for i in order]
+    strings, preamble, parts = library.bibtex_context(session, ids)
+    writer = bibtex.Writer(
+        strings=strings, preamble=preamble, parents=parents, string_parts=parts, **options
+    )
+    return _BibtexRun(
+        session, writer, ids, bool(options.get("keywords")), bool(options.get("annote"))
+    )
+
+
+def _with_aliases(
+    records: list[PaperRecord | IntactEntry],
+    aliases: dict[str, list[str]],
+    complete: Callable[[Sequence[IntactEntry]], list[PaperRecord]],
+) -> list[PaperRecord | IntactEntry]:
+    """``records``, each whose key has old keys followed by a copy under each, generated
+    from its whole record (never copied from its source)."""
+    cited = [r for r in records if isinstance(r, IntactEntry) and r.citekey in aliases]
+    wholes = dict(zip(map(id, cited), complete(cited), strict=True))
+    return [
+        copy
+        for record in records
+        for copy in _with_alias_copies(
+            wholes.get(id(record), record), aliases.get(record.citekey or "")
+        )
+    ]
 
 
 def _write_bibtex_in_chunks(
@@ -500,48 +579,11 @@ def _write_bibtex_in_chunks(
     people and fields are read only when the writer cannot copy its text (issue 17
     item 2); the text written is the same.
     """
-    selected_ids, keys = selected
     unlinked = options.pop("unlinked", frozenset())
-    parents = _crossref_parents(session, selected_ids)
-    order = sorted(range(len(keys)), key=lambda i: bibtex.entry_order(keys[i], i, parents))
-    ids = [selected_ids[i] for i in order]
-    strings, preamble, parts = library.bibtex_context(session, ids)
-    writer = bibtex.Writer(
-        strings=strings, preamble=preamble, parents=parents, string_parts=parts, **options
-    )
-    offsets = writer.string_offsets
-    spooled = bool(strings or preamble)
-    tags, notes = bool(options.get("keywords")), bool(options.get("annote"))
-
-    def complete(entries: Sequence[IntactEntry]) -> list[PaperRecord]:
-        """The whole records of ``entries`` (see ``bibtex.Writer.entries``)."""
-        found = library.iter_bibtex_records(
-            session,
-            [entry.paper_id for entry in entries],
-            string_offsets=offsets,
-            with_tags=tags,
-            with_notes=notes,
-            with_aliases=writer.reads_aliases,
-        )
-        return [record for record in found if isinstance(record, PaperRecord)]
-
-    # One generator over every paper (its queries built once, a chunk of rows read at
-    # a time), taken a chunk of records at a time.
-    stream = audit.watch(
-        _without_crossref(
-            library.iter_bibtex_records(
-                session,
-                ids,
-                string_offsets=offsets,
-                with_tags=tags,
-                with_notes=notes,
-                intact_fields=writer.rule_fields,
-                with_aliases=writer.reads_aliases,
-            ),
-            unlinked,
-            complete,
-        )
-    )
+    run = _bibtex_run(session, options, selected)
+    writer = run.writer
+    spooled = bool(writer.strings.definitions or writer.preamble)
+    stream = audit.watch(run.stream(unlinked))
     with tempfile.SpooledTemporaryFile(32 << 20, "w+", encoding="utf-8", newline="\n") as spool:
         body: IO[str] = spool if spooled else out
         written = False
@@ -549,18 +591,9 @@ def _write_bibtex_in_chunks(
         while records := list(islice(stream, library.RECORD_CHUNK)):
             done += len(records)
             if aliases:
-                # An entry written again under an old key is generated from its record.
-                cited = [r for r in records if isinstance(r, IntactEntry) and r.citekey in aliases]
-                wholes = dict(zip(map(id, cited), complete(cited), strict=True))
-                records = [
-                    copy
-                    for record in records
-                    for copy in _with_alias_copies(
-                        wholes.get(id(record), record), aliases.get(record.citekey or "")
-                    )
-                ]
+                records = _with_aliases(records, aliases, run.complete)
             # In the writer's order already, unless copies under old keys were added.
-            text = writer.entries(records, complete, ordered=not aliases)
+            text = writer.entries(records, run.complete, ordered=not aliases)
             if text:
                 body.write("\n\n" + text if written else text)
                 written = True

@@ -13,7 +13,9 @@ these modules import bibtexparser::
       inert.py    the allow-list of inert LaTeX markup: what an export may copy
       encode.py   columns and raw values as BibTeX text (escaping, names, citation keys)
       generate.py entries written anew, field by field, by provenance
-      writer.py   Writer and write: copy unchanged entries byte for byte, generate the rest
+      copying.py  the export's rules that ask for values anew (tags, notes, biblatex forms)
+      patch.py    an entry's own text with only the values that must change replaced
+      writer.py   Writer and write: copy unchanged entries byte for byte, patch or generate
 
 LaTeX is decoded by :mod:`readinglist.text` (one fast decoder, then pylatexenc), DOIs
 and arXiv ids are normalized by :mod:`readinglist.identifiers`.

@@ -1,8 +1,9 @@
 """When an entry's text read from BibTeX can be copied as written, by what the export
-asks of it: the rules that send an entry to :mod:`.generate` instead although its data
-is unchanged (its own text says other than the export must: the reader's tags or notes
-merged in, provisional marks, biblatex's old keys, or biblatex-only forms a ``bibtex``
-export cannot hold). The LaTeX rule (:mod:`.inert`) and the data rule
+asks of it: the rules that make an export write some of its values anew although its
+data is unchanged (its own text says other than the export must: the reader's tags or
+notes merged in, provisional marks, biblatex's old keys, or biblatex-only forms a
+``bibtex`` export cannot hold), and which fields each concerns (:func:`stale_fields`:
+:mod:`.patch` replaces those in place). The LaTeX rule (:mod:`.inert`) and the data rule
 (:mod:`.digest`) are applied by :class:`.writer.Writer` itself.
 """
 
@@ -16,6 +17,9 @@ from readinglist.formats.bibtex.fields import (
 )
 from readinglist.formats.bibtex.generate import Facts, merged_annote, merged_keywords
 from readinglist.records import PROVISIONAL_FIELD, provisional_marks
+
+#: What classic BibTeX writes for biblatex's ``date`` and ``journaltitle``.
+_CLASSIC_FOR_BIBLATEX = ("date", "journaltitle", "journal", "year", "month")
 
 
 def needs_user_state(record: Facts, keywords: bool, annote: bool) -> bool:
@@ -59,3 +63,27 @@ def biblatex_in_bibtex(record: Facts, dialect: Dialect) -> bool:
         record.source_text is not None
         and (mentions_extended_names(record.source_text) or month_needs_macro(record.source_text))
     )
+
+
+def stale_fields(record: Facts, dialect: Dialect, keywords: bool, annote: bool) -> set[str]:
+    """The fields (lower-case) the rules above ask to write anew in ``record``'s
+    ``source_text``, each in place (:mod:`.patch`): ``keywords``/``annote`` with tags
+    or notes merged, the provisional marks and (biblatex) ``ids``, and for ``bibtex``
+    a month not written as the macro, name lists in the extended form, ``date`` and
+    ``journaltitle`` (with the ``year``, ``month`` and ``journal`` written for them)."""
+    names: set[str] = set()
+    if keywords and needs_user_state(record, True, False):
+        names.add("keywords")
+    if annote and needs_user_state(record, False, True):
+        names.add("annote")
+    if marks_or_ids_differ(record, dialect):
+        names.update((PROVISIONAL_FIELD, "ids"))
+    text = record.source_text or ""
+    if dialect == "bibtex":
+        if any(n in record.fields for n in BIBLATEX_FOR_BIBTEX):
+            names.update(_CLASSIC_FOR_BIBLATEX)
+        if mentions_extended_names(text):
+            names.update(("author", "editor"))
+        if month_needs_macro(text):
+            names.add("month")
+    return names

@@ -32,6 +32,12 @@ from readinglist.formats.bibtex.values import macro_names
 from readinglist.identifiers import normalize_arxiv, normalize_doi
 from readinglist.records import PaperRecord, Person
 
+#: The macro half of the ``source_check`` of a text that may never be copied whole (a
+#: value to escape or not inert, :func:`~.encode.escaping_needs`): no digest equals it,
+#: so the writer always reads such a text again and replaces those values in place
+#: (:mod:`.patch`), while the data half still tells the library the data is as read.
+UNCHECKED = "-" * 32
+
 
 def source_check(
     record: PaperRecord,

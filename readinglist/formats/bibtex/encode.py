@@ -251,6 +251,18 @@ def needs_escaping(value: str) -> bool:
     return not is_inert(value) or escape_raw(value, "biblatex") != value
 
 
+def must_rewrite(name: str, value: str) -> bool:
+    """True when the raw value of field ``name`` cannot be copied as written: markup
+    that is not inert (:func:`~.inert.offending`), or (not verbatim) a bare
+    ``& % # _``, an unbalanced ``$`` or brace. :func:`escaping_needs` for one value:
+    what an export replaces in place (:mod:`.patch`)."""
+    if _RAW_SPECIALS.search(value) is None:  # most values: nothing to look at
+        return False
+    if offending(value) is not None:
+        return True
+    return not is_verbatim(name, value) and escape_raw(value, "biblatex") != value
+
+
 def escaping_needs(values: Mapping[str, str]) -> tuple[bool, dict[str, str]]:
     """What an entry's raw ``values`` need before an export may write them: whether one
     (not verbatim) has a bare ``& % # _``, an unbalanced ``$`` or brace (escaped on

@@ -422,6 +422,21 @@ def _encode_keywords(keywords: Sequence[str], dialect: Dialect) -> str:
     return ", ".join(escape_literal(k, dialect) for k in keywords)
 
 
+def entry_fields(
+    record: PaperRecord,
+    dialect: Dialect,
+    keywords: bool = False,
+    annote: bool = False,
+    source: PaperRecord | None = None,
+    trusted: bool = False,
+) -> dict[str, str]:
+    """Field name (lower-case) -> delimited value text (``{...}`` or a bare month
+    macro) of the entry :func:`format_entry` writes for ``record``: the one home of
+    how each value is written anew, also for the values an export replaces in place
+    (:mod:`.patch`). Arguments as for :func:`format_entry`."""
+    return _EntryFields(record, dialect, source, trusted).build(keywords, annote)
+
+
 def format_entry(
     record: PaperRecord,
     dialect: Dialect,
@@ -430,7 +445,11 @@ def format_entry(
     source: PaperRecord | None = None,
     trusted: bool = False,
 ) -> str:
-    fields = _EntryFields(record, dialect, source, trusted).build(keywords, annote)
+    """The entry of ``record`` written anew: its :func:`entry_fields` in
+    :data:`FIELD_ORDER`, then alphabetically, two-space indent, lower-case entry type
+    and names (``source``: the record re-read from its text, ``trusted``: the record
+    is as read from its raw values; see :class:`_EntryFields`)."""
+    fields = entry_fields(record, dialect, keywords, annote, source, trusted)
     names = sorted(fields, key=lambda n: (_ORDER_INDEX.get(n, len(_ORDER_INDEX)), n))
     key = valid_citekey(record.citekey, dialect) if record.citekey else ""
     lines = [f"@{entry_type_name(record.entry_type)}{{{key},"]

@@ -51,7 +51,7 @@ from bibtexparser.model import (
     String,
 )
 
-from readinglist.formats.bibtex.digest import source_check
+from readinglist.formats.bibtex.digest import UNCHECKED, source_check
 from readinglist.formats.bibtex.encode import EscapeReport, escaping_needs
 from readinglist.formats.bibtex.fields import (
     decode_date,
@@ -97,6 +97,11 @@ class Parsed:
 
     record: PaperRecord
     used_macros: frozenset[str]
+    #: True: a value of the text cannot be copied as written (:func:`~.encode.
+    #: escaping_needs`), so the macro half of its ``source_check`` is
+    #: :data:`~.digest.UNCHECKED` (the writer reads the text again and replaces that
+    #: value in place).
+    unchecked: bool = False
 
 
 class Reader:
@@ -321,7 +326,9 @@ class Reader:
                 dirty = True
                 yield problem
         escaped, as_text = escaping_needs(values)
-        dirty = dirty or escaped or bool(as_text)
+        # A value to escape or write as text keeps the entry's text (the export replaces
+        # that value in place, :mod:`.patch`), never copied whole (digest.UNCHECKED).
+        unchecked = escaped or bool(as_text)
         yield from self.escapes.problems(key, escaped, as_text, line)
         yield from self._checks(key, values, field_lines, line)
         if entry_type == "xdata":
@@ -333,6 +340,7 @@ class Reader:
                 key or None, entry_type, values, raw, line, strings_read=len(self.definitions)
             ),
             frozenset(used),
+            unchecked,
         )
         if dirty:
             parsed.record = replace(parsed.record, source_text=None)
@@ -444,6 +452,8 @@ class Reader:
             if len(self.macro_checks) > _MACRO_CHECKS:
                 self.macro_checks.clear()
             check = source_check(record, macros, cache=self.macro_checks)
+            if check is not None and parsed.unchecked:
+                check = check[:32] + UNCHECKED
             object.__setattr__(record, "source_check", check)
         return parsed
 

@@ -38,13 +38,18 @@ class Salvaged:
     """The parts of one entry read by :func:`salvage`.
 
     ``fields`` holds ``(name, value expression, line offset)`` (the offset counts lines
-    from the entry's first line); ``repairs`` ``(message, line offset)``.
+    from the entry's first line); ``repairs`` ``(message, line offset)``. ``spans``
+    holds, for each of ``fields``, ``(name start, name end, value start, value end)``:
+    offsets in the text given to :func:`salvage` (what an export that replaces one
+    value in place needs); ``key_span`` the key's ``(start, end)`` there.
     """
 
     entry_type: str
     key: str
     fields: list[tuple[str, str, int]] = field(default_factory=list)
     repairs: list[tuple[str, int]] = field(default_factory=list)
+    spans: list[tuple[int, int, int, int]] = field(default_factory=list)
+    key_span: tuple[int, int] = (0, 0)
 
 
 def salvage(raw: str) -> Salvaged:
@@ -56,6 +61,7 @@ def salvage(raw: str) -> Salvaged:
     head = _HEAD.match(raw.lstrip())
     if head is None:
         raise ValueSyntaxError("not an entry")
+    shift = len(raw) - len(raw.lstrip())
     raw = raw.lstrip()
     closer = "}" if head.group(2) == "{" else ")"
     pos = _skip(raw, head.end())
@@ -66,7 +72,7 @@ def salvage(raw: str) -> Salvaged:
         key, after = "", pos  # no key: the first field starts here
     elif after < len(raw) and raw[after] not in (",", closer):
         raise ValueSyntaxError(f"expected a comma after the key, found {raw[after]!r}")
-    result = Salvaged(head.group(1).lower(), key)
+    result = Salvaged(head.group(1).lower(), key, key_span=(shift + pos, shift + pos + len(key)))
     pos = after
     first = True
     while True:
@@ -96,6 +102,7 @@ def salvage(raw: str) -> Salvaged:
         start = _skip(raw, pos + 1)
         end = _value_end(raw, start, closer)
         result.fields.append((name.group(), raw[start:end], raw.count("\n", 0, name.start())))
+        result.spans.append((shift + name.start(), shift + name.end(), shift + start, shift + end))
         pos = end
 
 

@@ -1,4 +1,4 @@
-"""Writing ``.bib`` text: copy an entry's own bytes when its data is unchanged, else generate it.
+"""Writing ``.bib`` text: an entry's own bytes, with only what must change replaced, else generated.
 
 Top floor of :mod:`readinglist.formats.bibtex` (imports every other module of it).
 
@@ -22,7 +22,10 @@ is written again just before that entry: BibTeX and biber read ``@string`` block
 in order, silently taking the latest (checked with bibtex 0.99d and biber 2.18, see
 ``tests/test_real_tools.py``).
 
-Every other entry is generated deterministically:
+An entry read from BibTeX that cannot be copied whole (a value to escape, a value
+changed since, tags or notes merged, the rules of :mod:`.copying`) is its own text
+with only those values replaced in place (:mod:`.patch`). Every other entry (no
+text, or one that does not settle so) is generated deterministically:
 
 * fields in :data:`FIELD_ORDER`, then the remaining fields alphabetically, lower-case
   names, two-space indent, ``name = {value}``, no comma after the last field;
@@ -42,16 +45,14 @@ Every other entry is generated deterministically:
   :func:`readinglist.records.provisional_marks`), which the reader turns back into
   the flags, so a re-imported export is still provisional (issue 13).
 
-Copied entries are never re-encoded, whichever the dialect: they are the user's own
-bytes. An entry whose source disagrees with the record about the provisional marks or
-(biblatex) the old keys, or (bibtex) that gives ``date`` or ``journaltitle``, which no
-BibTeX style reads, is generated instead. Records are ordered by :func:`entry_order`.
+Copied entries and the kept values of patched ones are never re-encoded, whichever
+the dialect: they are the user's own bytes. Records are ordered by :func:`entry_order`.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from readinglist.formats.bibtex.copying import (
@@ -59,9 +60,10 @@ from readinglist.formats.bibtex.copying import (
     biblatex_in_bibtex,
     marks_or_ids_differ,
     needs_user_state,
+    stale_fields,
 )
 from readinglist.formats.bibtex.digest import (
-    bibliographic_fingerprint,
+    UNCHECKED,
     macro_check,
     source_check,
 )
@@ -77,7 +79,8 @@ from readinglist.formats.bibtex.inert import (
     join_may_build_command,
     preamble_offending,
 )
-from readinglist.formats.bibtex.reader import Parsed, Reader, batches
+from readinglist.formats.bibtex.patch import patch_entry, reread
+from readinglist.formats.bibtex.reader import Reader, batches
 from readinglist.formats.bibtex.values import (
     MONTH_MACROS,
     PREAMBLE_MACRO_USE,
@@ -159,15 +162,6 @@ def string_offsets(parts: Iterable[tuple[int, str]]) -> dict[int, int]:
     parts = list(parts)
     starts = _Strings(text for _, text in parts).starts
     return {part_id: start for (part_id, _), start in zip(parts, starts, strict=True)}
-
-
-def _reread(source_text: str, macros: Mapping[str, str]) -> Parsed | None:
-    """Read ``source_text`` alone with ``macros``; None unless it is one entry. An entry
-    naming a ``crossref`` parent is read too (nothing to inherit from: its own data)."""
-    reader = Reader("<source_text>", macros, checks=False)
-    items = [*reader.feed(source_text, 0), *reader.finish()]
-    parsed = [item for item in items if isinstance(item, Parsed)]
-    return parsed[0] if len(parsed) == 1 else None
 
 
 def entry_order(
@@ -561,11 +555,17 @@ class Writer:
                 copied = self._copy(source, needed)
                 if copied is not None:
                     return copied
-            elif check is not None and check[:32] == record.source_check[:32]:
-                # The data is as read (a macro cannot be given its old meaning, or the
-                # entry gets tags or notes): the record stands for its re-read, and
-                # unless tags or notes change its keywords or annote, its raw values
-                # agree with its columns without being decoded again.
+            elif (
+                check is not None
+                and check[:32] == record.source_check[:32]
+                and record.source_check[32:] != UNCHECKED
+                and (needed is None or check[32:] != record.source_check[32:])
+            ):
+                # The data is as read but a macro cannot be given its old meaning: the
+                # record stands for its re-read, and unless tags or notes change its
+                # keywords or annote, its raw values agree with its columns without
+                # being decoded again. (Tags, notes and the other rules of
+                # :meth:`_stale` replace their values in place: :meth:`_reread_entry`.)
                 return format_entry(
                     record, self.dialect, self.keywords, self.annote, record, not stale
                 )
@@ -582,14 +582,31 @@ class Writer:
         """:meth:`_entry` when the check did not settle it: ``source`` read again with
         the macros of ``read``, copied when it reads to the record's data, else the
         entry generated."""
-        again = _reread(source, self.strings.env(read))
-        if (
-            again is not None
-            and not stale
-            and needed is not None
-            and bibliographic_fingerprint(again.record) == bibliographic_fingerprint(record)
-        ):
-            copied = self._copy(source, needed)
+        env = self.strings.env(read)
+        again = reread(source, env)
+        if again is not None and needed is not None:
+            # Copied as written when every value may be and the data is as read; else
+            # only the values that must change are replaced in place (:mod:`.patch`).
+            names = (
+                stale_fields(record, self.dialect, self.keywords, self.annote) if stale else set()
+            )
+            patched = patch_entry(
+                record,
+                source,
+                env,
+                self.dialect,
+                again.record,
+                frozenset(names),
+                (self.keywords, self.annote),
+            )
+            if patched is not None and patched.replaced:
+                # Only the macros the kept values use need their definitions.
+                needed = self._macros_of(macro_names(patched.text), read)[1]
+            copied = (
+                self._copy(patched.text, needed)
+                if patched is not None and needed is not None
+                else None
+            )
             if copied is not None:
                 return copied
         return format_entry(
