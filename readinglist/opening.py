@@ -118,3 +118,97 @@ def open_library(engine: Engine, where: str, *, create: bool, migrate: bool = Tr
         return False
     db.ensure_schema(engine)
     return empty
+
+
+class Creation:
+    """What a write made where there was no library: the database (``where``, as people
+    name it) and, for SQLite, the file, whether it existed (empty) before, and the folders
+    made for it (deepest first). Kept so that a command that fails before its first
+    commit takes the library back (:func:`undo_creation`)."""
+
+    __slots__ = ("existed", "folders", "path", "where")
+
+    def __init__(self, where: str, path: Path | None, existed: bool, folders: list[Path]) -> None:
+        self.where = where
+        self.path = path
+        self.existed = existed
+        self.folders = folders
+
+
+def missing_folders(path: Path) -> list[Path]:
+    """The folders above ``path`` that do not exist yet, deepest first (those creating the
+    file would make)."""
+    missing = []
+    folder = path.parent
+    while folder != folder.parent and _size(folder) is None:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def undo_creation(engine: Engine, creation: Creation) -> bool:
+    """Take back the library a failed or interrupted write created: the creation belongs
+    to the transaction that failed, so nothing of it is left: the SQLite file (with its
+    ``-wal``/``-shm`` files; a file that existed empty is emptied again) and the folders
+    made for it, or the tables on a server. Only a library that is still empty goes, with
+    no other writer on it: SQLite's write lock taken without waiting; PostgreSQL's
+    ``LOCK TABLE ... NOWAIT`` on every table, dropped in that transaction. Returns True
+    when it went; False, keeping it, when another process holds or has filled it. Never
+    raises (the command's own error or interruption is the one to report)."""
+    engine.dispose()
+    try:
+        if creation.path is not None:
+            return _undo_sqlite(creation.path, creation)
+        return _undo_server(engine)
+    except Exception:
+        return False
+    finally:
+        engine.dispose()
+
+
+def _undo_sqlite(path: Path, creation: Creation) -> bool:
+    import sqlite3
+
+    connection = sqlite3.connect(path, timeout=0, isolation_level=None)
+    try:
+        connection.execute("BEGIN IMMEDIATE")
+        names = [
+            row[0]
+            for row in connection.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
+                "'sqlite%' AND name NOT LIKE 'paper_fts%' AND name <> 'alembic_version'"
+            )
+        ]
+        for name in names:
+            if connection.execute(f'SELECT 1 FROM "{name}" LIMIT 1').fetchone():
+                return False
+        for extra in ("-wal", "-shm", "-journal"):
+            path.with_name(path.name + extra).unlink(missing_ok=True)
+        if creation.existed:
+            path.write_bytes(b"")
+        else:
+            path.unlink(missing_ok=True)
+    finally:
+        connection.close()
+    for folder in creation.folders:
+        folder.rmdir()
+    return True
+
+
+def _undo_server(engine: Engine) -> bool:
+    from sqlalchemy import inspect
+
+    with engine.connect() as conn, conn.begin():
+        quote = conn.dialect.identifier_preparer.quote
+        tables = [quote(t) for t in inspect(conn).get_table_names()]
+        if not tables:
+            return True
+        conn.exec_driver_sql(f"LOCK TABLE {', '.join(tables)} IN ACCESS EXCLUSIVE MODE NOWAIT")
+        for table in tables:
+            if (
+                table != "alembic_version"
+                and conn.exec_driver_sql(f"SELECT 1 FROM {table} LIMIT 1").first()
+            ):
+                return False
+        conn.exec_driver_sql(f"DROP TABLE {', '.join(tables)} CASCADE")
+    return True

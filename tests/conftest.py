@@ -131,8 +131,21 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     )
 
 
-#: Parts of test ids known to take minutes (real biber on thousands of entries): run first.
-LONGEST = ("cdl-bibliography", "acl-anthology", "beebe-fisheries", "acl-2020")
+#: Parts of test ids known to take longest (measured with ``--durations``: real LaTeX runs
+#: after each step, concurrent processes, fuzzed ranking caches, biber on the largest
+#: files): run first.
+LONGEST = (
+    "test_real_document_compiles_after_each_step",
+    "test_concurrent_refreshes_leave_one_complete_file",
+    "test_out_of_range_indices_never_reach_scipy",
+    "test_fuzzed_cache_arrays_never_crash_a_ranking_command",
+    "test_beebe_slice_with_macros_and_preambles_round_trips",
+    "test_generated_library_round_trips_through_the_database",
+    "cdl-bibliography",
+    "acl-anthology",
+    "beebe-fisheries",
+    "acl-2020",
+)
 
 
 def _weight(item: pytest.Item) -> int:

@@ -22,8 +22,10 @@ messages without line numbers:
   or a BibTeX entry the source gave BibTeX no way to read (no key, a syntax error)
   that the import recovered. Every other warning must be of a class the source gives.
 
-Large files are sliced deterministically (the first :data:`SLICE` entries) and marked
-slow. Set ``READINGLIST_REAL_TOOLS_REPORT=path`` to append one JSON line of counts per
+A BibTeX file of more than :data:`SLICE` entries is cut to the entries that hold its
+constructs (:func:`construct_slice`: every entry type, field, LaTeX command, macro,
+``crossref`` parent, non-ASCII and math value... a few times each), deterministically;
+the whole files stay in ``benchmarks/fixpoint.py``. Set ``READINGLIST_REAL_TOOLS_REPORT=path`` to append one JSON line of counts per
 file (entries, errors and warnings, source vs export) for the note.
 """
 
@@ -43,8 +45,13 @@ from helpers import require_tools, shared_data
 
 pytestmark = pytest.mark.tools("bibtex", "biber")
 
-#: Entries taken from a file too large to run whole (the first ones, always the same).
-SLICE = 2000
+#: A BibTeX file with more entries than this is cut by construct (:func:`construct_slice`):
+#: biber's time grows with the entries (about 10 ms of CPU each), not with the constructs.
+SLICE = 400
+#: The entries a construct slice is chosen from (the first ones of the file).
+SCAN = 10000
+#: How many entries of each construct a slice keeps.
+EACH = 3
 #: Files read whole in a few seconds; the others are marked slow.
 FAST = {
     "asreview-pubmed-zotero.ris",
@@ -102,18 +109,90 @@ def _params() -> list[Any]:
 
 
 def source_bytes(path: Path) -> bytes:
-    """The file's bytes (a ``.gz`` decompressed), a BibTeX file cut after its first
-    :data:`SLICE` entries: biber's time grows with the entries, and the classes of
-    entries a file holds show in its first thousands (the whole files are checked by
-    ``benchmarks/fixpoint.py``, which runs bibtex and biber on the exports too)."""
+    """The file's bytes (a ``.gz`` decompressed); a BibTeX file of more than :data:`SLICE`
+    entries cut to its constructs (:func:`construct_slice` of its first :data:`SCAN`)."""
     data = path.read_bytes()
     if path.suffix == ".gz":
         data = gzip.decompress(data)
-    elif len(_ENTRY.findall(data.decode("utf-8", "replace"))) <= SLICE:
-        return data
     text = data.decode("utf-8", "replace")
     starts = [m.start() for m in _ENTRY.finditer(text)]
-    return (text[: starts[SLICE]] if len(starts) > SLICE else text).encode("utf-8")
+    if Path(path.name.removesuffix(".gz")).suffix != ".bib" or len(starts) <= SLICE:
+        return data
+    return construct_slice(text[: starts[SCAN]] if len(starts) > SCAN else text).encode("utf-8")
+
+
+_HEAD = re.compile(r"@\s*(\w+)\s*[{(]\s*([^,\s]*)")
+_FIELD = re.compile(r"^\s*([A-Za-z][\w:.+-]*)\s*=\s*(\S)", re.MULTILINE)
+_COMMAND = re.compile(r"\\([A-Za-z]+|[^A-Za-z\s])")
+_PARENT = re.compile(r"\b(?:crossref|xdata)\s*=\s*[{\"]\s*([^}\",\s]+)", re.IGNORECASE)
+#: Characters whose handling differs between BibTeX, biber and LaTeX.
+_MARKS = {
+    "$": "math",
+    "#": "concatenation",
+    "%": "percent",
+    "&": "ampersand",
+    "~": "tie",
+    "{{": "double brace",
+    "\t": "tab",
+    '"': "quote",
+}
+
+
+def constructs(block: str, keys: set[str]) -> set[str]:
+    """The constructs of one ``@`` block of a BibTeX file: its type, each field name, each
+    LaTeX command, a value given bare (a macro or a number), non-ASCII text, math, ``#``
+    and the other marks of :data:`_MARKS`, a key seen before (``keys``, updated) or with
+    odd characters, a field given twice, a missing author, title or year, unbalanced
+    braces, a long entry."""
+    head = _HEAD.match(block)
+    kind, key = (head.group(1).lower(), head.group(2).casefold()) if head else ("?", "")
+    found = {f"type {kind}", *(f"command {c}" for c in _COMMAND.findall(block))}
+    if key in keys:
+        found.add("duplicate key")
+    keys.add(key)
+    if not key.isascii() or re.search(r"[^\w:./-]", key):
+        found.add("odd key")
+    fields = _FIELD.findall(block)
+    names = [name.lower() for name, _ in fields]
+    found |= {f"field {name}" for name in names}
+    found |= {f"no {name}" for name in ("author", "title", "year") if name not in names}
+    found |= {"bare value" for _, first in fields if first not in '{"'}
+    found |= {flag for mark, flag in _MARKS.items() if mark in block}
+    if len(names) != len(set(names)):
+        found.add("repeated field")
+    if not block.isascii():
+        found.add("non-ascii")
+    if block.count("{") != block.count("}"):
+        found.add("unbalanced")
+    if len(block) > 4000:
+        found.add("long")
+    return found
+
+
+def construct_slice(text: str) -> str:
+    """``text`` (a BibTeX file) cut to the blocks that hold its constructs, in their order:
+    every ``@string``, ``@preamble`` and ``@comment``, each entry that brings a construct
+    (:func:`constructs`) seen fewer than :data:`EACH` times so far, and the ``crossref`` /
+    ``xdata`` parents of the entries kept. Deterministic."""
+    starts = [m.start() for m in _ENTRY.finditer(text)]
+    blocks = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+    seen: dict[str, int] = {}
+    keys: set[str] = set()
+    keep: set[int] = set()
+    for index, block in enumerate(blocks):
+        found = constructs(block, keys)
+        if found & {"type string", "type preamble", "type comment"} or any(
+            seen.get(c, 0) < EACH for c in found
+        ):
+            keep.add(index)
+            for construct in found:
+                seen[construct] = seen.get(construct, 0) + 1
+    parents = {key.casefold() for i in keep for key in _PARENT.findall(blocks[i])}
+    for index, block in enumerate(blocks):
+        head = _HEAD.match(block)
+        if head and head.group(2).casefold() in parents:
+            keep.add(index)
+    return text[: starts[0] if starts else len(text)] + "".join(blocks[i] for i in sorted(keep))
 
 
 def bibtex_messages(bib: Path) -> tuple[int, set[str], int, set[str]]:
@@ -185,8 +264,9 @@ def _casefold_parents(messages: set[str]) -> set[str]:
 
 def warning_class(message: str) -> str:
     """A warning without the names in it (entry keys, macro and field names, values):
-    ``undefined macro "AAAI-99"`` and ``undefined macro "AIJ"`` are one class."""
-    return re.sub(r"'[^']*'|\"[^\"]*\"|\bin \S+$", "X", message)
+    ``undefined macro "AAAI-99"`` and ``undefined macro "AIJ"`` are one class, and so are
+    ``possible runaway string started at line 15`` and ``... at line 3735``."""
+    return re.sub(r"'[^']*'|\"[^\"]*\"|\bin \S+$|\bline \d+", "X", message)
 
 
 def _report(row: dict[str, Any]) -> None:

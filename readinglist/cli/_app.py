@@ -39,13 +39,16 @@ class AppContext:
     #: The current reader's name once the engine is made (:meth:`engine`); None before.
     reader: str | None = None
     _announced: set[str] = field(default_factory=set, repr=False)
+    #: The library this run created, until its first commit (:meth:`session`).
+    _creation: Any = field(default=None, repr=False)
 
     def engine(self, *, migrate: bool = True, create: bool = True) -> Engine:
         """Return the engine; on first use refuse a library holding objects readinglist
         does not create (:mod:`readinglist.schema_objects`), then create (``create``) or
         upgrade the schema (``migrate``). A read (``create=False``) of a missing or empty
         database raises NoLibrary (exit 6) and creates nothing; a write that creates the
-        library says so on stderr (:mod:`readinglist.opening`)."""
+        library says so on stderr once it commits, and takes it back if it fails first
+        (:meth:`session`, :mod:`readinglist.opening`)."""
         if self._engine is None:
             from readinglist import db, decided, opening
             from readinglist.config import sqlite_path
@@ -54,6 +57,11 @@ class AppContext:
 
             path = sqlite_path(self.settings.database_url)
             new_file = path is not None and opening.check_sqlite_file(path, create=create)
+            creation = None
+            if new_file and migrate and path is not None:
+                creation = opening.Creation(
+                    self.where(), path, path.exists(), opening.missing_folders(path)
+                )
             engine = db.make_engine(self.settings.database_url)
             if migrate or not create:
                 try:
@@ -66,14 +74,22 @@ class AppContext:
                             engine, self.where(), create=create, migrate=migrate
                         )
                 except BaseException:
-                    engine.dispose()
+                    if creation is None:
+                        engine.dispose()
+                    else:  # interrupted while creating: no empty file, no folder is left
+                        opening.undo_creation(engine, creation)
                     raise
                 if created or (new_file and migrate):
-                    from readinglist import render
-
-                    render.info(f"created a new library at {self.where()}")
+                    if not new_file:
+                        creation = opening.Creation(self.where(), None, True, [])
+                    self._creation = creation
             self._engine = engine
         return self._engine
+
+    @property
+    def creating(self) -> bool:
+        """True while this run's first write transaction is creating the library."""
+        return self._creation is not None
 
     def where(self) -> str:
         """The library as people name it: the SQLite file, or the server URL without password."""
@@ -97,12 +113,36 @@ class AppContext:
         (:meth:`engine`); any other says there is none."""
         from readinglist import db
 
-        engine = self.engine(create=create and write)
-        with self._named_errors(), db.session_scope(engine, write=write) as session:
-            self._check_reader(session, write)
-            yield session
+        try:
+            engine = self.engine(create=create and write)
+            with self._named_errors(), db.session_scope(engine, write=write) as session:
+                self._check_reader(session, write)
+                yield session
+        except BaseException:
+            self._undo_creation()
+            raise
         self.committed = self.committed or write
+        if self._creation is not None and write:
+            from readinglist import render
+
+            render.info(f"created a new library at {self._creation.where}")
+            self._creation = None
         self._announce_readers()
+
+    def _undo_creation(self) -> None:
+        """Take back the library this run created when its first write failed or was
+        interrupted (:func:`readinglist.opening.undo_creation`): the creation is part of
+        that transaction. Says so when another process had started using it and it stays."""
+        creation, self._creation = self._creation, None
+        if creation is None or self._engine is None:
+            return
+        from readinglist import opening, render
+
+        engine, self._engine = self._engine, None
+        if not opening.undo_creation(engine, creation):
+            render.info(
+                f"created a new library at {creation.where} (in use by another process: kept)"
+            )
 
     @contextmanager
     def connection(self, *, write: bool = True) -> Iterator[Connection]:

@@ -126,6 +126,7 @@ def import_command(
             options = importing.ImportOptions(tags, not no_merge, venue, year, keywords_as_tags)
             run = importing.import_inputs(session, inputs, options, progress_bar)
             _refuse_under_strict(run, strict)
+            _refuse_empty_creation(run, app.creating)
             if dry_run:
                 raise _DryRun(run)
     except _DryRun as done:  # the transaction is rolled back: nothing is written
@@ -160,6 +161,18 @@ def _refuse_under_strict(run: ImportRun, strict: bool) -> None:
         _summarize(run, written=False)
         lines = counted(run.cleaned, "line")
         raise InvalidInput(f"{lines} with a NUL byte; nothing imported (--strict)")
+
+
+def _refuse_empty_creation(run: ImportRun, creating: bool) -> None:
+    """Raise InvalidInput, rolling the import back, when it would create a library with
+    nothing in it: every entry rejected on a library that did not exist. The library's
+    creation is part of that transaction, so nothing is left (no file, no tables)."""
+    if creating and run.rejected and not run.kept:
+        _summarize(run, written=False)
+        raise InvalidInput(
+            f"{counted(run.rejected, 'entry', 'entries')} rejected; nothing imported, "
+            "no library created"
+        )
 
 
 class _DryRun(Exception):

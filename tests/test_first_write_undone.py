@@ -1,0 +1,128 @@
+"""A first write that fails leaves no library behind (both databases).
+
+The creation of a library belongs to the transaction of the write that created it: an
+import that rejects every entry, a dry run, or Ctrl-C (SIGINT to a real process) during
+the first import of a library that did not exist leaves no SQLite file, no folder made
+for it and no table on the PostgreSQL server; "created a new library" is said only once
+the write committed.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from conftest import PG_ADMIN_URL, run_name
+from helpers import sql_value
+
+from readinglist.cli import cli
+
+BIN = Path(sys.executable).parent
+ENTRY = "@article{{k{i}, title={{A Study of Topic {i}}}, author={{Doe{i}, Jane}}, year={{2001}}}}\n"
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args))
+
+
+class NewLibrary:
+    """Where a library does not exist yet: ``url`` for ``--db``; ``left()`` says what of it
+    exists (SQLite: the files and folders under the test folder; PostgreSQL: its tables)."""
+
+    def __init__(self, url: str, left: Callable[[], list[str]]) -> None:
+        self.url = url
+        self.left = left
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def new_library(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[NewLibrary]:
+    if request.param == "sqlite":
+        place = tmp_path / "place"
+        place.mkdir()
+        yield NewLibrary(
+            f"sqlite:///{place / 'new' / 'deeper' / 'lib.db'}",
+            lambda: sorted(str(p.relative_to(place)) for p in place.rglob("*")),
+        )
+        return
+    from sqlalchemy import create_engine
+
+    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    name = run_name("new")
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    url = f"{PG_ADMIN_URL.rpartition('/')[0]}/{name}"
+    tables = "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1"
+    try:
+        yield NewLibrary(url, lambda: list(_values(url, tables)))
+    finally:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.dispose()
+
+
+def _values(url: str, sql: str) -> list[str]:
+    from helpers import sql_values
+
+    return [str(v) for v in sql_values(url, sql)]
+
+
+def test_a_first_import_rejecting_every_entry_creates_nothing(
+    new_library: NewLibrary, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.bib"
+    bad.write_text("@article{a, title={Unclosed}\n", encoding="utf-8")
+    result = run("--db", new_library.url, "import", str(bad))
+    assert result.exit_code == 5, result.output
+    assert "created" not in result.stderr.replace("no library created", "")
+    assert result.stderr.endswith("Error: 1 entry rejected; nothing imported, no library created\n")
+    assert new_library.left() == []
+    # a dry run on a missing library creates nothing either
+    good = tmp_path / "good.bib"
+    good.write_text(ENTRY.format(i=1), encoding="utf-8")
+    result = run("--db", new_library.url, "import", "--dry-run", str(good))
+    assert (result.exit_code, result.stderr.splitlines()[-1]) == (0, "dry run: nothing written")
+    assert new_library.left() == []
+    # the same import with one good entry creates it, says so, and keeps it
+    mixed = tmp_path / "mixed.bib"
+    mixed.write_text(ENTRY.format(i=2) + bad.read_text(encoding="utf-8"), encoding="utf-8")
+    result = run("--db", new_library.url, "import", str(mixed))
+    assert result.exit_code == 5, result.output
+    assert result.stderr.count("created a new library at ") == 1
+    assert sql_value(new_library.url, "SELECT count(*) FROM papers") == 1
+
+
+def _library_made(library: NewLibrary) -> bool:
+    try:
+        return any(name in ("new/deeper/lib.db", "papers") for name in library.left())
+    except Exception:
+        return False
+
+
+def test_ctrl_c_during_a_first_import_leaves_no_library(
+    new_library: NewLibrary, tmp_path: Path
+) -> None:
+    big = tmp_path / "big.bib"
+    big.write_text("".join(ENTRY.format(i=i) for i in range(20000)), encoding="utf-8")
+    process = subprocess.Popen(
+        [str(BIN / "readinglist"), "--db", new_library.url, "import", str(big)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while not _library_made(new_library) and process.poll() is None:
+        assert time.monotonic() < deadline, "the import never created the library"
+        time.sleep(0.02)
+    time.sleep(0.2)  # into the import's transaction
+    assert process.poll() is None, "the import ended before it could be interrupted"
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert (process.returncode, out) == (130, "")
+    assert err == "Interrupted: nothing was imported; the library is unchanged\n"
+    assert new_library.left() == []
