@@ -275,13 +275,11 @@ def triage_command(
         earlier = triage_inbox.inbox_decided(session, ids, scope) if only_new else {}
         if not ids and only_new:  # nothing new: the end screen, if u has something to undo
             earlier = triage_inbox.undoable_inbox(session, scope)
-        if ids and order == "interest":
-            from readinglist.ranking.ranker import Ranker
+    if ids and order == "interest":  # the first screen at once; fits in the background
+        from readinglist.triage_rank import start
 
-            ranker = Ranker.open(
-                session, app.settings.database_url, like=like, on_build=render.info
-            )
-            ids = ranker.order(ids)
+        ranker = start(lambda: app.session(write=False), app.settings.database_url, like)
+        ids = ranker.order(ids)
     if not ids and not earlier:
         render.info("nothing to triage" + (": no paper has status new" if only_new else ""))
         return
@@ -299,4 +297,9 @@ def triage_command(
     with terminal.keys_mode():
         summary = run.run()
     click.echo()
+    if summary.interrupted:  # Ctrl-C: one line, and the exit code of an interrupted command
+        from readinglist.cli._root import EXIT_INTERRUPTED, interrupted_text
+
+        render.info(f"Interrupted: {interrupted_text('triage')}; {summary.describe()}")
+        click.get_current_context().exit(EXIT_INTERRUPTED)
     render.info(summary.describe())

@@ -192,7 +192,13 @@ class Ranker:
         """Return the ranker of the library in ``session`` (the index cached per ``url``;
         ``streamed``: its rows stay in the cache file; ``on_build``: told before the
         index is rebuilt; see :func:`.store.load`)."""
-        index = load(session, url, streamed=streamed, on_build=on_build)
+        return cls.of_index(session, load(session, url, streamed=streamed, on_build=on_build), like)
+
+    @classmethod
+    def of_index(cls, session: Session, index: Index, like: str | None = None) -> Ranker:
+        """Return the ranker of ``index`` with the decisions of the library in ``session``
+        as they are now (read again for each fit of a triage run's background thread,
+        which keeps its index)."""
         # Per row of the index, in lists of shared strings and an array (issue 17: a dict
         # of every paper's (status, priority) and one of its batch took 200 MB at the
         # peak of `list --json` on 500,000 papers): Core rows read a block at a time.
