@@ -158,13 +158,13 @@ def triage(db: Path, decide: bool) -> dict[str, Any]:
     )
     child.expect(CLEAR + r"\d+/[\d,]+, ")
     found: dict[str, Any] = {"first": time.perf_counter() - started}
-    child.expect(r"t s r d h m l")
+    child.expect(r"\?:(more|help)")
     if decide:
         sent = time.perf_counter()
         child.send("s")
         child.expect(CLEAR + r"\d+/[\d,]+, \d+ to read, \d+ skipped")
         found["next"] = time.perf_counter() - sent
-        child.expect(r"t s r d h m l")
+        child.expect(r"\?:(more|help)")
     found["cpu"], found["rss"] = proc_stats(child.pid)
     child.send("q")
     child.expect(pexpect.EOF)
@@ -178,7 +178,7 @@ def triage(db: Path, decide: bool) -> dict[str, Any]:
             encoding="utf-8",
             timeout=900,
         )
-        undo.expect(r"t s r d h m l")
+        undo.expect(r"\?:(more|help)")
         undo.send("u")
         undo.expect(r"undone")
         undo.send("q")

@@ -662,3 +662,31 @@ def test_the_header_shows_interest_what_it_learnt_and_skips_since_the_last_wante
         "triaged 3 papers in this run"
     )
     assert [v["status"] for v in state(engine).values()] == ["to-read", "skipped", "skipped", "new"]
+
+
+class CatchingUpRanker(FakeRanker):
+    """Scores that change after the first screen, as a background fit ending does."""
+
+    def __init__(self, scores: dict[int, float], later: dict[int, float]) -> None:
+        super().__init__(scores)
+        self.later = later
+        self.asked = 0
+
+    def fresh(self) -> bool:
+        self.asked += 1
+        if self.asked == 2:  # the fit ended while the first card was shown
+            self.scores = self.later
+            return True
+        return False
+
+
+def test_the_queue_catches_up_with_a_fit_that_ends_later(engine: Any, four: list[int]) -> None:
+    """A fit ending in the background re-orders the papers after the one about to be
+    shown (Gamma, reached by space before the fit ended, stays); nothing is decided."""
+    a, b, c, d = four
+    ranker = CatchingUpRanker({a: 0.9, b: 0.5, c: 0.7, d: 0.1}, {a: 0.9, b: 0.1, c: 0.2, d: 0.8})
+    term = FakeTerminal("   q")
+    run_ = loop(engine, [a, c, b, d], term, ranker=ranker)
+    run_.run()
+    assert titles(term) == ["Alpha", "Gamma", "Delta", "Beta"]  # Beta before Delta without
+    assert ranker.decided == []

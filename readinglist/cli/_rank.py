@@ -55,7 +55,9 @@ def interest_by_id(app: AppContext, session: Session, ids: Sequence[int]) -> Fit
     """Return the interest of the papers (``.get(paper id)``), or None without a model or
     ids: the fitted scores (:func:`fitted_scores`); the ranker and its index, when a fit
     was needed, are dropped on return, before a listing streams (issue 17)."""
-    return fitted_scores(app, session) if ids else None
+    from readinglist import render
+
+    return fitted_scores(app, session, on_fit=render.info) if ids else None
 
 
 def fitted_scores(
@@ -86,12 +88,19 @@ def fitted_scores(
         )
         if not has_decisions(session):
             return None
-        with notice_after(
-            FIT_NOTICE_SECONDS, on_fit, "fitting the interest order to your decisions..."
-        ):
-            ranker = open_ranker(app, session, streamed=True)
-            if ranker is None:
-                return None
+        from readinglist.ranking.ranker import Ranker  # imported before the clock starts
+
+        notice = "fitting the interest order to your decisions..."
+        with notice_after(FIT_NOTICE_SECONDS, on_fit, notice) as cancel:
+
+            def building(message: str) -> None:  # said instead: the build is the long part
+                cancel()
+                if on_fit is not None:
+                    on_fit(message)
+
+            ranker = Ranker.open(
+                session, app.settings.database_url, streamed=True, on_build=building
+            )
             table = ranker.interest_table()
             made = fitted.Fitted(fitted.key(counter), table.ids, table.scores, ranker.learnt_from())
     fitted.write(app.settings.database_url, made)
@@ -105,11 +114,12 @@ FIT_NOTICE_SECONDS = 1.0
 @contextmanager
 def notice_after(
     seconds: float, tell: Callable[[str], None] | None, message: str
-) -> Iterator[None]:
+) -> Iterator[Callable[[], None]]:
     """Run the block; when it is still running after ``seconds``, ``tell(message)`` once
-    (from a timer thread, so the block is never slowed down by it)."""
+    (from a timer thread, so the block is never slowed down by it). The block gets a
+    function that cancels the message (another one said what is going on)."""
     if tell is None:
-        yield
+        yield lambda: None
         return
     import threading
 
@@ -117,7 +127,7 @@ def notice_after(
     timer.daemon = True
     timer.start()
     try:
-        yield
+        yield timer.cancel
     finally:
         timer.cancel()
 
