@@ -19,7 +19,9 @@ left as it is, with a message. ``v`` lists the next titles with their interest t
 to one, ``/`` searches the inbox, ``w`` says why a paper scores as it does, ``x``
 pages through the whole abstract.
 
-The screens are drawn by :mod:`readinglist.triage_view`; what is read from the
+The order is fitted in a background thread (:mod:`readinglist.triage_rank`): when a
+newer fit arrives the papers after the current one are ordered again before the next
+screen. The screens are drawn by :mod:`readinglist.triage_view`; what is read from the
 library beyond one paper by :mod:`readinglist.triage_inbox`. The terminal is
 injected (:class:`Terminal`): the CLI adapts Click's ``getchar``, ``prompt``,
 ``clear`` and ``launch``; tests pass a scripted fake. This module imports no Click

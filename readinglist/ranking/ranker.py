@@ -360,10 +360,13 @@ class Ranker:
 def similar(index: Index, pid: int, limit: int = 10) -> list[tuple[int, float]]:
     """Return the ``limit`` papers most like ``pid`` (cosine of tf-idf), best first: the
     index alone, no decision read (``readinglist similar``)."""
-    row = index.row.get(pid)
-    if row is None:
+    row = int(index.rows_of([pid])[0])
+    if row < 0:
         return []
-    sims = np.asarray((index.matrix @ index.matrix[row].T).todense()).ravel()
+    # One pass of mat-vec products over the rows (read a block at a time from a streamed
+    # index), not a sparse-sparse product: the cost is the rows read once.
+    vector = np.asarray(index.matrix[row].todense(), dtype=np.float32).ravel()
+    sims = np.asarray(index.matrix @ vector, dtype=np.float32).ravel()
     sims[row] = -np.inf
     top = np.argsort(-sims, kind="stable")[:limit]
     return [(int(index.ids[i]), round(float(sims[i]), 4)) for i in top if sims[i] > 0]

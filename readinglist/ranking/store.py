@@ -12,6 +12,8 @@ updated since, their feature texts are read again and compared with the digests:
 decision (``mark``, ``priority``, a note) changes ``updated_at`` but not the text, and
 no longer costs a rebuild (a minute and 1.3 GB at 100,000 papers; issue 17). So the
 cache is never a source of truth. A cache that cannot be read or written is ignored.
+The counter, the cache paths and the atomic write live in :mod:`.fitted`, with the
+fitted scores that are read without this module (no scipy, no ORM).
 """
 
 from __future__ import annotations
