@@ -193,3 +193,37 @@ def test_a_failed_fit_leaves_the_order_and_says_why(
     )
     assert not fitted.fitted_path(db_url).exists()  # nothing half-written, nothing at all
     live.close()
+
+
+def test_quitting_never_waits_for_a_fit_and_nothing_is_written_after(
+    filled: Callable[..., Any], db_url: str, reader: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``close`` (triage quitting) returns at once while a fit runs; the thread is a
+    daemon (it never keeps the command from exiting) and writes no file afterwards."""
+    from readinglist import triage_rank
+    from readinglist.ranking import fitted
+    from readinglist.ranking.ranker import Ranker
+
+    assert filled("mark", "to-read", "rl0").exit_code == 0
+    gate = threading.Event()
+    original = Ranker.of_index.__func__  # type: ignore[attr-defined]
+    calls: list[int] = []
+
+    def slow(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) > 1:  # the fit, not the load
+            gate.wait(60)
+        return original(cls, *args, **kwargs)
+
+    monkeypatch.setattr(Ranker, "of_index", classmethod(slow))
+    live = triage_rank.LiveRanker(reader, db_url, None, current=False, patience=0.0)
+    while len(calls) < 2:  # the fit has started
+        time.sleep(0.01)
+    began = time.monotonic()
+    live.close()
+    assert time.monotonic() - began < 2
+    assert live._thread.daemon
+    gate.set()
+    live._thread.join(60)
+    assert not live._thread.is_alive()
+    assert not fitted.fitted_path(db_url).exists()
