@@ -218,7 +218,9 @@ class LiveRanker:
         from readinglist.ranking.ranker import Ranker
 
         with self.read_factory() as session:
-            index = store.load(session, self.url)
+            # streamed: each fit reads the rows from the cache file a block at a time, so
+            # a triage run holds no copy of the library's matrix (tens of MB, not hundreds)
+            index = store.load(session, self.url, streamed=True)
             ranker = Ranker.of_index(session, index, self.like)
         with self._lock:
             self._ranker = ranker  # ``w`` works from here on

@@ -216,6 +216,8 @@ def load(
     index = build(session)
     index.updated = counter.updated  # as read back from the file: texts_unchanged works
     _write(path, counter, index)
+    if streamed:  # the rows back in the file, the built matrix freed (a long triage run)
+        return _read(path, counter, streamed=True) or index
     return index
 
 
