@@ -37,7 +37,7 @@ from contextlib import AbstractContextManager, suppress
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from sqlalchemy import select, text
+from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from readinglist import counting, library, triage_inbox
@@ -442,16 +442,8 @@ class Triage:
     # --- data ----------------------------------------------------------------------------
 
     def _load_statuses(self) -> None:
-        found: dict[int, str] = {}
         with self.read_session() as session:
-            for start in range(0, len(self.queue), library.CHUNK):
-                chunk = self.queue[start : start + library.CHUNK]
-                found.update(
-                    (int(pid), str(status))
-                    for pid, status in session.execute(
-                        select(Paper.id, Paper.status).where(Paper.id.in_(chunk))
-                    )
-                )
+            found = triage_inbox.statuses(session, self.queue)
         self._count_since_wanted()
         self.queue = [pid for pid in self.queue if pid in found]
         self.status = dict(found)

@@ -690,3 +690,32 @@ def test_the_queue_catches_up_with_a_fit_that_ends_later(engine: Any, four: list
     run_.run()
     assert titles(term) == ["Alpha", "Gamma", "Delta", "Beta"]  # Beta before Delta without
     assert ranker.decided == []
+
+
+def test_a_large_queue_is_read_in_one_scan_with_the_same_result(
+    engine: Any, four: list[int], monkeypatch: Any
+) -> None:
+    """Above ``SCAN_ABOVE`` papers the statuses and batches of a queue are read in one
+    scan of the papers table (not hundreds of ``IN`` chunks): the same values, the
+    papers that do not exist left out, and one statement."""
+    from sqlalchemy import event
+
+    from readinglist import db, triage_inbox
+
+    a, _, c, d = four
+    asked = [a, c, 999_999, d]
+    with db.session_scope(engine, write=False) as session:
+        chunked = triage_inbox.statuses(session, asked)
+        batches = triage_inbox.of_papers(session, asked, "batch_id")
+    monkeypatch.setattr(triage_inbox, "SCAN_ABOVE", 0)
+    statements: list[str] = []
+
+    def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", seen)
+    with db.session_scope(engine, write=False) as session:
+        assert triage_inbox.statuses(session, asked) == chunked == dict.fromkeys([a, c, d], "new")
+        assert triage_inbox.of_papers(session, asked, "batch_id") == batches
+    event.remove(engine, "before_cursor_execute", seen)
+    assert [s for s in statements if "FROM papers" in s and " IN " in s] == []
