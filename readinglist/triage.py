@@ -19,7 +19,9 @@ left as it is, with a message. ``v`` lists the next titles with their interest t
 to one, ``/`` searches the inbox, ``w`` says why a paper scores as it does, ``x``
 pages through the whole abstract.
 
-The screens are drawn by :mod:`readinglist.triage_view`; what is read from the
+The order is fitted in a background thread (:mod:`readinglist.triage_rank`): when a
+newer fit arrives the papers after the current one are ordered again before the next
+screen. The screens are drawn by :mod:`readinglist.triage_view`; what is read from the
 library beyond one paper by :mod:`readinglist.triage_inbox`. The terminal is
 injected (:class:`Terminal`): the CLI adapts Click's ``getchar``, ``prompt``,
 ``clear`` and ``launch``; tests pass a scripted fake. This module imports no Click
@@ -30,12 +32,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from contextlib import AbstractContextManager, suppress
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from sqlalchemy import select, text
+from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from readinglist import counting, decided, library, triage_inbox
@@ -44,6 +46,8 @@ from readinglist.library import marks
 from readinglist.models import Paper
 from readinglist.records import WANTED_STATUSES, PaperRecord
 from readinglist.text import counted
+from readinglist.triage_overview import choose
+from readinglist.triage_rank import Reranker
 from readinglist.triage_view import (
     KEY_HELP,
     LEGENDS,
@@ -52,7 +56,6 @@ from readinglist.triage_view import (
     help_pages,
     legend,
     links,
-    overview,
     progress_line,
     why_lines,
 )
@@ -140,6 +143,8 @@ class Summary:
     decided: Counter[str] = field(default_factory=Counter)
     still_new: int = 0
     stopped: str = ""
+    #: True when the run ended by Ctrl-C.
+    interrupted: bool = False
 
     def describe(self) -> str:
         """Return the one-line summary for stderr: this run's decisions, then the inbox as
@@ -157,27 +162,6 @@ class Summary:
 def query_sets_status(query_text: str) -> bool:
     """True when the query has a ``status:`` term (then triage does not add ``status:new``)."""
     return re.search(r"(?:^|\s)-?status:", query_text) is not None
-
-
-class Reranker(Protocol):
-    """Re-orders the rest of the queue after a decision (``readinglist.ranking``, issue 14)."""
-
-    def decide(self, pid: int, status: str) -> None:
-        """Take the new status of ``pid`` as a label."""
-        ...
-
-    def order(self, pids: Sequence[int]) -> list[int]:
-        """Return ``pids`` highest interest first."""
-        ...
-
-    def interest(self, pids: Iterable[int]) -> dict[int, float | None]:
-        """Return ``{paper id: interest}`` (None without a model)."""
-        ...
-
-    def why(self, pid: int) -> Any:
-        """Return why the paper has its interest (``readinglist.ranking.Why``: parts that
-        add up to it), or None without a score."""
-        ...
 
 
 class Triage:
@@ -228,6 +212,8 @@ class Triage:
         self.earlier = dict(earlier or {})
         self.scope = scope
         self.last_search = ""
+        #: True when the run ended by Ctrl-C (the command exits 130).
+        self.interrupted = False
 
     # --- the loop -----------------------------------------------------------------------
 
@@ -236,6 +222,7 @@ class Triage:
         self._load_statuses()
         try:
             while True:
+                self._catch_up()
                 if self.index >= len(self.queue):
                     self.terminal.show(self.end_screen())
                     if self.terminal.getkey() != "u" or not self.undo():
@@ -249,8 +236,14 @@ class Triage:
                 self.terminal.show(self.screen(record))
                 if not self.press(self.terminal.getkey(), record):
                     break
-        except (KeyboardInterrupt, EOFError):
+        except KeyboardInterrupt:  # Ctrl-C: every decision is saved; the command says so
+            self.interrupted = True
+        except EOFError:  # Ctrl-D: quit
             pass
+        finally:
+            close = getattr(self.ranker, "close", None)
+            if close is not None:
+                close()
         return self.summary()
 
     def press(self, key: str, record: PaperRecord) -> bool:
@@ -410,35 +403,20 @@ class Triage:
             self.index = place
 
     def overview(self) -> None:
-        """List the next titles with their interest a page at a time; go to one by number."""
-        rest = self.queue[self.index :]
-        size = max(self.terminal.height() - 3, 1)
-        first = 0
-        while True:
-            page = rest[first : first + size]
+        """List the next titles with their interest a page at a time; go to one by its
+        number, single keys (:func:`readinglist.triage_overview.choose`)."""
+
+        def page_rows(page: Sequence[int]) -> list[tuple[str, float | None]]:
             with self.read_session() as session:
                 names = triage_inbox.titles(session, page)
             scores = self.ranker.interest(page) if self.ranker is not None else {}
-            text = overview(
-                [(names.get(p, "(removed)"), scores.get(p)) for p in page],
-                first=first,
-                progress=self.progress(),
-                width=self.terminal.width(),
-                height=self.terminal.height(),
-                ranked=any(score is not None for score in scores.values()),
-            )
-            self.terminal.show(text)
-            answer = self.terminal.prompt("Go to number (Enter or q: back, +: more)")
-            if answer == "+":
-                first = first + size if first + size < len(rest) else 0
-                continue
-            if answer is None or answer.strip().lower() in ("", "q"):
-                return  # q is "back" here as on every other screen (fresh-user report)
-            if answer.isdigit() and 1 <= int(answer) <= len(rest):
-                self.go_to(rest[int(answer) - 1])
-            else:
-                self.message = f"no paper numbered {answer!r} in the list"
-            return
+            return [(names.get(p, "(removed)"), scores.get(p)) for p in page]
+
+        chosen, self.message = choose(
+            self.terminal, self.queue[self.index :], page_rows, self.progress()
+        )
+        if chosen is not None:
+            self.go_to(chosen)
 
     def search(self) -> None:
         """Ask for a query or words and go to the next paper of the queue they select,
@@ -464,16 +442,8 @@ class Triage:
     # --- data ----------------------------------------------------------------------------
 
     def _load_statuses(self) -> None:
-        found: dict[int, str] = {}
         with self.read_session() as session:
-            for start in range(0, len(self.queue), library.CHUNK):
-                chunk = self.queue[start : start + library.CHUNK]
-                found.update(
-                    (int(pid), str(status))
-                    for pid, status in session.execute(
-                        select(Paper.id, Paper.status).where(Paper.id.in_(chunk))
-                    )
-                )
+            found = triage_inbox.statuses(session, self.queue)
         self._count_since_wanted()
         self.queue = [pid for pid in self.queue if pid in found]
         self.status = dict(found)
@@ -523,6 +493,14 @@ class Triage:
         else:
             self._count_since_wanted()
         self._rerank(pid, status)
+
+    def _catch_up(self) -> None:
+        """Order the rest of the queue again when the ranker has fitted newer scores since
+        (a ranker fitting in the background: ``triage_rank.LiveRanker.fresh``)."""
+        fresh = getattr(self.ranker, "fresh", None)
+        if self.ranker is not None and fresh is not None and fresh():
+            rest = self.queue[self.index + 1 :]
+            self.queue[self.index + 1 :] = self.ranker.order(rest)
 
     def _rerank(self, pid: int, status: str) -> None:
         if self.ranker is not None:
@@ -694,4 +672,10 @@ class Triage:
                 decided[status] += 1
         still_new = sum(1 for pid in self.queue if self.status.get(pid) == "new")
         total = len(self.earlier) + len(self.queue)  # the progress line's inbox
-        return Summary(total=total, decided=decided, still_new=still_new, stopped=self.stopped)
+        return Summary(
+            total=total,
+            decided=decided,
+            still_new=still_new,
+            stopped=self.stopped,
+            interrupted=self.interrupted,
+        )

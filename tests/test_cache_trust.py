@@ -174,14 +174,19 @@ def test_a_fifo_in_place_of_the_cache_does_not_hang(
     """A FIFO at the cache's path blocked the ranking commands in ``open`` for ever
     (until a writer came). The cache is opened only as a regular file: the command
     ends (a real process, with a time limit that only a hang reaches) with the right
-    output, and the FIFO is replaced by a cache file."""
+    output, and the FIFO is replaced by a cache file. The same of the fitted scores'
+    file beside it (read first by ``list --sort interest``)."""
+    from readinglist.ranking.fitted import fitted_path
+
     path, outputs = _decided(filled, db_url)
-    path.unlink()
-    os.mkfifo(path)
+    for cache in (path, fitted_path(db_url)):
+        cache.unlink()
+        os.mkfifo(cache)
     result = _run(db_url, "list", "-k", "--sort", "interest", timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stdout == outputs["list -k --sort interest"]
     assert path.is_file()
+    assert fitted_path(db_url).is_file()
 
 
 _DTYPES = st.sampled_from(["<i4", "<i8", "<u8", "<f4", "<f8", "<f2", "|i1", "<U3", "|b1", "<c8"])

@@ -314,18 +314,23 @@ def test_like_counts_after_decisions_on_other_papers(filled, db_url: str) -> Non
 
 
 def test_the_cache_goes_to_readinglist_cache(filled, db_url: str, cache_dir: Any) -> None:
+    from readinglist.ranking.fitted import fitted_path
     from readinglist.ranking.store import cache_path
 
     assert filled("mark", "to-read", "rl0").exit_code == 0
     assert filled("list", "-k", "--sort", "interest").exit_code == 0
     path = cache_path(db_url)
     assert path.exists()
+    assert fitted_path(db_url).parent == path.parent  # the fitted scores, beside it
     if db_url.startswith("sqlite:///"):
         assert path.name.endswith(".db.rank.npz") or path.name.endswith(".rank.npz")
         assert not cache_dir.exists()
     else:
         assert path.parent == cache_dir / "rank"
-        assert [p.name for p in (cache_dir / "rank").iterdir()] == [path.name]
+        assert sorted(p.name for p in (cache_dir / "rank").iterdir()) == [
+            path.name.removesuffix(".npz") + ".interest.npz",
+            path.name,
+        ]
 
 
 def test_a_tag_with_two_positives_gets_its_own_model(filled, db_url: str) -> None:

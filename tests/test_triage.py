@@ -674,12 +674,20 @@ def test_kill_9_loses_no_decision(icml: Path) -> None:
 
 @pytest.mark.slow
 def test_ctrl_c_and_ctrl_d_quit_keeping_decisions(icml: Path) -> None:
+    import pexpect
 
     child = spawn(icml)
     child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
     press(child, "t", r"2/19, 1 to read, 0 skipped\r\n")
-    child.send("\x03")
-    ends(child, r"triaged 1 paper in this run \(1 to-read\); inbox: 1 of 19 decided, 18 still")
+    child.send("\x03")  # saved, said in one line, and the exit code of an interruption
+    child.expect(
+        r"\r\nInterrupted: the decisions made so far are saved; triaged 1 paper in this run"
+        r" \(1 to-read\); inbox: 1 of 19 decided, 18 still new: run `readinglist triage`"
+        r" again to go on\r\n"
+    )
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
     child = spawn(icml)
     child.expect(CLEAR + r"2/19, 1 to read, 0 skipped\r\n")
     child.send("\x04")
@@ -725,8 +733,8 @@ def test_interest_order_changes_after_a_skip_in_a_terminal(icml: Path) -> None:
     child.expect(r"\r\n    3  +-?\d\.\d{3}  ([^\r\n…]{1,30})")
     third = child.match.group(1)
     assert not third.startswith("ReCo")  # re-ranked: reco2026 was third before the skip
-    child.expect(r"Go to number \(Enter or q: back, \+: more\)")
-    child.sendline("3")
+    child.expect(r"number: go to it · \+ next page · q or Enter: back")
+    child.send("3")  # a single key, as everywhere in triage: no Enter
     child.expect(
         CLEAR
         + r"3/19, 1 to read, 1 skipped\r\n"

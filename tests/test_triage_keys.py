@@ -294,9 +294,13 @@ def test_progress_counts_the_whole_inbox_after_a_resume(engine: Any, four: list[
 
 
 def test_overview_lists_the_next_titles_and_goes_to_one(engine: Any, four: list[int]) -> None:
+    """``v`` takes single keys, as the rest of triage: a number goes to that paper at
+    once when no longer number is in the list (no Enter needed); q or Enter go back."""
+    from readinglist.triage_overview import OVERVIEW_KEYS
+
     a, b, c, d = four
     ranker = FakeRanker({a: 0.9, b: 0.5, c: 0.7, d: 0.1})
-    term = FakeTerminal("vsvvvq", ["3", "+", "3", None, "9"])
+    term = FakeTerminal(["v", "3", "s", "v", "q", "v", "\r", "v", "9", "q"])
     loop(engine, [a, c, b, d], term, ranker=ranker).run()
     assert term.screens[1] == (
         "1/4, 0 to read, 0 skipped\n"
@@ -304,31 +308,56 @@ def test_overview_lists_the_next_titles_and_goes_to_one(engine: Any, four: list[
         ">   1  0.900  Alpha\n"
         "    2  0.700  Gamma\n"
         "    3  0.500  Beta guess (provisional)\n"
-        "    4  0.100  Delta"
+        "    4  0.100  Delta\n" + OVERVIEW_KEYS
     )
-    assert term.prompts == ["Go to number (Enter or q: back, +: more)"] * 5
+    assert term.prompts == []  # no line prompt: no Enter
     # 3 goes to Beta (the others keep their order); skipping it re-ranks the rest
     assert titles(term)[2:4] == ["Beta", "Alpha"]
     assert ranker.decided == [(b, "skipped")]
-    # a 5-row terminal: two titles a page, + the next page, numbers count from the current
-    term.rows = 5
+    assert titles(term)[4:] == ["-", "Alpha", "-", "Alpha", "-", "Alpha"]
+    assert messages(term)[-1] == "no paper numbered '9' in the list"
+    # a 7-row terminal: two titles a page, + the next page, numbers count from the current
+    term.rows = 7
     rest = loop(engine, [a, c, d], term)
-    term.screens, term.keys, term.answers = [], list("vvvq"), ["+", "3", None, "9"]
+    term.screens, term.keys = [], list("v+3q")
     rest.run()
     assert term.screens[1:3] == [
-        "1/3, 0 to read, 0 skipped\nNext papers, in order:\n>   1      -  Alpha\n    2      -  Gamma",
-        "1/3, 0 to read, 0 skipped\nNext papers, in order:\n    3      -  Delta",
+        "1/3, 0 to read, 0 skipped\nNext papers, in order:\n>   1      -  Alpha\n"
+        "    2      -  Gamma\n" + OVERVIEW_KEYS,
+        "1/3, 0 to read, 0 skipped\nNext papers, in order:\n    3      -  Delta\n" + OVERVIEW_KEYS,
     ]
-    assert titles(term)[3:] == ["Delta", "-", "Delta", "-", "Delta"]
-    assert messages(term)[-1] == "no paper numbered '9' in the list"
+    assert titles(term)[3] == "Delta"
+    assert all(len(screen.splitlines()) <= term.rows - 1 for screen in term.screens)
+
+
+def test_overview_numbers_of_two_digits_wait_for_the_second() -> None:
+    """Of twelve papers ``1`` may start 10-12: it waits for a digit (``1 2``: the 12th),
+    Enter or any other key (the 1st); Backspace takes a digit back, then q goes back."""
+    from readinglist.triage_overview import choose
+
+    rest = list(range(101, 113))
+
+    def chosen(keys: list[str]) -> tuple[int | None, str]:
+        term = FakeTerminal(keys)
+        found = choose(term, rest, lambda page: [(str(p), None) for p in page], "1/12")
+        assert not term.keys  # every key read, none more
+        return found
+
+    assert chosen(["1", "2"]) == (112, "")
+    assert chosen(["1", "\r"]) == (101, "")
+    assert chosen(["1", "x"]) == (101, "")
+    assert chosen(["2"]) == (102, "")  # 20 and more are not in the list: at once
+    assert chosen(["1", "\x7f", "q"]) == (None, "")
+    assert chosen(["1", "3"]) == (None, "no paper numbered '13' in the list")
+    assert chosen(["0", "\r"]) == (None, "no paper numbered '0' in the list")
 
 
 def test_q_goes_back_from_the_overview(engine: Any, four: list[int]) -> None:
-    """``q`` at the overview's prompt is "back", as on every other screen (a fresh user's
+    """``q`` in the overview is "back", as on every other screen (a fresh user's
     script was stuck at "no paper numbered 'q' in the list")."""
-    term = FakeTerminal("vq", ["q"])
+    term = FakeTerminal("vqq")
     loop(engine, four, term).run()
-    assert term.prompts == ["Go to number (Enter or q: back, +: more)"]
+    assert term.prompts == []
     assert not [m for m in messages(term) if "no paper numbered" in m]
     assert titles(term) == ["Alpha", "-", "Alpha"]
 
@@ -633,3 +662,60 @@ def test_the_header_shows_interest_what_it_learnt_and_skips_since_the_last_wante
         "triaged 3 papers in this run"
     )
     assert [v["status"] for v in state(engine).values()] == ["to-read", "skipped", "skipped", "new"]
+
+
+class CatchingUpRanker(FakeRanker):
+    """Scores that change after the first screen, as a background fit ending does."""
+
+    def __init__(self, scores: dict[int, float], later: dict[int, float]) -> None:
+        super().__init__(scores)
+        self.later = later
+        self.asked = 0
+
+    def fresh(self) -> bool:
+        self.asked += 1
+        if self.asked == 2:  # the fit ended while the first card was shown
+            self.scores = self.later
+            return True
+        return False
+
+
+def test_the_queue_catches_up_with_a_fit_that_ends_later(engine: Any, four: list[int]) -> None:
+    """A fit ending in the background re-orders the papers after the one about to be
+    shown (Gamma, reached by space before the fit ended, stays); nothing is decided."""
+    a, b, c, d = four
+    ranker = CatchingUpRanker({a: 0.9, b: 0.5, c: 0.7, d: 0.1}, {a: 0.9, b: 0.1, c: 0.2, d: 0.8})
+    term = FakeTerminal("   q")
+    run_ = loop(engine, [a, c, b, d], term, ranker=ranker)
+    run_.run()
+    assert titles(term) == ["Alpha", "Gamma", "Delta", "Beta"]  # Beta before Delta without
+    assert ranker.decided == []
+
+
+def test_a_large_queue_is_read_in_one_scan_with_the_same_result(
+    engine: Any, four: list[int], monkeypatch: Any
+) -> None:
+    """Above ``SCAN_ABOVE`` papers the statuses and batches of a queue are read in one
+    scan of the papers table (not hundreds of ``IN`` chunks): the same values, the
+    papers that do not exist left out, and one statement."""
+    from sqlalchemy import event
+
+    from readinglist import db, triage_inbox
+
+    a, _, c, d = four
+    asked = [a, c, 999_999, d]
+    with db.session_scope(engine, write=False) as session:
+        chunked = triage_inbox.statuses(session, asked)
+        batches = triage_inbox.of_papers(session, asked, "batch_id")
+    monkeypatch.setattr(triage_inbox, "SCAN_ABOVE", 0)
+    statements: list[str] = []
+
+    def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", seen)
+    with db.session_scope(engine, write=False) as session:
+        assert triage_inbox.statuses(session, asked) == chunked == dict.fromkeys([a, c, d], "new")
+        assert triage_inbox.of_papers(session, asked, "batch_id") == batches
+    event.remove(engine, "before_cursor_execute", seen)
+    assert [s for s in statements if "FROM papers" in s and " IN " in s] == []

@@ -68,7 +68,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
 
 @pytest.mark.slow  # a 20,000-paper import (~10 s) and its first index (~20 s)
 def test_list_by_interest_with_a_limit_reads_only_the_papers_it_shows(
-    sqlite_url: str, tmp_path: Path, counted: dict[str, int]
+    sqlite_url: str, tmp_path: Path, counted: dict[str, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from readinglist.cli import cli
 
@@ -98,6 +98,32 @@ def test_list_by_interest_with_a_limit_reads_only_the_papers_it_shows(
     scores = [p["interest"] for p in shown]
     assert scores == sorted(scores, reverse=True)
     assert [p["key"] for p in shown[:3]] == [line.split()[0] for line in lines[1:4]]
+    # The fit is current: the listing reads the fitted scores, never the index, in the
+    # same few statements as on 12 papers (main loaded the index and fitted every time).
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    from readinglist.ranking import store
+
+    def no_index(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the index was loaded although the fit is current")
+
+    statements: list[str] = []
+
+    def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        statements.append(statement)
+
+    monkeypatch.setattr(store, "load", no_index)
+    monkeypatch.setattr("readinglist.ranking.ranker.load", no_index)
+    event.listen(Engine, "before_cursor_execute", seen)
+    try:
+        again = run("list", "--sort", "interest", "--limit", "20")
+    finally:
+        event.remove(Engine, "before_cursor_execute", seen)
+    assert again.stdout == result.stdout
+    papers_read = [s for s in statements if s.lstrip().startswith("SELECT papers.id, ")]
+    assert len(statements) <= 12, statements  # schema check 6, ids 1, counter 2, shown 2
+    assert len(papers_read) == 1  # the 20 shown, in one chunk
 
 
 def test_the_interest_table_shows_the_score_and_what_it_learnt_from(

@@ -5,7 +5,8 @@ Imported only inside command bodies: ``readinglist.ranking`` imports scikit-lear
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING
 
 from readinglist.cli._app import AppContext
@@ -13,8 +14,10 @@ from readinglist.cli._app import AppContext
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-    from readinglist.ranking.ranker import Interest, Ranker
+    from readinglist.ranking.fitted import Fitted
+    from readinglist.ranking.ranker import Ranker
     from readinglist.records import PaperRecord
+    from readinglist.tables import Executor
 
 
 def has_decisions(session: Session) -> bool:
@@ -48,12 +51,85 @@ def open_ranker(
     )
 
 
-def interest_by_id(app: AppContext, session: Session, ids: Sequence[int]) -> Interest | None:
+def interest_by_id(app: AppContext, session: Session, ids: Sequence[int]) -> Fitted | None:
     """Return the interest of the papers (``.get(paper id)``), or None without a model or
-    ids; the ranker and its index are dropped on return, before a listing streams
-    (issue 17)."""
-    ranker = open_ranker(app, session, streamed=True) if ids else None
-    return ranker.interest_table() if ranker is not None else None
+    ids: the fitted scores (:func:`fitted_scores`); the ranker and its index, when a fit
+    was needed, are dropped on return, before a listing streams (issue 17)."""
+    from readinglist import render
+
+    return fitted_scores(app, session, on_fit=render.info) if ids else None
+
+
+def fitted_scores(
+    app: AppContext, connection: Executor, *, on_fit: Callable[[str], None] | None = None
+) -> Fitted | None:
+    """Return the interest of every paper fitted on the library as it is (one
+    transaction: ``connection``), or None when there is nothing to learn from.
+
+    Read from the fitted scores' file when its key is the library's (:mod:`.fitted`:
+    milliseconds, numpy alone); else fitted now (the index loaded ``streamed``, every
+    row read) and written there for the next command. ``on_fit`` is told, when the
+    fit has run for :data:`FIT_NOTICE_SECONDS`, what is being done (a fit of 61,000
+    papers takes seconds: a blank wait said nothing).
+    """
+    from readinglist.ranking import fitted
+
+    counter = fitted.change_counter(connection)
+    found = fitted.read(app.settings.database_url, counter)
+    if found is not None:
+        return found
+    from sqlalchemy.orm import Session
+
+    with ExitStack() as stack:
+        session = (
+            connection
+            if isinstance(connection, Session)
+            else stack.enter_context(Session(bind=connection))  # the same transaction
+        )
+        if not has_decisions(session):
+            return None
+        from readinglist.ranking.ranker import Ranker  # imported before the clock starts
+
+        notice = "fitting the interest order to your decisions..."
+        with notice_after(FIT_NOTICE_SECONDS, on_fit, notice) as cancel:
+
+            def building(message: str) -> None:  # said instead: the build is the long part
+                cancel()
+                if on_fit is not None:
+                    on_fit(message)
+
+            ranker = Ranker.open(
+                session, app.settings.database_url, streamed=True, on_build=building
+            )
+            table = ranker.interest_table()
+            made = fitted.Fitted(fitted.key(counter), table.ids, table.scores, ranker.learnt_from())
+    fitted.write(app.settings.database_url, made)
+    return made
+
+
+#: A fit that runs this long (seconds) says what it is doing (:func:`notice_after`).
+FIT_NOTICE_SECONDS = 1.0
+
+
+@contextmanager
+def notice_after(
+    seconds: float, tell: Callable[[str], None] | None, message: str
+) -> Iterator[Callable[[], None]]:
+    """Run the block; when it is still running after ``seconds``, ``tell(message)`` once
+    (from a timer thread, so the block is never slowed down by it). The block gets a
+    function that cancels the message (another one said what is going on)."""
+    if tell is None:
+        yield lambda: None
+        return
+    import threading
+
+    timer = threading.Timer(seconds, tell, (message,))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield timer.cancel
+    finally:
+        timer.cancel()
 
 
 def list_by_interest(
@@ -62,47 +138,48 @@ def list_by_interest(
     """``list --sort interest``: the selected papers highest interest first, with their
     score, and on stderr what the model learnt from (:meth:`Ranker.learnt_from`).
 
-    Only the ids of the selection are read to order it (the ranker scores the index's
-    rows); the papers shown, and only they, are then read a chunk at a time
+    Only the ids of the selection are read to order it, by the fitted scores
+    (:func:`fitted_scores`: read from their file when the library has not changed since
+    they were fitted); the papers shown, and only they, are then read a chunk at a time
     (``library.iter_listing``): ``--limit 20`` of a 61,000-paper library read every
-    paper as an ORM object (25-30 s) before the limit applied.
+    paper as an ORM object (25-30 s) before the limit applied, and fitted the model
+    again on every run (seconds).
     """
     from readinglist import library, render
     from readinglist.library.listing import iter_listing
 
-    with app.session(write=False) as session:
-        ids = list(library.select_ids(session, text))
-        ranker = open_ranker(app, session, streamed=True) if ids else None
-        if ranker is not None:
-            ids = ranker.order(ids)
+    with app.connection(write=False) as connection:
+        ids = list(library.select_ids(connection, text))
+        scores = fitted_scores(app, connection, on_fit=render.info) if ids else None
+        if scores is not None:
+            ids = scores.order(ids)
         if reverse:
             ids.reverse()
         shown = ids[:limit] if limit else ids
-        scores = ranker.interest(shown) if ranker is not None else {}
-        learnt = ranker.learnt_from() if ranker is not None else None
+        interest = scores.of_ids(shown) if scores is not None else {}
         if not ids:
             from readinglist.cli._query import warn_if_nothing_matched
 
-            warn_if_nothing_matched(session, text)
-        elif learnt is not None:
-            render.info(learnt)
+            warn_if_nothing_matched(connection, text)
+        elif scores is not None:
+            render.info(scores.learnt)
         else:
             render.info("no interest yet: nothing decided to learn from; in the order of addition")
         if keys_only:
-            keys = [r.citekey for _, r in iter_listing(session, shown, table=True)]
+            keys = [r.citekey for _, r in iter_listing(connection, shown, table=True)]
             if keys:
                 render.echo("\n".join(str(k) for k in keys))
         elif as_json:
             render.echo_json_array(
-                render.paper_json(record, scores.get(pid))
-                for pid, record in iter_listing(session, shown)
+                render.paper_json(record, interest.get(pid))
+                for pid, record in iter_listing(connection, shown)
             )
         else:
             by_key: dict[str, float | None] = {}
 
             def records() -> Iterator[PaperRecord]:
-                for pid, record in iter_listing(session, shown, table=True):
-                    by_key[record.citekey or ""] = scores.get(pid)
+                for pid, record in iter_listing(connection, shown, table=True):
+                    by_key[record.citekey or ""] = interest.get(pid)
                     yield record
 
             render.paper_table(records(), interest=by_key)

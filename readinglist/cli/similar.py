@@ -37,7 +37,8 @@ def similar_command(app: AppContext, ref: str, limit: int, as_json: bool) -> Non
 
     with app.session(write=False) as session:
         paper = library.resolve(session, ref)
-        index = load(session, app.settings.database_url, on_build=render.info)
+        # streamed: the rows are read from the cache file a block at a time, once
+        index = load(session, app.settings.database_url, streamed=True, on_build=render.info)
         found = similar(index, paper.id, limit)
         by_id = {p.id: p for p in library.load_papers_for_listing(session, [i for i, _ in found])}
         records = [

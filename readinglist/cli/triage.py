@@ -281,11 +281,15 @@ def triage_command(
             app.settings.database_url,
             join_query(query),
             include_all=include_all,
-            order=order,
-            like=like,
-            on_build=render.info,
+            order="added",  # the interest order is fitted in the background below
         )
     ids, earlier, only_new = inbox.ids, inbox.earlier, inbox.only_new
+    ranker = None
+    if ids and order == "interest":  # the first screen at once; fits in the background
+        from readinglist.triage_rank import start
+
+        ranker = start(lambda: app.session(write=False), app.settings.database_url, like)
+        ids = ranker.order(ids)
     if not ids and not earlier:
         render.info("nothing to triage" + (": no paper has status new" if only_new else ""))
         return
@@ -295,7 +299,7 @@ def triage_command(
         ids,
         terminal,
         read_factory=lambda: app.session(write=False),
-        ranker=inbox.ranker,
+        ranker=ranker,
         earlier=earlier,
         scope=inbox.scope,
         stop_after=stop_after,
@@ -304,4 +308,9 @@ def triage_command(
     with terminal.keys_mode():
         summary = run.run()
     click.echo()
+    if summary.interrupted:  # Ctrl-C: one line, and the exit code of an interrupted command
+        from readinglist.cli._root import EXIT_INTERRUPTED, interrupted_text
+
+        render.info(f"Interrupted: {interrupted_text('triage')}; {summary.describe()}")
+        click.get_current_context().exit(EXIT_INTERRUPTED)
     render.info(summary.describe())

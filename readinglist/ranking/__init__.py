@@ -4,6 +4,8 @@ Layout, each module importing only the ones above it:
 
 * ``features``: the text of a paper and the tf-idf vectorizer (scikit-learn);
 * ``model``: labels from decisions, the linear interest model, scores;
+* ``fitted``: the library's change counter, where the cache files live, and the
+  fitted interest of every paper kept under it (numpy alone: read without the rest);
 * ``store``: the tf-idf matrix of the whole library, cached in a file and rebuilt when
   the library changed (a change counter), never a source of truth;
 * ``ranker``: the facade the commands use: interest scores and order, per-tag models,

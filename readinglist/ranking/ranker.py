@@ -194,7 +194,13 @@ class Ranker:
         """Return the ranker of the library in ``session`` (the index cached per ``url``;
         ``streamed``: its rows stay in the cache file; ``on_build``: told before the
         index is rebuilt; see :func:`.store.load`)."""
-        index = load(session, url, streamed=streamed, on_build=on_build)
+        return cls.of_index(session, load(session, url, streamed=streamed, on_build=on_build), like)
+
+    @classmethod
+    def of_index(cls, session: Session, index: Index, like: str | None = None) -> Ranker:
+        """Return the ranker of ``index`` with the decisions of the library in ``session``
+        as they are now (read again for each fit of a triage run's background thread,
+        which keeps its index)."""
         # Per row of the index, in lists of shared strings and an array (issue 17: a dict
         # of every paper's (status, priority) and one of its batch took 200 MB at the
         # peak of `list --json` on 500,000 papers): Core rows read a block at a time.
@@ -359,10 +365,13 @@ class Ranker:
 def similar(index: Index, pid: int, limit: int = 10) -> list[tuple[int, float]]:
     """Return the ``limit`` papers most like ``pid`` (cosine of tf-idf), best first: the
     index alone, no decision read (``readinglist similar``)."""
-    row = index.row.get(pid)
-    if row is None:
+    row = int(index.rows_of([pid])[0])
+    if row < 0:
         return []
-    sims = np.asarray((index.matrix @ index.matrix[row].T).todense()).ravel()
+    # One pass of mat-vec products over the rows (read a block at a time from a streamed
+    # index), not a sparse-sparse product: the cost is the rows read once.
+    vector = np.asarray(index.matrix[row].todense(), dtype=np.float32).ravel()
+    sims = np.asarray(index.matrix @ vector, dtype=np.float32).ravel()
     sims[row] = -np.inf
     top = np.argsort(-sims, kind="stable")[:limit]
     return [(int(index.ids[i]), round(float(sims[i]), 4)) for i in top if sims[i] > 0]

@@ -12,15 +12,13 @@ updated since, their feature texts are read again and compared with the digests:
 decision (``mark``, ``priority``, a note) changes ``updated_at`` but not the text, and
 no longer costs a rebuild (a minute and 1.3 GB at 100,000 papers; issue 17). So the
 cache is never a source of truth. A cache that cannot be read or written is ignored.
+The counter, the cache paths and the atomic write live in :mod:`.fitted`, with the
+fitted scores that are read without this module (no scipy, no ORM).
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
-import stat
-import zipfile
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -34,13 +32,21 @@ from scipy import sparse
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from readinglist.config import cache_directory
 from readinglist.library._sql import CHUNK
 from readinglist.models import Paper, PaperPerson, PaperTag, Person, Tag
 from readinglist.ranking import features, stored, trust
+from readinglist.ranking.fitted import (
+    UNREADABLE,
+    VERSION,
+    Counter,
+    cache_path,
+    change_counter,
+    open_regular,
+    save_atomically,
+)
 
-#: Bumped when the features or the cache's contents change, so that old caches are rebuilt.
-VERSION = 3
+__all__ = ["VERSION", "Counter", "Index", "cache_path", "change_counter", "load"]
+
 #: Dimensions of the dense (LSA) rows: a truncated SVD of the tf-idf matrix.
 LSA_DIMS = 256
 
@@ -121,31 +127,6 @@ def lsa(matrix: sparse.csr_matrix, dims: int = LSA_DIMS) -> np.ndarray | None:
     return np.ascontiguousarray(normalize(reduced), dtype=np.float32)
 
 
-@dataclass(frozen=True)
-class Counter:
-    """What the cache is checked against (see the module docstring).
-
-    ``shape``: the feature version, the papers' count and highest id, the tag links'
-    count and sum of tag ids. ``updated``: the papers' last ``updated_at`` (ISO text),
-    or "" for a library without papers.
-    """
-
-    shape: str
-    updated: str
-
-
-def change_counter(session: Session) -> Counter:
-    """Return the library's :class:`Counter`."""
-    papers = session.execute(
-        select(func.count(Paper.id), func.max(Paper.id), func.max(Paper.updated_at))
-    ).one()
-    links = session.execute(
-        select(func.count(PaperTag.tag_id), func.coalesce(func.sum(PaperTag.tag_id), 0))
-    ).one()
-    updated = papers[2].isoformat() if papers[2] is not None else ""
-    return Counter(f"v{VERSION}|{papers[0]}|{papers[1]}|{links[0]}|{links[1]}", updated)
-
-
 def text_digest(text: str) -> int:
     """Return a 64-bit digest of one paper's feature text (BLAKE2b, 8 bytes)."""
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "big")
@@ -154,16 +135,6 @@ def text_digest(text: str) -> int:
 def digests(texts: Sequence[str]) -> np.ndarray:
     """Return :func:`text_digest` of each text, as unsigned 64-bit integers."""
     return np.fromiter((text_digest(t) for t in texts), dtype=np.uint64, count=len(texts))
-
-
-def cache_path(url: str) -> Path:
-    """Return the cache file of the library at ``url`` (see the module docstring): beside
-    an SQLite file, else in :func:`readinglist.config.cache_directory` ``("rank")``
-    (``READINGLIST_CACHE`` moves it; tests point it at a temporary folder)."""
-    if url.startswith("sqlite:///") and len(url) > len("sqlite:///"):
-        return Path(url[len("sqlite:///") :] + ".rank.npz")
-    digest = hashlib.sha256(url.encode("utf-8")).hexdigest()[:20]
-    return cache_directory("rank") / f"rank-{digest}.npz"
 
 
 def documents(session: Session, only: Sequence[int] | None = None) -> tuple[list[int], list[str]]:
@@ -234,7 +205,7 @@ def load(
     counter = change_counter(session)
     path = cache_path(url)
     cached = _read(path, counter, streamed)
-    if cached is not None and _texts_unchanged(session, cached, counter):
+    if cached is not None and texts_unchanged(session, cached, counter):
         return cached
     if on_build is not None:
         count = session.scalar(select(func.count()).select_from(Paper)) or 0
@@ -243,11 +214,14 @@ def load(
             " (once; later runs read it from its cache)..."
         )
     index = build(session)
+    index.updated = counter.updated  # as read back from the file: texts_unchanged works
     _write(path, counter, index)
+    if streamed:  # the rows back in the file, the built matrix freed (a long triage run)
+        return _read(path, counter, streamed=True) or index
     return index
 
 
-def _texts_unchanged(session: Session, cached: Index, counter: Counter) -> bool:
+def texts_unchanged(session: Session, cached: Index, counter: Counter) -> bool:
     """True when no paper updated since the cache was written has a new feature text
     (its digest is the cached one): see the module docstring. A library whose last
     ``updated_at`` is older than the cache's is an earlier state put back (a backup):
@@ -268,32 +242,13 @@ def _texts_unchanged(session: Session, cached: Index, counter: Counter) -> bool:
 #: What reading a damaged, cut short or foreign cache file raises (np.load raises
 #: EOFError for an empty file, which click would take for Ctrl-D, and BadZipFile for a
 #: cut one; an array where a scalar was stored raises IndexError): such a file is ignored.
-_UNREADABLE = (OSError, ValueError, EOFError, LookupError, zipfile.BadZipFile)
-
-
-def _open_regular(path: Path) -> BinaryIO | None:
-    """Open ``path`` for reading only when it is a regular file, else None: opened
-    without blocking and checked with ``fstat`` (a FIFO put in the cache's place would
-    otherwise block the open until a writer comes, hanging every ranking command)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            return None
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except OSError:
-        os.close(fd)
-        return None
+_UNREADABLE = UNREADABLE
 
 
 def _read(path: Path, counter: Counter, streamed: bool = False) -> Index | None:
     """The cached index at ``path`` when it was written for ``counter`` and passes
     :func:`.trust.check_layout` and :func:`.trust.check_values`; else None (rebuilt)."""
-    handle = _open_regular(path)
+    handle = open_regular(path)
     if handle is None:
         return None
     try:
@@ -362,28 +317,19 @@ def _write(path: Path, counter: Counter, index: Index) -> None:
         index.dense, stored.StoredDense
     ):
         return  # only a built index is written, never one read from the file
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()  # whatever is there (a FIFO would block the open)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-        with os.fdopen(os.open(tmp, flags, 0o644), "wb") as out:
-            np.savez(
-                out,
-                counter=np.array(counter.shape),
-                updated=np.array(counter.updated),
-                digests=index.digests,
-                ids=index.ids,
-                data=index.matrix.data,
-                indices=index.matrix.indices,
-                indptr=index.matrix.indptr,
-                shape=np.array(index.matrix.shape),
-                vocabulary=np.array(index.vocabulary, dtype=str),
-                idf=index.idf,
-                dense=index.dense if index.dense is not None else np.zeros((0, 0), np.float32),
-            )
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+    save_atomically(
+        path,
+        {
+            "counter": np.array(counter.shape),
+            "updated": np.array(counter.updated),
+            "digests": index.digests,
+            "ids": index.ids,
+            "data": index.matrix.data,
+            "indices": index.matrix.indices,
+            "indptr": index.matrix.indptr,
+            "shape": np.array(index.matrix.shape),
+            "vocabulary": np.array(index.vocabulary, dtype=str),
+            "idf": index.idf,
+            "dense": index.dense if index.dense is not None else np.zeros((0, 0), np.float32),
+        },
+    )

@@ -6,7 +6,9 @@ of a 500,000-paper library in memory at once it peaked at 903 MiB (the issue ask
 ``shape``, some rows (``rows[i]``, ``rows[array]``: the positives, the negatives, the
 best-scored unlabelled papers) and products with a vector (``rows @ x``): the classes
 here give exactly that, reading :data:`ROWS_PER_READ` rows at a time from the cache file
-with ``os.pread``, so a product holds one block of rows and its result.
+with ``os.pread``, so a product holds one block of rows and its result. scipy is imported
+by the methods that make matrices: :func:`members` (which reads the fitted scores' file
+too, :mod:`.fitted`) needs numpy alone.
 
 The cache file is an ``.npz`` written by ``numpy.savez``: a ZIP archive whose members
 are stored, not compressed, each an ``.npy`` file (``numpy.lib.format``), so a member's
@@ -21,10 +23,12 @@ import os
 import struct
 import zipfile
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
-from scipy import sparse
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 #: Rows read per block by a product: about 10 MB of tf-idf or LSA rows.
 ROWS_PER_READ = 8192
@@ -191,6 +195,8 @@ class StoredCSR:
 
     def block(self, start: int, stop: int) -> sparse.csr_matrix:
         """Return rows ``start:stop`` as a CSR matrix."""
+        from scipy import sparse
+
         first, last = int(self.indptr[start]), int(self.indptr[stop])
         return sparse.csr_matrix(
             (
@@ -203,6 +209,8 @@ class StoredCSR:
 
     def __getitem__(self, rows: Any) -> sparse.csr_matrix:
         """Rows by index (an int gives a one-row matrix), in the order asked."""
+        from scipy import sparse
+
         if isinstance(rows, int | np.integer):
             return self.block(int(rows), int(rows) + 1)
         wanted = np.asarray(rows, dtype=np.int64)
@@ -224,6 +232,8 @@ class StoredCSR:
     def __matmul__(self, other: Any) -> Any:
         """The product of every row with ``other`` (a vector or a matrix), a block at a
         time; a sparse ``other`` gives a sparse result."""
+        from scipy import sparse
+
         if not sparse.issparse(other):
             return _products(self, other)
         parts = [

@@ -17,6 +17,9 @@ it claims to describe (the paper count of the change counter):
   paper ids positive, unique and at most the library's highest id.
 
 Each raises ValueError, which :func:`.store.load` takes as "rebuild the cache".
+The fitted scores' file (:mod:`.fitted`) is held to its shape the same way
+(:func:`check_fitted_layout`, :func:`check_fitted`), and taken as "fit again". scipy
+is imported only to check a matrix: reading the fitted scores needs numpy alone.
 """
 
 from __future__ import annotations
@@ -25,12 +28,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
-
-from readinglist.ranking.stored import Member
 
 if TYPE_CHECKING:
+    from scipy import sparse
+
     from readinglist.ranking.store import Index
+    from readinglist.ranking.stored import Member
 
 #: The most columns a cache may have: the vectorizer's ``max_features``
 #: (:func:`readinglist.ranking.features.vectorizer_params`).
@@ -123,6 +126,8 @@ def checked_csr(
     """The CSR matrix of ``shape`` from its arrays, after checking them (scipy's
     ``check_format(full_check=True)``: pointers, index ranges) and that the values are
     finite; raises ValueError otherwise."""
+    from scipy import sparse
+
     if not _bounded(data):
         raise ValueError("the ranking cache's values are not all finite and bounded")
     matrix = sparse.csr_matrix((data, indices, indptr), shape=shape)
@@ -150,3 +155,43 @@ def check_values(index: Index, counter: str) -> None:
         raise ValueError("the ranking cache's idf is not all finite and bounded")
     if isinstance(index.dense, np.ndarray) and not _bounded(index.dense):
         raise ValueError("the ranking cache's LSA rows are not all finite and bounded")
+
+
+#: name: (dtype kinds allowed, number of dimensions) of each member of the fitted
+#: scores' file (:func:`.fitted.write`).
+_FITTED: dict[str, tuple[str, int]] = {
+    "key": ("U", 0),
+    "ids": ("i", 1),
+    "scores": ("f", 1),
+    "learnt": ("U", 0),
+}
+
+
+def check_fitted_layout(layout: dict[str, Member], counter: str) -> None:
+    """Raise ValueError unless ``layout`` (:func:`.stored.members`) is that of a fitted
+    scores' file of a library whose change counter is ``counter``: exactly its members,
+    each of its kind, short texts, one score per id and at most one per paper id up to
+    the highest (nothing is read but the headers)."""
+    if set(layout) != set(_FITTED):
+        raise ValueError("the fitted scores' file does not hold the arrays it should")
+    for name, (kinds, ndim) in _FITTED.items():
+        member = layout[name]
+        if member.dtype.kind not in kinds or len(member.shape) != ndim:
+            raise ValueError(f"the fitted scores' {name} is not what it should be")
+        if kinds == "U" and member.dtype.itemsize > 4 * MAX_SCALAR_TEXT:
+            raise ValueError(f"the fitted scores' {name} is too long")
+        if kinds != "U" and member.dtype.itemsize not in (4, 8):
+            raise ValueError(f"the fitted scores' {name} is not what it should be")
+    _, highest = papers_counted(counter)
+    if layout["ids"].shape != layout["scores"].shape or layout["ids"].shape[0] > highest:
+        raise ValueError("the fitted scores do not fit the library")
+
+
+def check_fitted(ids: np.ndarray, scores: np.ndarray, counter: str) -> None:
+    """Raise ValueError unless the fitted ``ids`` are positive, ascending, unique and at
+    most the highest paper id of ``counter``, and the ``scores`` finite and bounded."""
+    _, highest = papers_counted(counter)
+    if len(ids) and (ids[0] < 1 or ids[-1] > highest or (np.diff(ids) <= 0).any()):
+        raise ValueError("the fitted scores' paper ids are not the library's")
+    if not _bounded(scores):
+        raise ValueError("the fitted scores are not all finite and bounded")

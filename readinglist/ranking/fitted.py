@@ -1,0 +1,264 @@
+"""The fitted interest of every paper, cached beside the index: what lets
+``list --sort interest --limit N`` and the first triage screen cost what they show.
+
+A fit (:meth:`.ranker.Ranker.scores`) reads every row of the index, once per feature
+space and step (a few seconds of CPU at 61,000 papers, plus loading the index). Its
+result is one number per paper, kept in a small file beside the index
+(``library.db.interest.npz``: 16 bytes a paper) under the :func:`key` of the library
+state it was fitted on. The key is the library's change counter (:class:`Counter`):
+a decision changes it (``mark`` and ``priority`` set the paper's ``updated_at``, a tag
+changes the tag links' count and sum), so a command whose key matches reads the
+scores (milliseconds, numpy alone: no scipy, no ORM) and one whose key differs refits
+and rewrites the file (temp+rename). Like the index, the file is derived data: one
+that fails :func:`.trust.check_fitted` is ignored. Fits with a ``--like`` text are not
+cached (the key would need the text).
+
+Also here, because reading the scores needs them and nothing heavy: the change counter
+(:func:`change_counter`), where the cache files live (:func:`cache_path`), opening a
+cache file safely (:func:`open_regular`) and writing one atomically
+(:func:`save_atomically`); :mod:`.store` uses the same.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import stat
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+from sqlalchemy import func, select
+
+from readinglist.config import cache_directory
+from readinglist.tables import PAPER_TAGS, PAPERS, Executor
+
+#: Bumped when the features or the index cache's contents change (old caches rebuilt).
+VERSION = 3
+#: Bumped when the fitted scores' file changes (old files refitted).
+FITTED_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Counter:
+    """What the caches are checked against (see :mod:`.store`'s docstring).
+
+    ``shape``: the feature version, the papers' count and highest id, the tag links'
+    count and sum of tag ids. ``updated``: the papers' last ``updated_at`` (ISO text),
+    or "" for a library without papers.
+    """
+
+    shape: str
+    updated: str
+
+
+def change_counter(session: Executor) -> Counter:
+    """Return the library's :class:`Counter` (two aggregate queries, Core tables)."""
+    papers = session.execute(
+        select(func.count(PAPERS.c.id), func.max(PAPERS.c.id), func.max(PAPERS.c.updated_at))
+    ).one()
+    links = session.execute(
+        select(func.count(PAPER_TAGS.c.tag_id), func.coalesce(func.sum(PAPER_TAGS.c.tag_id), 0))
+    ).one()
+    updated = papers[2].isoformat() if papers[2] is not None else ""
+    return Counter(f"v{VERSION}|{papers[0]}|{papers[1]}|{links[0]}|{links[1]}", updated)
+
+
+def key(counter: Counter) -> str:
+    """The key of the scores fitted on the library state ``counter``: the one place that
+    says what a fit depends on (the decisions, the papers and their tags)."""
+    return f"f{FITTED_VERSION}|{counter.shape}|{counter.updated}"
+
+
+def cache_path(url: str) -> Path:
+    """Return the index cache file of the library at ``url``: beside an SQLite file
+    (``library.db.rank.npz``), else in :func:`readinglist.config.cache_directory`
+    ``("rank")`` named by a digest of the URL (``READINGLIST_CACHE`` moves it; tests
+    point it at a temporary folder)."""
+    if url.startswith("sqlite:///") and len(url) > len("sqlite:///"):
+        return Path(url[len("sqlite:///") :] + ".rank.npz")
+    digest = hashlib.sha256(url.encode("utf-8")).hexdigest()[:20]
+    return cache_directory("rank") / f"rank-{digest}.npz"
+
+
+def fitted_path(url: str) -> Path:
+    """Return the fitted scores' file of the library at ``url``, beside its index cache
+    (``library.db.interest.npz``; ``rank-<digest>.interest.npz`` for a server)."""
+    index = cache_path(url)
+    stem = index.name.removesuffix(".npz").removesuffix(".rank")
+    return index.with_name(stem + ".interest.npz")
+
+
+def open_regular(path: Path) -> BinaryIO | None:
+    """Open ``path`` for reading only when it is a regular file, else None: opened
+    without blocking and checked with ``fstat`` (a FIFO put in a cache's place would
+    otherwise block the open until a writer comes, hanging every ranking command)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return None
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except OSError:
+        os.close(fd)
+        return None
+
+
+def save_atomically(path: Path, arrays: dict[str, Any]) -> bool:
+    """Write ``arrays`` as an uncompressed ``.npz`` at ``path`` through a temporary file
+    of this process renamed over it (``os.replace``), so that a reader, or a write that
+    fails or is killed, never leaves a half-written cache in its place. Returns False
+    when it could not be written (a cache is optional: the caller goes on)."""
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _remove_orphans(path)
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()  # whatever is there (a FIFO would block the open)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        with os.fdopen(os.open(tmp, flags, 0o644), "wb") as out:
+            np.savez(out, **arrays)
+        os.replace(tmp, path)
+        return True
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        return False
+
+
+def _remove_orphans(path: Path) -> None:
+    """Remove the temporary files of ``path`` left by processes that no longer run (one
+    killed while it wrote: ``kill -9``, or a triage run that quit while its background
+    thread wrote): named ``<name>.<pid>.tmp``, removed when that pid is gone."""
+    for tmp in path.parent.glob(path.name + ".*.tmp"):
+        pid = tmp.name[len(path.name) + 1 : -len(".tmp")]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        except OSError:  # another user's process, alive: its file stays
+            continue
+
+
+#: What reading a damaged, cut short or foreign cache file raises (np.load raises
+#: EOFError for an empty file and BadZipFile for a cut one): such a file is ignored.
+UNREADABLE = (OSError, ValueError, EOFError, LookupError, zipfile.BadZipFile)
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """The interest of every indexed paper under one library state.
+
+    ``ids`` ascending, ``scores[i]`` the interest of paper ``ids[i]`` as
+    :meth:`.ranker.Ranker.scores` gave it; ``learnt`` what the model learnt from
+    (:meth:`.ranker.Ranker.learnt_from`); ``key`` the :func:`key` it was fitted on.
+    """
+
+    key: str
+    ids: np.ndarray
+    scores: np.ndarray
+    learnt: str
+
+    @classmethod
+    def of(cls, key: str, ids: np.ndarray, scores: np.ndarray, learnt: str) -> Fitted:
+        """The scores of the papers ``ids`` (any order), kept sorted by id."""
+        order = np.argsort(ids, kind="stable")
+        return cls(
+            key,
+            np.asarray(ids, dtype=np.int64)[order],
+            np.asarray(scores, dtype=np.float64)[order],
+            learnt,
+        )
+
+    def order(self, pids: Sequence[int]) -> list[int]:
+        """Return ``pids`` highest interest first; papers without a score last, ties in
+        the given order (as :meth:`.ranker.Ranker.order`)."""
+        if not len(pids):
+            return list(pids)
+        at = _positions(self.ids, pids)
+        values = np.where(at >= 0, self.scores[np.maximum(at, 0)], -np.inf)
+        ordered: list[int] = np.asarray(pids, dtype=np.int64)[
+            np.argsort(-values, kind="stable")
+        ].tolist()
+        return ordered
+
+    def get(self, pid: int) -> float | None:
+        """Return the interest of paper ``pid`` as it is printed, or None (no score): one
+        look-up (a whole-library listing asks per paper)."""
+        at = int(np.searchsorted(self.ids, pid))
+        if at >= len(self.ids) or self.ids[at] != pid:
+            return None
+        return round(float(self.scores[at]), 4)
+
+    def of_ids(self, pids: Sequence[int]) -> dict[int, float | None]:
+        """Return ``{paper id: interest rounded to 4 digits}`` (None: no score), as
+        :meth:`.ranker.Interest.of` prints it."""
+        at = _positions(self.ids, pids)
+        values = self.scores[np.maximum(at, 0)].tolist() if len(self.ids) else [0.0] * len(at)
+        return {
+            pid: None if where < 0 else round(value, 4)
+            for pid, where, value in zip(pids, at.tolist(), values, strict=True)
+        }
+
+
+def _positions(sorted_ids: np.ndarray, pids: Sequence[int]) -> np.ndarray:
+    """Where each of ``pids`` is in ``sorted_ids`` (ascending), -1 where absent."""
+    wanted = np.asarray(pids, dtype=np.int64)
+    if not len(sorted_ids) or not len(wanted):
+        return np.full(len(wanted), -1, dtype=np.int64)
+    at = np.minimum(np.searchsorted(sorted_ids, wanted), len(sorted_ids) - 1)
+    return np.where(sorted_ids[at] == wanted, at, -1)
+
+
+def read(url: str, counter: Counter, *, stale: bool = False) -> Fitted | None:
+    """Return the fitted scores of the library at ``url`` when their key is
+    ``key(counter)`` (with ``stale``: whatever key, the last fit, for an order to show
+    while a new one is fitted), and the file passes :func:`.trust.check_fitted`; else
+    None."""
+    from readinglist.ranking import stored, trust
+
+    handle = open_regular(fitted_path(url))
+    if handle is None:
+        return None
+    with handle:
+        try:
+            layout = stored.members(handle)
+            trust.check_fitted_layout(layout, counter.shape)
+            handle.seek(0)
+            with np.load(handle, allow_pickle=False) as data:
+                found = Fitted(
+                    str(data["key"]),
+                    data["ids"],
+                    data["scores"],
+                    str(data["learnt"]),
+                )
+            if not stale and found.key != key(counter):
+                return None
+            trust.check_fitted(found.ids, found.scores, counter.shape)
+            return found
+        except UNREADABLE:
+            return None
+
+
+def write(url: str, fitted: Fitted) -> bool:
+    """Write ``fitted`` as the library's fitted scores (:func:`save_atomically`)."""
+    return save_atomically(
+        fitted_path(url),
+        {
+            "key": np.array(fitted.key),
+            "ids": fitted.ids,
+            "scores": fitted.scores,
+            "learnt": np.array(fitted.learnt),
+        },
+    )

@@ -1,0 +1,269 @@
+"""The interest order of a triage run, fitted in a background thread: decisions never wait.
+
+A fit reads every row of the index (``ranking.ranker.Ranker.scores``); loading the index
+of 61,000 papers takes seconds and building it a minute. Done before the first screen
+or after each decision, that was a blank screen for 67 s and a wait after every key. So
+:class:`LiveRanker` starts with the last fitted scores (``ranking.fitted``: read in
+milliseconds; those of an earlier state of the library when nothing newer is there,
+else the order of addition), shows the first screen at once, and one daemon thread
+loads the index and fits again whenever decisions were made since its last fit; the
+triage loop re-orders the rest of its queue when a newer fit has arrived
+(:meth:`LiveRanker.fresh`, "the order catches up"). A fit that ends within
+:data:`SETTLE_SECONDS` of a decision is used for the very next paper, as before.
+
+Each fit reads the decisions again from the library, in one transaction, after the
+change counter (``ranking.fitted.key``), so the scores it writes to the fitted scores'
+file belong to that key or to a later state (never an older one): the next
+``list --sort interest`` reads them instead of fitting. The thread writes files only
+through ``fitted.save_atomically`` (temp+rename) and checks :meth:`LiveRanker.close`
+before it writes, so quitting never leaves a half-written cache and never waits for a
+fit; a fit that fails leaves the order as it was and says so on the model line.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, Protocol
+
+from sqlalchemy.orm import Session
+
+from readinglist.text import counted
+
+if TYPE_CHECKING:
+    from readinglist.ranking.fitted import Fitted
+    from readinglist.ranking.ranker import Ranker
+    from readinglist.ranking.store import Index
+
+SessionFactory = Callable[[], AbstractContextManager[Session]]
+
+
+class Reranker(Protocol):
+    """Re-orders the rest of a triage queue after a decision: ``ranking.ranker.Ranker``
+    (in order at once) or :class:`LiveRanker` (fitted in the background, which also has
+    ``fresh``, ``learnt_from`` and ``close``: ``readinglist.triage.Triage`` asks for them
+    by name)."""
+
+    def decide(self, pid: int, status: str) -> None:
+        """Take the new status of ``pid`` as a label."""
+        ...
+
+    def order(self, pids: Sequence[int]) -> list[int]:
+        """Return ``pids`` highest interest first."""
+        ...
+
+    def interest(self, pids: Iterable[int]) -> dict[int, float | None]:
+        """Return ``{paper id: interest}`` (None without a model)."""
+        ...
+
+    def why(self, pid: int) -> Any:
+        """Return why the paper has its interest (``readinglist.ranking.Why``: parts that
+        add up to it), or None without a score."""
+        ...
+
+
+#: How long (seconds) a decision waits for its re-rank before the next paper is shown in
+#: the order there was (a fit of a few thousand papers ends well within it).
+SETTLE_SECONDS = 0.3
+#: A fit running this long (seconds) says so on the model line.
+NOTICE_SECONDS = 1.0
+#: Up to this many papers, a fit (and a first index) takes well under a second: the
+#: first screen and each decision wait for it, so the order is always the latest.
+SMALL_LIBRARY = 2000
+
+
+class LiveRanker:
+    """A :class:`readinglist.triage.Reranker` fitted in a background thread (see the
+    module docstring).
+
+    Args:
+        read_factory: a Session in one read transaction per call (the thread's own).
+        url: the library's URL (where its caches are).
+        first: the scores to start with (``fitted.read``, maybe of an earlier state), or
+            None (no order until the first fit ends).
+        current: True when ``first`` is the fit of the library as it is (no fit needed
+            until a decision).
+        like: the ``--like`` text, or None; its fits are not written to the cache.
+        patience: how long a decision waits for its fit (seconds; None: until it ends).
+    """
+
+    def __init__(
+        self,
+        read_factory: SessionFactory,
+        url: str,
+        first: Fitted | None,
+        *,
+        current: bool,
+        like: str | None = None,
+        patience: float | None = SETTLE_SECONDS,
+    ) -> None:
+        self.read_factory = read_factory
+        self.patience = patience
+        self.url = url
+        self.like = like
+        self._lock = threading.Condition()
+        self._scores = first
+        self._ranker: Ranker | None = None
+        self._wanted = 0 if current else 1  # fits asked for (a count of requests)
+        self._done = 0  # the request the last finished fit answered
+        self._applied = 0  # the request of the scores the queue was last ordered by
+        self._since = time.monotonic()  # when the oldest unanswered request was made
+        self._pending = 0  # decisions since the last finished fit
+        self._problem = ""
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._work, name="readinglist-fit", daemon=True)
+        self._thread.start()
+
+    # --- what the triage loop asks --------------------------------------------------------
+
+    def decide(self, pid: int, status: str) -> None:
+        """Take a new decision (already saved): ask the thread for a new fit, and wait up
+        to :attr:`patience` for it."""
+        with self._lock:
+            if self._wanted == self._done:
+                self._since = time.monotonic()
+            self._wanted += 1
+            self._pending += 1
+            wanted = self._wanted
+            self._lock.notify_all()
+            self._lock.wait_for(lambda: self._done >= wanted or bool(self._problem), self.patience)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until every fit asked for has ended (or failed); False on ``timeout``."""
+        with self._lock:
+            return self._lock.wait_for(
+                lambda: self._done >= self._wanted or bool(self._problem), timeout
+            )
+
+    def fresh(self) -> bool:
+        """True once for each fit that ended since the last call: the rest of the queue
+        should be ordered again."""
+        with self._lock:
+            if self._done > self._applied:
+                self._applied = self._done
+                return True
+            return False
+
+    def order(self, pids: Sequence[int]) -> list[int]:
+        """Return ``pids`` highest interest first by the latest scores (given order
+        without any)."""
+        scores = self._scores
+        return scores.order(pids) if scores is not None else list(pids)
+
+    def interest(self, pids: Iterable[int]) -> dict[int, float | None]:
+        """Return ``{paper id: interest}`` by the latest scores (None without any)."""
+        scores = self._scores
+        wanted = list(pids)
+        return scores.of_ids(wanted) if scores is not None else dict.fromkeys(wanted)
+
+    @property
+    def loaded(self) -> bool:
+        """True once the thread has loaded the index (``w`` works from then on)."""
+        return self._ranker is not None
+
+    def why(self, pid: int) -> Any:
+        """Return why the paper has its interest (``ranking.Why``), or None while the
+        index is still being loaded (then :meth:`learnt_from` says so)."""
+        ranker = self._ranker
+        return ranker.why(pid) if ranker is not None else None
+
+    def learnt_from(self) -> str:
+        """What the order learnt from, and, once a fit runs for :data:`NOTICE_SECONDS`,
+        that the order is being updated (or that a fit failed)."""
+        with self._lock:
+            scores, problem, pending = self._scores, self._problem, self._pending
+            busy = self._wanted > self._done
+            waited = time.monotonic() - self._since
+        text = scores.learnt if scores is not None else "no order yet"
+        if problem:
+            return f"{text} · the order is not updated: {problem}"
+        if busy and waited >= NOTICE_SECONDS:
+            what = (
+                f"re-ranking after {counted(pending, 'new decision')}"
+                if pending
+                else "loading the interest index"
+            )
+            return f"{text} · {what} ({waited:.0f} s; the order catches up)"
+        return text
+
+    def close(self) -> None:
+        """Ask the thread to stop (it writes nothing after this) and wait a moment for a
+        fit's write in progress; never waits for a fit itself."""
+        self._stop.set()
+        with self._lock:
+            self._lock.notify_all()
+        self._thread.join(timeout=0.5)
+
+    # --- the thread -----------------------------------------------------------------------
+
+    def _work(self) -> None:
+        try:
+            index = self._load()
+            while not self._stop.is_set():
+                with self._lock:
+                    self._lock.wait_for(lambda: self._wanted > self._done or self._stop.is_set())
+                    request, pending = self._wanted, self._pending
+                if self._stop.is_set():
+                    return
+                self._fit(index, request, pending)
+        except Exception as err:  # reported on the model line; the order stays as it was
+            with self._lock:
+                self._problem = f"{type(err).__name__}: {err}"[:200]
+                self._lock.notify_all()
+
+    def _load(self) -> Index:
+        from readinglist.ranking import store
+        from readinglist.ranking.ranker import Ranker
+
+        with self.read_factory() as session:
+            # streamed: each fit reads the rows from the cache file a block at a time, so
+            # a triage run holds no copy of the library's matrix (tens of MB, not hundreds)
+            index = store.load(session, self.url, streamed=True)
+            ranker = Ranker.of_index(session, index, self.like)
+        with self._lock:
+            self._ranker = ranker  # ``w`` works from here on
+        return index
+
+    def _fit(self, index: Index, request: int, pending: int) -> None:
+        from readinglist.ranking import fitted, store
+        from readinglist.ranking.ranker import Ranker
+
+        with self.read_factory() as session:
+            counter = fitted.change_counter(session)  # before the decisions: see docstring
+            ranker = Ranker.of_index(session, index, self.like)
+            cacheable = self.like is None and store.texts_unchanged(session, index, counter)
+        table = ranker.interest_table()
+        made = fitted.Fitted(fitted.key(counter), table.ids, table.scores, ranker.learnt_from())
+        if cacheable and len(table.ids) and not self._stop.is_set():
+            fitted.write(self.url, made)
+        with self._lock:
+            self._scores, self._ranker = made, ranker
+            self._done = request
+            self._pending -= pending
+            self._since = time.monotonic()
+            self._lock.notify_all()
+
+
+def start(read_factory: SessionFactory, url: str, like: str | None) -> LiveRanker:
+    """Return the :class:`LiveRanker` of a triage run: the fitted scores of the library as
+    it is when there are (no fit until a decision), else those of an earlier state and a
+    fit started at once, waited for up to :data:`SETTLE_SECONDS` (the whole fit in a
+    library of up to :data:`SMALL_LIBRARY` papers). A ``--like`` run always fits (its
+    scores are not cached)."""
+    from readinglist.ranking import fitted, trust
+
+    with read_factory() as session:
+        counter = fitted.change_counter(session)
+    first = fitted.read(url, counter, stale=True)
+    current = like is None and first is not None and first.key == fitted.key(counter)
+    small = trust.papers_counted(counter.shape)[0] <= SMALL_LIBRARY
+    patience = None if small else SETTLE_SECONDS
+    ranker = LiveRanker(
+        read_factory, url, None if like else first, current=current, like=like, patience=patience
+    )
+    if not current:
+        ranker.wait(patience)
+        ranker.fresh()  # the queue is ordered by these scores from the start
+    return ranker

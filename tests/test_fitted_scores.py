@@ -1,0 +1,229 @@
+"""The fitted interest is cached, and triage fits in the background: ``list --sort
+interest`` reads the scores of the library as it is instead of fitting again; a
+decision makes them stale (refitted, as a fresh ranker orders); a damaged or forged
+scores' file is refitted, never trusted; triage's :class:`LiveRanker` follows the
+decisions, never makes a decision wait for a slow fit, and says when a fit failed.
+SQLite and PostgreSQL (the ``filled`` library of test_ranking)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from test_ranking import cache_dir_fixture, filled_fixture  # noqa: F401
+
+
+def interest_listing(filled: Callable[..., Any]) -> list[tuple[str, float]]:
+    result = filled("list", "--sort", "interest", "--json")
+    assert result.exit_code == 0, result.stderr
+    return [(p["key"], p["interest"]) for p in json.loads(result.stdout)]
+
+
+def fresh_listing(db_url: str) -> list[tuple[str, float | None]]:
+    """The interest order of a ranker fitted now, from the library (no fitted file)."""
+    from readinglist import db, library
+    from readinglist.ranking.ranker import Ranker
+
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine, write=False) as session:
+        ranker = Ranker.open(session, db_url)
+        key_of = {p.id: p.citekey for p in library.all_papers(session)}
+        ids = ranker.order(list(key_of))
+        scores = ranker.interest(ids)
+    engine.dispose()
+    return [(key_of[pid], scores[pid]) for pid in ids]
+
+
+def test_a_current_fit_is_read_and_a_decision_refits(
+    filled: Callable[..., Any], db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from readinglist.ranking.fitted import fitted_path
+    from readinglist.ranking.ranker import Ranker
+
+    assert filled("mark", "to-read", "rl0").exit_code == 0
+    first = interest_listing(filled)
+    assert first == fresh_listing(db_url)
+    assert fitted_path(db_url).is_file()
+
+    def no_fit(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("fitted again although the library did not change")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Ranker, "open", no_fit)
+        assert interest_listing(filled) == first  # read from the fitted scores
+    assert filled("mark", "skipped", "rl1").exit_code == 0
+    after = interest_listing(filled)
+    assert after != first
+    assert after == fresh_listing(db_url)
+    assert filled("tag", "add", "rl", "rl2", "rl3").exit_code == 0  # tags are features too
+    assert interest_listing(filled) == fresh_listing(db_url)
+
+
+def _rewrite(path: Any, **changed: Any) -> None:
+    with np.load(path, allow_pickle=False) as data:
+        arrays = {name: data[name] for name in data.files}
+    arrays.update(changed)
+    with open(path, "wb") as out:
+        np.savez(out, **arrays)
+
+
+@pytest.mark.parametrize(
+    "forge",
+    ["garbage", "nan", "beyond", "unsorted", "key", "extra"],
+)
+def test_a_forged_fitted_file_is_refitted_never_trusted(
+    filled: Callable[..., Any], db_url: str, forge: str
+) -> None:
+    from readinglist.ranking.fitted import fitted_path
+
+    assert filled("mark", "to-read", "bio0", "rl2").exit_code == 0
+    expected = interest_listing(filled)
+    path = fitted_path(db_url)
+    with np.load(path, allow_pickle=False) as data:
+        ids, scores = data["ids"].copy(), data["scores"].copy()
+    if forge == "garbage":
+        path.write_bytes(b"PK\x03\x04" + b"\x00" * 100)
+    elif forge == "nan":
+        _rewrite(path, scores=np.full_like(scores, np.nan))
+    elif forge == "beyond":
+        _rewrite(path, ids=ids + 10_000)
+    elif forge == "unsorted":
+        _rewrite(path, ids=ids[::-1].copy())
+    elif forge == "key":  # a fit of another state of the library: stale, refitted
+        _rewrite(path, key=np.array("f1|v3|1|1|0|0|2020-01-01"), scores=-scores)
+    else:
+        _rewrite(path, extra=np.zeros(3))
+    assert interest_listing(filled) == expected
+    assert interest_listing(filled) == expected  # and rewritten whole
+
+
+@pytest.fixture
+def reader(db_url: str) -> Any:
+    from readinglist import db
+
+    engine = db.make_engine(db_url)
+    yield lambda: db.session_scope(engine, write=False)
+    engine.dispose()
+
+
+def test_the_live_ranker_follows_the_decisions_and_writes_the_fit(
+    filled: Callable[..., Any], db_url: str, reader: Any
+) -> None:
+    from readinglist import library
+    from readinglist.ranking import fitted
+    from readinglist.triage_rank import start
+
+    assert filled("mark", "to-read", "rl0").exit_code == 0
+    live = start(reader, db_url, None)  # a small library: waits for its first fit
+    with reader() as session:
+        queue = library.triage_queue(session, "", only_new=False)
+        key_of = dict(library.select_ids_and_keys(session, ""))
+    assert [key_of[p] for p in live.order(queue)] == [k for k, _ in fresh_listing(db_url)]
+    assert live.learnt_from() == "learnt from 1 wanted, 0 skipped"
+    rl1 = next(p for p, k in key_of.items() if k == "rl1")
+    assert filled("mark", "skipped", "rl1").exit_code == 0  # saved first, as triage does
+    live.decide(rl1, "skipped")
+    assert live.fresh()
+    assert not live.fresh()  # once per new fit
+    assert [key_of[p] for p in live.order(queue)] == [k for k, _ in fresh_listing(db_url)]
+    assert live.learnt_from() == "learnt from 1 wanted, 1 skipped"
+    assert live.why(rl1) is not None
+    with reader() as session:  # the next list reads this fit
+        counter = fitted.change_counter(session)
+    found = fitted.read(db_url, counter)
+    assert found is not None
+    assert found.learnt == "learnt from 1 wanted, 1 skipped"
+    live.close()
+
+
+def test_a_slow_fit_never_makes_a_decision_wait_and_says_so(
+    filled: Callable[..., Any], db_url: str, reader: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from readinglist import triage_rank
+    from readinglist.ranking.ranker import Ranker
+
+    assert filled("mark", "to-read", "rl0").exit_code == 0
+    gate = threading.Event()
+    original = Ranker.of_index.__func__  # type: ignore[attr-defined]
+
+    def slow(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        gate.wait(60)
+        return original(cls, *args, **kwargs)
+
+    monkeypatch.setattr(Ranker, "of_index", classmethod(slow))
+    monkeypatch.setattr(triage_rank, "NOTICE_SECONDS", 0.0)
+    live = triage_rank.LiveRanker(reader, db_url, None, current=False, patience=0.05)
+    began = time.monotonic()
+    live.decide(1, "skipped")
+    assert time.monotonic() - began < 2  # the patience, not the fit
+    assert live.order([3, 2, 1]) == [3, 2, 1]  # no scores yet: as given
+    text = live.learnt_from()
+    assert text.startswith("no order yet · re-ranking after 1 new decision (")
+    assert text.endswith("s; the order catches up)")
+    gate.set()
+    assert live.wait(60)
+    assert live.learnt_from() == "learnt from 1 wanted, 0 skipped"
+    assert live.fresh()
+    live.close()
+
+
+def test_a_failed_fit_leaves_the_order_and_says_why(
+    filled: Callable[..., Any], db_url: str, reader: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from readinglist import triage_rank
+    from readinglist.ranking import fitted
+    from readinglist.ranking.ranker import Ranker
+
+    assert filled("mark", "to-read", "rl0").exit_code == 0
+
+    def broken(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the disk went away")
+
+    monkeypatch.setattr(Ranker, "of_index", classmethod(broken))
+    live = triage_rank.start(reader, db_url, None)
+    assert live.wait(30)
+    assert live.order([3, 1, 2]) == [3, 1, 2]
+    assert live.learnt_from() == (
+        "no order yet · the order is not updated: RuntimeError: the disk went away"
+    )
+    assert not fitted.fitted_path(db_url).exists()  # nothing half-written, nothing at all
+    live.close()
+
+
+def test_quitting_never_waits_for_a_fit_and_nothing_is_written_after(
+    filled: Callable[..., Any], db_url: str, reader: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``close`` (triage quitting) returns at once while a fit runs; the thread is a
+    daemon (it never keeps the command from exiting) and writes no file afterwards."""
+    from readinglist import triage_rank
+    from readinglist.ranking import fitted
+    from readinglist.ranking.ranker import Ranker
+
+    assert filled("mark", "to-read", "rl0").exit_code == 0
+    gate = threading.Event()
+    original = Ranker.of_index.__func__  # type: ignore[attr-defined]
+    calls: list[int] = []
+
+    def slow(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) > 1:  # the fit, not the load
+            gate.wait(60)
+        return original(cls, *args, **kwargs)
+
+    monkeypatch.setattr(Ranker, "of_index", classmethod(slow))
+    live = triage_rank.LiveRanker(reader, db_url, None, current=False, patience=0.0)
+    while len(calls) < 2:  # the fit has started
+        time.sleep(0.01)
+    began = time.monotonic()
+    live.close()
+    assert time.monotonic() - began < 2
+    assert live._thread.daemon
+    gate.set()
+    live._thread.join(60)
+    assert not live._thread.is_alive()
+    assert not fitted.fitted_path(db_url).exists()
