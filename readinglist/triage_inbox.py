@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from readinglist import library, query
+from readinglist import decided, library, query
 from readinglist.errors import InvalidQuery
 from readinglist.library import marks
 from readinglist.models import Paper
@@ -29,14 +29,20 @@ SCAN_ABOVE = 4 * library.CHUNK
 
 
 def of_papers(session: Session, pids: Sequence[int], name: str) -> dict[int, Any]:
-    """Return ``{paper id: value of the column name}`` of the papers ``pids`` that exist,
+    """Return ``{paper id: value of the column name}`` of the papers ``pids`` that exist
+    (a decision column such as ``status`` is the current reader's, :mod:`readinglist.decided`),
     read in chunks of ids, or in one scan of the table for more than
     :data:`SCAN_ABOVE` (Core rows on the session's connection: no ORM row handling)."""
-    column, execute = PAPERS.c[name], connection_of(session).execute
+    column, execute = decided.paper_column(name), connection_of(session).execute
     if len(pids) > SCAN_ABOVE:
         wanted = set(pids)
-        rows = execute(select(PAPERS.c.id, column))
-        return {int(pid): value for pid, value in rows if pid in wanted}
+        if name == "status":  # the current reader's: one join, not a probe per paper
+            scan = select(PAPERS.c.id, decided.joined_status()).select_from(
+                decided.with_decisions()
+            )
+        else:
+            scan = select(PAPERS.c.id, column)
+        return {int(pid): value for pid, value in execute(scan) if pid in wanted}
     found: dict[int, Any] = {}
     for start in range(0, len(pids), library.CHUNK):
         chunk = pids[start : start + library.CHUNK]
