@@ -225,3 +225,12 @@ def test_markdown_abstract_renders_as_meant_by_pandoc() -> None:
     assert "<strong>bold</strong>" in html
     assert '<span class="math inline">[<em>U</em>,2<em>U</em>]</span>' in html
     assert "2*3*4, <em>this</em> word_x_y &lt;b&gt; and Support." in html
+
+
+def test_old_style_declarations_are_not_lost_braces() -> None:
+    """``{\\sc am}``, ``{\\bf x}``, ``\\relax``: LaTeX commands without an argument that
+    print nothing (``latex_fast.TEXT_DECLARATIONS``) are decoded to nothing, not to their
+    names, so ``Why {\\sc am} and {\\sc Eurisko}`` still matches its plain-title copy."""
+    assert latex_to_unicode("Why {\\sc am} and {\\bf Eurisko}\\relax{} work") == (
+        "Why am and Eurisko work"
+    )
