@@ -81,6 +81,22 @@ FONT_COMMANDS = frozenset(
         "operatorname",  # amsmath's operator names in math (``$\operatorname{OU}$``)
     }
 )
+#: LaTeX's text-mode commands that take no argument and print nothing of their own:
+#: old-style font and size declarations (``{\\sc am}``, ``{\\bf x}``), spacing and
+#: line-breaking commands. pylatexenc does not know most of them and drops them, which is
+#: their meaning; :func:`lost_braces` leaves them alone, and the BibTeX allow-list
+#: (``formats.bibtex.inert``) counts them as inert markup.
+TEXT_DECLARATIONS = frozenset(
+    {
+        *("it", "bf", "sc", "tt", "rm", "sf", "sl", "em", "up", "md", "normalfont"),
+        *("itshape", "bfseries", "scshape", "ttfamily", "rmfamily", "sffamily", "slshape"),
+        *("upshape", "mdseries"),
+        *("small", "footnotesize", "scriptsize", "tiny", "large", "Large", "normalsize"),
+        *("relax", "protect", "nobreak", "allowbreak", "linebreak", "newline", "par"),
+        *("quad", "qquad", "enspace", "enskip", "thinspace", "space"),
+        *("negthinspace", "nobreakspace", "slash", "xspace", "unskip", "noindent"),
+    }
+)
 #: Accent commands and the combining characters pylatexenc gives for them (LaTeX's
 #: OT1/T1 accents).
 LATEX_ACCENTS = {
@@ -317,7 +333,9 @@ def lost_braces(value: str) -> str:
 
     def word(match: re.Match[str]) -> str:
         name = match.group(1)
-        if name in FONT_COMMANDS or name in LATEX_LETTERS or not _drops_to_argument(name):
+        if name in FONT_COMMANDS or name in TEXT_DECLARATIONS or name in LATEX_LETTERS:
+            return match.group(0)
+        if not _drops_to_argument(name):
             return match.group(0)
         font = next((f for f in _FONTS_LONGEST_FIRST if name.startswith(f)), "")
         return name[len(font) :] if font and len(name) > len(font) else name

@@ -44,7 +44,7 @@ def test_combining_accents_are_written_as_latex_accents_in_bibtex(
     (``{\\'e}``, Unicode normal form C first), and a combining mark with no precomposed
     form (``q`` + U+0301, ``x`` + U+030C) gets its LaTeX accent command."""
     ris = tmp_path / "one.ris"
-    title = "Cafe\u0301 and q\u0301 or x\u030c"
+    title = "Cafe\u0301 and q\u0301 or x\u030c in \u01ff"
     ris.write_text(f"TY  - JOUR\nTI  - {title}\nAU  - Doe, Jane\nPY  - 2020\nER  - \n", "utf-8")
     assert invoke("import", str(ris)).exit_code == 0
     out = tmp_path / "out.bib"
@@ -52,10 +52,10 @@ def test_combining_accents_are_written_as_latex_accents_in_bibtex(
     assert result.exit_code == 0, result.output
     bib = out.read_text("utf-8")
     assert bib.isascii(), bib
-    assert "Caf{\\'e} and {\\'{q}} or {\\v{x}}" in bib
-    assert latex_to_unicode("Caf{\\'e} and {\\'{q}} or {\\v{x}}") == unicodedata.normalize(
-        "NFC", title
-    )
+    assert "Caf{\\'e} and {\\'{q}} or {\\v{x}} in {\\'{\\o}}" in bib
+    assert latex_to_unicode(
+        "Caf{\\'e} and {\\'{q}} or {\\v{x}} in {\\'{\\o}}"
+    ) == unicodedata.normalize("NFC", title)
 
 
 def test_a_year_out_of_range_is_kept_as_text_and_warned_about(invoke: Any, tmp_path: Path) -> None:
@@ -225,3 +225,12 @@ def test_markdown_abstract_renders_as_meant_by_pandoc() -> None:
     assert "<strong>bold</strong>" in html
     assert '<span class="math inline">[<em>U</em>,2<em>U</em>]</span>' in html
     assert "2*3*4, <em>this</em> word_x_y &lt;b&gt; and Support." in html
+
+
+def test_old_style_declarations_are_not_lost_braces() -> None:
+    """``{\\sc am}``, ``{\\bf x}``, ``\\relax``: LaTeX commands without an argument that
+    print nothing (``latex_fast.TEXT_DECLARATIONS``) are decoded to nothing, not to their
+    names, so ``Why {\\sc am} and {\\sc Eurisko}`` still matches its plain-title copy."""
+    assert latex_to_unicode("Why {\\sc am} and {\\bf Eurisko}\\relax{} work") == (
+        "Why am and Eurisko work"
+    )

@@ -97,6 +97,26 @@ def _encode_char(char: str, exact: bool) -> str:
 _ACCENT_OF_MARK = {mark: command for command, mark in LATEX_ACCENTS.items()}
 
 
+def _accented(char: str, exact: bool) -> str:
+    """:func:`_encode_char` of ``char``; when that leaves it non-ASCII and it is a letter
+    with LaTeX accents (``ǿ``: ``ø`` + U+0301, NFD), those accent commands on the letter's
+    LaTeX (``{\\'{\\o}}``)."""
+    latex = _encode_char(char, exact)
+    if latex.isascii():
+        return latex
+    decomposed = unicodedata.normalize("NFD", char)
+    base, marks = decomposed[0], decomposed[1:]
+    if not marks or any(mark not in _ACCENT_OF_MARK for mark in marks):
+        return latex
+    piece = base if base.isascii() else _encode_char(base, exact)
+    if not piece.isascii():
+        return latex
+    for mark in marks:
+        inner = piece[1:-1] if piece.startswith("{\\") and piece.endswith("}") else piece
+        piece = f"{{\\{_ACCENT_OF_MARK[mark]}{{{inner}}}}}"
+    return piece
+
+
 def ascii_latex(text: str, exact: bool = False) -> str:
     """Replace non-ASCII characters by LaTeX (bibtex dialect); see :func:`_encode_char`.
     ASCII text is returned as it is.
@@ -117,7 +137,7 @@ def ascii_latex(text: str, exact: bool = False) -> str:
             inner = base[1:-1] if base.startswith("{\\") and base.endswith("}") else base
             out.append(f"{{\\{_ACCENT_OF_MARK[ch]}{{{inner}}}}}")
         else:
-            out.append(_encode_char(ch, exact))
+            out.append(_accented(ch, exact))
         previous = ch if not unicodedata.combining(ch) else previous
     return "".join(out)
 

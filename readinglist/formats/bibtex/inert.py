@@ -39,23 +39,20 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 from readinglist.formats.bibtex.values import ValueSyntaxError, evaluate, matching_brace
+from readinglist.latex_fast import TEXT_DECLARATIONS
 from readinglist.text import CACHE_SIZE, FONT_COMMANDS, LATEX_ACCENTS, LATEX_LETTERS
 
 #: Text-mode font, size and case commands beyond :data:`readinglist.text.FONT_COMMANDS`
 #: (old-style declarations, biblatex's ``\\mkbib...`` wrappers, case protection).
 _TEXT_MARKUP = frozenset(
     {
-        *("it", "bf", "sc", "tt", "rm", "sf", "sl", "em", "up", "md", "normalfont"),
-        *("itshape", "bfseries", "scshape", "ttfamily", "rmfamily", "sffamily", "slshape"),
-        *("upshape", "mdseries", "textsuperscript", "textsubscript", "underline", "uline"),
+        *TEXT_DECLARATIONS,
+        *("textsuperscript", "textsubscript", "underline", "uline"),
         *("mkbibemph", "mkbibitalic", "mkbibbold", "mkbibquote", "mkbibacro", "enquote"),
         *("mkbibsuperscript", "mkbibsubscript", "textcase", "NoCaseChange", "nocase"),
         *("MakeUppercase", "MakeLowercase", "MakeTextUppercase", "MakeTextLowercase"),
-        *("small", "footnotesize", "scriptsize", "tiny", "large", "Large", "normalsize"),
-        *("relax", "protect", "hbox", "text", "ensuremath", "url", "nolinkurl", "doi"),
-        *("emph", "hyphenation", "nobreak", "allowbreak", "linebreak", "newline", "par"),
-        *("hspace", "vspace", "quad", "qquad", "enspace", "enskip", "thinspace", "space"),
-        *("negthinspace", "nobreakspace", "slash", "xspace", "unskip", "noindent"),
+        *("hbox", "text", "ensuremath", "url", "nolinkurl", "doi"),
+        *("emph", "hyphenation", "hspace", "vspace"),
         *("path", "cite", "citep", "citet", "citealp", "citeauthor", "citeyear", "item"),
         *("textcolor", "textrightarrow", "textleftarrow", "textuparrow", "textdownarrow"),
     }
