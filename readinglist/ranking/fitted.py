@@ -34,8 +34,9 @@ from typing import Any, BinaryIO
 import numpy as np
 from sqlalchemy import func, select
 
+from readinglist import decided
 from readinglist.config import cache_directory
-from readinglist.tables import PAPER_TAGS, PAPERS, Executor
+from readinglist.tables import DECISIONS, PAPER_TAGS, PAPERS, Executor
 
 #: Bumped when the features or the index cache's contents change (old caches rebuilt).
 VERSION = 3
@@ -54,6 +55,9 @@ class Counter:
 
     shape: str
     updated: str
+    #: The current reader's decisions: reader, count and last ``updated_at`` (a fit
+    #: depends on them; the index of texts does not).
+    decisions: str = ""
 
 
 def change_counter(session: Executor) -> Counter:
@@ -65,13 +69,20 @@ def change_counter(session: Executor) -> Counter:
         select(func.count(PAPER_TAGS.c.tag_id), func.coalesce(func.sum(PAPER_TAGS.c.tag_id), 0))
     ).one()
     updated = papers[2].isoformat() if papers[2] is not None else ""
-    return Counter(f"v{VERSION}|{papers[0]}|{papers[1]}|{links[0]}|{links[1]}", updated)
+    mine = session.execute(
+        select(func.count(), func.max(DECISIONS.c.updated_at)).where(
+            DECISIONS.c.reader_id == decided.CURRENT_ID
+        )
+    ).one()
+    last = mine[1].isoformat() if mine[1] is not None else ""
+    decisions = f"{decided.fold(decided.current())}|{mine[0]}|{last}"
+    return Counter(f"v{VERSION}|{papers[0]}|{papers[1]}|{links[0]}|{links[1]}", updated, decisions)
 
 
 def key(counter: Counter) -> str:
     """The key of the scores fitted on the library state ``counter``: the one place that
-    says what a fit depends on (the decisions, the papers and their tags)."""
-    return f"f{FITTED_VERSION}|{counter.shape}|{counter.updated}"
+    says what a fit depends on (the current reader's decisions, the papers and their tags)."""
+    return f"f{FITTED_VERSION}|{counter.shape}|{counter.updated}|{counter.decisions}"
 
 
 def cache_path(url: str) -> Path:
