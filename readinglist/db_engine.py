@@ -181,6 +181,21 @@ def _check_sqlite_path(path: Path) -> None:
         raise DatabaseError(f"{path}: not a regular file (a device, pipe or socket)")
 
 
+def snapshot_reader(engine: Engine) -> Engine:
+    """Return ``engine`` set so that a read-only transaction sees one moment of the library.
+
+    PostgreSQL's default READ COMMITTED gives each statement its own snapshot, so an
+    export reading papers, people and tags in several statements while another reader
+    commits could mix two states; REPEATABLE READ takes one snapshot for the whole
+    transaction, and a transaction that only reads never fails to serialize (PostgreSQL
+    manual, "Transaction Isolation"). SQLite in WAL mode already reads one snapshot per
+    transaction: the engine itself.
+    """
+    if engine.dialect.name != "postgresql":
+        return engine
+    return engine.execution_options(isolation_level="REPEATABLE READ")
+
+
 def writer(engine: Engine) -> Engine:
     """Return ``engine`` set to take SQLite's write lock up front (``BEGIN IMMEDIATE``).
 
@@ -250,7 +265,7 @@ def session_scope(engine: Engine, *, write: bool = True) -> Iterator[Session]:
     """
     from sqlalchemy.orm import Session
 
-    bind = writer(engine) if write else engine
+    bind = writer(engine) if write else snapshot_reader(engine)
     with _translated_errors():
         with (
             _collector_paused_at_exit() as pause_collector,
@@ -274,7 +289,7 @@ def connection_scope(engine: Engine, *, write: bool = True) -> Iterator[Connecti
     ``write=True`` takes SQLite's write lock at BEGIN (see :func:`writer`); database
     errors become DatabaseError (exit 6), as in :func:`session_scope`.
     """
-    bind = writer(engine) if write else engine
+    bind = writer(engine) if write else snapshot_reader(engine)
     with _translated_errors():
         with bind.connect() as connection, connection.begin():
             yield connection
