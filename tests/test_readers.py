@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from test_cli_mark import three
+from test_ranking import cache_dir_fixture, filled_fixture  # noqa: F401 (fixtures)
 
 
 def statuses(invoke, *args: str) -> dict[str, str]:
@@ -169,3 +170,32 @@ def test_stats_are_the_readers_and_an_unknown_reader_is_named(invoke, db_url) ->
     unknown = invoke("--reader", "zoe", "stats")
     assert unknown.exit_code == 3
     assert "readers: ana, default" in unknown.stderr
+
+
+def test_each_reader_has_their_own_interest_model(filled, cache_dir) -> None:
+    """Ana wants biology and skips RL, Bob the opposite: each one's new papers are ranked
+    by their own decisions (the cached matrix of texts is shared)."""
+    assert filled("--reader", "ana", "mark", "to-read", "bio0").exit_code == 0
+    assert filled("--reader", "ana", "mark", "skipped", "rl0").exit_code == 0
+    assert filled("--reader", "bob", "mark", "to-read", "rl0").exit_code == 0
+    assert filled("--reader", "bob", "mark", "skipped", "bio0").exit_code == 0
+
+    def order(reader: str) -> list[str]:
+        result = filled("--reader", reader, "list", "-k", "--sort", "interest", "status:new")
+        assert result.exit_code == 0, result.stderr
+        return result.stdout.split()
+
+    anas, bobs = order("ana"), order("bob")
+    assert all(k.startswith("bio") for k in anas[:5]), anas
+    assert all(k.startswith("rl") for k in bobs[:5]), bobs
+    # the implicit reader decided nothing: no model, the order of addition
+    plain = filled("list", "-k", "--sort", "interest").stdout.split()
+    assert plain == filled("list", "-k").stdout.split()
+
+
+def test_a_command_run_in_process_leaves_no_reader_behind(invoke, db_url) -> None:
+    from readinglist import decided
+
+    three(db_url)
+    assert invoke("--reader", "ana", "mark", "read", "spar2026").exit_code == 0
+    assert decided.current() == decided.DEFAULT_READER

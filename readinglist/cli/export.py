@@ -26,6 +26,20 @@ FORMATS = ("bibtex", "biblatex", "markdown", "ris", "csl-json")
 GROUPS = ("status", "tag", "venue", "year", "priority", "none")
 
 
+def _use_reader(app: AppContext, fmt: str, keep: bool, reader: str | None) -> None:
+    """``--reader NAME``: export NAME's state (the library is opened after this). Only
+    for a markdown export without ``--keep`` (UsageError): BibTeX, RIS and CSL-JSON
+    carry no reader's state."""
+    if reader is None:
+        return
+    if fmt != "markdown" or keep:
+        raise click.UsageError(
+            "--reader is for a markdown export without --keep: BibTeX, RIS and "
+            "CSL-JSON carry no reader's state"
+        )
+    app.settings.reader = reader
+
+
 @click.command("export", cls=QueryCommand, epilog=QUERY_HELP)
 @click.argument("fmt", metavar="FORMAT", type=click.Choice(FORMATS), required=False)
 @query_argument
@@ -143,13 +157,7 @@ def export_command(
         raise click.UsageError("Missing argument 'FORMAT'.")
     if name is not None and not keep:
         raise click.UsageError("--name needs --keep")
-    if export_reader is not None:
-        if fmt != "markdown" or keep:
-            raise click.UsageError(
-                "--reader is for a markdown export without --keep: BibTeX, RIS and "
-                "CSL-JSON carry no reader's state"
-            )
-        app.settings.reader = export_reader  # read when the library is opened
+    _use_reader(app, fmt, keep, export_reader)
 
     options = exporting.writer_options(
         fmt,

@@ -467,6 +467,17 @@ class Importer:
             **record_values(final),
         }
 
+    def _write_statuses(self, ids: Sequence[int], records: Sequence[PaperRecord]) -> None:
+        """Give the new papers ``ids`` the statuses their ``records`` carry (a list's),
+        as the current reader's decisions without history (a first status)."""
+        decided = {
+            pid: record.status
+            for pid, record in zip(ids, records, strict=True)
+            if record.status and record.status != "new"
+        }
+        if decided:
+            import_statuses(self.session, decided, at=self.now)
+
     def _write(self, chunk: _Chunk) -> None:
         """Write what the chunk decided: new papers with people and tags, merges
         (columns, people, the merge history, real keys), aliases."""
@@ -488,13 +499,7 @@ class Importer:
         ids = insert_papers(session, chunk.new_rows)
         for row, paper_id in zip(chunk.new_rows, ids, strict=True):
             row["id"] = paper_id
-        decided = {
-            pid: record.status
-            for pid, record in zip(ids, chunk.new_records, strict=True)
-            if record.status and record.status != "new"
-        }
-        if decided:  # a list's status, the current reader's (no history, as a first status)
-            import_statuses(session, decided, at=self.now)
+        self._write_statuses(ids, chunk.new_records)
         insert_people(session, chunk.new_records, ids, self.person_ids, new_papers=True)
         apply_merges(session, chunk.merged)
         if chunk.people:
