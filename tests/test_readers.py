@@ -191,3 +191,11 @@ def test_each_reader_has_their_own_interest_model(filled, cache_dir) -> None:
     # the implicit reader decided nothing: no model, the order of addition
     plain = filled("list", "-k", "--sort", "interest").stdout.split()
     assert plain == filled("list", "-k").stdout.split()
+
+
+def test_a_command_run_in_process_leaves_no_reader_behind(invoke, db_url) -> None:
+    from readinglist import decided
+
+    three(db_url)
+    assert invoke("--reader", "ana", "mark", "read", "spar2026").exit_code == 0
+    assert decided.current() == decided.DEFAULT_READER

@@ -165,10 +165,16 @@ class AppContext:
             raise
 
     def close(self) -> None:
-        """Dispose of the engine's connections."""
+        """Dispose of the engine's connections; the current reader is the implicit one
+        again (a command run in-process, as the tests do, leaves no reader behind)."""
         if self._engine is not None:
             self._engine.dispose()
             self._engine = None
+        if self.reader is not None:
+            from readinglist import decided
+
+            decided.use(None)
+            self.reader = None
 
 
 pass_app = click.make_pass_decorator(AppContext)
