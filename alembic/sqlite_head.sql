@@ -185,10 +185,6 @@ CREATE TABLE "status_events" (
 	CONSTRAINT fk_status_events_paper_id_papers FOREIGN KEY(paper_id) REFERENCES papers (id) ON DELETE CASCADE, 
 	CONSTRAINT fk_status_events_reader_id_readers FOREIGN KEY(reader_id) REFERENCES readers (id) ON DELETE CASCADE
 );
-CREATE INDEX ix_status_events_paper_id ON status_events (paper_id);
-CREATE INDEX ix_status_events_undoes ON status_events (undoes);
-CREATE INDEX ix_status_events_at ON status_events (at);
-CREATE INDEX ix_status_events_reader_id ON status_events (reader_id);
 CREATE TABLE "notes" (
 	id INTEGER NOT NULL, 
 	paper_id INTEGER NOT NULL, 
@@ -201,6 +197,10 @@ CREATE TABLE "notes" (
 	CONSTRAINT fk_notes_paper_id_papers FOREIGN KEY(paper_id) REFERENCES papers (id) ON DELETE CASCADE, 
 	CONSTRAINT fk_notes_reader_id_readers FOREIGN KEY(reader_id) REFERENCES readers (id) ON DELETE CASCADE
 );
+CREATE INDEX ix_status_events_at ON status_events (at);
+CREATE INDEX ix_status_events_paper_id ON status_events (paper_id);
+CREATE INDEX ix_status_events_undoes ON status_events (undoes);
+CREATE INDEX ix_status_events_reader_id ON status_events (reader_id);
 CREATE INDEX ix_notes_paper_id ON notes (paper_id);
 CREATE INDEX ix_notes_reader_id ON notes (reader_id);
 INSERT INTO alembic_version (version_num) VALUES ('0008_readers');

@@ -154,8 +154,12 @@ def test_check_finds_orphan_rows(engine) -> None:
     if engine.dialect.name == "sqlite":
         raw = sqlite3.connect(str(db.sqlite_path(engine)))  # foreign keys are off by default
         raw.execute(
-            "INSERT INTO notes (paper_id, body, created_at, updated_at) "
-            "VALUES (424242, 'lost', '2026-01-01', '2026-01-01')"
+            "INSERT INTO readers (id, name, name_folded, created_at) "
+            "VALUES (1, 'default', 'default', '2026-01-01')"
+        )
+        raw.execute(
+            "INSERT INTO notes (paper_id, reader_id, shared, body, created_at, updated_at) "
+            "VALUES (424242, 1, 0, 'lost', '2026-01-01', '2026-01-01')"
         )
         raw.execute("INSERT INTO paper_tags (paper_id, tag_id) VALUES (424242, 1)")
         raw.commit()
@@ -165,8 +169,14 @@ def test_check_finds_orphan_rows(engine) -> None:
             conn.execute(text("SET LOCAL session_replication_role = replica"))
             conn.execute(
                 text(
-                    "INSERT INTO notes (paper_id, body, created_at, updated_at) "
-                    "VALUES (424242, 'lost', now(), now())"
+                    "INSERT INTO readers (id, name, name_folded, created_at) "
+                    "VALUES (1, 'default', 'default', now())"
+                )
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO notes (paper_id, reader_id, shared, body, created_at, "
+                    "updated_at) VALUES (424242, 1, false, 'lost', now(), now())"
                 )
             )
             tag = conn.execute(text("SELECT min(id) FROM tags")).scalar()

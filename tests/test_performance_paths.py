@@ -857,7 +857,7 @@ def test_bibtex_fast_decoder_keeps_a_blank_line_after_a_letter_command() -> None
 
 
 def test_lean_reader_gives_the_records_of_iter_records(session: Any) -> None:
-    """The reader of ``list`` and the text exports (``rows.iter_listing_records`` with
+    """The reader of ``list`` and the text exports (``listing_rows.iter_listing_records`` with
     every record column, editors and notes; issue 17) gives what ``iter_records`` gives
     without source text, but for the aliases it does not read."""
     from dataclasses import replace
@@ -900,11 +900,11 @@ def test_markdown_export_reads_only_what_it_shows(
     full records writes."""
     from readinglist import db
     from readinglist.formats import markdown
-    from readinglist.library import rows
+    from readinglist.library import listing_rows
 
     assert invoke("import", str(shared_data("pmlr-v260-acml2024.bib")), "--tag", "x").exit_code == 0
     read: list[tuple[str, ...]] = []
-    original = rows.iter_listing_records
+    original = listing_rows.iter_listing_records
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         read.append(tuple(kwargs["columns"]))

@@ -113,9 +113,11 @@ def test_host_option_warns(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'library.db'}"
     CliRunner().invoke(cli, ["--db", url, "import", str(EXAMPLES / "icml2026-abstracts.txt")])
     running = Server(url, "--host", "127.0.0.2")
-    assert running.url.startswith("http://127.0.0.2:")
-    assert get(running.url).status_code == 200
-    code, err = running.stop()
+    try:
+        assert running.url.startswith("http://127.0.0.2:")
+        assert get(running.url).status_code == 200
+    finally:
+        code, err = running.stop()
     assert code == 0
     assert "warning: listening on 127.0.0.2: other machines can reach this page" in err
 

@@ -64,8 +64,10 @@ def served(
     )
     assert result.exit_code == 0, result.stderr
     server = Server(url, "--stop-after", "3")
-    yield url, server
-    code, err = server.stop()
+    try:
+        yield url, server
+    finally:
+        code, err = server.stop()
     assert (code, err.splitlines()[-1]) == (0, "stopped the server")
     databases.close()
 

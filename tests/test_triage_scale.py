@@ -40,7 +40,7 @@ def generated_bib(path: Path, count: int) -> Path:
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     """Counts, while the test runs, the papers loaded as ORM objects (``orm``) and the
-    records a listing reads (``records``: ``rows.iter_listing_records``)."""
+    records a listing reads (``records``: ``listing_rows.iter_listing_records``)."""
     from sqlalchemy import event
 
     from readinglist.library import listing

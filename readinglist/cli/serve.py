@@ -79,6 +79,7 @@ def serve_command(
         readinglist serve
         readinglist serve tag:icml --open
         readinglist serve --port 9000 --stop-after 100
+        readinglist --reader ana serve
     """
     import contextlib
     import socket

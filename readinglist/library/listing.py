@@ -136,10 +136,10 @@ def iter_listing(
 ) -> Iterator[tuple[int, PaperRecord]]:
     """Yield ``(paper id, record)`` with what ``list`` shows for the papers ``ids``, in order.
 
-    Streamed a chunk at a time (``rows.iter_listing_records``: the shown columns,
+    Streamed a chunk at a time (``listing_rows.iter_listing_records``: the shown columns,
     authors and tags; no ORM objects, no digest), so ``list`` of a whole library runs
     in bounded memory (issue 17): only the ids are held. ``table``: only what a table
-    shows (``rows.TABLE_COLUMNS``, authors; no tags, abstract or links).
+    shows (``listing_rows.TABLE_COLUMNS``, authors; no tags, abstract or links).
     """
     if table:
         return iter_listing_records(session, ids, columns=TABLE_COLUMNS, with_tags=False)
