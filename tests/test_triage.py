@@ -975,3 +975,28 @@ def test_undo_after_quit_across_three_sessions_never_reapplies_an_undone_decisio
         keys[0]: [("new", "to-read"), ("to-read", "new")],
         keys[1]: [("new", "skipped"), ("skipped", "new")],
     }
+
+
+def test_the_interest_order_opens_before_any_decision_and_again_after_quitting(
+    icml: Path,
+) -> None:
+    """The default order on a library nobody has decided on: the first screen comes (the
+    order of addition), also in the next run, when the last fit holds no score."""
+    import pexpect
+
+    for _ in range(2):
+        env = dict(os.environ, TERM="xterm", COLUMNS="100", LINES="50")
+        env.pop("READINGLIST_DB", None)
+        child = pexpect.spawn(
+            str(BINARY),
+            ["--db", str(icml), "triage"],
+            env=env,
+            dimensions=(50, 100),
+            encoding="utf-8",
+            timeout=60,
+        )
+        child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
+        child.send("q")
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 0, child.before

@@ -195,7 +195,7 @@ class Fitted:
     def order(self, pids: Sequence[int]) -> list[int]:
         """Return ``pids`` highest interest first; papers without a score last, ties in
         the given order (as :meth:`.ranker.Ranker.order`)."""
-        if not len(pids):
+        if not len(pids) or not len(self.ids):  # no scores (nothing learnt): as given
             return list(pids)
         at = _positions(self.ids, pids)
         values = np.where(at >= 0, self.scores[np.maximum(at, 0)], -np.inf)
