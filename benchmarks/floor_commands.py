@@ -357,6 +357,8 @@ MD_TAG_CHARS = re.compile(r"(?:[^\w/-]|_)+")
 MD_WEB = re.compile(r"(?i)^https?://[^\s]")
 MD_OUTLINE = "SELECT id, citekey, status, priority, year FROM papers ORDER BY added_at, id"
 MD_URL_SAFE = "!#$%&'*+,/:;=?@[]~"
+#: The implicit reader's id, as SQL.
+READER = "(SELECT id FROM readers WHERE name_folded = 'default')"
 MD_COLUMNS = "id, citekey, title, title_provisional, venue, year, status, priority, doi, arxiv, url, code_url"
 
 
@@ -643,16 +645,23 @@ def one_paper(conn: sqlite3.Connection, what: str, args: Sequence[str]) -> None:
     if what == "mark":
         (old,) = conn.execute("SELECT status FROM papers WHERE id = ?", (pid,)).fetchone()
         conn.execute(
-            "INSERT INTO status_events (paper_id, from_status, to_status, at) VALUES (?, ?, ?, ?)",
+            "INSERT INTO status_events (paper_id, reader_id, from_status, to_status, at) "
+            f"VALUES (?, {READER}, ?, ?, ?)",
             (pid, old, args[0], now),
         )
         conn.execute(
-            "UPDATE papers SET status = ?, updated_at = ? WHERE id = ?", (args[0], now, pid)
+            "INSERT INTO decisions (paper_id, reader_id, status, updated_at) "
+            f"VALUES (?, {READER}, ?, ?) ON CONFLICT (paper_id, reader_id) DO UPDATE SET "
+            "status = excluded.status, updated_at = excluded.updated_at",
+            (pid, args[0], now),
         )
     elif what == "priority":
         code = {"high": 1, "medium": 2, "low": 3}.get(args[0])
         conn.execute(
-            "UPDATE papers SET priority = ?, updated_at = ? WHERE id = ?", (code, now, pid)
+            "INSERT INTO decisions (paper_id, reader_id, status, priority, updated_at) "
+            f"VALUES (?, {READER}, 'new', ?, ?) ON CONFLICT (paper_id, reader_id) DO UPDATE SET "
+            "priority = excluded.priority, updated_at = excluded.updated_at",
+            (pid, code, now),
         )
     elif what == "tag":
         conn.execute(
@@ -665,16 +674,17 @@ def one_paper(conn: sqlite3.Connection, what: str, args: Sequence[str]) -> None:
             (pid, args[0].lower()),
         )
         conn.execute(
-            "UPDATE papers SET search_text = search_text || ' ' || ?, updated_at = ? WHERE id = ?",
+            "UPDATE main.papers SET search_text = search_text || ' ' || ?, updated_at = ? WHERE id = ?",
             (args[0].lower(), now, pid),
         )
     elif what == "note":
         conn.execute(
-            "INSERT INTO notes (paper_id, body, created_at, updated_at) VALUES (?, ?, ?, ?)",
+            "INSERT INTO notes (paper_id, reader_id, shared, body, created_at, updated_at) "
+            f"VALUES (?, {READER}, 0, ?, ?, ?)",
             (pid, args[0], now, now),
         )
         conn.execute(
-            "UPDATE papers SET search_text = search_text || ' ' || ?, updated_at = ? WHERE id = ?",
+            "UPDATE main.papers SET search_text = search_text || ' ' || ?, updated_at = ? WHERE id = ?",
             (args[0].lower(), now, pid),
         )
     conn.execute("COMMIT")
@@ -688,6 +698,20 @@ def main(argv: Sequence[str]) -> None:
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA busy_timeout = 60000")
     conn.execute("PRAGMA foreign_keys = ON")
+    # Each reader's decisions live in ``decisions`` (migration 0008); the floor acts for
+    # the implicit reader. A temporary view shadows ``papers`` for the reads, with that
+    # reader's status, priority and read time as columns (no row: new); writes name
+    # ``main.papers``.
+    conn.execute(
+        "INSERT INTO readers (name, name_folded, created_at) VALUES ('default', 'default', ?) "
+        "ON CONFLICT DO NOTHING",
+        (datetime.now(UTC).isoformat(),),
+    )
+    conn.execute(
+        "CREATE TEMP VIEW papers AS SELECT p.*, coalesce(d.status, 'new') AS status, "
+        "d.priority AS priority, d.read_at AS read_at FROM main.papers p LEFT JOIN decisions d "
+        f"ON d.paper_id = p.id AND d.reader_id = {READER}"
+    )
     try:
         if what == "markdown":
             markdown(conn)
