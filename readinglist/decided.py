@@ -21,7 +21,8 @@ of a status, served by ``ix_decisions_reader_status``). Writes are
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -79,6 +80,21 @@ def use(name: str | None) -> str:
     clean = DEFAULT_READER if name is None else check_reader_name(name)
     _CURRENT.set(_Current(clean))
     return clean
+
+
+@contextmanager
+def acting_as(name: str | None) -> Iterator[str]:
+    """Make ``name`` the current reader inside the block (None: leave it as it is), then
+    put the previous one back: for work done for a reader other than the run's own,
+    such as a kept Markdown export refreshed after another reader's change."""
+    if name is None:
+        yield current()
+        return
+    token = _CURRENT.set(_Current(check_reader_name(name), _state().created))
+    try:
+        yield name
+    finally:
+        _CURRENT.reset(token)
 
 
 def current() -> str:

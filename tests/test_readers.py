@@ -140,6 +140,28 @@ def test_exports_write_one_readers_state_only_in_markdown(invoke, db_url) -> Non
         assert refused.exit_code == 2, fmt
 
 
+def test_a_kept_markdown_list_stays_its_readers_whoever_changes_the_library(
+    invoke, db_url, tmp_path
+) -> None:
+    """A kept Markdown profile is refreshed after any reader's change, always with the
+    decisions of the reader it was made for (a profile made before readers: the
+    implicit reader's)."""
+    three(db_url)
+    anas, mine = tmp_path / "ana.md", tmp_path / "mine.md"
+    invoke("--reader", "ana", "mark", "skipped", "spar2026")
+    kept = invoke("export", "markdown", "--reader", "ana", "-o", str(anas), "--keep")
+    assert kept.exit_code == 0, kept.stderr
+    assert invoke("export", "markdown", "-o", str(mine), "--keep").exit_code == 0
+    # the implicit reader's change refreshes ana's list: still ana's decisions
+    assert invoke("mark", "to-read", "safeseek2026").exit_code == 0
+    assert anas.read_text() == invoke("export", "markdown", "--reader", "ana").stdout
+    assert "1 skipped" in anas.read_text() and "to read" not in anas.read_text()
+    # and ana's change refreshes the implicit reader's list with the implicit reader's
+    assert invoke("--reader", "ana", "mark", "read", "ns:gsfixer").exit_code == 0
+    assert mine.read_text() == invoke("export", "markdown").stdout
+    assert "1 to read" in mine.read_text()
+
+
 def test_the_reader_comes_from_the_environment_or_the_configuration_file(
     invoke, db_url, tmp_path
 ) -> None:

@@ -44,6 +44,9 @@ def keep(
     refuse_database(output, sqlite_path(app.settings.database_url))  # never the library
     stored = {k: v for k, v in options.items() if k != "with_date"}
     stored["library"] = app.where()  # a copy of the library keeps none of its files current
+    reader = app.settings.reader_name()
+    if fmt == "markdown" and reader is not None:  # refreshed as this reader's list
+        stored["reader"] = reader
     target = profiles.absolute(output)
     with app.connection() as connection:
         profile, new = profiles.register(

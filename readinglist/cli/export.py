@@ -90,16 +90,15 @@ def _options(decorators: tuple[Callable[[F], F], ...]) -> Callable[[F], F]:
     return apply
 
 
-def _use_reader(app: AppContext, fmt: str, keep: bool, reader: str | None) -> None:
-    """``--reader NAME``: export NAME's state (the library is opened after this). Only
-    for a markdown export without ``--keep`` (UsageError): BibTeX, RIS and CSL-JSON
-    carry no reader's state."""
+def _use_reader(app: AppContext, fmt: str, reader: str | None) -> None:
+    """``--reader NAME``: export NAME's state (the library is opened after this); a kept
+    Markdown profile remembers the reader it was made for. Only for a markdown export
+    (UsageError): BibTeX, RIS and CSL-JSON carry no reader's state."""
     if reader is None:
         return
-    if fmt != "markdown" or keep:
+    if fmt != "markdown":
         raise click.UsageError(
-            "--reader is for a markdown export without --keep: BibTeX, RIS and "
-            "CSL-JSON carry no reader's state"
+            "--reader is for a markdown export: BibTeX, RIS and CSL-JSON carry no reader's state"
         )
     app.settings.reader = reader
 
@@ -178,7 +177,7 @@ def export_command(
         raise click.UsageError("Missing argument 'FORMAT'.")
     if name is not None and not keep:
         raise click.UsageError("--name needs --keep")
-    _use_reader(app, fmt, keep, export_reader)
+    _use_reader(app, fmt, export_reader)
 
     options = exporting.writer_options(fmt, **writer)
     text = join_query(query)

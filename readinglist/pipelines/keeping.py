@@ -25,6 +25,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from readinglist import decided
 from readinglist.errors import ReadingListError
 from readinglist.library.profiles import Profile
 from readinglist.pipelines import exporting
@@ -92,15 +93,30 @@ def render(
     (UsageError).
     """
     exporting.refuse_database(profile.target, database)
-    with_keys = exporting.needs_keys(profile.format)
-    selection = exporting.select_papers(session, profile.query, profile.aux, with_keys=with_keys)
-    options = writer_options(profile)
-    if profile.format == "bibtex" and selection.cited_aliases:
-        options["cited_aliases"] = selection.cited_aliases
-    audit = exporting.Audit()
-    out = io.StringIO()
-    exporting.write_papers(session, out, profile.format, selection, options, audit=audit)
+    with decided.acting_as(profile_reader(profile)):
+        session.expire_all()  # papers loaded for another reader hold their decisions
+        with_keys = exporting.needs_keys(profile.format)
+        selection = exporting.select_papers(
+            session, profile.query, profile.aux, with_keys=with_keys
+        )
+        options = writer_options(profile)
+        if profile.format == "bibtex" and selection.cited_aliases:
+            options["cited_aliases"] = selection.cited_aliases
+        audit = exporting.Audit()
+        out = io.StringIO()
+        exporting.write_papers(session, out, profile.format, selection, options, audit=audit)
     return out.getvalue(), selection, audit
+
+
+def profile_reader(profile: Profile) -> str | None:
+    """The reader whose list a kept Markdown profile writes, whoever's command refreshes
+    it: the one it was made for (``--reader`` or the run's reader, kept in its options),
+    else the implicit reader (a profile made before readers existed). None for the other
+    formats: they carry no reader's state."""
+    if profile.format != "markdown":
+        return None
+    name = profile.options.get("reader")
+    return name if isinstance(name, str) else decided.DEFAULT_READER
 
 
 def write_if_changed(target: str, text: str, warnings: list[str] | None = None) -> bool:
