@@ -42,7 +42,9 @@ SQLITE_QUERIES = (
     f"SELECT paper_id, read_at FROM decisions WHERE reader_id = {_READER} AND read_at IS NOT NULL",
     "SELECT tags.name, count(*) FROM tags JOIN paper_tags ON paper_tags.tag_id = tags.id "
     "GROUP BY tags.id, tags.name",
-    f"SELECT paper_id, at FROM status_events WHERE to_status = 'read' AND reader_id = {_READER}",
+    f"SELECT paper_id, at FROM status_events WHERE to_status = 'read' AND reader_id = {_READER} "
+    "AND undoes IS NULL AND id NOT IN "
+    "(SELECT undoes FROM status_events WHERE undoes IS NOT NULL)",
 )
 
 #: The stopping aid of screening (what ASReview LAB and Rayyan users watch): the papers

@@ -11,7 +11,7 @@ from readinglist.records import PaperRecord
 def build(db_url: str) -> None:
     """Four papers: a read in March; b read in May, put back, read again in June
     (23:59:59 UTC on the last day); c imported as read with a read date in April and
-    no history; d new. Priorities a, b high and c low; tags x (a, b) and y (c)."""
+    no history; d read in July and that decision undone: new. Priorities a, b high and c low; tags x (a, b) and y (c)."""
     from readinglist import db, library
     from readinglist.library import marks, readers
 
@@ -38,6 +38,16 @@ def build(db_url: str) -> None:
         read_c = {"status": "read", "read_at": datetime(2026, 4, 10, tzinfo=UTC)}
         marks.write_decisions(session, readers.ensure(session), [c.id], read_c)
         library.set_priority(session, [a, b], "high")
+        # d: read in July, then the decision undone (triage's u): never counted as read
+        d = library.resolve(session, "d")
+        library.set_status(session, [d], "read", at=datetime(2026, 7, 3, tzinfo=UTC))
+    with db.session_scope(engine) as session:
+        from sqlalchemy import func, select
+
+        from readinglist.tables import STATUS_EVENTS
+
+        last = session.execute(select(func.max(STATUS_EVENTS.c.id))).scalar_one()
+        marks.undo_status(session, last)
         library.set_priority(session, [c], "low")
     engine.dispose()
 

@@ -269,6 +269,11 @@ def paper_stats(session: Executor, query_text: str = "") -> dict[str, Any]:
             select(STATUS_EVENTS.c.paper_id, STATUS_EVENTS.c.at).where(
                 STATUS_EVENTS.c.to_status == "read",
                 STATUS_EVENTS.c.reader_id == decided.CURRENT_ID,
+                # neither an undo nor undone (triage's u): counting.SQLITE_QUERIES's rule
+                STATUS_EVENTS.c.undoes.is_(None),
+                STATUS_EVENTS.c.id.not_in(
+                    select(STATUS_EVENTS.c.undoes).where(STATUS_EVENTS.c.undoes.is_not(None))
+                ),
             ),
             STATUS_EVENTS.c.paper_id,
             execute,
