@@ -155,11 +155,41 @@ def test_a_kept_markdown_list_stays_its_readers_whoever_changes_the_library(
     # the implicit reader's change refreshes ana's list: still ana's decisions
     assert invoke("mark", "to-read", "safeseek2026").exit_code == 0
     assert anas.read_text() == invoke("export", "markdown", "--reader", "ana").stdout
-    assert "1 skipped" in anas.read_text() and "to read" not in anas.read_text()
+    assert "1 skipped" in anas.read_text()
+    assert "to read" not in anas.read_text()
     # and ana's change refreshes the implicit reader's list with the implicit reader's
     assert invoke("--reader", "ana", "mark", "read", "ns:gsfixer").exit_code == 0
     assert mine.read_text() == invoke("export", "markdown").stdout
     assert "1 to read" in mine.read_text()
+
+
+def test_a_reading_list_syncs_back_only_as_the_reader_it_was_written_for(
+    invoke, db_url, tmp_path
+) -> None:
+    """The marker line names the reader whose decisions a list holds (``reader=``; none
+    for the implicit reader); importing it as another reader is refused, nothing changed."""
+    three(db_url)
+    invoke("--reader", "bo", "mark", "to-read", "spar2026")
+    bos = tmp_path / "bo.md"
+    assert invoke("--reader", "bo", "export", "markdown", "-o", str(bos)).exit_code == 0
+    first = bos.read_text().splitlines()[0]
+    assert first.startswith("<!-- readinglist:markdown v")
+    assert first.endswith(" reader=bo -->")
+    bos.write_text(bos.read_text().replace("- [ ] ", "- [x] ", 1))
+    before = statuses(invoke), invoke("readers", "--json").stdout
+    refused = invoke("import", str(bos))
+    assert refused.exit_code == 5
+    assert f"{bos}:1: this reading list holds the decisions of reader 'bo'" in refused.stderr
+    assert "import it with --reader bo" in refused.stderr
+    assert (statuses(invoke), invoke("readers", "--json").stdout) == before
+    synced = invoke("--reader", "bo", "import", str(bos))
+    assert synced.exit_code == 0, synced.stderr
+    assert statuses(invoke, "--reader", "bo")["spar2026"] == "read"
+    # the implicit reader's list names no reader, and is refused to bo
+    mine = tmp_path / "mine.md"
+    assert invoke("export", "markdown", "-o", str(mine)).exit_code == 0
+    assert " reader=" not in mine.read_text().splitlines()[0]
+    assert invoke("--reader", "bo", "import", str(mine)).exit_code == 5
 
 
 def test_the_reader_comes_from_the_environment_or_the_configuration_file(

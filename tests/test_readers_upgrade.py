@@ -5,7 +5,9 @@ markdown and bibtex, note list and triage's first screen, on SQLite and PostgreS
 The golden file holds the outputs of the code of revision 0007 on the library that
 ``test_migrations_data.rows_0007`` makes (a paper decided, prioritised, noted, its
 status history with an undo; a new one): written by ``tests/readers_upgrade.py`` run
-with that code first on the path (see its docstring).
+with that code first on the path (see its docstring). One output was corrected since:
+``stats`` no longer counts in "Read per month" the read that the history's undo took
+back (that code counted it).
 """
 
 from __future__ import annotations

@@ -49,15 +49,18 @@ STATUS_HEADINGS = {
 #: The marker line as :func:`marker_line` writes it (older lists lack ``decided=``).
 MARKER_LINE = re.compile(
     r"^<!-- readinglist:markdown v(?P<version>\d+)(?: group-by=(?P<group>[a-z]+))?"
-    r"(?: decided=(?P<decided>\S+?))? -->\s*$"
+    r"(?: decided=(?P<decided>\S+?))?(?: reader=(?P<reader>[A-Za-z0-9][A-Za-z0-9._-]*))?"
+    r" -->\s*$"
 )
 
 
-def marker_line(group_by: str, decided: str | None) -> str:
-    """The marker line (no newline) for a list grouped by ``group_by`` with the ``decided=``
+def marker_line(group_by: str, decided: str | None, reader: str | None = None) -> str:
+    """The marker line (no newline) for a list grouped by ``group_by``, holding the
+    decisions of ``reader`` (``reader=``; None: the implicit reader, left out), with the ``decided=``
     value ``decided`` (:func:`decided_stamp`; None leaves it out). Never raises."""
     stamp = f" decided={decided}" if decided else ""
-    return f"{MARKER} v{FORMAT_VERSION} group-by={group_by}{stamp} -->"
+    who = f" reader={reader}" if reader else ""
+    return f"{MARKER} v{FORMAT_VERSION} group-by={group_by}{stamp}{who} -->"
 
 
 def is_readinglist_markdown(text: str) -> bool:

@@ -170,6 +170,8 @@ def _read_marker(
     group_by = marker.group("group")
     if group_by:
         meta["group_by"] = group_by
+    if marker.group("reader"):
+        meta["reader"] = marker.group("reader")
     stamp = marker.group("decided")
     if stamp and decided_time(stamp) is None:
         problems.append(

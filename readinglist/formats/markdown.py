@@ -367,6 +367,7 @@ def write(
     title: str = "Reading list",
     generated: datetime | None = None,
     decided: str | None = None,
+    reader: str | None = None,
 ) -> str:
     """Render ``records`` as our Markdown reading list (see the module docstring).
 
@@ -390,6 +391,8 @@ def write(
             the library's newest read-status change), so that reading this list back
             (:func:`read`, ``meta["decided"]``) can tell a status changed in the library
             after the list was written from one changed in the list; None leaves it out.
+        reader: the marker's ``reader=`` value, whose decisions the list holds (None:
+            the implicit reader of a personal library, left out).
 
     Within a group papers are ordered by priority (high, medium, low, none), then
     year (newest first, none last), then citation key. Returns the text, ending in
@@ -404,6 +407,7 @@ def write(
             title=title,
             generated=generated,
             decided=decided,
+            reader=reader,
         )
     )
 
@@ -418,6 +422,7 @@ def write_chunks(
     title: str = "Reading list",
     generated: datetime | None = None,
     decided: str | None = None,
+    reader: str | None = None,
 ) -> Iterator[str]:
     """Yield the text of :func:`write` (same arguments) a few hundred items at a time;
     the pieces joined are exactly :func:`write`'s text. Raises UsageError for an unknown ``group_by``.
@@ -434,7 +439,7 @@ def write_chunks(
     if generated is not None:
         stamp += f" on {as_utc(generated).strftime('%Y-%m-%d %H:%M')} UTC"
     head = [
-        marker_line(group_by, decided),
+        marker_line(group_by, decided, reader),
         f"# {inline(title) or 'Reading list'}",
         "",
         stamp + ".",

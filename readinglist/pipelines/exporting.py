@@ -25,7 +25,7 @@ from typing import IO, Any, TextIO, TypeVar, cast
 
 from sqlalchemy.orm import Session
 
-from readinglist import formats, library
+from readinglist import decided, formats, library
 from readinglist.collector import collector_paused
 from readinglist.errors import InvalidInput, ReadingListError, UsageError
 from readinglist.formats import bibtex
@@ -399,6 +399,8 @@ def write_papers(
         from readinglist.library.marks import latest_status_change
 
         options = {**options, "decided": decided_stamp(latest_status_change(session))}
+        if decided.fold(decided.current()) != decided.DEFAULT_READER:
+            options["reader"] = decided.current()  # reader=: whose decisions it holds
         outline = export_outline(session, ids, with_tags=options["group_by"] == "tag")
         shown = [*formats.module(fmt).RECORD_FIELDS, *CITATION_FIELDS]  # Audit reads these
         columns = record_columns([*shown, *(["abstract"] if options["abstracts"] else [])])

@@ -277,6 +277,24 @@ def import_inputs(
     return run
 
 
+def _same_reader(source: str, written_for: str | None) -> None:
+    """Refuse (InvalidInput, exit 5, nothing imported) to sync a reading list written
+    with another reader's decisions than the current reader's: its marker's ``reader=``
+    (absent: the implicit reader) names whose they are, and syncing it as someone else
+    would copy them to that reader."""
+    from readinglist import decided
+
+    owner = written_for or decided.DEFAULT_READER
+    if decided.fold(owner) != decided.fold(decided.current()):
+        who = f"--reader {owner}" if written_for else "no --reader (the implicit reader)"
+        raise InvalidInput(
+            f"this reading list holds the decisions of reader {owner!r} (its first line), "
+            f"not of {decided.current()!r}: import it with {who}",
+            source,
+            1,
+        )
+
+
 def _import_parsed(
     session: Session, item: Input, parsed: ParseResult, options: ImportOptions, progress: Progress
 ) -> ImportReport:
@@ -292,6 +310,8 @@ def _import_parsed(
         # No marker (deleted, or a list written by hand): nothing says when it was
         # written, so it is taken as older than every decision (decided=none).
         marked = "format_version" in parsed.meta
+        if marked:
+            _same_reader(item.source, parsed.meta.get("reader"))
         decided = decided_time(parsed.meta.get("decided", None if marked else "none"))
         report = library.sync_markdown(session, records, source=item.source, decided=decided)
         report.problems[:0] = problems  # the reader's warnings too (a garbled stamp)
