@@ -22,6 +22,7 @@ fit; a fit that fails leaves the order as it was and says so on the model line.
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -113,7 +114,12 @@ class LiveRanker:
         self._pending = 0  # decisions since the last finished fit
         self._problem = ""
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._work, name="readinglist-fit", daemon=True)
+        # The thread runs in a copy of this context: the current reader
+        # (readinglist.decided, a ContextVar) is the run's, so it fits on their decisions.
+        context = contextvars.copy_context()
+        self._thread = threading.Thread(
+            target=context.run, args=(self._work,), name="readinglist-fit", daemon=True
+        )
         self._thread.start()
 
     # --- what the triage loop asks --------------------------------------------------------

@@ -227,3 +227,26 @@ def test_quitting_never_waits_for_a_fit_and_nothing_is_written_after(
     live._thread.join(60)
     assert not live._thread.is_alive()
     assert not fitted.fitted_path(db_url).exists()
+
+
+def test_the_live_ranker_fits_on_the_runs_reader_and_keeps_their_own_fit(
+    filled: Callable[..., Any], db_url: str, reader: Any
+) -> None:
+    """The background fit runs as the run's reader (a ContextVar copied into its
+    thread), not the implicit one, and writes that reader's own fitted file."""
+    from readinglist import decided
+    from readinglist.ranking import fitted
+    from readinglist.triage_rank import start
+
+    assert filled("--reader", "ana", "mark", "to-read", "rl0", "rl1").exit_code == 0
+    assert filled("--reader", "ana", "mark", "skipped", "bio0").exit_code == 0
+    assert filled("mark", "to-read", "bio1").exit_code == 0
+    mine = fitted.fitted_path(db_url)
+    with decided.acting_as("ana"):
+        anas = fitted.fitted_path(db_url)
+        live = start(reader, db_url, None)
+        assert live.learnt_from() == "learnt from 2 wanted, 1 skipped"
+        live.close()
+    assert anas != mine
+    assert anas.name.endswith(".interest-ana.npz")
+    assert anas.exists()

@@ -97,11 +97,16 @@ def cache_path(url: str) -> Path:
 
 
 def fitted_path(url: str) -> Path:
-    """Return the fitted scores' file of the library at ``url``, beside its index cache
-    (``library.db.interest.npz``; ``rank-<digest>.interest.npz`` for a server)."""
+    """Return the current reader's fitted scores' file of the library at ``url``, beside
+    its index cache (``library.db.interest.npz``; ``rank-<digest>.interest.npz`` for a
+    server); another reader than the implicit one has their own
+    (``library.db.interest-ana.npz``: reader names are letters, digits, ``.``, ``_``,
+    ``-``), so one reader's last fit is never shown to another while theirs runs."""
     index = cache_path(url)
     stem = index.name.removesuffix(".npz").removesuffix(".rank")
-    return index.with_name(stem + ".interest.npz")
+    reader = decided.fold(decided.current())
+    mine = "" if reader == decided.DEFAULT_READER else f"-{reader}"
+    return index.with_name(f"{stem}.interest{mine}.npz")
 
 
 def open_regular(path: Path) -> BinaryIO | None:
