@@ -90,6 +90,14 @@ def test_notes_are_private_unless_shared(invoke, db_url) -> None:
     assert "mine" not in theirs
     assert "ours" in theirs
     assert invoke("list", "-k", "has:notes").stdout.split() == ["spar2026"]
+    # a shared note is changed or removed by its author only
+    for args in (("edit", "2", "-m", "not ours"), ("rm", "2")):
+        refused = invoke("note", *args)
+        assert refused.exit_code == 4, args
+        assert "only its author can" in refused.stderr
+        assert "ours" in invoke("show", "spar2026").stdout
+    assert invoke("--reader", "ana", "note", "edit", "2", "-m", "ours, edited").exit_code == 0
+    assert invoke("--reader", "ana", "note", "rm", "2").exit_code == 0
 
 
 def test_undo_is_per_reader(invoke, db_url) -> None:

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 from sqlalchemy import insert, select
 
 from readinglist import decided
-from readinglist.errors import NotFound, UsageError
+from readinglist.errors import Conflict, NotFound, UsageError
 from readinglist.library import readers
 from readinglist.library.marks import update_columns
 from readinglist.library.search import refresh_search_text
-from readinglist.tables import NOTES, Executor, utcnow
+from readinglist.tables import NOTES, READERS, Executor, utcnow
 from readinglist.text import plural
 
 if TYPE_CHECKING:
@@ -130,8 +130,11 @@ def notes_of(session: Session, paper: Paper) -> list[Note]:
 def update_note(session: Session, note: Note, body: str, *, at: datetime | None = None) -> bool:
     """Replace the text of ``note``; return False when the text is the same (nothing done).
 
-    Raises UsageError for an empty text (``note rm`` deletes a note).
+    Raises UsageError for an empty text (``note rm`` deletes a note), Conflict for a
+    shared note of another reader (only its author changes it).
     """
+    _check_author(session, [note], "edit")
+    _check_author(session, [note], "edit")
     text = body.strip("\n").rstrip()
     if not text.strip():
         raise UsageError(f"the new text of note {note.id} is empty; nothing changed")
@@ -147,12 +150,31 @@ def update_note(session: Session, note: Note, body: str, *, at: datetime | None 
 
 
 def delete_notes(session: Session, notes: Sequence[Note]) -> None:
-    """Delete ``notes`` and refresh the search text of their papers."""
+    """Delete ``notes`` and refresh the search text of their papers. Raises Conflict
+    (nothing deleted) when one is a shared note of another reader."""
+    _check_author(session, notes, "remove")
     paper_ids = sorted({n.paper_id for n in notes})
     for note in notes:
         session.delete(note)
     session.flush()
     _expire_notes(session, paper_ids)
+
+
+def _check_author(session: Session, notes: Sequence[Note], action: str) -> None:
+    """Raise Conflict (exit 4) when one of ``notes`` was written by another reader than
+    the current one: a shared note is read by every reader, changed by its author only."""
+    me = readers.find(session)
+    others = [note for note in notes if note.reader_id != me]
+    if not others:
+        return
+    ids = ", ".join(str(note.id) for note in others)
+    names = session.scalars(
+        select(READERS.c.name).where(READERS.c.id.in_({n.reader_id for n in others}))
+    ).all()
+    raise Conflict(
+        f"{plural(len(others), 'note')} {ids} written by {', '.join(sorted(names))}: only "
+        f"its author can {action} a shared note; nothing changed"
+    )
 
 
 def _expire_notes(session: Session, paper_ids: Iterable[int]) -> None:
