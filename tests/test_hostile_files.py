@@ -31,15 +31,18 @@ def test_stale_temporary_files_are_removed_by_the_next_export(invoke, tmp_path: 
     legacy = tmp_path / ".out.bib.x9y8z7w6.tmp"  # before issue 18, no process id
     recent = tmp_path / ".out.bib.q1w2e3r4.tmp"
     other = tmp_path / ".other.bib.999999999.k2j3h4.tmp"
-    for path in (dead, live, legacy, recent, other):
+    # an old temporary file of out.bib.999 (not of out.bib with process id 999)
+    sibling = tmp_path / ".out.bib.999.999999999.abcdefgh.tmp"
+    for path in (dead, live, legacy, recent, other, sibling):
         path.write_text("partial")
     old = time.time() - 7200
     os.utime(legacy, (old, old))
+    os.utime(sibling, (old, old))
     bib = tmp_path / "a.bib"
     bib.write_text("@article{ok1, title={Fine one}, year={2020}}\n")
     assert invoke("import", str(bib)).exit_code == 0
     result = invoke("export", "bibtex", "-o", str(tmp_path / "out.bib"))
     assert result.exit_code == 0, result.stderr
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == sorted(
-        p.name for p in (live, recent, other)
+        p.name for p in (live, recent, other, sibling)
     )

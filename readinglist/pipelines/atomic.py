@@ -7,6 +7,7 @@ so a failed or killed export leaves an existing file as it was.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import stat
 import tempfile
@@ -80,6 +81,13 @@ def stale_message(removed: list[Path]) -> str:
     return f"removed {count} left by an interrupted write (killed?): {names}"
 
 
+#: The middle of a temporary file's name of :func:`open_atomically` (``PID.XXXXXXXX``,
+#: ``tempfile.mkstemp``'s random characters, no dot) or of an older write without the
+#: process id: nothing else, so the temporary file of another name that starts alike
+#: (``refs.999`` beside ``refs``) is never taken for one of ours.
+_OWN_MIDDLE = re.compile(r"(?:(?P<pid>[0-9]+)\.)?[a-z0-9_]+")
+
+
 def remove_stale(directory: Path, name: str) -> list[Path]:
     """Remove the temporary files of earlier writes of ``name`` in ``directory``
     (``.NAME.PID.XXXX.tmp``, :func:`open_atomically`'s names) whose process is gone or
@@ -95,11 +103,13 @@ def remove_stale(directory: Path, name: str) -> list[Path]:
     for entry in entries:
         if not (entry.name.startswith(prefix) and entry.name.endswith(".tmp")):
             continue
-        middle = entry.name[len(prefix) : -len(".tmp")]
-        pid, dot, _ = middle.partition(".")
+        own = _OWN_MIDDLE.fullmatch(entry.name[len(prefix) : -len(".tmp")])
+        if own is None:  # another file's (``.refs.999.PID.XXXX.tmp`` of refs.999)
+            continue
+        pid = own.group("pid")
         try:
             fresh = time.time() - entry.stat().st_mtime < STALE_SECONDS
-            if dot and pid.isdigit():
+            if pid is not None:
                 if fresh and _alive(int(pid)):
                     continue
             elif fresh:
