@@ -94,6 +94,32 @@ def test_changes_need_post_and_the_csrf_token(server: Server) -> None:
         assert ": to-read" in done.text
 
 
+def test_another_apps_unparseable_cookie_does_not_hide_the_token(server: Server) -> None:
+    """Cookies are shared by every port of 127.0.0.1: one ``http.cookies`` cannot parse
+    (JSON, a space, non-ASCII) must not lock the page out."""
+    for other in ('prefs={"theme":"dark"}', "a b=1", "x=\u00e9"):
+        header = f"{other}; readinglist_token={server.token}"
+        answer = get(server.base, headers={"Cookie": header.encode("utf-8")})
+        assert answer.status_code == 200, other
+    assert get(server.base, headers={"Cookie": "readinglist_token=wrong"}).status_code == 403
+
+
+def test_a_huge_post_body_is_refused_unread(server: Server) -> None:
+    page = get(server.url)
+    csrf = re.search(r'name="csrf-token" content="([^"]+)"', page.text)
+    assert csrf is not None
+    headers = {"X-CSRF-Token": csrf.group(1)}
+    with httpx.Client(base_url=server.base, cookies=page.cookies, timeout=TIMEOUT) as client:
+        big = client.post("/act", content=b"x" * (2 << 20), headers=headers)
+        assert big.status_code == 413
+
+        def chunks() -> Iterator[bytes]:  # no Content-Length: counted as it arrives
+            for _ in range(40):
+                yield b"y" * 65536
+
+        assert client.post("/act", content=chunks(), headers=headers).status_code == 413
+
+
 def test_every_answer_carries_the_policy(server: Server) -> None:
     page = get(server.url)
     assert page.headers["content-security-policy"] == CSP

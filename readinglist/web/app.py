@@ -64,6 +64,27 @@ class Served:
     said: Callable[[str], None]
 
 
+#: The largest request body a POST route reads (a form of a key, a tag, a note or a
+#: title: a note is at most a few kilobytes); longer ones get 413 before being read whole.
+MAX_BODY = 1 << 20
+
+
+async def bounded_body(request: Request) -> bytes | None:
+    """The body of ``request``, or None when it is over :data:`MAX_BODY` bytes (by its
+    Content-Length, or counted as it arrives for a chunked body)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def templates() -> Environment:
     """The Jinja2 environment: templates of the package, every value escaped."""
     return Environment(
@@ -181,9 +202,10 @@ def action(
     async def endpoint(request: Request) -> Response:
         from starlette.concurrency import run_in_threadpool
 
-        form = {
-            k: v[-1] for k, v in parse_qs((await request.body()).decode("utf-8", "replace")).items()
-        }
+        body = await bounded_body(request)
+        if body is None:
+            return PlainTextResponse("request body too large", status_code=413)
+        form = {k: v[-1] for k, v in parse_qs(body.decode("utf-8", "replace")).items()}
 
         def work() -> Response:
             acting_for(served.options.reader)

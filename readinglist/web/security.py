@@ -29,7 +29,6 @@ import hmac
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from http.cookies import SimpleCookie
 from urllib.parse import parse_qs
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -45,6 +44,21 @@ CSP = (
 )
 LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
 SAFE_METHODS = ("GET", "HEAD")
+
+
+def cookie_value(header: str, name: str) -> str | None:
+    """The value of the cookie ``name`` in a ``Cookie`` request header, or None.
+
+    Lenient as browsers are (RFC 6265, section 5.4: pairs split on ``;``): another
+    cookie of this host that ``http.cookies`` cannot parse (JSON, a space, non-ASCII:
+    cookies are shared by every port of 127.0.0.1) must not hide this one, which
+    ``SimpleCookie.load`` does by dropping the whole header.
+    """
+    for pair in header.split(";"):
+        key, equals, value = pair.strip().partition("=")
+        if equals and key.strip() == name:
+            return value.strip().strip('"')
+    return None
 
 
 @dataclass
@@ -83,9 +97,7 @@ class Guard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         given = (query.get("token") or [None])[0]
-        cookie = SimpleCookie()
-        cookie.load(headers.get("cookie", ""))
-        held = cookie[COOKIE].value if COOKIE in cookie else None
+        held = cookie_value(headers.get("cookie", ""), COOKIE)
         why = self.refusal(scope["method"], headers, given, held)
         if why:
             await self.refuse(send, why)
