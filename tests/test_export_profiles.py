@@ -401,24 +401,25 @@ def test_concurrent_refreshes_leave_one_complete_file(db_url, tmp_path) -> None:
     source = tmp_path / "library.bib"
     source.write_text(LIBRARY_BIB, encoding="utf-8")
 
-    def rl(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "readinglist", *args],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+    def rl(*args: str) -> int:
+        """One command in this process (only the four refreshes need processes of their own)."""
+        from click.testing import CliRunner
 
-    assert rl("import", str(source)).returncode == 0
+        from readinglist.cli import cli
+
+        result = CliRunner().invoke(cli, ["--db", db_url, *args], env=env)
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        return result.exit_code
+
+    assert rl("import", str(source)) == 0
     refs = tmp_path / "refs.bib"
-    assert rl("export", "bibtex", "-o", str(refs), "--keep").returncode == 0
+    assert rl("export", "bibtex", "-o", str(refs), "--keep") == 0
     script = (
         "import sys\nfrom readinglist.cli import main\n"
         "sys.argv = ['readinglist', 'export', '--refresh']\nmain()\n"
     )
     for round_ in range(3):
-        assert rl("title", "alpha2020", f"Alpha Title {round_}").returncode == 0
+        assert rl("title", "alpha2020", f"Alpha Title {round_}") == 0
         # Edit the file behind the library's back, so every refresh must rewrite it.
         refs.write_text("stale\n", encoding="utf-8")
         procs = [
@@ -435,7 +436,7 @@ def test_concurrent_refreshes_leave_one_complete_file(db_url, tmp_path) -> None:
             _, err = proc.communicate(timeout=120)
             assert proc.returncode == 0, err
         expected = tmp_path / "expected.bib"
-        assert rl("export", "bibtex", "-o", str(expected)).returncode == 0
+        assert rl("export", "bibtex", "-o", str(expected)) == 0
         assert refs.read_bytes() == expected.read_bytes()
         assert f"Alpha {{Title}} {round_}" in refs.read_text(encoding="utf-8")
         assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]

@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -126,3 +127,68 @@ def test_ctrl_c_during_a_first_import_leaves_no_library(
     assert (process.returncode, out) == (130, "")
     assert err == "Interrupted: nothing was imported; the library is unchanged\n"
     assert new_library.left() == []
+
+
+# --- Ctrl-C in every long command: exit 130, one line, the library as it was -------------
+
+
+COMPLETION = (
+    "@article{k1, title={A Study of Topic 1}, author={Doe1, Jane}, year={2001},"
+    " journal={Journal of Tests}, volume={7}, pages={1--9}, doi={10.1000/k1}}\n"
+)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["merge", "k1", "k2"],
+        ["resolve", "key:k1", "--from", "{completion}"],
+        ["topics", "--k", "2", "--tag"],
+        ["title", "k1", "A New Title"],
+    ],
+    ids=lambda a: a[0],
+)
+def test_ctrl_c_in_a_long_command_exits_130_and_changes_nothing(
+    invoke: Callable[..., Result], db_url: str, tmp_path: Path, args: list[str]
+) -> None:
+    """Ctrl-C arrives (KeyboardInterrupt) right after the command's first write statement
+    reached the database, inside its transaction."""
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    source, completion = tmp_path / "a.bib", tmp_path / "completion.bib"
+    source.write_text("".join(ENTRY.format(i=i) for i in range(12)), encoding="utf-8")
+    completion.write_text(COMPLETION, encoding="utf-8")
+    assert invoke("import", str(source)).exit_code == 0
+    before = _library(db_url)
+    writes: list[str] = []
+
+    def interrupt(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+        if statement.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE")):
+            writes.append(statement)
+            raise KeyboardInterrupt
+
+    event.listen(Engine, "after_cursor_execute", interrupt)
+    try:
+        result = invoke(*(a.format(completion=completion) for a in args))
+    finally:
+        event.remove(Engine, "after_cursor_execute", interrupt)
+    assert writes, result.output  # the command did start writing
+    assert (result.exit_code, result.stdout) == (130, "")
+    assert result.stderr == "Interrupted: nothing was changed; the library is unchanged\n"
+    assert _library(db_url) == before
+
+
+def _library(url: str) -> list[list[str]]:
+    """Every paper's key, title and DOI, the aliases, tags, tag links and merge history."""
+    text = "CAST({} AS TEXT)".format
+    return [
+        _values(url, f"SELECT {columns} FROM {table} ORDER BY 1")
+        for table, columns in (
+            ("papers", f"citekey || '|' || title || '|' || coalesce(doi, '') || {text('id')}"),
+            ("aliases", "alias"),
+            ("tags", "name"),
+            ("paper_tags", f"{text('paper_id')} || ':' || {text('tag_id')}"),
+            ("merge_conflicts", f"{text('paper_id')} || field"),
+        )
+    ]

@@ -47,7 +47,7 @@ pytestmark = pytest.mark.tools("bibtex", "biber")
 
 #: A BibTeX file with more entries than this is cut by construct (:func:`construct_slice`):
 #: biber's time grows with the entries (about 10 ms of CPU each), not with the constructs.
-SLICE = 400
+SLICE = 150
 #: The entries a construct slice is chosen from (the first ones of the file).
 SCAN = 10000
 #: How many entries of each construct a slice keeps.

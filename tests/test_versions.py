@@ -5,7 +5,6 @@ completed, keys kept, retitled camera-ready versions merged, different works kep
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -356,10 +355,7 @@ def test_preprint_predicate() -> None:
     assert other_work(preprint, article) is None
 
 
-@pytest.mark.skipif(
-    not all(shutil.which(t) for t in ("pdflatex", "bibtex", "biber")),
-    reason="needs pdflatex, bibtex and biber",
-)
+@pytest.mark.tools("pdflatex", "bibtex", "biber")
 def test_superseded_export_compiles_and_prints_the_venue(invoke: Invoke, tmp_path: Path) -> None:
     ok(invoke("import", write(tmp_path, "scholar.bib", SCHOLAR)))
     ok(invoke("import", write(tmp_path, "icml.bib", PROCEEDINGS)))
