@@ -11,7 +11,8 @@ in its own format (BibTeX for ``.bib`` and for the lists of abstracts, RIS for
 fresh library and export again. The fixpoint holds when the two exports are the
 same bytes. The BibTeX exports go through ``bibtex`` (style ``plain``, every entry
 cited) and ``biber --tool --validate-datamodel``; errors are counted. For a BibTeX
-source, the entries written byte for byte as in the source are counted too.
+source, the entries written byte for byte as in the source are counted too, and those
+written byte for byte but for values replaced in place (:func:`copied_entries`).
 
 Each step is a real ``readinglist`` process (``--db`` a temporary file). Prints one
 line per file and exits 1 when a fixpoint fails or a tool reports an error.
