@@ -45,6 +45,14 @@ WEAK = 0.3
 BETA = 0.2
 PRF = 0.5
 PRF_K = 10
+#: The classifier of :func:`classifier`: ASReview LAB's ELAS u4 settings (its
+#: ``asreview/models/models.py``, tuned on the SYNERGY reviews) ...
+SVM_C = 0.11
+RATIO = 9.8
+#: ... and the weight of an unlabelled row as a negative, and at most how many such
+#: rows a fit reads (benchmarks/TRIAGE_RANK.md, session 12).
+UNLABELLED = 0.02
+UNLABELLED_ROWS = 5000
 #: Dense LSA rows: in memory, or read from the cache file a block at a time.
 Dense: TypeAlias = "np.ndarray | StoredDense"
 #: Sparse tf-idf rows: in memory, or read from the cache file a block at a time.
@@ -223,16 +231,81 @@ def fit(matrix: Features, dense: Dense | None, y: np.ndarray, weight: np.ndarray
 def fit_many(
     matrix: Features, dense: Dense | None, labels: Sequence[tuple[np.ndarray, np.ndarray]]
 ) -> list[Model | None]:
-    """Return :func:`fit` of each ``(y, weight)`` of ``labels``, in order, their profiles
-    computed together (:func:`profiles`)."""
-    coefs = profiles(matrix, labels)
-    dense_coefs: list[np.ndarray | None] = [None] * len(labels)
-    if dense is not None and dense.shape[1]:
-        dense_coefs = profiles(dense, labels)
-    return [
-        None if coef is None else Model(coef, dense_coef)
-        for coef, dense_coef in zip(coefs, dense_coefs, strict=True)
+    """Return :func:`fit` of each ``(y, weight)`` of ``labels``, in order.
+
+    Labels with a positive and a negative get a classifier (:func:`classifier`: a
+    screener's decisions); labels with positives alone get the Rocchio profile, their
+    profiles computed together (:func:`profiles`); none without a positive.
+    """
+    out: list[Model | None] = [None] * len(labels)
+    rocchio = [i for i, (y, _) in enumerate(labels) if not bool((y < 0).any())]
+    for i, (y, weight) in enumerate(labels):
+        if i not in rocchio and bool((y > 0).any()) and matrix.shape[1]:
+            out[i] = Model(classifier(matrix, y, weight), None)
+    if rocchio:
+        chosen = [labels[i] for i in rocchio]
+        coefs = profiles(matrix, chosen)
+        dense_coefs: list[np.ndarray | None] = [None] * len(chosen)
+        if dense is not None and dense.shape[1]:
+            dense_coefs = profiles(dense, chosen)
+        for i, coef, dense_coef in zip(rocchio, coefs, dense_coefs, strict=True):
+            out[i] = None if coef is None else Model(coef, dense_coef)
+    return out
+
+
+def balanced(y: np.ndarray, weight: np.ndarray, ratio: float = RATIO) -> np.ndarray:
+    """Return the sample weight of each labelled row (``y`` 1 or -1) for :func:`classifier`.
+
+    ASReview LAB's "balanced" sampler (``asreview.models.balancers.Balanced``, its ELAS u4
+    setting ``ratio`` 9.8): a positive weighs 1, a negative ``positives / (ratio *
+    negatives)`` (all negatives together weigh ``1 / ratio`` of the positives, however
+    many thousands a screener has skipped), times its own ``weight`` (a weak negative
+    :data:`WEAK`); then scaled so that the weights add up to the number of rows.
+    Raises ValueError unless there is a positive and a negative.
+    """
+    pos, neg = int((y > 0).sum()), int((y < 0).sum())
+    if not pos or not neg:
+        raise ValueError("balanced weights need a positive and a negative")
+    out: np.ndarray = np.where(y > 0, 1.0, pos / (ratio * neg)) * weight
+    return out * (len(y) / float(out.sum()))
+
+
+def classifier(matrix: Features, y: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """Return the term weights of a linear SVM of the positives against the negatives of
+    ``y`` (1 / -1; 0: unlabelled), one per column of ``matrix``.
+
+    ASReview LAB's default model (ELAS u4: ``LinearSVC``, squared hinge, C 0.11, the
+    :func:`balanced` sample weights) on the labelled rows, plus unlabelled rows as
+    negatives of weight :data:`UNLABELLED` each (most records a screener has not reached
+    are excluded ones: measured in benchmarks/TRIAGE_RANK.md), at most
+    :data:`UNLABELLED_ROWS` of them, spread evenly over the rows, so that a fit costs the
+    decisions made, not the library's size (and the unlabelled together weigh at most
+    ``UNLABELLED * UNLABELLED_ROWS``). The
+    intercept is dropped: scores are standardised (:func:`scores_many`).
+    """
+    from sklearn.svm import LinearSVC
+
+    labelled = np.flatnonzero(y != 0)
+    unlabelled = np.flatnonzero(y == 0)
+    if len(unlabelled) > UNLABELLED_ROWS:
+        unlabelled = unlabelled[np.linspace(0, len(unlabelled) - 1, UNLABELLED_ROWS).astype(int)]
+    rows = np.concatenate([labelled, unlabelled])
+    target = np.concatenate([np.sign(y[labelled]), -np.ones(len(unlabelled))]).astype(np.int8)
+    sample = np.concatenate(
+        [balanced(y[labelled], weight[labelled]), np.full(len(unlabelled), UNLABELLED)]
+    )
+    svm = LinearSVC(C=SVM_C, loss="squared_hinge")
+    svm.fit(_gather(matrix, rows), target, sample_weight=sample)
+    return np.asarray(svm.coef_, dtype=np.float32).ravel()
+
+
+def _gather(matrix: Features, rows: np.ndarray) -> sparse.csr_matrix:
+    """The ``rows`` of ``matrix`` as one sparse matrix, read :data:`CENTROID_ROWS` at a time."""
+    parts = [
+        sparse.csr_matrix(matrix[rows[start : start + CENTROID_ROWS]])
+        for start in range(0, len(rows), CENTROID_ROWS)
     ]
+    return sparse.vstack(parts, format="csr")
 
 
 def scores_many(models: Sequence[Model], matrix: Features, dense: Dense | None) -> list[np.ndarray]:
