@@ -240,8 +240,12 @@ adopted (the features also serve topics, similar and --why, and no variant wins 
 What it costs: the full 9 x 3 run is benchmarks/SCREENING.md (the product's Ranker);
 on ACL 2020 (this file's table, held-out users) P@20 0.435 -> 0.439, nDCG@20 0.482 ->
 0.485, recall@100 0.614 -> 0.622, arxiv-sanity-lite 0.423 / 0.468 / 0.616 in the same
-run; the re-rank latency rows above include a classifier fit per decision (50 random
-decisions). Each model's score is now standardised as a whole (a one-half classifier
+run. The cost is time: the re-rank rows above (a decision, a classifier fit on 50
+decided + 5,000 undecided rows, the new order) are 615 ms p95 at 6,537 papers and 552
+ms at 100,000, against session 11's 52 / 282 ms for the profile (that run at a load of
+5-6, this one 15-31 on 2 cores): over the 150 ms target at 6,500 papers, so the fit
+must run off the key path (the latency helper's background refit), or with fewer
+undecided rows (``model.UNLABELLED_ROWS``; not measured on SYNERGY below 5,000). Each model's score is now standardised as a whole (a one-half classifier
 and the two-half profile of a --like text meet in the best-of-models on one scale).
 
 Several interests in one reader (issue 28, "What to build" 6: rank by the nearest group
