@@ -22,8 +22,8 @@ Rankers:
 * ASReview LAB (PyPI ``asreview``, installed in its own virtual environment, never a
   dependency of readinglist): ``asreview simulate`` with its default model (ELAS u4:
   tf-idf, SVM, balanced sampling, max query) and the same prior (``--prior-idx``);
-  its labelling order is read from the project's ``results.db``. Its default query
-  size (1: it retrains after every record) unless ``--asreview-query`` says otherwise.
+  its labelling order is read from the project's ``results.db``. 10 records a round
+  as ours (``--asreview-query``; its own default is 1, a refit after every record).
   Its orders are kept in ``--asreview-orders`` (a JSON file, keyed by review, seed,
   prior and query size): a run after a change of readinglist's model reuses them
   rather than spending ~40 min of CPU on the same simulations again (the report says
@@ -301,9 +301,12 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--only", nargs="*", help="review names (default: all nine)")
     parser.add_argument("--no-asreview", action="store_true")
-    parser.add_argument("--asreview-query", type=int, default=None)
+    parser.add_argument(
+        "--asreview-query", type=int, default=BATCH, help="ASReview's records per round (ours: 10)"
+    )
     parser.add_argument("--asreview-orders", type=Path, default=HERE / "asreview_orders.json")
     parser.add_argument("--fresh-asreview", action="store_true")
+    parser.add_argument("--orders-note", default="", help="which runs produced the kept orders")
     parser.add_argument("--rankers", nargs="*", help="only these (default: all four)")
     parser.add_argument("--out", type=Path, default=HERE / "SCREENING.md")
     args = parser.parse_args()
@@ -359,7 +362,7 @@ def report(args: argparse.Namespace, reviews: list[Review], runs, seconds: float
         f"- Machine: {platform.platform()}, load average at the end {os.getloadavg()};"
         f" run took {seconds:.0f} s; {args.seeds} seeds per review; ASReview LAB orders"
         f" reused from {args.asreview_orders.name}: {args.reused} (their seconds are then"
-        " 0).",
+        f" 0). {args.orders_note}",
         f"- Data: {len(reviews)} SYNERGY reviews, {sum(r.n for r in reviews)} records,"
         f" {sum(int(r.included.sum()) for r in reviews)} included.",
         "",

@@ -114,7 +114,8 @@ def test_why_parts_add_up_to_the_score(filled, db_url: str) -> None:
     """A fresh user added up the terms of `--why` and did not get the score: the LSA half
     was left out. The printed parts (terms, other terms, topic similarity, the library's
     average) add up to the printed score, in text and JSON, and before rounding the
-    parts of the model are the score itself."""
+    parts of the model are the score itself. Positives alone: the profile, whose topic
+    half is shown; with skips the classifier of the terms (no topic half, shown as 0)."""
     import re
     from decimal import Decimal
 
@@ -124,6 +125,8 @@ def test_why_parts_add_up_to_the_score(filled, db_url: str) -> None:
     from readinglist.ranking.ranker import Ranker
 
     assert filled("mark", "to-read", "bio0", "bio1").exit_code == 0
+    why = json.loads(filled("show", "bio2", "--why", "--json").stdout)
+    assert why["topic_similarity"] != 0, why  # the profile's LSA half exists and is shown
     assert filled("mark", "skipped", "rl0", "rl1").exit_code == 0
     for key in ("bio2", "rl2", "bio0"):
         text = filled("show", key, "--why").stdout
@@ -145,7 +148,7 @@ def test_why_parts_add_up_to_the_score(filled, db_url: str) -> None:
         total = sum(t["weight"] for t in why["raised"] + why["lowered"]) + why["other_terms"]
         total += why["topic_similarity"] + why["minus_library_average"]
         assert round(total, 4) == why["interest"], why
-        assert why["topic_similarity"] != 0, why  # the LSA half exists and is shown
+        assert why["topic_similarity"] == 0, why  # with skips: the classifier, terms alone
     engine = db.make_engine(db_url)
     with db.session_scope(engine, write=False) as session:
         ranker = Ranker.open(session, db_url)

@@ -716,7 +716,8 @@ MODEL_LINE = (
 def test_interest_order_changes_after_a_skip_in_a_terminal(icml: Path) -> None:
     """One paper wanted (spar2026): triage in interest order shows ascl2026 first (then
     correctionplanner2026, pidi2026, reco2026, safeseek2026); skipping ascl2026 re-ranks the
-    rest: the overview ``v`` lists sharedscore2026 third, where reco2026 was. Then the new
+    rest: the overview ``v`` lists another paper third, where reco2026 was (scores may
+    be negative once a skip makes the model a classifier). Then the new
     keys: ``v`` goes to the third, ``/`` finds SafeSeek, ``a`` completes a tag with
     Tab, ``w`` explains the score; after quitting, ``u`` undoes the skip."""
     import pexpect
@@ -729,8 +730,8 @@ def test_interest_order_changes_after_a_skip_in_a_terminal(icml: Path) -> None:
     press(child, "s", r"3/19, 1 to read, 1 skipped\r\n")
     child.expect(r"CorrectionPlanner: an autoregressive planner")
     press(child, "v", r"3/19, 1 to read, 1 skipped\r\nNext papers, highest interest first:\r\n")
-    child.expect(r">   1  +-?\d\.\d{3}  CorrectionPlanner: an autoregressive")
-    child.expect(r"\r\n    3  +-?\d\.\d{3}  ([^\r\n…]{1,30})")
+    child.expect(r">   1 +-?\d\.\d{3}  CorrectionPlanner: an autoregressive")  # "1 -0.088"
+    child.expect(r"\r\n    3 +-?\d\.\d{3}  ([^\r\n…]{1,30})")
     third = child.match.group(1)
     assert not third.startswith("ReCo")  # re-ranked: reco2026 was third before the skip
     child.expect(r"number: go to it · \+ next page · q or Enter: back")

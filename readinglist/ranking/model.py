@@ -6,23 +6,29 @@ weak negative (weight :data:`WEAK`). Everything else is unlabelled.
 
 The model is linear in the tf-idf features, so a score is one sparse matrix-vector
 product and an explanation is the per-term products (:mod:`.explain`); it is trained
-from the labelled rows only, in milliseconds (a re-rank after each triage decision).
-It is a Rocchio profile, in two feature spaces (:class:`Model`): the weighted
-centroid of the positives minus a share of the centroid of the negatives, plus
-pseudo-relevance feedback (a share of the centroid of the best-scored unlabelled
-papers), over the tf-idf columns and over the index's LSA dimensions; the two scores
-are standardised and added. Measured against arxiv-sanity-lite's LinearSVC (positives
-against every other paper) with an ablation in benchmarks/TRIAGE_RANK.md: the LSA
-half adds ~1 point of recall@100. Tried there and left out, as no better on the
-held-out users (ACL 2020) or not worth their cost: feedback from the top 5, a
-LinearSVC with the explicit negatives, score fusion with arxiv-sanity's SVM,
-nearest-neighbour terms (closest positive, closest skip), author and character
-n-gram features, label propagation over a kNN graph and MiniLM title embeddings; in
-session 5, positive-unlabelled SVMs, self-training, logistic regression on the labels,
-BM25 queries, naive-Bayes term odds, co-author scores, hubness corrections, k-means
-co-membership and joint feedback (each within +-0.01 of this model on the held-out year).
-A profile is a few mat-vecs on cached float32 rows (no solver run), so a re-rank
-after each triage decision stays well under 150 ms at 6,500 papers.
+from the labelled rows (and a bounded sample of the others), so a re-rank after each
+triage decision costs the decisions, not the library. Which model, by the labels:
+
+* a positive and a negative (a screener, or a reader who has skipped papers): a linear
+  SVM of the positives against the negatives (:func:`classifier`), with ASReview LAB's
+  default settings (ELAS u4: squared hinge, C 0.11, negatives weighing together a 9.8th
+  of the positives, :func:`balanced`) and undecided rows as light negatives. On the
+  nine SYNERGY reviews' real decisions (benchmarks/SCREENING.md) it replaced the
+  profile below, which a fifth of the skips' centroid could not steer away from
+  excluded records sharing a review's vocabulary (WSS@95 0.42 against ASReview's 0.54);
+* positives alone (a reader's first wanted papers, nothing skipped): a Rocchio profile,
+  in two feature spaces (:class:`Model`): the weighted centroid of the positives,
+  plus pseudo-relevance feedback (a share of the centroid of the best-scored
+  unlabelled papers), over the tf-idf columns and over the index's LSA dimensions; the
+  two scores are standardised and added. Measured against arxiv-sanity-lite's
+  LinearSVC (positives against every other paper) with an ablation in
+  benchmarks/TRIAGE_RANK.md: the LSA half adds ~1 point of recall@100. Tried there and
+  left out, as no better on the held-out users (ACL 2020) or not worth their cost:
+  feedback from the top 5, score fusion with arxiv-sanity's SVM, nearest-neighbour
+  terms, author and character n-gram features, label propagation over a kNN graph,
+  MiniLM title embeddings, positive-unlabelled SVMs, self-training, BM25 queries,
+  naive-Bayes term odds, co-author scores, hubness corrections, k-means co-membership
+  and joint feedback (each within +-0.01 of this model on the held-out year).
 """
 
 from __future__ import annotations
@@ -47,6 +53,14 @@ WEAK = 0.3
 BETA = 0.2
 PRF = 0.5
 PRF_K = 10
+#: The classifier of :func:`classifier`: ASReview LAB's ELAS u4 settings (its
+#: ``asreview/models/models.py``, tuned on the SYNERGY reviews) ...
+SVM_C = 0.11
+RATIO = 9.8
+#: ... and the weight of an unlabelled row as a negative, and at most how many such
+#: rows a fit reads (benchmarks/TRIAGE_RANK.md, session 12).
+UNLABELLED = 0.02
+UNLABELLED_ROWS = 5000
 #: Dense LSA rows: in memory, or read from the cache file a block at a time.
 Dense: TypeAlias = "np.ndarray | StoredDense"
 #: Sparse tf-idf rows: in memory, or read from the cache file a block at a time.
@@ -99,12 +113,15 @@ def _centroid(matrix: Features, rows: np.ndarray, weight: np.ndarray) -> np.ndar
 
 @dataclass(frozen=True)
 class Model:
-    """A fitted interest model: a Rocchio profile in each feature space.
+    """A fitted interest model: a Rocchio profile in each feature space, or a classifier's
+    term weights (:func:`classifier`, no LSA half).
 
     ``sparse`` weighs the tf-idf columns (it explains a score: :meth:`Ranker.why`);
-    ``dense`` the LSA dimensions (None when the index has none). A score is the sum
-    of the two products, each standardised over the library (mean 0, deviation 1),
-    so neither space dominates by scale.
+    ``dense`` the LSA dimensions (None when the index has none or for a classifier). A
+    score is the sum of the two products, each standardised over the library (mean 0,
+    deviation 1), so neither space dominates by scale, and the sum standardised again,
+    so that the scores of a profile, a classifier (one half) and a ``--like`` text
+    compare when a paper's interest is its best over them.
     """
 
     sparse: np.ndarray
@@ -125,15 +142,22 @@ class Model:
         ``x_j w_j / dev`` and the offset is ``-mean / dev`` (the library's average term
         score, which every paper is measured against). The topic half is the standardised
         product of the LSA rows (0 without them); the LSA components are not kept in
-        the cache (256 x vocabulary floats), so it is not split into terms.
+        the cache (256 x vocabulary floats), so it is not split into terms. Every part
+        is divided by the spread of the two halves' sum (the score is standardised
+        again, :class:`Model`).
         """
-        mean, dev = _moments(np.asarray(matrix @ self.sparse, dtype=np.float32).ravel())
-        scale = dev if dev > 0 else 1.0
+        terms = np.asarray(matrix @ self.sparse, dtype=np.float32).ravel()
+        mean, dev = _moments(terms)
+        total = _standard(terms)
+        topics = None
+        if self.dense is not None and dense is not None:
+            topics = _standard(np.asarray(dense @ self.dense, dtype=np.float32).ravel())
+            total = total + topics
+        spread = _moments(total)[1]
+        scale = (dev if dev > 0 else 1.0) * (spread if spread > 0 else 1.0)
         x = matrix[row]
         contrib = x.data.astype(np.float64) * self.sparse[x.indices] / scale
-        topic = 0.0
-        if self.dense is not None and dense is not None:
-            topic = float(_standard(np.asarray(dense @ self.dense, dtype=np.float32).ravel())[row])
+        topic = 0.0 if topics is None else float(topics[row]) / (spread if spread > 0 else 1.0)
         return x.indices, contrib, -mean / scale, topic
 
 
@@ -225,16 +249,81 @@ def fit(matrix: Features, dense: Dense | None, y: np.ndarray, weight: np.ndarray
 def fit_many(
     matrix: Features, dense: Dense | None, labels: Sequence[tuple[np.ndarray, np.ndarray]]
 ) -> list[Model | None]:
-    """Return :func:`fit` of each ``(y, weight)`` of ``labels``, in order, their profiles
-    computed together (:func:`profiles`)."""
-    coefs = profiles(matrix, labels)
-    dense_coefs: list[np.ndarray | None] = [None] * len(labels)
-    if dense is not None and dense.shape[1]:
-        dense_coefs = profiles(dense, labels)
-    return [
-        None if coef is None else Model(coef, dense_coef)
-        for coef, dense_coef in zip(coefs, dense_coefs, strict=True)
+    """Return :func:`fit` of each ``(y, weight)`` of ``labels``, in order.
+
+    Labels with a positive and a negative get a classifier (:func:`classifier`: a
+    screener's decisions); labels with positives alone get the Rocchio profile, their
+    profiles computed together (:func:`profiles`); none without a positive.
+    """
+    out: list[Model | None] = [None] * len(labels)
+    rocchio = [i for i, (y, _) in enumerate(labels) if not bool((y < 0).any())]
+    for i, (y, weight) in enumerate(labels):
+        if i not in rocchio and bool((y > 0).any()) and matrix.shape[1]:
+            out[i] = Model(classifier(matrix, y, weight), None)
+    if rocchio:
+        chosen = [labels[i] for i in rocchio]
+        coefs = profiles(matrix, chosen)
+        dense_coefs: list[np.ndarray | None] = [None] * len(chosen)
+        if dense is not None and dense.shape[1]:
+            dense_coefs = profiles(dense, chosen)
+        for i, coef, dense_coef in zip(rocchio, coefs, dense_coefs, strict=True):
+            out[i] = None if coef is None else Model(coef, dense_coef)
+    return out
+
+
+def balanced(y: np.ndarray, weight: np.ndarray, ratio: float = RATIO) -> np.ndarray:
+    """Return the sample weight of each labelled row (``y`` 1 or -1) for :func:`classifier`.
+
+    ASReview LAB's "balanced" sampler (``asreview.models.balancers.Balanced``, its ELAS u4
+    setting ``ratio`` 9.8): a positive weighs 1, a negative ``positives / (ratio *
+    negatives)`` (all negatives together weigh ``1 / ratio`` of the positives, however
+    many thousands a screener has skipped), times its own ``weight`` (a weak negative
+    :data:`WEAK`); then scaled so that the weights add up to the number of rows.
+    Raises ValueError unless there is a positive and a negative.
+    """
+    pos, neg = int((y > 0).sum()), int((y < 0).sum())
+    if not pos or not neg:
+        raise ValueError("balanced weights need a positive and a negative")
+    out: np.ndarray = np.where(y > 0, 1.0, pos / (ratio * neg)) * weight
+    return out * (len(y) / float(out.sum()))
+
+
+def classifier(matrix: Features, y: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """Return the term weights of a linear SVM of the positives against the negatives of
+    ``y`` (1 / -1; 0: unlabelled), one per column of ``matrix``.
+
+    ASReview LAB's default model (ELAS u4: ``LinearSVC``, squared hinge, C 0.11, the
+    :func:`balanced` sample weights) on the labelled rows, plus unlabelled rows as
+    negatives of weight :data:`UNLABELLED` each (most records a screener has not reached
+    are excluded ones: measured in benchmarks/TRIAGE_RANK.md), at most
+    :data:`UNLABELLED_ROWS` of them, spread evenly over the rows, so that a fit costs the
+    decisions made, not the library's size (and the unlabelled together weigh at most
+    ``UNLABELLED * UNLABELLED_ROWS``). The
+    intercept is dropped: scores are standardised (:func:`scores_many`).
+    """
+    from sklearn.svm import LinearSVC
+
+    labelled = np.flatnonzero(y != 0)
+    unlabelled = np.flatnonzero(y == 0)
+    if len(unlabelled) > UNLABELLED_ROWS:
+        unlabelled = unlabelled[np.linspace(0, len(unlabelled) - 1, UNLABELLED_ROWS).astype(int)]
+    rows = np.concatenate([labelled, unlabelled])
+    target = np.concatenate([np.sign(y[labelled]), -np.ones(len(unlabelled))]).astype(np.int8)
+    sample = np.concatenate(
+        [balanced(y[labelled], weight[labelled]), np.full(len(unlabelled), UNLABELLED)]
+    )
+    svm = LinearSVC(C=SVM_C, loss="squared_hinge", random_state=0)  # liblinear shuffles
+    svm.fit(_gather(matrix, rows), target, sample_weight=sample)
+    return np.asarray(svm.coef_, dtype=np.float32).ravel()
+
+
+def _gather(matrix: Features, rows: np.ndarray) -> sparse.csr_matrix:
+    """The ``rows`` of ``matrix`` as one sparse matrix, read :data:`CENTROID_ROWS` at a time."""
+    parts = [
+        sparse.csr_matrix(matrix[rows[start : start + CENTROID_ROWS]])
+        for start in range(0, len(rows), CENTROID_ROWS)
     ]
+    return sparse.vstack(parts, format="csr")
 
 
 def scores_many(models: Sequence[Model], matrix: Features, dense: Dense | None) -> list[np.ndarray]:
@@ -248,7 +337,7 @@ def scores_many(models: Sequence[Model], matrix: Features, dense: Dense | None) 
     if dense is not None and with_topics:
         topics = products(dense, [cast(np.ndarray, models[j].dense) for j in with_topics])
         for column, j in enumerate(with_topics):
-            totals[j] += _standard(topics[:, column].copy())
+            totals[j] = _standard(totals[j] + _standard(topics[:, column].copy()))
     return totals
 
 
