@@ -28,6 +28,7 @@ COMMANDS = [
     ("topics", POSITIONAL),
     ("resolve", POSITIONAL),
     ("duplicates", POSITIONAL),
+    ("serve", POSITIONAL),
     ("mark", OPTION),
     ("priority", OPTION),
     ("tag add", OPTION),

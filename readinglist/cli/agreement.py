@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from readinglist.cli._app import AppContext, json_option, pass_app
+from readinglist.text import counted
 
 if TYPE_CHECKING:
     from readinglist.library.agreement import Comparison
@@ -42,7 +43,7 @@ def agreement_text(summary: dict[str, Any]) -> str:
     undefined), the want/skip table and the table of statuses."""
     a, b = summary["readers"]
     n = summary["papers"]
-    lines = [f"{a} and {b} both decided {n} paper{'' if n == 1 else 's'}"]
+    lines = [f"{a} and {b} both decided {counted(n, 'paper')}"]
     if n:
         lines.append(
             f"same answer (want or skip) on {summary['agreed']} of {n} ({summary['observed']:.1%})"
@@ -131,7 +132,7 @@ def conflicts_listing(
 
 def _conflicts_said(comparison: Comparison, conflicts: int, shown: int) -> str:
     a, b = comparison.first, comparison.second
-    said = f"{conflicts} conflict{'' if conflicts == 1 else 's'} between {a} and {b} "
+    said = f"{counted(conflicts, 'conflict')} between {a} and {b} "
     said += f"(of {len(comparison.pairs)} papers both decided)"
     return said if shown == conflicts else f"{said}; {shown} shown"
 

@@ -31,6 +31,7 @@ from readinglist.errors import UsageError
 from readinglist.library import readers
 from readinglist.records import STATUSES, WANTED_STATUSES
 from readinglist.tables import DECISIONS, PAPERS, Executor
+from readinglist.text import plural
 
 #: The statuses of a decided paper, in the order tables show them.
 DECIDED: tuple[str, ...] = tuple(s for s in STATUSES if s != "new")
@@ -202,5 +203,5 @@ def others_line(session: Executor, paper_id: int, status: str, *, blind: bool = 
         return ""
     if blind and status == "new":
         return "others' decisions hidden until you decide (--blind)"
-    noun = "other reader wants" if others == 1 else "other readers want"
+    noun = plural(others, "other reader wants", "other readers want")
     return f"{wanting} of {others} {noun} it"

@@ -19,6 +19,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
 
+from readinglist.text import counted
+
 #: Signals that end an export cleanly (the temporary file removed) while it writes.
 CLEANUP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 #: A temporary file not written to for this long is stale, whatever its process id says.
@@ -77,7 +79,7 @@ def open_atomically(path: Path, removed: list[Path] | None = None) -> Iterator[T
 def stale_message(removed: list[Path]) -> str:
     """What a write says of the leftovers :func:`remove_stale` removed (one line)."""
     names = ", ".join(path.name for path in removed[:3]) + (", ..." if len(removed) > 3 else "")
-    count = f"{len(removed)} temporary file" + ("s" if len(removed) != 1 else "")
+    count = counted(len(removed), "temporary file")
     return f"removed {count} left by an interrupted write (killed?): {names}"
 
 
