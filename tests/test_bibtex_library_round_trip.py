@@ -393,8 +393,9 @@ def test_a_preamble_that_is_not_inert_markup_is_left_out_with_a_warning(
     result = invoke("export", "bibtex")
     assert result.exit_code == 0, result.output
     assert "@preamble left out: \\providecommand is not inert" in result.stderr
-    # Only the title is replaced (by the text it displays); the rest is as written.
-    assert result.stdout == "@article{p1, title={Uses}, year={2020}}\n"
+    # Only the title is replaced (by the text it displays: the unknown command's name,
+    # braced to keep its case); the rest is as written.
+    assert result.stdout == "@article{p1, title={Uses {ZZ}}, year={2020}}\n"
 
 
 def test_a_file_redefining_a_macro_between_entries_exports_both_as_read(

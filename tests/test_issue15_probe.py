@@ -64,11 +64,13 @@ def test_bibtex_export_writes_year_month_and_journal_for_biblatex_fields() -> No
     )
     records = bibtex.read(text, "d.bib").records
     written = bibtex.write(records)
+    # Only what BibTeX cannot read changes, in place: journaltitle -> journal, date ->
+    # year (and month); the field order and layout are the entry's own.
     assert written == (
-        "@article{approx,\n  author = {Lee, Kim},\n  title = {Approximate},\n"
-        "  journal = {J. Old},\n  year = {1723}\n}\n\n"
-        "@article{ranged,\n  author = {Wong, A.},\n  title = {Ranged},\n"
-        "  journal = {J. Ranges},\n  year = {2019},\n  month = mar\n}\n"
+        "@article{approx,\n  title = {Approximate},\n  author = {Lee, Kim},\n"
+        "  journal = {J. Old},\n  year = {1723},\n}\n\n"
+        "@article{ranged,\n  title = {Ranged},\n  author = {Wong, A.},\n"
+        "  journal = {J. Ranges},\n  year = {2019},\n  month = mar,\n}\n"
     )
     # The biblatex export copies the user's bytes.
     assert bibtex.write(records, dialect="biblatex") == text

@@ -126,5 +126,5 @@ def test_a_crossref_follows_its_parent_when_an_import_gives_it_a_real_key(
     )
     assert invoke("import", str(tmp_path / "parent.bib")).exit_code == 0
     out = invoke("export", "bibtex").stdout
-    assert "crossref = {proc2020real}" in out
+    assert "crossref={proc2020real}" in out  # patched in place, in the entry's own layout
     assert "@proceedings{proc2020real," in out
