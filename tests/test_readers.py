@@ -90,6 +90,15 @@ def test_notes_are_private_unless_shared(invoke, db_url) -> None:
     assert "mine" not in theirs
     assert "ours" in theirs
     assert invoke("list", "-k", "has:notes").stdout.split() == ["spar2026"]
+    # the words of a private note find the paper for its author only; a shared note's
+    # for everyone
+    invoke("--reader", "ana", "note", "add", "safeseek2026", "-m", "Secretzebra diagnosis")
+    invoke("--reader", "ana", "note", "add", "ns:gsfixer", "--shared", "-m", "Openotter")
+    assert invoke("--reader", "ana", "list", "-k", "secretzebra").stdout.split() == ["safeseek2026"]
+    assert invoke("--reader", "ana", "list", "-k", "secretzeb*").stdout.split() == ["safeseek2026"]
+    assert invoke("list", "-k", "secretzebra").stdout.split() == []
+    assert invoke("list", "-k", "secretzeb*").stdout.split() == []
+    assert invoke("list", "-k", "openotter").stdout.split() == ["ns:gsfixer"]
     # a shared note is changed or removed by its author only
     for args in (("edit", "2", "-m", "not ours"), ("rm", "2")):
         refused = invoke("note", *args)

@@ -126,7 +126,12 @@ def upgrade() -> None:
         batch.add_column(
             sa.Column("shared", sa.Boolean(), nullable=False, server_default=sa.false())
         )
-    bind.execute(sa.text("UPDATE notes SET reader_id = :r"), {"r": reader})
+    # A note written before readers was seen by everyone using the library (one status,
+    # one set of notes): it becomes a shared note of the implicit reader, as visible as
+    # it was, and in the full-text index, which holds shared notes only.
+    bind.execute(
+        sa.text("UPDATE notes SET reader_id = :r, shared = :yes"), {"r": reader, "yes": True}
+    )
     with op.batch_alter_table("notes") as batch:
         batch.alter_column("shared", existing_type=sa.Boolean(), server_default=None)
         batch.alter_column("reader_id", existing_type=sa.Integer(), nullable=False)

@@ -135,13 +135,15 @@ def iter_listing_records(
     with_tags: bool = True,
     with_editors: bool = False,
     with_notes: bool = False,
+    shared_notes_only: bool = False,
 ) -> Iterator[tuple[int, PaperRecord]]:
     """Yield, for each paper of ``ids`` in that order, its id and a PaperRecord with what
     a listing or a text export shows: the ``columns`` (:data:`LISTING_COLUMNS`,
     :data:`TABLE_COLUMNS` for a table, or :func:`record_columns` of what a writer reads;
     ``id`` first), authors (in order), editors (with ``with_editors``), tags (by folded
     name, as the ORM relationship orders them; none without ``with_tags``) and notes (oldest
-    first, with ``with_notes``).
+    first, with ``with_notes``: those the current reader sees, or with
+    ``shared_notes_only`` the shared ones alone).
 
     Streams in bounded memory (issue 17): per chunk of papers a few Core queries on
     the session's connection (those columns only, people joined to their links,
@@ -161,7 +163,7 @@ def iter_listing_records(
         rows = {row[0]: row for row in connection.execute(query, {"ids": part}).all()}
         authors, editors = people_by_paper(session, part, with_editors=with_editors)
         tags = tags_by_paper(session, part) if with_tags else {}
-        notes = notes_by_paper(session, part) if with_notes else {}
+        notes = notes_by_paper(session, part, shared_only=shared_notes_only) if with_notes else {}
         for pid in part:
             row = rows.get(pid)
             if row is None:

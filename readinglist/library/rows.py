@@ -416,9 +416,12 @@ def people_by_paper(
 _PERSON_RECORDS: dict[tuple[str, ...], PersonRecord] = {}
 
 
-def notes_by_paper(session: Executor, ids: Sequence[int]) -> dict[int, list[NoteRecord]]:
+def notes_by_paper(
+    session: Executor, ids: Sequence[int], *, shared_only: bool = False
+) -> dict[int, list[NoteRecord]]:
     """Return paper id -> the notes the current reader sees (:func:`visible_note`; oldest
-    first) for the papers ``ids``, read with one Core query on the session's connection."""
+    first) for the papers ``ids``, read with one Core query on the session's connection;
+    ``shared_only``: the shared notes alone, whoever reads (the full-text index's)."""
     notes_table = NOTES
     notes: dict[int, list[NoteRecord]] = defaultdict(list)
     for pid, body, created, updated in (
@@ -430,7 +433,12 @@ def notes_by_paper(session: Executor, ids: Sequence[int]) -> dict[int, list[Note
                 notes_table.c.created_at,
                 notes_table.c.updated_at,
             )
-            .where(notes_table.c.paper_id.in_(list(ids)), decided.visible_note(notes_table))
+            .where(
+                notes_table.c.paper_id.in_(list(ids)),
+                notes_table.c.shared.is_(True)
+                if shared_only
+                else decided.visible_note(notes_table),
+            )
             .order_by(notes_table.c.id)
         )
         .all()

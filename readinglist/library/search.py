@@ -144,9 +144,11 @@ def refresh_search_text(session: Executor, paper_ids: Iterable[int]) -> None:
 
 def paper_search_text(paper: Paper) -> str:
     """Return the search text ``paper`` should have: :func:`search_text_for` over its
-    record, tags and notes (loaded; see ``rows.load_papers``). ``db check`` compares it."""
+    record, tags and shared notes (loaded; see ``rows.load_papers``): a private note is
+    searched for its author alone (``query.fulltext.text_clause``), so its words are not
+    in the index every reader's search reads. ``db check`` compares it."""
     return search_text_for(
-        to_record(paper), (t.name for t in paper.tags), (n.body for n in paper.notes)
+        to_record(paper), (t.name for t in paper.tags), (n.body for n in paper.notes if n.shared)
     )
 
 
@@ -206,7 +208,12 @@ def write_search_text(session: Executor, ids: Sequence[int]) -> dict[int, tuple[
     now = utcnow()
     written: dict[int, tuple[str, Any]] = {}
     records = iter_listing_records(
-        session, ids, columns=_TEXT_COLUMNS, with_editors=True, with_notes=True
+        session,
+        ids,
+        columns=_TEXT_COLUMNS,
+        with_editors=True,
+        with_notes=True,
+        shared_notes_only=True,
     )
     for pid, record in records:
         text = search_text_for(record, record.tags, (note.text for note in record.notes))

@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, and_, exists, false, func, not_, or_, select, true
 
 from readinglist import decided, versions
-from readinglist.query.fulltext import text_clause
+from readinglist.query.fulltext import matches_words, text_clause
 from readinglist.query.tree import (
     And,
     Arxiv,
@@ -92,6 +92,7 @@ class Builder:
         self._venues = venues
         self.session = session
         self.inline_budget = INLINE_BUDGET
+        self._notes: list[tuple[int, list[str]]] | None = None
 
     def clause(self, node: Query) -> ColumnElement[bool]:
         """Return the condition of ``node`` (the method ``_<node class>`` builds it)."""
@@ -112,7 +113,29 @@ class Builder:
         return or_(*(self.clause(c) for c in node.children))
 
     def _text(self, node: Text) -> ColumnElement[bool]:
-        return text_clause(node, self.dialect)
+        """The index (papers' text, tags, shared notes) or the current reader's own
+        private notes: those are not in the index every reader's search reads."""
+        mine = self.private_matches(node)
+        found = text_clause(node, self.dialect)
+        return or_(found, PAPERS.c.id.in_(mine)) if mine else found
+
+    def private_matches(self, node: Text) -> list[int]:
+        """The papers whose private note of the current reader holds ``node``."""
+        return sorted({pid for pid, words in self._private_notes() if matches_words(node, words)})
+
+    def _private_notes(self) -> list[tuple[int, list[str]]]:
+        """``(paper id, search words)`` of the current reader's private notes, read once
+        per query (a reader's own notes: few); none without a session."""
+        if self._notes is None:
+            self._notes = []
+            if self.session is not None:
+                rows = self.session.execute(
+                    select(NOTES.c.paper_id, NOTES.c.body).where(
+                        NOTES.c.reader_id == decided.CURRENT_ID, NOTES.c.shared.is_(False)
+                    )
+                )
+                self._notes = [(int(pid), search_tokens(body)) for pid, body in rows]
+        return self._notes
 
     def _substring(self, node: Substring) -> ColumnElement[bool]:
         if node.field == "title":

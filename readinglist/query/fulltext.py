@@ -62,6 +62,23 @@ def text_clause(term: Text, dialect: str) -> ColumnElement[bool]:
     return _SEARCH_VECTOR.op("@@", is_comparison=True)(tsquery)
 
 
+def matches_words(term: Text, words: Sequence[str]) -> bool:
+    """True when the search words ``words`` (``text.search_tokens`` of a text) hold the
+    free-text ``term`` as the index would match it: its words in a row, the last one a
+    prefix when ``term.prefix`` (FTS5 phrase and ``*``, tsquery ``<->`` and ``:*``)."""
+    wanted = list(term.words)
+    if not wanted:
+        return False
+    last, head = wanted[-1], wanted[:-1]
+    for start in range(len(words) - len(wanted) + 1):
+        found = words[start + len(head)]
+        if list(words[start : start + len(head)]) == head and (
+            found.startswith(last) if term.prefix else found == last
+        ):
+            return True
+    return False
+
+
 def rank_sqlite(terms: Sequence[Text]) -> Any:
     """Return a subquery ``(rid, score)`` of FTS5 bm25 scores (lower is better).
 

@@ -123,9 +123,10 @@ def _by_relevance(
 ) -> tuple[Select[Any], Query, list[Any]]:
     """Return (the statement joined to the ranking if needed, what is left to filter, keys).
 
-    When a ranked term is one of the top-level conjuncts, every paper selected matches
-    it: no "unmatched last" key is needed, and on SQLite an inner join with the ranking
-    is the filter of that term too (FTS5 is read once).
+    When a ranked term is one of the top-level conjuncts and no private note of the
+    reader matches a term, every paper selected matches it in the index: no
+    "unmatched last" key is needed, and on SQLite an inner join with the ranking is the
+    filter of that term too (FTS5 is read once).
     """
     conjuncts = tree.children if isinstance(tree, And) else (tree,)
     required = any(isinstance(c, Text) for c in conjuncts)
@@ -133,13 +134,16 @@ def _by_relevance(
     if builder.dialect != "sqlite":
         # each use of search_vector decompresses it again: no CASE unless needed
         matched, score = rank_postgresql(terms)
-        if not required:
+        if not required or any(builder.private_matches(term) for term in terms):
             order.append(case((matched, 0), else_=1))
         order.append(score.asc() if reverse else score.desc())
         return stmt, tree, order
     ranking = rank_sqlite(terms)
     where = tree
-    if required:
+    # The ranking reads the index, which holds shared notes only: a paper found by the
+    # words of the reader's own private note alone (Builder._text) has no score, so the
+    # ranking cannot be the filter then.
+    if required and not any(builder.private_matches(term) for term in terms):
         stmt = stmt.join(ranking, ranking.c.rid == PAPERS.c.id)
         if len(terms) == 1 and terms[0] in conjuncts:
             rest = tuple(c for c in conjuncts if c != terms[0])
