@@ -209,6 +209,21 @@ def test_a_reading_list_syncs_back_only_as_the_reader_it_was_written_for(
     assert invoke("--reader", "bo", "import", str(mine)).exit_code == 5
 
 
+def test_a_merge_keeps_every_readers_decision(invoke, db_url) -> None:
+    """``merge KEEP OTHER``: a reader's decision on KEEP stays; a reader who decided on
+    OTHER only keeps that decision on KEEP (nobody's work is lost by someone's merge)."""
+    three(db_url)
+    invoke("--reader", "bo", "mark", "to-read", "safeseek2026")
+    invoke("--reader", "bo", "priority", "high", "safeseek2026")
+    invoke("--reader", "ana", "mark", "read", "safeseek2026")
+    invoke("--reader", "ana", "mark", "skipped", "spar2026")
+    merged = invoke("merge", "spar2026", "safeseek2026", "--force")
+    assert merged.exit_code == 0, merged.stderr
+    bo = {p["key"]: p for p in json.loads(invoke("--reader", "bo", "list", "--json").stdout)}
+    assert (bo["spar2026"]["status"], bo["spar2026"]["priority"]) == ("to-read", "high")
+    assert statuses(invoke, "--reader", "ana")["spar2026"] == "skipped"
+
+
 def test_the_reader_comes_from_the_environment_or_the_configuration_file(
     invoke, db_url, tmp_path
 ) -> None:

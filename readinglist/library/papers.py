@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -44,7 +44,7 @@ from readinglist.records import (
     EDITABLE,
     PaperRecord,
 )
-from readinglist.tables import utcnow
+from readinglist.tables import DECISIONS, utcnow
 from readinglist.text import title_key
 from readinglist.versions import USER_TITLE_FIELD
 
@@ -246,6 +246,18 @@ def rekey(session: Session, paper: Paper, new_key: str) -> str:
     return old
 
 
+def _move_decisions(session: Session, source: int, target: int) -> None:
+    """Move the decisions (status, priority, read time) of the paper ``source`` to
+    ``target`` for every reader without a decision on ``target``; the rest go with
+    ``source``. A merge thus loses no reader's decision of a shared library."""
+    decided_target = select(DECISIONS.c.reader_id).where(DECISIONS.c.paper_id == target)
+    session.execute(
+        update(DECISIONS)
+        .where(DECISIONS.c.paper_id == source, DECISIONS.c.reader_id.not_in(decided_target))
+        .values(paper_id=target)
+    )
+
+
 def merge_papers(
     session: Session, keep: Paper, others: Sequence[Paper], *, force: bool = False
 ) -> list[str]:
@@ -255,8 +267,9 @@ def merge_papers(
     :func:`~readinglist.library.merging.complete_paper`): ``keep`` is completed from
     each other in order (authors, editors, every field it lacks; a provisional title
     or key replaced), values both have stay ``keep``'s (the others' go to the merge
-    history); tags and notes are united; the status history is moved over;
-    ``keep``'s read status, priority and title stay. Returns the names filled.
+    history); tags and notes are united; the status history is moved over; each
+    reader's decision on ``keep`` stays, and a reader who decided on an other paper
+    only keeps that decision (the first other's) on ``keep``; ``keep``'s title stays. Returns the names filled.
     Raises UsageError when ``keep`` is among ``others``, and Conflict (exit 4), before
     any change, for a pair the user marked ``not-duplicate`` unless ``force``.
     """
@@ -279,6 +292,8 @@ def merge_papers(
         session.execute(
             update(StatusEvent).where(StatusEvent.paper_id == other.id).values(paper_id=keep.id)
         )
+        _move_decisions(session, other.id, keep.id)
+        session.expire(keep, ["status", "priority", "read_at"])  # read again: moved ones
         tag_names = [t.name for t in other.tags]
         aliases = [(a.alias, a.alias_folded) for a in other.aliases]
         other_key, other_folded = other.citekey, other.citekey_folded
