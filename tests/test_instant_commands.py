@@ -124,15 +124,18 @@ def test_typed_commands_with_a_query_import_no_orm(
 def test_the_orm_still_keeps_the_search_text_of_what_the_core_commands_wrote(
     invoke: Callable[..., Any], one_paper: None, session: Any
 ) -> None:
-    """A tag and a note written on a Connection are in the search text an ORM reader
-    recomputes (``db check``'s rule, ``search.paper_search_text``): one rule."""
+    """A tag and a shared note written on a Connection are in the search text an ORM
+    reader recomputes (``db check``'s rule, ``search.paper_search_text``): one rule. A
+    private note is not (its author finds it through the query)."""
     from readinglist import library
 
     assert invoke("tag", "add", "Fish-ladders", "smith2020").exit_code == 0
-    assert invoke("note", "add", "-m", "lamprey", "smith2020").exit_code == 0
+    assert invoke("note", "add", "--shared", "-m", "lamprey", "smith2020").exit_code == 0
+    assert invoke("note", "add", "-m", "eelpout", "smith2020").exit_code == 0
     paper = library.resolve(session, "smith2020")
     assert library.paper_search_text(paper) == paper.search_text
     assert {"fish", "ladders", "lamprey", "salmon"} <= set(paper.search_text.split())
+    assert "eelpout" not in paper.search_text.split()
 
 
 def test_a_note_added_by_a_light_command_is_searchable(

@@ -146,6 +146,26 @@ def query_argument(func: F) -> F:
     )
 
 
+def inbox_options(func: F) -> F:
+    """Add ``--all`` and ``--order`` (which papers a triage run walks, in which order):
+    declared once for ``triage`` and ``serve``, which walk the same inbox."""
+    func = click.option(
+        "--order",
+        type=click.Choice(["interest", "added"]),
+        default="interest",
+        show_default=True,
+        help="interest: highest learned interest first once you have decided on some papers "
+        "(re-ranked after each decision; before any, the order of addition); added: the "
+        "order of addition.",
+    )(func)
+    return click.option(
+        "--all",
+        "include_all",
+        is_flag=True,
+        help="Walk every paper the query selects, not only those with status new.",
+    )(func)
+
+
 def join_query(words: tuple[str, ...]) -> str:
     """Join query words with spaces; a word containing spaces becomes a quoted phrase.
 

@@ -7,7 +7,13 @@ from typing import Any
 import click
 
 from readinglist.cli._app import AppContext, pass_app
-from readinglist.cli._query import QUERY_HELP, QueryCommand, join_query, query_argument
+from readinglist.cli._query import (
+    QUERY_HELP,
+    QueryCommand,
+    inbox_options,
+    join_query,
+    query_argument,
+)
 
 #: The port when --port is not given (0 picks a free one).
 DEFAULT_PORT = 8750
@@ -30,20 +36,7 @@ LOCAL = "127.0.0.1"
     "reach the page; the token in the address still guards it).",
 )
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in the browser.")
-@click.option(
-    "--all",
-    "include_all",
-    is_flag=True,
-    help="Walk every paper the query selects, not only those with status new.",
-)
-@click.option(
-    "--order",
-    type=click.Choice(["interest", "added"]),
-    default="interest",
-    show_default=True,
-    help="interest: highest learned interest first, re-ranked after each decision (as "
-    "`triage`); added: the order of addition.",
-)
+@inbox_options
 @click.option("--like", metavar="TEXT", help="Rank by a description of what you want too.")
 @click.option(
     "--stop-after",

@@ -12,7 +12,13 @@ from typing import Any
 import click
 
 from readinglist.cli._app import AppContext, pass_app
-from readinglist.cli._query import QUERY_HELP, QueryCommand, join_query, query_argument
+from readinglist.cli._query import (
+    QUERY_HELP,
+    QueryCommand,
+    inbox_options,
+    join_query,
+    query_argument,
+)
 
 
 class ClickTerminal:
@@ -194,21 +200,7 @@ def _completing(names: Sequence[str]) -> Iterator[None]:
 
 @click.command("triage", cls=QueryCommand, epilog=QUERY_HELP)
 @query_argument
-@click.option(
-    "--all",
-    "include_all",
-    is_flag=True,
-    help="Walk every paper the query selects, not only those with status new.",
-)
-@click.option(
-    "--order",
-    type=click.Choice(["interest", "added"]),
-    default="interest",
-    show_default=True,
-    help="interest: highest learned interest first once you have decided on some papers "
-    "(re-ranked after each decision; before any, the order of addition); added: the "
-    "order of addition.",
-)
+@inbox_options
 @click.option(
     "--like",
     metavar="TEXT",
