@@ -1001,3 +1001,24 @@ def test_the_interest_order_opens_before_any_decision_and_again_after_quitting(
         child.expect(pexpect.EOF)
         child.close()
         assert child.exitstatus == 0, child.before
+
+
+def test_keys_typed_before_the_first_screen_decide_nothing(icml: Path) -> None:
+    """A key pressed while triage is still starting (loading the library) is discarded:
+    keys act on the paper shown, never on one the reader has not seen."""
+    import pexpect
+
+    child = spawn(icml)
+    child.send("t")  # before the first screen: the program is still starting
+    child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
+    child.send("q")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    listed = subprocess.run(
+        [str(BINARY), "--db", str(icml), "list", "-k", "status:to-read"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert listed.stdout == ""

@@ -40,7 +40,11 @@ class ClickTerminal:
 
     @contextmanager
     def keys_mode(self) -> Iterator[None]:
-        """Keep the terminal in cbreak mode without echo inside the block (POSIX only)."""
+        """Keep the terminal in cbreak mode without echo inside the block (POSIX only).
+
+        Keys typed while the command was still starting are discarded (``TCSAFLUSH``,
+        POSIX ``tcsetattr``): a key acts on a paper the screen shows, never on one the
+        reader has not seen yet."""
         try:
             import termios
             import tty
@@ -52,7 +56,7 @@ class ClickTerminal:
             return
         self.fd, self.cooked = fd, cooked
         try:
-            tty.setcbreak(fd, termios.TCSANOW)
+            tty.setcbreak(fd, termios.TCSAFLUSH)
             yield
         finally:
             termios.tcsetattr(fd, termios.TCSADRAIN, cooked)
