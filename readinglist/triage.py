@@ -639,9 +639,8 @@ class Triage:
             self.initial[pid] = old
             self.index = min(self.index, len(self.queue))
             self.queue.insert(self.index, pid)
-        if self.ranker is not None:
-            self.ranker.decide(pid, old)
         self._show(pid)
+        self._rerank(pid, old)  # the rest of the queue follows the model without it
         self.message = f"undone: {label}"
         return True
 

@@ -719,3 +719,30 @@ def test_a_large_queue_is_read_in_one_scan_with_the_same_result(
         assert triage_inbox.of_papers(session, asked, "batch_id") == batches
     event.remove(engine, "before_cursor_execute", seen)
     assert [s for s in statements if "FROM papers" in s and " IN " in s] == []
+
+
+class UndoneRanker(FakeRanker):
+    """Scores that change when a decision is undone (a refit without it)."""
+
+    def __init__(self, scores: dict[int, float], undone: dict[int, float]) -> None:
+        super().__init__(scores)
+        self.undone = undone
+
+    def decide(self, pid: int, status: str) -> None:
+        super().decide(pid, status)
+        if status == "new":
+            self.scores = self.undone
+
+
+def test_an_undo_orders_the_rest_of_the_queue_by_the_model_without_it(
+    engine: Any, four: list[int]
+) -> None:
+    """``u`` takes the decision out of the model and the papers after the one shown
+    follow the new scores at once (the terminal and the page alike), not after the next
+    decision."""
+    a, b, c, d = four
+    ranker = UndoneRanker({a: 0.9, b: 0.5, c: 0.7, d: 0.1}, {a: 0.9, b: 0.8, c: 0.2, d: 0.95})
+    term = FakeTerminal("tu q")
+    loop(engine, four, term, ranker=ranker).run()
+    assert titles(term) == ["Alpha", "Gamma", "Alpha", "Delta"]
+    assert ranker.decided == [(a, "to-read"), (a, "new")]
