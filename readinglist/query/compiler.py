@@ -93,6 +93,7 @@ class Builder:
         self.session = session
         self.inline_budget = INLINE_BUDGET
         self._notes: list[tuple[int, list[str]]] | None = None
+        self._matches: dict[Text, list[int]] = {}
 
     def clause(self, node: Query) -> ColumnElement[bool]:
         """Return the condition of ``node`` (the method ``_<node class>`` builds it)."""
@@ -120,8 +121,12 @@ class Builder:
         return or_(found, PAPERS.c.id.in_(mine)) if mine else found
 
     def private_matches(self, node: Text) -> list[int]:
-        """The papers whose private note of the current reader holds ``node``."""
-        return sorted({pid for pid, words in self._private_notes() if matches_words(node, words)})
+        """The papers whose private note of the current reader holds ``node`` (found once
+        per term: the relevance order and the filter both ask)."""
+        if node not in self._matches:
+            notes = self._private_notes()
+            self._matches[node] = sorted({p for p, words in notes if matches_words(node, words)})
+        return self._matches[node]
 
     def _private_notes(self) -> list[tuple[int, list[str]]]:
         """``(paper id, search words)`` of the current reader's private notes, read once
