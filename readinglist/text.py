@@ -281,7 +281,9 @@ def readable_pieces(value: str | None) -> list[list[tuple[str, bool]]]:
             continue
         dollars = [m.start() for m in _BARE_DOLLAR.finditer(text)]
         if not dollars or len(dollars) % 2 or "$$" in text:
-            paragraphs.append([(p, False) for p in readable_paragraphs(text)])
+            decoded = [(p, False) for p in readable_paragraphs(text)]
+            if decoded:  # a paragraph that decodes to nothing (a lone brace) is dropped
+                paragraphs.append(decoded)
             continue
         pieces: list[tuple[str, bool]] = []
         at = 0
@@ -290,7 +292,9 @@ def readable_pieces(value: str | None) -> list[list[tuple[str, bool]]]:
             pieces.append((text[opening : closing + 1], True))
             at = closing + 1
         pieces.append((_readable_piece(text[at:]), False))
-        paragraphs.append([piece for piece in pieces if piece[0]])
+        kept = [piece for piece in pieces if piece[0]]
+        if kept:
+            paragraphs.append(kept)
     return paragraphs
 
 

@@ -638,3 +638,13 @@ def test_decided_stamp_round_trips_through_the_marker() -> None:
     assert markdown.decided_time(None) is None
     assert markdown.decided_time("2026-13-40T00:00:00.0Z") is None
     assert markdown.write([]).startswith(f"{markdown.MARKER} v1 group-by=status -->\n")
+
+
+@pytest.mark.parametrize("abstract", ["{", "}", "{}", "{ }\n\n{"])
+def test_an_abstract_that_decodes_to_nothing_has_no_block_quote(abstract: str) -> None:
+    """A lone brace decodes to no text (:func:`readable`); the list shows no empty
+    quote for it (found by the markup-injection fuzz: abstract ``{``)."""
+    record = PaperRecord(citekey="key2026", title="T", abstract=abstract, status="to-read")
+    text = markdown.write([record], abstracts=True)
+    assert ">" not in text.split("key2026", 1)[1]
+    assert "blockquote_open" not in [t.type for t in walk(RENDERER.parse(text))]
