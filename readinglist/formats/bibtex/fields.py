@@ -54,7 +54,7 @@ normalized by :mod:`readinglist.identifiers`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import TypeVar
 
@@ -76,7 +76,14 @@ from readinglist.identifiers import (
     normalize_arxiv,
     normalize_doi,
 )
-from readinglist.records import PROVISIONAL_FIELD, PaperRecord, Person, parse_marks, with_marks
+from readinglist.records import (
+    PROVISIONAL_FIELD,
+    PaperRecord,
+    ParseProblem,
+    Person,
+    parse_marks,
+    with_marks,
+)
 from readinglist.text import (
     CACHE_SIZE,
     bibtex_latex,
@@ -461,3 +468,53 @@ def decode_ids(raw: str) -> tuple[str, ...]:
     """The keys of a biblatex ``ids`` field (a comma-separated list of other keys of
     the entry, biblatex manual section 2.2.3), in order, without repeats."""
     return tuple(dict.fromkeys(key.strip() for key in raw.split(",") if key.strip()))
+
+
+#: A digit: a ``year`` holding one but no year of four digits is warned about.
+_NUMBER = re.compile(r"\d")
+
+
+def value_checks(
+    source: str, key: str, values: Mapping[str, str], field_lines: Mapping[str, int], line: int
+) -> Iterator[ParseProblem]:
+    """Warnings about values that are read but doubtful: a ``date`` that contradicts
+    ``year``, a year that is a number but not of four digits (``20215``, ``0``: out
+    of the range the year column holds), a month that names no month, a ``date``/``urldate``
+    that is not an ISO 8601 date (biber ignores it: biblatex manual section 2.3.8).
+    ``source`` and ``line`` (the entry's first line; ``field_lines`` by field) place them."""
+    name = key or "(no key)"
+    for field in ("date", "urldate"):
+        if field in values and decode_date(values[field])[0] is None:
+            yield ParseProblem(
+                f"entry {name!r}: {field} {values[field]!r} is not an ISO 8601 date "
+                "(YYYY-MM-DD), which biber ignores; kept as written",
+                source,
+                field_lines.get(field, line),
+                "warning",
+            )
+    if "date" in values and "year" in values:
+        date_year = decode_date(values["date"])[0]
+        year = decode_year(values["year"])
+        if date_year is not None and year is not None and date_year != year:
+            yield ParseProblem(
+                f"entry {name!r}: date {values['date']!r} contradicts year "
+                f"{values['year']!r}; the year is kept",
+                source,
+                field_lines.get("date", line),
+                "warning",
+            )
+    if "year" in values and decode_year(values["year"]) is None and _NUMBER.search(values["year"]):
+        yield ParseProblem(
+            f"entry {name!r}: year {values['year']!r} is not a year of four digits; "
+            "kept as written in the entry's fields, the paper has no year",
+            source,
+            field_lines.get("year", line),
+            "warning",
+        )
+    if "month" in values and decode_month(values["month"]) is None:
+        yield ParseProblem(
+            f"entry {name!r}: month {values['month']!r} names no month; kept as written",
+            source,
+            field_lines.get("month", line),
+            "warning",
+        )

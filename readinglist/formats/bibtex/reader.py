@@ -39,6 +39,7 @@ import logging
 import re
 from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from bibtexparser.entrypoint import parse_string
 from bibtexparser.model import (
@@ -53,13 +54,15 @@ from bibtexparser.model import (
 
 from readinglist.formats.bibtex.digest import UNCHECKED, source_check
 from readinglist.formats.bibtex.encode import EscapeReport, escaping_needs
-from readinglist.formats.bibtex.fields import (
-    decode_date,
-    decode_month,
-    decode_year,
-    record_from_fields,
+from readinglist.formats.bibtex.fields import record_from_fields, value_checks
+from readinglist.formats.bibtex.inherit import (
+    PARENT_TYPES,
+    add_xdata,
+    implicit_child,
+    inherit,
+    is_volume,
+    parent_keys,
 )
-from readinglist.formats.bibtex.inherit import PARENT_TYPES, add_xdata, inherit, parent_keys
 from readinglist.formats.bibtex.repair import (
     LIST_FIELDS,
     is_jabref_meta,
@@ -81,8 +84,6 @@ from readinglist.records import PaperRecord, ParseProblem, ParseResult
 logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
 
 
-#: A digit: a ``year`` holding one but no year of four digits is warned about.
-_NUMBER = re.compile(r"\d")
 #: A line that starts a block: the boundaries bibtexparser's splitter always honours.
 _BLOCK_START_LINE = re.compile(r"\n[^\S\n]*@\w*[ \t]*[{(]")
 #: About how many characters bibtexparser splits at a time (memory stays bounded).
@@ -136,6 +137,11 @@ class Reader:
         self.parents: dict[str, tuple[str, dict[str, str]]] = {}
         self.xdata: dict[str, dict[str, str]] = {}
         self.wanted: set[str] = set()
+        #: The volumes read (untitled ``@proceedings``, :func:`~.inherit.is_volume`):
+        #: folded key -> [key, fields, line, papers that inherited from it]; the last
+        #: one completes the ``@inproceedings`` entries after it (``volume``).
+        self.volumes: dict[str, list[Any]] = {}
+        self.volume: tuple[str, dict[str, str]] | None = None
         self.escapes = EscapeReport(source)
         #: Entries waiting for their parents until :meth:`finish`.
         self.pending: list[tuple[Parsed, dict[str, str], dict[str, str]]] = []
@@ -330,11 +336,18 @@ class Reader:
         # that value in place, :mod:`.patch`), never copied whole (digest.UNCHECKED).
         unchecked = escaped or bool(as_text)
         yield from self.escapes.problems(key, escaped, as_text, line)
-        yield from self._checks(key, values, field_lines, line)
+        yield from value_checks(self.source, key, values, field_lines, line)
         if entry_type == "xdata":
             if key:
                 self.xdata[key.casefold()] = values
             return
+        if is_volume(entry_type, values):
+            self.take_volume(key, values, line)
+            self.preambles.append(raw)  # kept with the import, written back as read
+            return
+        if self.volume is not None and implicit_child(entry_type, values):
+            values = inherit(values, "proceedings", self.volume[1])
+            self.volumes[self.volume[0].casefold()][3] += 1
         parsed = Parsed(
             record_from_fields(
                 key or None, entry_type, values, raw, line, strings_read=len(self.definitions)
@@ -457,53 +470,13 @@ class Reader:
             object.__setattr__(record, "source_check", check)
         return parsed
 
-    def _checks(
-        self, key: str, values: dict[str, str], field_lines: dict[str, int], line: int
-    ) -> Iterator[ParseProblem]:
-        """Warnings about values that are read but doubtful: a ``date`` that contradicts
-        ``year``, a year that is a number but not of four digits (``20215``, ``0``: out
-        of the range the year column holds), a month that names no month, a ``date``/``urldate`` that is not an ISO
-        8601 date (biber ignores it: biblatex manual section 2.3.8)."""
-        name = key or "(no key)"
-        for field in ("date", "urldate"):
-            if field in values and decode_date(values[field])[0] is None:
-                yield ParseProblem(
-                    f"entry {name!r}: {field} {values[field]!r} is not an ISO 8601 date "
-                    "(YYYY-MM-DD), which biber ignores; kept as written",
-                    self.source,
-                    field_lines.get(field, line),
-                    "warning",
-                )
-        if "date" in values and "year" in values:
-            date_year = decode_date(values["date"])[0]
-            year = decode_year(values["year"])
-            if date_year is not None and year is not None and date_year != year:
-                yield ParseProblem(
-                    f"entry {name!r}: date {values['date']!r} contradicts year "
-                    f"{values['year']!r}; the year is kept",
-                    self.source,
-                    field_lines.get("date", line),
-                    "warning",
-                )
-        if (
-            "year" in values
-            and decode_year(values["year"]) is None
-            and _NUMBER.search(values["year"])
-        ):
-            yield ParseProblem(
-                f"entry {name!r}: year {values['year']!r} is not a year of four digits; "
-                "kept as written in the entry's fields, the paper has no year",
-                self.source,
-                field_lines.get("year", line),
-                "warning",
-            )
-        if "month" in values and decode_month(values["month"]) is None:
-            yield ParseProblem(
-                f"entry {name!r}: month {values['month']!r} names no month; kept as written",
-                self.source,
-                field_lines.get("month", line),
-                "warning",
-            )
+    def take_volume(self, key: str, values: dict[str, str], line: int) -> None:
+        """Make ``values`` (an untitled ``@proceedings`` read at ``line``) the volume the
+        next ``@inproceedings`` entries inherit from, and a ``crossref`` parent."""
+        self.volume = (key, values)
+        self.volumes[key.casefold()] = [key, values, line, 0]
+        if key:
+            self.parents[key.casefold()] = ("proceedings", values)
 
     def finish(self) -> Iterator[Parsed | ParseProblem]:
         """The entries that wait for a ``crossref`` parent or ``xdata`` block, completed
@@ -543,6 +516,16 @@ class Reader:
                 continue
             yield self._finish(parsed, macros)
         self.pending = []
+        for key, _, line, papers in self.volumes.values():
+            yield ParseProblem(
+                f"@proceedings {key or '(no key)'!r} has no title: it is the volume's data, "
+                f"not a paper; its fields filled in {papers} @inproceedings "
+                f"entr{'y' if papers == 1 else 'ies'} after it (as a crossref parent's: "
+                "PMLR's layout); kept with the import and exported as written",
+                self.source,
+                line,
+                "warning",
+            )
         yield from self.escapes.summary()
 
     def _missing(self, record: PaperRecord, link: str, parent: str) -> ParseProblem:
@@ -625,7 +608,7 @@ def read(text: str, source: str = "<stdin>") -> ParseResult:
                 records.append(item.record)
             else:
                 problems.append(item)
-    if reader.pending:
+    if reader.pending or reader.volumes:
         for item in reader.finish():
             if isinstance(item, Parsed):
                 records.append(item.record)
