@@ -24,6 +24,7 @@ This module imports nothing of SQLAlchemy: the file formats (which may not) use 
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import TYPE_CHECKING
 
 from readinglist.errors import UsageError
@@ -148,10 +149,12 @@ _READER_NAME = re.compile(r"\w[\w.-]*")
 
 
 def check_reader_name(value: str) -> str:
-    """Return the reader name ``value`` stripped; raise UsageError (exit 2) when it is
-    empty, longer than :data:`MAX_READER` or has other characters than
+    """Return the reader name ``value`` stripped and in Unicode normalization form NFKC
+    (UAX #15: a full-width ``Ａｎａ`` or a ligature ``ﬁ`` is written as ``Ana``, ``fi``, so
+    a name is one reader whatever keyboard typed it); raise UsageError (exit 2) when it
+    is empty, longer than :data:`MAX_READER` or has other characters than
     :data:`_READER_NAME` allows."""
-    clean = value.strip()
+    clean = unicodedata.normalize("NFKC", value).strip()
     if len(clean) > MAX_READER:
         raise UsageError(too_long("reader name", len(clean), MAX_READER))
     if not _READER_NAME.fullmatch(clean):

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,9 +70,11 @@ def _state() -> _Current:
 
 
 def fold(name: str) -> str:
-    """The folded form of a reader name (``readers.name_folded``): case-insensitive
-    (``str.casefold``), so ``Ana`` and ``ana`` are one reader."""
-    return name.casefold()
+    """The folded form of a reader name (``readers.name_folded``): Unicode's
+    NFKC_Casefold (UAX #15 and the Unicode standard, section 3.13: NFKC, case folding,
+    NFKC again), so ``Ana``, ``ana`` and a full-width ``ＡＮＡ`` are one reader."""
+    once = unicodedata.normalize("NFKC", name).casefold()
+    return unicodedata.normalize("NFKC", once)
 
 
 def use(name: str | None) -> str:

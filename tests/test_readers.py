@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from helpers import sql_value, sql_values
 from test_cli_mark import three
 from test_ranking import cache_dir_fixture, filled_fixture  # noqa: F401 (fixtures)
 
@@ -283,3 +284,52 @@ def test_a_command_run_in_process_leaves_no_reader_behind(invoke, db_url) -> Non
     three(db_url)
     assert invoke("--reader", "ana", "mark", "read", "spar2026").exit_code == 0
     assert decided.current() == decided.DEFAULT_READER
+
+
+def test_look_alike_reader_names_are_one_reader(invoke, db_url) -> None:
+    """NFKC (UAX #15) then case folding: a full-width or ligature spelling of a reader's
+    name is that reader, never a second one."""
+    three(db_url)
+    result = invoke("--reader", "ﬁona", "mark", "read", "spar2026")
+    assert (result.exit_code, result.stderr) == (0, "new reader fiona\nmarked 1 paper read\n")
+    result = invoke("--reader", "ＦＩＯＮＡ", "mark", "skipped", "safeseek2026")
+    assert (result.exit_code, result.stderr) == (0, "marked 1 paper skipped\n")
+    assert sql_values(db_url, "SELECT name FROM readers ORDER BY name") == ["fiona"]
+    assert statuses(invoke, "--reader", "Fiona")["safeseek2026"] == "skipped"
+
+
+def test_a_reader_stored_before_nfkc_is_found_and_two_look_alikes_refused(
+    invoke, db_url
+) -> None:
+    three(db_url)
+    invoke("--reader", "bob", "mark", "read", "spar2026")
+    bob = sql_value(db_url, "SELECT id FROM readers WHERE name = 'bob'")
+    # Rows as a library written before the NFKC fold holds them (case folding only).
+    with_row = "UPDATE readers SET name = :n, name_folded = :f WHERE id = :i"
+    run_sql(db_url, with_row, {"n": "Ａｎａ", "f": "Ａｎａ".casefold(), "i": bob})
+    result = invoke("--reader", "ana", "mark", "skipped", "safeseek2026")
+    assert (result.exit_code, result.stderr) == (0, "marked 1 paper skipped\n")
+    assert sql_value(db_url, "SELECT count(*) FROM readers") == 1
+    run_sql(
+        db_url,
+        "INSERT INTO readers (name, name_folded, created_at) VALUES (:n, :f, :t)",
+        {"n": "ａna", "f": "ａna", "t": "2026-01-01 00:00:00"},
+    )
+    result = invoke("--reader", "Ana", "mark", "read", "ns:gsfixer")
+    assert result.exit_code == 2
+    assert "'Ａｎａ', 'ａna'" in result.stderr and "refused" in result.stderr
+    assert "Traceback" not in result.output
+    assert sql_value(db_url, "SELECT count(*) FROM readers") == 2
+
+
+def run_sql(db_url: str, sql: str, params: dict[str, object]) -> None:
+    from sqlalchemy import text
+
+    from readinglist import db
+
+    engine = db.make_engine(db_url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(text(sql), params)
+    finally:
+        engine.dispose()

@@ -17,17 +17,35 @@ from sqlalchemy import bindparam, func, select
 
 from readinglist.bounds import check_reader_name
 from readinglist.decided import CURRENT_ID, DEFAULT_READER, current, fold, id_of, note_created
-from readinglist.errors import NotFound
+from readinglist.errors import NotFound, UsageError
 from readinglist.library._sql import insert_or_ignore
 from readinglist.tables import DECISIONS, READERS, Executor, utcnow
 
 
 def find(session: Executor, name: str | None = None) -> int | None:
-    """The id of the reader ``name`` (None: the current one), None when it has no row."""
+    """The id of the reader ``name`` (None: the current one), None when it has no row.
+
+    A row whose stored fold is older than :func:`~readinglist.decided.fold`'s NFKC (a
+    full-width ``Ａｎａ`` stored as ``ａｎａ``) is its look-alike's reader too; raises
+    UsageError (exit 2) naming them when several rows are look-alikes of ``name``."""
     folded = fold(current() if name is None else name)
     found = session.execute(select(READERS.c.id).where(READERS.c.name_folded == folded))
     value = found.scalar()
-    return None if value is None else int(value)
+    if value is not None:
+        return int(value)
+    alike = [
+        (int(row.id), str(row.name))
+        for row in session.execute(select(READERS.c.id, READERS.c.name))
+        if fold(row.name) == folded
+    ]
+    if len(alike) > 1:
+        listed = ", ".join(repr(n) for _, n in sorted(alike, key=lambda pair: pair[1]))
+        raise UsageError(
+            f"reader {name or current()!r} looks like several readers of this library "
+            f"({listed}: the same name up to case, width or Unicode compatibility forms, "
+            "which are one reader); refused: which of them is meant is unclear"
+        )
+    return alike[0][0] if alike else None
 
 
 def names(session: Executor) -> list[str]:
