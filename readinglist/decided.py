@@ -21,10 +21,10 @@ of a status, served by ``ix_decisions_reader_status``). Writes are
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
