@@ -71,6 +71,7 @@ from readinglist.formats.rules import (
     is_masters,
     looks_like_key,
     one_line,
+    without_empty,
 )
 from readinglist.identifiers import arxiv_from_doi, normalize_arxiv, normalize_doi
 from readinglist.records import (
@@ -536,7 +537,9 @@ def read(text: str, source: str = "<stdin>") -> ParseResult:
         from ``json.JSONDecodeError`` for invalid JSON (no records then); an error
         for a top level that is neither array nor object and for each element that
         is not an object; warnings for an item without type or title, a date
-        without year, a name without parts, a DOI that is no DOI. Never raises.
+        without year, a name without parts, a DOI that is no DOI; an item with no title and no
+        identifier is left out (:func:`~readinglist.formats.rules.without_empty`: a
+        warning, or an error when no item holds a paper). Never raises.
     """
     items, problems = elements(text, source)
     records: list[PaperRecord] = []
@@ -553,6 +556,7 @@ def read(text: str, source: str = "<stdin>") -> ParseResult:
             continue
         records.append(record)
         problems.extend(more)
+    records = without_empty(records, problems, source, "item")
     return ParseResult(records=records, problems=problems)
 
 

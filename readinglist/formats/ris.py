@@ -79,6 +79,7 @@ from readinglist.formats.rules import (
     one_line,
     plain_fields,
     publisher_of,
+    without_empty,
     year_month,
 )
 from readinglist.identifiers import arxiv_from_doi, normalize_doi
@@ -497,8 +498,9 @@ def read(text: str, source: str = "<stdin>") -> ParseResult:
         with ``line`` set to its ``TY`` line. Problems (with line numbers): warnings
         for text outside records, a record without ``ER``, an empty type, a record
         without title, a date without a year, a ``DO`` that is no DOI; an error when
-        non-empty text holds no record at all, or when a record cannot be read.
-        Never raises.
+        non-empty text holds no record at all, or when a record cannot be read; a
+        record with no title and no identifier is left out
+        (:func:`~readinglist.formats.rules.without_empty`). Never raises.
     """
     text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     chunks, problems = split_records(text, source)
@@ -511,6 +513,7 @@ def read(text: str, source: str = "<stdin>") -> ParseResult:
             continue
         records.append(record)
         problems.extend(more)
+    records = without_empty(records, problems, source, "record")
     problems.sort(key=lambda p: p.line or 0)
     return ParseResult(records=records, problems=problems)
 

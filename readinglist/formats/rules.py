@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator, Mapping
 
 from readinglist.identifiers import is_arxiv_url, normalize_arxiv
-from readinglist.records import LIST_FIELD_PREFIX, PaperRecord, Person
+from readinglist.records import LIST_FIELD_PREFIX, PaperRecord, ParseProblem, Person, Severity
 from readinglist.text import readable
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "one_line",
     "plain_fields",
     "publisher_of",
+    "without_empty",
     "year_month",
 ]
 
@@ -235,3 +236,40 @@ def keywords_of(record: PaperRecord, tags_as_keywords: bool) -> list[str]:
     if tags_as_keywords:
         keywords.extend(tag for tag in record.tags if tag not in keywords)
     return keywords
+
+
+def without_empty(
+    records: list[PaperRecord], problems: list[ParseProblem], source: str, what: str
+) -> list[PaperRecord]:
+    """The records of a RIS or CSL-JSON file that hold a paper: a title or an identifier
+    (DOI, arXiv id, URL). Neither format requires a field (RIS spec: only ``TY``/``ER``;
+    CSL-JSON schema: only ``id`` and ``type``), so a record without both carries nothing
+    that names a paper: a JSON object of other data (``{"a": 1}``), a reference manager's
+    blank record.
+
+    Args:
+        records: the records read, in order.
+        problems: the reader's problems, extended here.
+        source: the file name; ``what``: the format's word for a record (``item``).
+
+    Returns:
+        The records kept. When some hold a paper, each other one is left out with a
+        warning at its line and one warning says how many and why; when none does, each
+        is an error (the file is refused, nothing imported) and none is kept.
+    """
+    kept = [r for r in records if r.title or r.doi or r.arxiv or r.url]
+    if len(kept) == len(records):
+        return records
+    empty = [r for r in records if not (r.title or r.doi or r.arxiv or r.url)]
+    why = "no title and no identifier (DOI, arXiv id, URL)"
+    severity: Severity = "warning" if kept else "error"
+    action = "skipped" if kept else "not a reference"  # the import adds "rejected"
+    for record in empty:
+        problems.append(ParseProblem(f"{what} with {why}: {action}", source, record.line, severity))
+    if kept:
+        problems.append(
+            ParseProblem(
+                f"{len(empty)} of {len(records)} {what}s skipped: {why}", source, None, "warning"
+            )
+        )
+    return kept

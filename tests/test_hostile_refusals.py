@@ -1,0 +1,84 @@
+"""Hostile input that used to be taken: junk that is no reference list, look-alike
+reader names. Each is refused with a message naming the file and line (or the names),
+a non-zero exit, no traceback and nothing written; SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import sql_value
+
+from readinglist.records import PaperRecord
+
+
+def _library(db_url: str) -> None:
+    from helpers import seed
+
+    seed(db_url, PaperRecord(citekey="kept2020", title="A Paper Already There", year=2020))
+
+
+def _counts(db_url: str) -> tuple[int, int]:
+    """Papers, and papers added by an import (a refused import is logged, with its
+    rejected count, as an import batch that added nothing)."""
+    return (
+        sql_value(db_url, "SELECT count(*) FROM papers"),
+        sql_value(db_url, "SELECT coalesce(sum(added), 0) FROM import_batches"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        (
+            "a.json",
+            '{"a": 1}\n',
+            "a.json:1: item with no title and no identifier (DOI, arXiv id, URL): "
+            "not a reference: rejected",
+        ),
+        ("b.json", "[1,\n 2]\n", "b.json:2: expected a CSL-JSON item (an object), found int"),
+        ("c.ris", "AU  - Doe, Jane\nPY  - 2020\nER  - \n", "c.ris:1: no RIS record found"),
+        (
+            "d.ris",
+            "TY  - JOUR\nAU  - Doe, Jane\nER  - \n\nTY  - JOUR\nPY  - 2020\nER  - \n",
+            "d.ris:5: record with no title and no identifier (DOI, arXiv id, URL): "
+            "not a reference: rejected",
+        ),
+    ],
+)
+def test_junk_is_refused_naming_file_and_line(
+    invoke, db_url: str, tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    _library(db_url)
+    before = _counts(db_url)
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    result = invoke("import", str(path))
+    assert result.exit_code == 5
+    assert f"{tmp_path}/{message}" in result.stderr
+    assert "Traceback" not in result.output
+    assert _counts(db_url) == before
+
+
+def test_a_few_empty_records_are_skipped_and_counted(invoke, db_url: str, tmp_path: Path) -> None:
+    path = tmp_path / "refs.json"
+    path.write_text(
+        '[{"id": "x1", "type": "article-journal", "title": "A Real One"},\n'
+        ' {"id": "e1", "type": "article-journal"},\n'
+        ' {"id": "e2", "DOI": "10.1234/abc"},\n'
+        " {}]\n",
+        encoding="utf-8",
+    )
+    result = invoke("import", str(path))
+    assert result.exit_code == 0, result.stderr
+    assert f"{path}: 2 of 4 items skipped: no title and no identifier" in result.stderr
+    assert f"{path}:2: item with no title and no identifier" in result.stderr
+    assert sql_value(db_url, "SELECT count(*) FROM papers") == 2
+
+
+def test_a_look_alike_reader_is_the_reader_not_a_new_one(invoke, db_url: str) -> None:
+    _library(db_url)
+    assert invoke("--reader", "Ana", "mark", "read", "kept2020").exit_code == 0
+    result = invoke("--reader", "ＡＮＡ", "mark", "skipped", "kept2020")
+    assert (result.exit_code, result.stderr) == (0, "marked 1 paper skipped\n")
+    assert sql_value(db_url, "SELECT count(*) FROM readers") == 1
