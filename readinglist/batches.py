@@ -11,6 +11,7 @@ ReadingListError subclasses and never print. Split from :mod:`readinglist.mainte
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -114,7 +115,11 @@ def reasons_to_keep(paper: Paper) -> list[str]:
     return reasons
 
 
-def undo_batch(session: Session, batch_id: int) -> UndoReport:
+def undo_batch(
+    session: Session,
+    batch_id: int,
+    spare: Callable[[Session, list[str]], None] | None = None,
+) -> UndoReport:
     """Remove the papers import batch ``batch_id`` added, except those worked on since.
 
     Papers kept are listed with their reasons (:func:`reasons_to_keep`). Merges of
@@ -124,7 +129,9 @@ def undo_batch(session: Session, batch_id: int) -> UndoReport:
     adds no paper: its completions are reverted instead (:func:`_undo_resolve`). People left
     without any paper are removed; tags stay. When nothing of the batch remains it is
     marked :data:`UNDONE` (its row stays, so its number is never reused).
-    Raises NotFound (exit 3) for an unknown or already undone batch.
+    ``spare``, when given, is shown the keys of the papers about to be removed before
+    anything is; it may raise to refuse the undo (the caller's rule, such as kept
+    exports citing them). Raises NotFound (exit 3) for an unknown or already undone batch.
     """
     batch = session.get(ImportBatch, batch_id)
     if batch is None or batch.format == UNDONE:
@@ -145,6 +152,8 @@ def undo_batch(session: Session, batch_id: int) -> UndoReport:
             report.kept.append((paper.citekey, reasons))
         else:
             doomed.append(paper)
+    if spare is not None and doomed:
+        spare(session, [paper.citekey for paper in doomed])
     people = sorted({pp.person_id for paper in doomed for pp in paper.people})
     report.removed = library.delete_papers(session, doomed)
     # Preprints this import superseded with their published versions: put back.

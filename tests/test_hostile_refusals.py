@@ -82,3 +82,37 @@ def test_a_look_alike_reader_is_the_reader_not_a_new_one(invoke, db_url: str) ->
     result = invoke("--reader", "ＡＮＡ", "mark", "skipped", "kept2020")
     assert (result.exit_code, result.stderr) == (0, "marked 1 paper skipped\n")
     assert sql_value(db_url, "SELECT count(*) FROM readers") == 1
+
+
+def test_undo_refuses_to_remove_papers_a_kept_aux_export_cites(
+    invoke, db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("READINGLIST_PROFILE_OWNER", "me@desk")
+    bib = tmp_path / "refs.bib"
+    bib.write_text(
+        "@article{Cited2024, title = {A Cited Paper}, author = {Doe, Jane}, year = 2024}\n"
+        "@article{other2024, title = {Another Paper}, author = {Roe, Ann}, year = 2024}\n",
+        encoding="utf-8",
+    )
+    assert invoke("import", str(bib)).exit_code == 0
+    batch = sql_value(db_url, "SELECT max(id) FROM import_batches")
+    aux = tmp_path / "main.aux"
+    aux.write_text("\\relax\n\\citation{cited2024}\n", encoding="utf-8")
+    out = tmp_path / "paper.bib"
+    kept = invoke("export", "bibtex", "--aux", str(aux), "-o", str(out), "--keep")
+    assert kept.exit_code == 0, kept.stderr
+    result = invoke("import", "--undo", str(batch))
+    assert result.exit_code == 4
+    assert "Cited2024 (cited by kept export 'paper.bib')" in result.stderr
+    assert "nothing removed" in result.stderr
+    assert "Traceback" not in result.output
+    assert sql_value(db_url, "SELECT count(*) FROM papers") == 2
+    result = invoke("import", "--undo", str(batch), "--force")
+    assert result.exit_code == 0, result.stderr
+    assert sql_value(db_url, "SELECT count(*) FROM papers") == 0
+
+
+def test_force_alone_is_a_usage_error(invoke) -> None:
+    result = invoke("import", "--force")
+    assert result.exit_code == 2
+    assert "--undo BATCH [--force]" in result.stderr

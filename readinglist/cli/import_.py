@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -65,6 +65,11 @@ if TYPE_CHECKING:
     metavar="BATCH",
     help="Remove the papers import BATCH added, except those triaged, tagged or annotated since.",
 )
+@click.option(
+    "--force",
+    is_flag=True,
+    help="With --undo: remove papers even when a kept .aux export (export --aux --keep) cites them.",
+)
 @click.option("--json", "as_json", is_flag=True, help="With --list-batches: print JSON.")
 @click.option(
     "-v",
@@ -86,6 +91,7 @@ def import_command(
     dry_run: bool,
     list_batches: bool,
     undo: int | None,
+    force: bool,
     as_json: bool,
     verbose: bool,
 ) -> None:
@@ -112,8 +118,8 @@ def import_command(
         readinglist import --list-batches
         readinglist import --undo 3
     """
-    if list_batches or undo is not None or as_json:
-        _batches(app, paths, list_batches, undo, as_json)
+    if list_batches or undo is not None or as_json or force:
+        _batches(app, paths, list_batches, undo, as_json, force)
         return
     if not paths:
         raise click.UsageError("give at least one PATH (or - for standard input)")
@@ -276,11 +282,23 @@ def _summarize_one(
 
 
 def _batches(
-    app: AppContext, paths: tuple[str, ...], list_batches: bool, undo: int | None, as_json: bool
+    app: AppContext,
+    paths: tuple[str, ...],
+    list_batches: bool,
+    undo: int | None,
+    as_json: bool,
+    force: bool = False,
 ) -> None:
-    """Run ``import --list-batches [--json]`` or ``import --undo BATCH``."""
-    if paths or (list_batches and undo is not None) or (as_json and not list_batches):
-        raise click.UsageError("use --list-batches [--json] or --undo BATCH alone, without PATHs")
+    """Run ``import --list-batches [--json]`` or ``import --undo BATCH [--force]``."""
+    if (
+        paths
+        or (list_batches and undo is not None)
+        or (as_json and not list_batches)
+        or (force and undo is None)
+    ):
+        raise click.UsageError(
+            "use --list-batches [--json] or --undo BATCH [--force] alone, without PATHs"
+        )
     from readinglist import batches as import_batches
 
     if list_batches:
@@ -304,7 +322,7 @@ def _batches(
         return
     assert undo is not None
     with app.session() as session:
-        report = import_batches.undo_batch(session, undo)
+        report = import_batches.undo_batch(session, undo, spare=None if force else _cited)
     for key, reasons in report.kept:
         render.info(f"kept {key}: {', '.join(reasons)}")
     batch = report.batch
@@ -327,3 +345,22 @@ def _batches(
     if merged > 0 and batch.format != "resolve":
         summary += f"; not undone: {merged} merged into papers you had before"
     render.info(summary)
+
+
+def _cited(session: Any, keys: list[str]) -> None:
+    """Refuse (Conflict, exit 4) an undo that would remove ``keys`` a kept ``.aux``
+    export of this machine cites: its document would lose those references at the next
+    refresh. Names each paper and profile; ``--force`` removes them anyway."""
+    from readinglist.errors import Conflict
+    from readinglist.pipelines.exporting import citing_profiles
+
+    citing = citing_profiles(session, keys)
+    if citing:
+        named = "; ".join(
+            f"{', '.join(cited)} (cited by kept export {name!r})" for name, cited in citing
+        )
+        raise Conflict(
+            f"not undone: kept exports cite papers of this import: {named}; nothing removed "
+            "(--force removes them anyway; the next refresh of those exports warns of the "
+            "missing keys)"
+        )

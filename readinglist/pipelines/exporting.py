@@ -29,6 +29,7 @@ from readinglist import decided, formats, library
 from readinglist.collector import collector_paused
 from readinglist.errors import InvalidInput, ReadingListError, UsageError
 from readinglist.formats import bibtex
+from readinglist.library import profiles
 from readinglist.library.listing import export_outline
 from readinglist.library.listing_rows import RECORD_COLUMNS, iter_listing_records, record_columns
 from readinglist.pipelines.atomic import open_atomically, stale_message
@@ -126,6 +127,28 @@ def cited_keys(path: Path) -> list[str]:
     except OSError as exc:
         raise InvalidInput(f"cannot read ({exc.strerror})", str(path)) from None
     return bibtex.read_aux(text)
+
+
+def citing_profiles(session: Session, keys: Iterable[str]) -> list[tuple[str, list[str]]]:
+    """The kept ``.aux`` exports of this machine (``export --aux FILE --keep``,
+    :func:`readinglist.library.profiles.owner_here`) whose ``.aux`` file cites one of
+    ``keys``: ``(profile name, the keys it cites, as given)`` per profile, in profile
+    order. Citation keys compare case-insensitively, as BibTeX matches them. A
+    ``\\nocite{*}`` cites no key in particular; an ``.aux`` file that cannot be read
+    now cites nothing (its export fails at its next run and says so)."""
+    wanted = {key.casefold(): key for key in keys}
+    found: list[tuple[str, list[str]]] = []
+    for profile in profiles.profiles(session, profiles.owner_here()):
+        if not profile.aux or not wanted:
+            continue
+        try:
+            cited = {key.casefold() for key in cited_keys(Path(profile.aux))}
+        except InvalidInput:
+            continue
+        hits = [key for folded, key in wanted.items() if folded in cited]
+        if hits:
+            found.append((profile.name, hits))
+    return found
 
 
 def select_papers(
