@@ -244,25 +244,32 @@ def simple_latex(
                 return None
             i = match.end()
         else:  # "$"
-            math = None if bibtex else _SIMPLE_MATH.match(text, i)
-            if math is not None and _balanced(math.group(1)):
-                # pylatexenc's text for inline math: the formula less its braces and outer spaces.
-                piece = _DECODED + math.group(1).replace("{", "").replace("}", "").strip()
-            else:
-                math = None if bibtex else _FORMULA.match(text, i)
-                if math is None or formula is None or not _balanced(math.group(1)):
-                    return None
-                try:
-                    piece = _DECODED + formula(math.group())
-                except ValueError:
-                    return None
-            i = math.end()
+            found = None if bibtex else _math(text, i, formula)
+            if found is None:
+                return None
+            piece, i = found
         segments.append("".join(current))
         current = []
         if piece:
             segments.append(piece)
     segments.append("".join(current))
     return _join_segments(segments)
+
+
+def _math(text: str, i: int, formula: Callable[[str], str] | None) -> tuple[str, int] | None:
+    """The inline math starting at ``text[i]`` (a ``$``) as :func:`simple_latex` gives it
+    (marked :data:`_DECODED`), and where it ends; None when it is not decoded here."""
+    math = _SIMPLE_MATH.match(text, i)
+    if math is not None and _balanced(math.group(1)):
+        # pylatexenc's text for inline math: the formula less its braces and outer spaces.
+        return _DECODED + math.group(1).replace("{", "").replace("}", "").strip(), math.end()
+    math = _FORMULA.match(text, i)
+    if math is None or formula is None or not _balanced(math.group(1)):
+        return None
+    try:
+        return _DECODED + formula(math.group()), math.end()
+    except ValueError:
+        return None
 
 
 def _balanced(text: str) -> bool:

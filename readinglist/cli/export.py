@@ -167,7 +167,6 @@ def export_command(
         readinglist export --profiles
         readinglist export --refresh
     """
-    from readinglist import render
     from readinglist.pipelines import exporting
 
     writer = {option: chosen.pop(option) for option in WRITER_NAMES}
@@ -188,6 +187,24 @@ def export_command(
         settings: dict[str, object] = {n: writer[n] for n in names} | {"strict": strict}
         _profiles.keep(app, fmt, text, output, aux, settings, name)
         return
+    _export(app, fmt, text, aux, options, output, strict)
+
+
+def _export(
+    app: AppContext,
+    fmt: str,
+    text: str,
+    aux: str | None,
+    options: Any,
+    output: str | None,
+    strict: bool,
+) -> None:
+    """Write the papers the query ``text`` (or the ``.aux`` file ``aux``) selects as
+    ``fmt`` with the writer ``options`` to ``output`` (None or ``-``: stdout), then say
+    what was written and what is not a real reference yet (``export_command``'s rules)."""
+    from readinglist import render
+    from readinglist.pipelines import exporting
+
     with app.session(write=False) as session:
         selection = exporting.select_papers(session, text, aux, with_keys=exporting.needs_keys(fmt))
         for message in selection.warnings:

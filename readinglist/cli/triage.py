@@ -7,7 +7,7 @@ import shutil
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -19,6 +19,9 @@ from readinglist.cli._query import (
     join_query,
     query_argument,
 )
+
+if TYPE_CHECKING:
+    from readinglist.triage import Summary
 
 
 class ClickTerminal:
@@ -303,8 +306,16 @@ def triage_command(
     )
     with terminal.keys_mode():
         summary = run.run()
+    _report(summary)
+
+
+def _report(summary: Summary) -> None:
+    """Say how the session went (a ``triage`` summary); after Ctrl-C in one line, with
+    the exit code of an interrupted command."""
+    from readinglist import render
+
     click.echo()
-    if summary.interrupted:  # Ctrl-C: one line, and the exit code of an interrupted command
+    if summary.interrupted:
         from readinglist.cli._root import EXIT_INTERRUPTED, interrupted_text
 
         render.info(f"Interrupted: {interrupted_text('triage')}; {summary.describe()}")

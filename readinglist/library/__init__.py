@@ -45,7 +45,8 @@ floors below its own (``tests/test_architecture.py`` holds the table)::
       duplicates.py floor 6  match_records (resolve), duplicate pairs, not-duplicate.
       versioning.py floor 6  preprints an import may supersede, candidates' merge
                              history, versions recorded for show, undo snapshots.
-      importing.py  floor 6  Importer / import_records (one batch), sync_markdown.
+      importing.py  floor 6  Importer / import_records (one batch).
+      markdown_sync.py floor 7  sync_markdown: a Markdown list's status and tags synced back.
       resolving.py  floor 7  ``resolve``: incomplete papers completed from a file or online.
 
 Below the package: ``tables`` (Core), ``models`` (ORM classes), ``records`` (interchange types and the
@@ -77,7 +78,6 @@ if TYPE_CHECKING:
         Importer,
         ImportReport,
         import_records,
-        sync_markdown,
     )
     from readinglist.library.listing import (
         all_papers,
@@ -88,6 +88,7 @@ if TYPE_CHECKING:
         select_keys,
         triage_queue,
     )
+    from readinglist.library.markdown_sync import sync_markdown
     from readinglist.library.marks import (
         priority_code,
         write_priority,
@@ -246,7 +247,7 @@ _HOMES: dict[str, str] = {
     "set_priority": "readinglist.library.papers",
     "set_status": "readinglist.library.papers",
     "set_title": "readinglist.library.papers",
-    "sync_markdown": "readinglist.library.importing",
+    "sync_markdown": "readinglist.library.markdown_sync",
     "tag_counts": "readinglist.library.tags",
     "tags_named": "readinglist.library.tags",
     "take_conflict": "readinglist.library.merging",

@@ -1,15 +1,13 @@
-"""Imports: records added as one batch (duplicates merged or reported), and Markdown sync.
+"""Imports: records added as one batch (duplicates merged or reported).
 
 :class:`Importer` takes records a chunk at a time (issue 9); :func:`import_records`
-feeds it everything at once; :func:`sync_markdown` applies the state of one of our
-Markdown lists.
+feeds it everything at once. A Markdown list synced back is :mod:`.markdown_sync`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import insert, update
@@ -18,7 +16,7 @@ from sqlalchemy.orm import Session
 from readinglist import citekeys, dedupe
 from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
 from readinglist.library._sql import Statistics, insert_papers, serialize_imports, unlink_people
-from readinglist.library.marks import checked_stamp, import_statuses, status_changed_since
+from readinglist.library.marks import import_statuses
 from readinglist.library.matching import (
     Candidate,
     Index,
@@ -37,8 +35,7 @@ from readinglist.library.merging import (
     conflict_rows,
     write_conflicts,
 )
-from readinglist.library.papers import set_status
-from readinglist.library.refs import find_paper, follow_crossrefs
+from readinglist.library.refs import follow_crossrefs
 from readinglist.library.rows import (
     PERSON_CACHE,
     bibliographic_digest,
@@ -47,7 +44,7 @@ from readinglist.library.rows import (
     split_keywords,
 )
 from readinglist.library.search import refresh_search_text, search_text_for, search_text_prepared
-from readinglist.library.tags import add_tags, link_tags, remove_tags
+from readinglist.library.tags import link_tags
 from readinglist.library.versioning import (
     extend_pool_preprints,
     load_history,
@@ -68,7 +65,7 @@ from readinglist.records import (
     PaperRecord,
     ParseProblem,
 )
-from readinglist.text import fold, tag_key
+from readinglist.text import fold
 from readinglist.versions import VERSION_FIELD, Version
 
 
@@ -512,20 +509,7 @@ class Importer:
             )
         if len(self.person_ids) > PERSON_CACHE:  # bounded memory on huge files
             self.person_ids.clear()
-        rows = [
-            row
-            for target, conflicts, _ in chunk.conflicts
-            for row in conflict_rows(_target_id(target), conflicts, self.source)
-        ]
-        fresh = {(row["paper_id"], row["field"]) for row in write_conflicts(session, rows)}
-        for target, conflicts, key in chunk.conflicts:  # only what the history did not hold
-            names = [
-                name
-                for name, _ in conflicts
-                if name != VERSION_FIELD and (_target_id(target), name) in fresh
-            ]
-            if names:
-                self.report.conflicts.append((key, names))
+        self._write_conflicts(chunk)
         update_many(
             session,
             {
@@ -561,6 +545,24 @@ class Importer:
             refresh_search_text(session, touched)
         # Last, so that the papers' people and tags are in the sample too (_sql.ANALYZED).
         self.statistics.grew(len(ids))
+
+    def _write_conflicts(self, chunk: _Chunk) -> None:
+        """Record the chunk's merge conflicts in the merge history; report those the
+        history did not hold already (by paper and field, the version field aside)."""
+        rows = [
+            row
+            for target, conflicts, _ in chunk.conflicts
+            for row in conflict_rows(_target_id(target), conflicts, self.source)
+        ]
+        fresh = {(row["paper_id"], row["field"]) for row in write_conflicts(self.session, rows)}
+        for target, conflicts, key in chunk.conflicts:
+            names = [
+                name
+                for name, _ in conflicts
+                if name != VERSION_FIELD and (_target_id(target), name) in fresh
+            ]
+            if names:
+                self.report.conflicts.append((key, names))
 
     def _alias(
         self, record: PaperRecord, dup: Candidate, aliases: list[tuple[Target, str]]
@@ -623,87 +625,3 @@ class Importer:
         if self.progress is not None:
             self.progress(self.handled)
         return report
-
-
-def sync_markdown(
-    session: Session,
-    records: Sequence[PaperRecord],
-    *,
-    source: str,
-    decided: datetime | None = None,
-) -> ImportReport:
-    """Apply read status and tags from one of our Markdown lists, matched by citation key.
-
-    Rules (issue 7): a ticked box sets ``read``; an unticked box on a paper that is
-    read sets ``to-read``; under a status heading a paper takes that heading's
-    status. Tags follow the list: a ``#tag`` added in the list is added, a tag
-    deleted from the list is removed (every export writes all of a paper's tags).
-    Unknown keys are reported as problems. Returns an ImportReport whose
-    ``merged`` lists the changed keys with what changed.
-
-    ``decided`` is the time the list's marker names (``formats.markdown.decided_time``):
-    every status change the library held when the list was written was made by then.
-    A paper whose status changed in the library after it and differs from the list's
-    keeps that newer decision and its tags (the list's item is older than the paper),
-    with a warning naming both statuses, instead of taking the list's (a stale list
-    synced back must not undo triage). Tags have no history: a tag added since to a
-    paper whose status did not change is removed when the list lacks it. None (a list
-    without the stamp) applies the list as before. A time in the future or after the
-    library's newest status change is refused with a warning (:func:`checked_stamp`).
-    """
-    report = ImportReport()
-    decided, refused = checked_stamp(session, decided)
-    if refused:
-        report.problems.append(ParseProblem(refused, source, 1, "warning"))
-    for record in records:
-        paper = find_paper(session, record.citekey or "")
-        if paper is None:
-            report.problems.append(
-                ParseProblem(
-                    f"no paper with citation key {record.citekey!r}", source, record.line, "warning"
-                )
-            )
-            continue
-        checked = record.fields.get("checked") == "true"
-        status = record.status
-        if checked:
-            status = "read"
-        elif paper.status == "read" and status in (None, "read"):
-            status = "to-read"
-        changes: list[str] = []
-        if (
-            status
-            and status != paper.status
-            and decided is not None
-            and status_changed_since(session, [paper.id], decided)
-        ):
-            report.problems.append(
-                ParseProblem(
-                    f"{paper.citekey!r} was marked {paper.status!r} after this list was "
-                    f"written (here, or by an earlier import of this list); keeping it and "
-                    f"its tags (the list says {status!r}); export the list again to edit it",
-                    source,
-                    record.line,
-                    "warning",
-                )
-            )
-            report.present.append(paper.citekey)
-            continue
-        if status and status != paper.status:
-            set_status(session, [paper], status)
-            changes.append(f"status {status}")
-        have = {t.name_folded: t.name for t in paper.tags}
-        listed = {tag_key(t) for t in record.tags if t.strip()}
-        new_tags = [t for t in record.tags if t.strip() and tag_key(t) not in have]
-        gone = [name for folded, name in have.items() if folded not in listed]
-        if new_tags:
-            add_tags(session, [paper], new_tags)
-            changes.append("tags +" + ", +".join(new_tags))
-        if gone:
-            remove_tags(session, [paper], gone)
-            changes.append("tags -" + ", -".join(gone))
-        if changes:
-            report.merged.append((paper.citekey, changes))
-        else:
-            report.present.append(paper.citekey)
-    return report
