@@ -68,6 +68,23 @@ def test_a_titled_proceedings_is_a_paper_and_no_implicit_parent() -> None:
     assert [(r.citekey, r.year) for r in result.records] == [("vol", 2020), ("p", None)]
 
 
+def test_a_volume_amid_other_entries_completes_only_its_crossref_children() -> None:
+    """Only a volume heading the file is PMLR's layout; elsewhere it is a crossref target,
+    and the entries after it that do not name it keep their own data only."""
+    text = (
+        "@inproceedings{a, title = {A}, author = {Doe, Jane}, year = 2019}\n"
+        "@proceedings{vol, booktitle = {Proc. of Things}, year = 2020, volume = 7}\n"
+        "@inproceedings{b, title = {B}, author = {Roe, Ann}}\n"
+        "@inproceedings{c, title = {C}, author = {Roe, Ann}, crossref = {vol}}\n"
+    )
+    result = bibtex.read(text, "t.bib")
+    assert [(r.citekey, r.year, r.fields.get("volume")) for r in result.records] == [
+        ("a", 2019, None),
+        ("b", None, None),
+        ("c", 2020, "7"),
+    ]
+
+
 def test_a_crossref_to_an_untitled_proceedings_still_inherits() -> None:
     text = (
         "@inproceedings{p, title = {A Paper}, author = {Doe, Jane}, crossref = {vol}}\n"

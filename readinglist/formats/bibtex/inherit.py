@@ -14,12 +14,13 @@ and appendix B "Default Inheritance Setup"), which also covers classic BibTeX's
   copies every field of those blocks the child lacks;
 * a ``@proceedings`` entry without a title is a volume (:func:`is_volume`): the data
   of the proceedings its papers cite, not itself a paper. It is a ``crossref`` parent
-  as any, and the ``@inproceedings`` entries after it that name no parent inherit
-  from it as from one (:func:`implicit_child`). This is the layout of the
-  Proceedings of Machine Learning Research's volume files (``mlresearch/v*``: one
-  ``@Proceedings`` with ``booktitle``, ``year``, ``editor``, ``volume`` ..., then
-  ``@InProceedings`` entries holding only their own title, authors and pages), which
-  the PMLR site builds its citations from by this same completion.
+  as any, and when it heads the file (before any other entry) the ``@inproceedings``
+  entries after it that name no parent inherit from it as from one
+  (:func:`implicit_child`). This is the layout of the Proceedings of Machine Learning
+  Research's volume files (``mlresearch/v*``: one ``@Proceedings`` with ``booktitle``,
+  ``year``, ``editor``, ``volume`` ..., then ``@InProceedings`` entries holding only
+  their own title, authors and pages); PMLR's citation exports give each paper those
+  volume fields.
 """
 
 from __future__ import annotations

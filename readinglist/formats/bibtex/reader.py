@@ -137,11 +137,11 @@ class Reader:
         self.parents: dict[str, tuple[str, dict[str, str]]] = {}
         self.xdata: dict[str, dict[str, str]] = {}
         self.wanted: set[str] = set()
-        #: The volumes read (untitled ``@proceedings``, :func:`~.inherit.is_volume`):
-        #: folded key -> [key, fields, line, papers that inherited from it]; the last
-        #: one completes the ``@inproceedings`` entries after it (``volume``).
+        #: The volumes read (:func:`~.inherit.is_volume`): folded key -> [key, fields,
+        #: line, papers that inherited from it]; ``volume``: the one that heads the input.
         self.volumes: dict[str, list[Any]] = {}
         self.volume: tuple[str, dict[str, str]] | None = None
+        self.entries_read = 0  # entries other than volumes and @xdata
         self.escapes = EscapeReport(source)
         #: Entries waiting for their parents until :meth:`finish`.
         self.pending: list[tuple[Parsed, dict[str, str], dict[str, str]]] = []
@@ -345,6 +345,7 @@ class Reader:
             self.take_volume(key, values, line)
             self.preambles.append(raw)  # kept with the import, written back as read
             return
+        self.entries_read += 1
         if self.volume is not None and implicit_child(entry_type, values):
             values = inherit(values, "proceedings", self.volume[1])
             self.volumes[self.volume[0].casefold()][3] += 1
@@ -471,9 +472,11 @@ class Reader:
         return parsed
 
     def take_volume(self, key: str, values: dict[str, str], line: int) -> None:
-        """Make ``values`` (an untitled ``@proceedings`` read at ``line``) the volume the
-        next ``@inproceedings`` entries inherit from, and a ``crossref`` parent."""
-        self.volume = (key, values)
+        """Record ``values`` (an untitled ``@proceedings`` read at ``line``) as a volume and
+        a ``crossref`` parent; the next ``@inproceedings`` inherit from it when it heads
+        the input (PMLR's layout; :func:`~.inherit.implicit_child`), else from none."""
+        first = not self.entries_read and not self.volumes
+        self.volume = (key, values) if first else None
         self.volumes[key.casefold()] = [key, values, line, 0]
         if key:
             self.parents[key.casefold()] = ("proceedings", values)
