@@ -150,3 +150,36 @@ def test_the_export_of_a_volume_file_is_a_fixpoint(invoke: object, tmp_path: Pat
     assert runner.invoke(cli, ["--db", db2, "import", str(first)]).exit_code == 0
     assert runner.invoke(cli, ["--db", db2, "export", "bibtex", "-o", str(second)]).exit_code == 0
     assert second.read_bytes() == first.read_bytes()
+
+
+def test_an_export_mixing_imports_writes_the_inherited_fields_not_the_volume(
+    invoke: object, db_url: str, tmp_path: Path
+) -> None:
+    """A volume heading a file that also holds another import's ``@inproceedings``
+    would complete those too on the next import: with papers of several imports the
+    export leaves the volume out and writes its papers with what they inherited."""
+    volume, other = tmp_path / "v244.bib", tmp_path / "other.bib"
+    volume.write_text(VOLUME, encoding="utf-8")
+    other.write_text(
+        "@inproceedings{zed2019, title = {Another Venue}, author = {Zed, Zoe},\n"
+        "  booktitle = {Workshop on Other Things}, year = 2019}\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "all.bib"
+    for args in (
+        ["import", str(volume)],
+        ["import", str(other)],
+        ["export", "bibtex", "-o", str(out)],
+    ):
+        result = invoke(*args)  # type: ignore[operator]
+        assert result.exit_code == 0, result.output
+    text = out.read_text(encoding="utf-8")
+    assert "@Proceedings" not in text
+    again = {r.citekey: r for r in bibtex.read(text, "all.bib").records}
+    assert (again["an24a"].year, again["an24a"].fields["volume"]) == (2024, "244")
+    assert (again["zed2019"].year, again["zed2019"].fields.get("volume")) == (2019, None)
+    # One import alone keeps the file's layout: the volume first, the papers as written.
+    single = tmp_path / "one.bib"
+    result = invoke("export", "bibtex", "-o", str(single), "key:an24a")  # type: ignore[operator]
+    assert result.exit_code == 0, result.output
+    assert single.read_text(encoding="utf-8").startswith("@Proceedings{UAI-2024,")

@@ -93,7 +93,22 @@ def volumes_in(preamble: str | None) -> list[Volume]:
     reader = Reader("<preamble>", checks=False)
     for _ in reader.feed(preamble, 0):
         pass
-    return [(key, fields) for key, fields, _, _ in reader.volumes.values()]
+    return [(key, fields) for key, fields, _, _, _ in reader.volumes.values()]
+
+
+def without_volumes(preamble: str) -> str:
+    """``preamble`` (blocks an import kept, :func:`volumes_in`) less its volume entries:
+    for an export that mixes the papers of several imports, where a volume heading the
+    file would complete entries that are not its papers. Its papers are then written
+    with the fields they inherited (their text read again without it: :func:`reread`)."""
+    if "@" not in preamble:
+        return preamble
+    reader = Reader("<preamble>", checks=False)
+    for _ in reader.feed(preamble, 0):
+        pass
+    for *_, raw in reader.volumes.values():
+        preamble = preamble.replace(raw, "", 1)
+    return preamble.strip()
 
 
 def volume_of(record: PaperRecord, volumes: list[Volume]) -> Volume | None:

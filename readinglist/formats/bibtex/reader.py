@@ -138,7 +138,7 @@ class Reader:
         self.xdata: dict[str, dict[str, str]] = {}
         self.wanted: set[str] = set()
         #: The volumes read (:func:`~.inherit.is_volume`): folded key -> [key, fields,
-        #: line, papers that inherited from it]; ``volume``: the one that heads the input.
+        #: line, papers that inherited from it, text]; ``volume``: the one heading the input.
         self.volumes: dict[str, list[Any]] = {}
         self.volume: tuple[str, dict[str, str]] | None = None
         self.entries_read = 0  # entries other than volumes and @xdata
@@ -342,13 +342,14 @@ class Reader:
                 self.xdata[key.casefold()] = values
             return
         if is_volume(entry_type, values):
-            self.take_volume(key, values, line)
+            self.take_volume(key, values, line, raw)
             self.preambles.append(raw)  # kept with the import, written back as read
             return
         self.entries_read += 1
-        if self.volume is not None and implicit_child(entry_type, values):
-            values = inherit(values, "proceedings", self.volume[1])
-            self.volumes[self.volume[0].casefold()][3] += 1
+        volume = self.volume if implicit_child(entry_type, values) else None
+        if volume is not None:
+            values = inherit(values, "proceedings", volume[1])
+            self.volumes[volume[0].casefold()][3] += 1
         parsed = Parsed(
             record_from_fields(
                 key or None, entry_type, values, raw, line, strings_read=len(self.definitions)
@@ -365,7 +366,8 @@ class Reader:
             # The macros as they are now: the check is taken with them at the end.
             self.pending.append((parsed, values, dict(self.macros)))
             return
-        yield self._finish(parsed, self.macros)
+        # Inherited: no source_check, as for a crossref child (:meth:`finish`).
+        yield parsed if volume is not None else self._finish(parsed, self.macros)
 
     def _key_problems(self, key: str, entry_type: str, line: int) -> Iterator[ParseProblem]:
         """A missing citation key, or one an earlier entry of the input used."""
@@ -471,13 +473,13 @@ class Reader:
             object.__setattr__(record, "source_check", check)
         return parsed
 
-    def take_volume(self, key: str, values: dict[str, str], line: int) -> None:
+    def take_volume(self, key: str, values: dict[str, str], line: int, raw: str = "") -> None:
         """Record ``values`` (an untitled ``@proceedings`` read at ``line``) as a volume and
         a ``crossref`` parent; the next ``@inproceedings`` inherit from it when it heads
         the input (PMLR's layout; :func:`~.inherit.implicit_child`), else from none."""
         first = not self.entries_read and not self.volumes
         self.volume = (key, values) if first else None
-        self.volumes[key.casefold()] = [key, values, line, 0]
+        self.volumes[key.casefold()] = [key, values, line, 0, raw]
         if key:
             self.parents[key.casefold()] = ("proceedings", values)
 
@@ -519,7 +521,7 @@ class Reader:
                 continue
             yield self._finish(parsed, macros)
         self.pending = []
-        for key, _, line, papers in self.volumes.values():
+        for key, _, line, papers, _ in self.volumes.values():
             yield ParseProblem(
                 f"@proceedings {key or '(no key)'!r} has no title: it is the volume's data, "
                 f"not a paper; its fields filled in {papers} @inproceedings "
