@@ -145,11 +145,12 @@ def list_by_interest(
     paper as an ORM object (25-30 s) before the limit applied, and fitted the model
     again on every run (seconds).
     """
-    from readinglist import library, render
+    from readinglist import render
     from readinglist.library.listing import iter_listing
+    from readinglist.library.refs import select_ids  # not via the package: no ORM hooks
 
     with app.connection(write=False) as connection:
-        ids = list(library.select_ids(connection, text))
+        ids = list(select_ids(connection, text))
         scores = fitted_scores(app, connection, on_fit=render.info) if ids else None
         if scores is not None:
             ids = scores.order(ids)
