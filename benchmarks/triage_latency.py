@@ -210,6 +210,7 @@ def background_refit(db: Path) -> dict[str, float]:
         return rl_db.session_scope(engine, write=False)
 
     ranker = triage_rank.start(reader, url, None)
+    ranker.shown()  # as the triage loop does once its first screen is drawn
     while not ranker.loaded:  # the index loaded (current scores: no fit yet)
         time.sleep(0.05)
     with reader() as session:

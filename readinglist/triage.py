@@ -182,6 +182,9 @@ class Triage:
             None: every paper.
         stop_after: end the run once this many papers are skipped since the last
             wanted one (the stopping aid, ``counting.SKIPPED_SINCE_WANTED``); None: never.
+        statuses: ``{paper id: status}`` of the queue as the query that made it read
+            them (``triage_inbox.Inbox.statuses``); None: read when the run starts (a
+            second pass over every paper of a 61,000-paper inbox).
     """
 
     def __init__(
@@ -195,8 +198,10 @@ class Triage:
         earlier: Mapping[int, str] | None = None,
         scope: Collection[int] | None = None,
         stop_after: int | None = None,
+        statuses: Mapping[int, str] | None = None,
     ) -> None:
         self.ranker = ranker
+        self.known = statuses
         self.stop_after = stop_after
         self.since_wanted = 0
         self.stopped = ""
@@ -234,6 +239,7 @@ class Triage:
                     self.index += 1
                     continue
                 self.terminal.show(self.screen(record))
+                self._shown()
                 if not self.press(self.terminal.getkey(), record):
                     break
         except KeyboardInterrupt:  # Ctrl-C: every decision is saved; the command says so
@@ -299,7 +305,9 @@ class Triage:
     # --- screens -------------------------------------------------------------------------
 
     def _statuses(self) -> list[str]:
-        return [*self.earlier.values(), *(self.status[p] for p in self.queue)]
+        # the queue's statuses are self.status's values: every paper put in the queue gets
+        # one (_load_statuses, _undo_status) and only queued papers do
+        return [*self.earlier.values(), *self.status.values()]
 
     def progress(self) -> str:
         """Return the progress line: the place of the current paper in the whole inbox
@@ -442,8 +450,11 @@ class Triage:
     # --- data ----------------------------------------------------------------------------
 
     def _load_statuses(self) -> None:
-        with self.read_session() as session:
-            found = triage_inbox.statuses(session, self.queue)
+        if self.known is not None:
+            found = dict(self.known)
+        else:
+            with self.read_session() as session:
+                found = triage_inbox.statuses(session, self.queue)
         self._count_since_wanted()
         self.queue = [pid for pid in self.queue if pid in found]
         self.status = dict(found)
@@ -493,6 +504,13 @@ class Triage:
         else:
             self._count_since_wanted()
         self._rerank(pid, status)
+
+    def _shown(self) -> None:
+        """Tell a ranker fitting in the background that a screen is drawn (it starts
+        its work then: ``triage_rank.LiveRanker.shown``)."""
+        shown = getattr(self.ranker, "shown", None)
+        if shown is not None:
+            shown()
 
     def _catch_up(self) -> None:
         """Order the rest of the queue again when the ranker has fitted newer scores since
@@ -669,7 +687,8 @@ class Triage:
         for pid, status in self.status.items():
             if status != self.initial.get(pid):
                 decided[status] += 1
-        still_new = sum(1 for pid in self.queue if self.status.get(pid) == "new")
+        # the queue's statuses are self.status's values (see _statuses)
+        still_new = list(self.status.values()).count("new")
         total = len(self.earlier) + len(self.queue)  # the progress line's inbox
         return Summary(
             total=total,

@@ -57,7 +57,10 @@ def statuses(session: Session, pids: Sequence[int]) -> dict[int, str]:
 
 
 def inbox_decided(
-    session: Session, queue: Sequence[int], scope: Collection[int] | None = None
+    session: Session,
+    queue: Sequence[int],
+    scope: Collection[int] | None = None,
+    batches: Collection[int] | None = None,
 ) -> dict[int, str]:
     """Return ``{paper id: status}`` of the inbox's papers decided before this run.
 
@@ -65,9 +68,11 @@ def inbox_decided(
     papers still ``new``) comes from, so that after a resume the progress line counts
     the whole inbox (decided so far / total), not only the papers left. ``scope``
     (the papers the run's query selects; None: every paper) limits it; papers in
-    ``queue`` and papers still ``new`` are left out.
+    ``queue`` and papers still ``new`` are left out. ``batches``: the queue's import
+    batches when known (``library.triage_batches``), else read from its papers.
     """
-    batches = {b for b in of_papers(session, queue, "batch_id").values() if b is not None}
+    if batches is None:
+        batches = {b for b in of_papers(session, queue, "batch_id").values() if b is not None}
     found: dict[int, str] = {}
     ordered = sorted(batches)
     for start in range(0, len(ordered), library.CHUNK):
@@ -142,14 +147,17 @@ def matching(session: Session, text: str) -> set[int]:
 class Inbox:
     """What a triage run starts from (:func:`open_inbox`): the queue (paper ids in the
     order shown), the papers ``u`` may undo earlier decisions of (``scope``; None:
-    every paper), the inbox's papers decided before (``earlier``) and the ranker
-    re-ordering the queue after each decision (None: the order of addition)."""
+    every paper), the inbox's papers decided before (``earlier``), the ranker
+    re-ordering the queue after each decision (None: the order of addition) and the
+    statuses of the queue's papers when the queue's query gave them (``new``, without
+    ``--all``; None: :class:`readinglist.triage.Triage` reads them)."""
 
     ids: list[int]
     scope: set[int] | None
     earlier: dict[int, str]
     ranker: Any
     only_new: bool
+    statuses: dict[int, str] | None = None
 
 
 def open_inbox(
@@ -181,7 +189,8 @@ def open_inbox(
         if query_text.strip()
         else None
     )
-    earlier = inbox_decided(session, ids, scope) if only_new else {}
+    batches = library.triage_batches(session, query_text) if only_new else None
+    earlier = inbox_decided(session, ids, scope, batches) if only_new else {}
     if not ids and only_new:
         earlier = undoable_inbox(session, scope)
     ranker = None
@@ -190,4 +199,5 @@ def open_inbox(
 
         ranker = Ranker.open(session, url, like=like, on_build=on_build)
         ids = ranker.order(ids)
-    return Inbox(ids, scope, earlier, ranker, only_new)
+    statuses = dict.fromkeys(ids, "new") if only_new else None  # what the queue selected
+    return Inbox(ids, scope, earlier, ranker, only_new, statuses)

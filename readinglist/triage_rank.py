@@ -6,7 +6,10 @@ or after each decision, that was a blank screen for 67 s and a wait after every 
 :class:`LiveRanker` starts with the last fitted scores (``ranking.fitted``: read in
 milliseconds; those of an earlier state of the library when nothing newer is there,
 else the order of addition), shows the first screen at once, and one daemon thread
-loads the index and fits again whenever decisions were made since its last fit; the
+loads the index (once that screen is drawn, :meth:`LiveRanker.shown`, when the scores
+are current: the thread's imports and reads hold the interpreter's lock a good part of
+the time, and slowed the first screen of 61,000 papers to twice its time alone) and
+fits again whenever decisions were made since its last fit; the
 triage loop re-orders the rest of its queue when a newer fit has arrived
 (:meth:`LiveRanker.fresh`, "the order catches up"). A fit that ends within
 :data:`SETTLE_SECONDS` of a decision is used for the very next paper, as before.
@@ -44,7 +47,7 @@ SessionFactory = Callable[[], AbstractContextManager[Session]]
 class Reranker(Protocol):
     """Re-orders the rest of a triage queue after a decision: ``ranking.ranker.Ranker``
     (in order at once) or :class:`LiveRanker` (fitted in the background, which also has
-    ``fresh``, ``learnt_from`` and ``close``: ``readinglist.triage.Triage`` asks for them
+    ``fresh``, ``learnt_from``, ``shown`` and ``close``: ``readinglist.triage.Triage`` asks for them
     by name)."""
 
     def decide(self, pid: int, status: str) -> None:
@@ -113,6 +116,7 @@ class LiveRanker:
         self._since = time.monotonic()  # when the oldest unanswered request was made
         self._pending = 0  # decisions since the last finished fit
         self._problem = ""
+        self._shown = False  # the first screen is drawn: the index may load
         self._stop = threading.Event()
         # The thread runs in a copy of this context: the current reader
         # (readinglist.decided, a ContextVar) is the run's, so it fits on their decisions.
@@ -135,6 +139,13 @@ class LiveRanker:
             wanted = self._wanted
             self._lock.notify_all()
             self._lock.wait_for(lambda: self._done >= wanted or bool(self._problem), self.patience)
+
+    def shown(self) -> None:
+        """Say that the first screen is drawn: the thread loads the index from now on
+        (at once anyway when a fit is needed: the scores are stale, or a decision)."""
+        with self._lock:
+            self._shown = True
+            self._lock.notify_all()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until every fit asked for has ended (or failed); False on ``timeout``."""
@@ -206,6 +217,12 @@ class LiveRanker:
 
     def _work(self) -> None:
         try:
+            with self._lock:
+                self._lock.wait_for(
+                    lambda: self._shown or self._wanted > self._done or self._stop.is_set()
+                )
+            if self._stop.is_set():
+                return
             index = self._load()
             while not self._stop.is_set():
                 with self._lock:

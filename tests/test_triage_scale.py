@@ -1,11 +1,15 @@
 """Interest listings cost what they show: ``list --sort interest --limit N`` reads the
-papers it prints and no other (a 20,000-paper SQLite library), and says what the model
-learnt from; the table and ``similar`` show their scores."""
+papers it prints and no other (a 20,000-paper SQLite library: a bound on the rows the
+database returns, not a timing), the first triage screen reads each paper of its queue
+once, and both say what the model learnt from; the table and ``similar`` show their
+scores."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -66,9 +70,79 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         event.remove(Paper, "load", on_load)
 
 
+#: Counts the rows SQLite returns to the main thread of a process (every cursor of every
+#: pooled connection: ``sqlite3.Connection.row_factory``, set at each checkout); the
+#: background fit's thread is left out. ``ROWS`` holds the count. Run in the process of
+#: a test (``exec``) or first in a ``python -c`` program (the triage run below).
+ROW_COUNTER = """
+import sqlite3, threading
+from sqlalchemy import event
+from sqlalchemy.pool import Pool
+ROWS = [0]
+def _count(cursor, row):
+    if threading.current_thread() is threading.main_thread():
+        ROWS[0] += 1
+    return row
+def _checkout(dbapi_connection, record, proxy):
+    if isinstance(dbapi_connection, sqlite3.Connection):
+        dbapi_connection.row_factory = _count
+event.listen(Pool, "checkout", _checkout)
+"""
+
+
+@pytest.fixture
+def rows_read() -> Iterator[list[int]]:
+    """``[rows SQLite returned to this thread]`` while the test runs (:data:`ROW_COUNTER`)."""
+    from sqlalchemy import event
+    from sqlalchemy.pool import Pool
+
+    names: dict[str, Any] = {}
+    exec(ROW_COUNTER, names)
+    try:
+        yield names["ROWS"]
+    finally:
+        event.remove(Pool, "checkout", names["_checkout"])
+
+
+def first_triage_screen_rows(database: str) -> tuple[str, int]:
+    """Start ``triage`` on ``database`` in a pseudo-terminal, quit on its first screen;
+    return that screen and the rows SQLite returned to the main thread of the run."""
+    import pexpect
+
+    code = (
+        ROW_COUNTER
+        + "import atexit\n"
+        + "atexit.register(lambda: print('ROWS=%d' % ROWS[0]))\n"
+        + "from readinglist.cli import cli\n"
+        + "cli.main(sys.argv[1:], prog_name='readinglist')\n"
+    )
+    env = dict(os.environ, TERM="xterm", COLUMNS="100", LINES="40")
+    env.pop("READINGLIST_DB", None)
+    child = pexpect.spawn(
+        sys.executable,
+        ["-c", "import sys\n" + code, "--db", database, "triage"],
+        env=env,
+        dimensions=(40, 100),
+        encoding="utf-8",
+        timeout=120,
+    )
+    child.expect(r"\?:(more|help)")
+    screen = str(child.before)
+    child.send("q")
+    child.expect(r"ROWS=(\d+)")
+    rows = int(child.match.group(1))
+    child.expect(pexpect.EOF)
+    child.close()
+    return screen, rows
+
+
 @pytest.mark.slow  # a 20,000-paper import (~10 s) and its first index (~20 s)
-def test_list_by_interest_with_a_limit_reads_only_the_papers_it_shows(
-    sqlite_url: str, tmp_path: Path, counted: dict[str, int], monkeypatch: pytest.MonkeyPatch
+def test_interest_listing_and_first_triage_screen_read_only_what_they_show(
+    sqlite_url: str,
+    tmp_path: Path,
+    counted: dict[str, int],
+    rows_read: list[int],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from readinglist.cli import cli
 
@@ -122,10 +196,27 @@ def test_list_by_interest_with_a_limit_reads_only_the_papers_it_shows(
         event.remove(Engine, "before_cursor_execute", seen)
     assert again.stdout == result.stdout
     papers_read = [s for s in statements if s.lstrip().startswith("SELECT papers.id, ")]
-    # schema check 6, the reader 1, ids 1, counter 3 (papers, tag links, the reader's
-    # decisions), shown 2: as many on 20,000 papers as on 12
+    # schema check 6, the reader 1, counter 3 (papers, tag links, the reader's
+    # decisions), the best scored 1, shown 2: as many on 20,000 papers as on 12
     assert len(statements) <= 14, statements
     assert len(papers_read) == 1  # the 20 shown, in one chunk
+    # Rows, not only statements: the ids of the whole library (20,000 rows) were read to
+    # be ordered; now the papers that can be among the first 20 and the 20 shown.
+    rows_read[0] = 0
+    assert run("list", "--sort", "interest", "--limit", "20").stdout == result.stdout
+    assert rows_read[0] <= 500, rows_read[0]
+    rows_read[0] = 0
+    reverse = run("list", "--sort", "interest", "--limit", "20", "--reverse").stdout
+    assert rows_read[0] <= 500, rows_read[0]
+    every = run("list", "--sort", "interest", "--reverse").stdout.splitlines()
+    assert reverse.splitlines() == every[:21]  # the same papers as the whole order's
+    # The first triage screen (fitted scores current) reads each paper of its queue once:
+    # the queue's ids, in order (19,995 new papers); main read them three times (the
+    # queue with each paper's added_at, their import batches, their statuses).
+    database = sqlite_url.removeprefix("sqlite:///")
+    screen, rows = first_triage_screen_rows(database)
+    assert "learnt from 3 wanted, 2 skipped" in screen
+    assert 19_995 <= rows <= 19_995 + 1_000, rows
 
 
 def test_the_interest_table_shows_the_score_and_what_it_learnt_from(

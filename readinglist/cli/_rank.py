@@ -140,21 +140,17 @@ def list_by_interest(
 
     Only the ids of the selection are read to order it, by the fitted scores
     (:func:`fitted_scores`: read from their file when the library has not changed since
-    they were fitted); the papers shown, and only they, are then read a chunk at a time
+    they were fitted), and without a query only those that can be among the first
+    ``limit`` (:func:`_interest_ids`); the papers shown, and only they, are then read a chunk at a time
     (``library.iter_listing``): ``--limit 20`` of a 61,000-paper library read every
     paper as an ORM object (25-30 s) before the limit applied, and fitted the model
     again on every run (seconds).
     """
-    from readinglist import library, render
+    from readinglist import render
     from readinglist.library.listing import iter_listing
 
     with app.connection(write=False) as connection:
-        ids = list(library.select_ids(connection, text))
-        scores = fitted_scores(app, connection, on_fit=render.info) if ids else None
-        if scores is not None:
-            ids = scores.order(ids)
-        if reverse:
-            ids.reverse()
+        ids, scores = _interest_ids(app, connection, text, limit, reverse)
         shown = ids[:limit] if limit else ids
         interest = scores.of_ids(shown) if scores is not None else {}
         if not ids:
@@ -183,6 +179,39 @@ def list_by_interest(
                     yield record
 
             render.paper_table(records(), interest=by_key)
+
+
+def _interest_ids(
+    app: AppContext, connection: Executor, text: str, limit: int | None, reverse: bool
+) -> tuple[list[int], Fitted | None]:
+    """The ids ``list --sort interest`` shows (all of them, or at least the first
+    ``limit``) in their order, and the fitted scores (None: nothing learnt yet).
+
+    Without a query, a ``--limit`` is served from the fitted scores alone
+    (:func:`readinglist.ranking.fitted.first_papers`: the papers that can be among the
+    first read, not the ids of the whole library); otherwise, or when that cannot be
+    told, the ids the query selects are read and ordered by the scores.
+    """
+    from readinglist import render
+    from readinglist.library.refs import select_ids  # not via the package: no ORM hooks
+
+    if limit and not text.strip():
+        scores = fitted_scores(app, connection, on_fit=render.info)
+        if scores is not None:
+            from readinglist.ranking.fitted import first_papers
+
+            first = first_papers(connection, scores, limit, reverse=reverse)
+            if first is not None:
+                return first, scores
+        ids = list(select_ids(connection, text))
+    else:
+        ids = list(select_ids(connection, text))
+        scores = fitted_scores(app, connection, on_fit=render.info) if ids else None
+    if scores is not None:
+        ids = scores.order(ids)
+    if reverse:
+        ids.reverse()
+    return ids, scores
 
 
 def show_why(app: AppContext, ref: str, as_json: bool) -> None:

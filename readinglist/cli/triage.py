@@ -303,6 +303,7 @@ def triage_command(
         scope=inbox.scope,
         stop_after=stop_after,
         blind=blind,
+        statuses=inbox.statuses,
     )
     with terminal.keys_mode():
         summary = run.run()

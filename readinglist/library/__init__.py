@@ -86,6 +86,7 @@ if TYPE_CHECKING:
         list_papers,
         paper_stats,
         select_keys,
+        triage_batches,
         triage_queue,
     )
     from readinglist.library.markdown_sync import sync_markdown
@@ -254,6 +255,7 @@ _HOMES: dict[str, str] = {
     "target_rows": "readinglist.library.refs",
     "to_record": "readinglist.library.rows",
     "touch": "readinglist.library.papers",
+    "triage_batches": "readinglist.library.listing",
     "triage_queue": "readinglist.library.listing",
     "undo_completions": "readinglist.library.snapshots",
     "update_note": "readinglist.library.notes",
@@ -346,6 +348,7 @@ __all__ = [
     "target_rows",
     "to_record",
     "touch",
+    "triage_batches",
     "triage_queue",
     "undo_completions",
     "update_note",

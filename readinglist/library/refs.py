@@ -210,7 +210,12 @@ def select_ids(session: Executor, query_text: str = "") -> array[int]:
     from readinglist import query
 
     stmt = query.statement(session, query_text)
-    return array("q", connection_of(session).execute(stmt).scalars())
+    found = array("q")
+    # fetched CHUNK * 4 rows at a time (fetchmany): iterating the result fetched a row
+    # per call (61,000 calls, about a tenth of a second at 61,000 papers)
+    for part in connection_of(session).execute(stmt).scalars().partitions(CHUNK * 4):
+        found.extend(part)
+    return found
 
 
 def papers_for_keys(session: Session, refs: Sequence[str]) -> tuple[list[Paper], list[str]]:

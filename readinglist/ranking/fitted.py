@@ -228,6 +228,57 @@ class Fitted:
         }
 
 
+def first_papers(
+    connection: Executor, scores: Fitted, limit: int, *, reverse: bool = False
+) -> list[int] | None:
+    """Return the first ``limit`` papers of the whole library in the interest order
+    (``scores.order`` of every paper in the order of addition, reversed with
+    ``reverse``), reading only the papers that can be among them; None when that cannot
+    be told without every paper (the caller orders them all then).
+
+    The ``limit``-th best score is found by ``numpy.partition``; the papers scoring at
+    least that well (ties included) are read in the order of addition (``ORDER BY
+    added_at, id``, the library's ``list`` order: the order ``scores.order`` keeps for
+    ties) and sorted by score with a stable sort: the same papers in the same order as
+    the first ``limit`` of every paper ordered. None when some paper has no score (the
+    fit's paper count, in its :func:`key`, is not the number of scores: those papers
+    come last, or first reversed), when ``limit`` is not below the number of scores,
+    when more than ``4 * library.CHUNK`` papers tie, or when a scored paper is gone.
+    """
+    from readinglist.library._sql import CHUNK
+
+    count = len(scores.ids)
+    if not 0 < limit < count or count != papers_of(scores.key):
+        return None
+    if reverse:  # the lowest first, ties in the reverse order of addition
+        kth = np.partition(scores.scores, limit - 1)[limit - 1]
+        wanted = scores.ids[scores.scores <= kth]
+        order = [PAPERS.c.added_at.desc(), PAPERS.c.id.desc()]
+    else:
+        kth = np.partition(scores.scores, count - limit)[count - limit]
+        wanted = scores.ids[scores.scores >= kth]
+        order = [PAPERS.c.added_at.asc(), PAPERS.c.id.asc()]
+    if len(wanted) > CHUNK:
+        return None
+    stmt = select(PAPERS.c.id).where(PAPERS.c.id.in_(wanted.tolist())).order_by(*order)
+    found = list(connection.execute(stmt).scalars().all())
+    if len(found) != len(wanted):
+        return None
+    at = _positions(scores.ids, found)
+    values = scores.scores[at] if reverse else -scores.scores[at]
+    ordered: list[int] = np.asarray(found, dtype=np.int64)[
+        np.argsort(values, kind="stable")[:limit]
+    ].tolist()
+    return ordered
+
+
+def papers_of(fitted_key: str) -> int:
+    """The number of papers of the library a fit with :func:`key` ``fitted_key`` was made
+    on (its change counter's count; -1 for a key of another form)."""
+    parts = fitted_key.split("|")
+    return int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else -1
+
+
 def _positions(sorted_ids: np.ndarray, pids: Sequence[int]) -> np.ndarray:
     """Where each of ``pids`` is in ``sorted_ids`` (ascending), -1 where absent."""
     wanted = np.asarray(pids, dtype=np.int64)
