@@ -503,10 +503,16 @@ class Triage:
             self.queue[self.index + 1 :] = self.ranker.order(rest)
 
     def _rerank(self, pid: int, status: str) -> None:
+        """Tell the ranker of the decision and order the rest of the queue again: at once
+        for a ranker that fits in order, only with newer scores for one fitting in the
+        background (the same scores give the same order; :meth:`_catch_up` takes a fit
+        that ends later)."""
         if self.ranker is not None:
             self.ranker.decide(pid, status)
-            rest = self.queue[self.index + 1 :]
-            self.queue[self.index + 1 :] = self.ranker.order(rest)
+            fresh = getattr(self.ranker, "fresh", None)
+            if fresh is None or fresh():
+                rest = self.queue[self.index + 1 :]
+                self.queue[self.index + 1 :] = self.ranker.order(rest)
 
     def set_priority(self, pid: int, level: str | None) -> None:
         """Set the priority of ``pid``."""

@@ -88,6 +88,10 @@ class LiveRanker:
             until a decision).
         like: the ``--like`` text, or None; its fits are not written to the cache.
         patience: how long a decision waits for its fit (seconds; None: until it ends).
+        on_build: told (from the thread) before the index is built afresh, or None.
+        quiet: a fit starts only once no decision came for this long (seconds): a
+            reader deciding in quick succession is never slowed by fits in between
+            (``serve``: the page's requests and a fit share one interpreter lock).
     """
 
     def __init__(
@@ -99,8 +103,13 @@ class LiveRanker:
         current: bool,
         like: str | None = None,
         patience: float | None = SETTLE_SECONDS,
+        on_build: Callable[[str], None] | None = None,
+        quiet: float = 0.0,
     ) -> None:
         self.read_factory = read_factory
+        self.on_build = on_build
+        self.quiet = quiet
+        self._last = 0.0  # when the last decision came (time.monotonic)
         self.patience = patience
         self.url = url
         self.like = like
@@ -132,6 +141,7 @@ class LiveRanker:
                 self._since = time.monotonic()
             self._wanted += 1
             self._pending += 1
+            self._last = time.monotonic()
             wanted = self._wanted
             self._lock.notify_all()
             self._lock.wait_for(lambda: self._done >= wanted or bool(self._problem), self.patience)
@@ -163,6 +173,18 @@ class LiveRanker:
         scores = self._scores
         wanted = list(pids)
         return scores.of_ids(wanted) if scores is not None else dict.fromkeys(wanted)
+
+    @property
+    def index(self) -> Index | None:
+        """The library's index (rows streamed from its cache file) once the thread has
+        loaded it, else None (``serve`` shows similar papers from then on)."""
+        ranker = self._ranker
+        return None if ranker is None else ranker.index
+
+    def pending(self) -> bool:
+        """True while a fit asked for has not ended (the order will change)."""
+        with self._lock:
+            return self._wanted > self._done and not self._problem
 
     @property
     def loaded(self) -> bool:
@@ -210,6 +232,11 @@ class LiveRanker:
             while not self._stop.is_set():
                 with self._lock:
                     self._lock.wait_for(lambda: self._wanted > self._done or self._stop.is_set())
+                    while (
+                        not self._stop.is_set()
+                        and (left := self._last + self.quiet - time.monotonic()) > 0
+                    ):
+                        self._lock.wait(left)  # a decision meanwhile: wait on from it
                     request, pending = self._wanted, self._pending
                 if self._stop.is_set():
                     return
@@ -226,7 +253,7 @@ class LiveRanker:
         with self.read_factory() as session:
             # streamed: each fit reads the rows from the cache file a block at a time, so
             # a triage run holds no copy of the library's matrix (tens of MB, not hundreds)
-            index = store.load(session, self.url, streamed=True)
+            index = store.load(session, self.url, streamed=True, on_build=self.on_build)
             ranker = Ranker.of_index(session, index, self.like)
         with self._lock:
             self._ranker = ranker  # ``w`` works from here on
@@ -252,12 +279,22 @@ class LiveRanker:
             self._lock.notify_all()
 
 
-def start(read_factory: SessionFactory, url: str, like: str | None) -> LiveRanker:
+def start(
+    read_factory: SessionFactory,
+    url: str,
+    like: str | None,
+    *,
+    patience: float = SETTLE_SECONDS,
+    on_build: Callable[[str], None] | None = None,
+    quiet: float = 0.0,
+) -> LiveRanker:
     """Return the :class:`LiveRanker` of a triage run: the fitted scores of the library as
     it is when there are (no fit until a decision), else those of an earlier state and a
-    fit started at once, waited for up to :data:`SETTLE_SECONDS` (the whole fit in a
-    library of up to :data:`SMALL_LIBRARY` papers). A ``--like`` run always fits (its
-    scores are not cached)."""
+    fit started at once, waited for up to ``patience`` seconds (the whole fit in a
+    library of up to :data:`SMALL_LIBRARY` papers); each decision waits as long for its
+    fit (``serve`` waits 0: its page polls for the new order). A ``--like`` run always
+    fits (its scores are not cached). ``on_build`` and ``quiet`` (above
+    :data:`SMALL_LIBRARY` papers): see :class:`LiveRanker`."""
     from readinglist.ranking import fitted, trust
 
     with read_factory() as session:
@@ -265,11 +302,18 @@ def start(read_factory: SessionFactory, url: str, like: str | None) -> LiveRanke
     first = fitted.read(url, counter, stale=True)
     current = like is None and first is not None and first.key == fitted.key(counter)
     small = trust.papers_counted(counter.shape)[0] <= SMALL_LIBRARY
-    patience = None if small else SETTLE_SECONDS
+    waits = None if small else patience
     ranker = LiveRanker(
-        read_factory, url, None if like else first, current=current, like=like, patience=patience
+        read_factory,
+        url,
+        None if like else first,
+        current=current,
+        like=like,
+        patience=waits,
+        on_build=on_build,
+        quiet=0.0 if small else quiet,
     )
     if not current:
-        ranker.wait(patience)
+        ranker.wait(waits)
         ranker.fresh()  # the queue is ordered by these scores from the start
     return ranker
