@@ -182,9 +182,11 @@ class LiveRanker:
         return None if ranker is None else ranker.index
 
     def pending(self) -> bool:
-        """True while a fit asked for has not ended (the order will change)."""
+        """True while the index is being loaded or a fit asked for has not ended (the
+        order, or what the index shows, will change); False once a fit failed."""
         with self._lock:
-            return self._wanted > self._done and not self._problem
+            busy = self._wanted > self._done or self._ranker is None
+            return busy and not self._problem
 
     @property
     def loaded(self) -> bool:
