@@ -463,9 +463,13 @@ class Triage:
             return None if paper is None else library.to_record(paper)
 
     def _write(self, pid: int, action: Callable[[Session, Paper], T]) -> T:
-        """Run ``action`` on paper ``pid`` in its own transaction (committed on return)."""
+        """Run ``action`` on paper ``pid`` in its own transaction (committed on return).
+        The paper's collections (people, tags, notes) load when the action reads them,
+        not before (``lazyload``): a status or a priority needs none of them."""
+        from sqlalchemy.orm import lazyload
+
         with self.write_session() as session:
-            paper = session.get(Paper, pid)
+            paper = session.get(Paper, pid, options=[lazyload("*")])
             if paper is None:
                 raise NotFound("that paper was removed meanwhile")
             return action(session, paper)

@@ -218,6 +218,27 @@ class LiveRanker:
             return f"{text} · {what} ({waited:.0f} s; the order catches up)"
         return text
 
+    def refresh(self) -> None:
+        """Ask for a fit (without waiting) when the library's decisions changed since the
+        latest scores (another process decided: ``fitted.key`` of the change counter)."""
+        from readinglist.ranking import fitted
+
+        with self.read_factory() as session:
+            key = fitted.key(fitted.change_counter(session))
+        scores = self._scores
+        if scores is not None and scores.key == key:
+            return
+        with self._lock:
+            if self._wanted == self._done:
+                self._since = time.monotonic()
+            self._wanted += 1
+            self._lock.notify_all()
+
+    def view(self) -> RankerView:
+        """A :class:`RankerView` of this ranker for one more triage run (a page's tab)."""
+        with self._lock:
+            return RankerView(self, self._done)
+
     def close(self) -> None:
         """Ask the thread to stop (it writes nothing after this) and wait a moment for a
         fit's write in progress; never waits for a fit itself."""
@@ -279,6 +300,63 @@ class LiveRanker:
             self._pending -= pending
             self._since = time.monotonic()
             self._lock.notify_all()
+
+
+class RankerView:
+    """One run's handle on a :class:`LiveRanker` shared by several runs (``serve``: one
+    per tab; one index in memory and one fit per decision whatever the tabs): its own
+    :meth:`fresh` (each run re-orders its queue once per fit), the rest the shared
+    ranker's; :meth:`close` leaves the shared ranker to its owner."""
+
+    def __init__(self, live: LiveRanker, applied: int) -> None:
+        self.live = live
+        self._applied = applied
+
+    def decide(self, pid: int, status: str) -> None:
+        """See :meth:`LiveRanker.decide`."""
+        self.live.decide(pid, status)
+
+    def fresh(self) -> bool:
+        """True once for each fit that ended since this run's last call."""
+        live = self.live
+        with live._lock:
+            if live._done > self._applied:
+                self._applied = live._done
+                return True
+            return False
+
+    def order(self, pids: Sequence[int]) -> list[int]:
+        """See :meth:`LiveRanker.order`."""
+        return self.live.order(pids)
+
+    def interest(self, pids: Iterable[int]) -> dict[int, float | None]:
+        """See :meth:`LiveRanker.interest`."""
+        return self.live.interest(pids)
+
+    def why(self, pid: int) -> Any:
+        """See :meth:`LiveRanker.why`."""
+        return self.live.why(pid)
+
+    def learnt_from(self) -> str:
+        """See :meth:`LiveRanker.learnt_from`."""
+        return self.live.learnt_from()
+
+    def pending(self) -> bool:
+        """See :meth:`LiveRanker.pending`."""
+        return self.live.pending()
+
+    @property
+    def loaded(self) -> bool:
+        """See :attr:`LiveRanker.loaded`."""
+        return self.live.loaded
+
+    @property
+    def index(self) -> Index | None:
+        """See :attr:`LiveRanker.index`."""
+        return self.live.index
+
+    def close(self) -> None:
+        """Nothing: the shared ranker is closed by its owner."""
 
 
 def start(

@@ -212,7 +212,9 @@ def page(served: Served) -> Callable[[Request], Awaitable[Response]]:
             acting_for(served.options.reader)
             name = secrets.token_urlsafe(12)
             try:
-                desk = open_desk(served.write, served.read, served.options, served.said)
+                desk = open_desk(
+                    served.write, served.read, served.options, served.said, served.desks.ranker
+                )
             except ReadingListError as err:
                 return HTMLResponse(f"<p>{err}</p>", status_code=400)
             served.desks.add(name, desk)

@@ -45,6 +45,23 @@ QUIET = 0.5
 MAX_DESKS = 16
 
 
+class CountedStatuses(dict[int, str]):
+    """A run's ``{paper id: status}`` (``Triage.status``) that keeps the count of each
+    status as it changes: the progress line of every answer reads the counts instead
+    of counting 10,000s of papers again."""
+
+    def __init__(self, statuses: dict[int, str]) -> None:
+        super().__init__(statuses)
+        self.counts: Counter[str] = Counter(statuses.values())
+
+    def __setitem__(self, pid: int, status: str) -> None:
+        before = self.get(pid)
+        if before is not None:
+            self.counts[before] -= 1
+        self.counts[status] += 1
+        super().__setitem__(pid, status)
+
+
 class NotInList(Conflict):
     """The page named a paper this tab's run does not hold (a page of an older run, a
     forged request): nothing is done, the answer is 409."""
@@ -225,7 +242,8 @@ class Desk:
         skipped since the last wanted one and whether the stopping threshold is met."""
         run = self.run
         statuses = Counter(run.earlier.values())
-        statuses.update(map(run.status.__getitem__, run.queue))  # C speed: 10,000s a key
+        held = run.status
+        statuses.update(held.counts if isinstance(held, CountedStatuses) else held.values())
         total = sum(statuses.values())
         left = statuses["new"]
         threshold = self.options.stop_after
@@ -265,16 +283,19 @@ def _placeholder() -> PaperRecord:
 
 
 def open_desk(
-    write: SessionFactory, read: SessionFactory, options: Options, on_build: Callable[[str], None]
+    write: SessionFactory,
+    read: SessionFactory,
+    options: Options,
+    on_build: Callable[[str], None],
+    shared: SharedRanker,
 ) -> Desk:
     """Start a tab's run over ``options`` (:func:`triage_inbox.open_inbox`, the terminal's
     start) with each decision in its own ``write`` transaction. The interest order is
-    the terminal triage's (``triage_rank.start``): the last fitted scores at once, each
-    fit in a background thread that no request waits for (above
-    ``triage_rank.SMALL_LIBRARY`` papers), its order taken by the next request
-    (:meth:`Desk.catch_up`). ``on_build`` is told before the index is built afresh."""
-    from readinglist import triage_rank
-
+    the terminal triage's (``triage_rank.start``, one for every tab: ``shared``): the
+    last fitted scores at once, each fit in a background thread that no request waits
+    for (above ``triage_rank.SMALL_LIBRARY`` papers), its order taken by the next
+    request (:meth:`Desk.catch_up`). ``on_build`` is told before the index is built
+    afresh."""
     with read() as session:
         inbox = triage_inbox.open_inbox(
             session,
@@ -285,9 +306,7 @@ def open_desk(
         )
     ids, ranker = inbox.ids, None
     if ids and options.order == "interest":
-        ranker = triage_rank.start(
-            read, options.url, options.like, patience=0, on_build=on_build, quiet=QUIET
-        )
+        ranker = shared.view(read, options, on_build)
         ids = ranker.order(ids)
     terminal = PageTerminal()
     run = triage.Triage(
@@ -300,15 +319,48 @@ def open_desk(
         scope=inbox.scope,
     )
     run._load_statuses()  # what Triage.run does first: the statuses and the stopping count
+    run.status = CountedStatuses(run.status)
     return Desk(run, options, terminal)
 
 
+class SharedRanker:
+    """The server's one background ranker (``triage_rank.LiveRanker``), started by the
+    first tab that ranks by interest; each tab gets a ``RankerView`` of it."""
+
+    def __init__(self) -> None:
+        self.live: Any = None
+        self.lock = threading.Lock()
+
+    def view(self, read: SessionFactory, options: Options, on_build: Callable[[str], None]) -> Any:
+        """A view for a new tab: the ranker started (``triage_rank.start``: waits for a
+        first fit of a small library only), or asked to fit again when another process
+        decided since its scores (``LiveRanker.refresh``)."""
+        from readinglist import triage_rank
+
+        with self.lock:
+            if self.live is None:
+                self.live = triage_rank.start(
+                    read, options.url, options.like, patience=0, on_build=on_build, quiet=QUIET
+                )
+            else:
+                self.live.refresh()
+            return self.live.view()
+
+    def close(self) -> None:
+        """Stop its thread (nothing is written after this)."""
+        with self.lock:
+            if self.live is not None:
+                self.live.close()
+
+
 class Desks:
-    """The runs of the open tabs by id (at most :data:`MAX_DESKS`, the oldest dropped)."""
+    """The runs of the open tabs by id (at most :data:`MAX_DESKS`, the oldest dropped)
+    and the ranker they share."""
 
     def __init__(self) -> None:
         self.desks: OrderedDict[str, Desk] = OrderedDict()
         self.lock = threading.Lock()
+        self.ranker = SharedRanker()
 
     def add(self, name: str, desk: Desk) -> None:
         """Keep ``desk`` as ``name``."""
@@ -326,6 +378,7 @@ class Desks:
             self.desks.clear()
         for desk in desks:
             close_ranker(desk)
+        self.ranker.close()
 
     def get(self, name: str) -> Desk:
         """Return the run ``name``; NotFound when it is gone (the page says reload)."""
