@@ -1,7 +1,7 @@
 """``readinglist serve`` at conference scale: a decision's round trip and the first page,
 measured by driving Debian's headless chromium (Playwright), as a person would.
 
-Run: ``.venv/bin/python benchmarks/serve.py [--papers 10000] [--decisions 60]``
+Run: ``.venv/bin/python benchmarks/serve.py [--papers 10000] [--decisions 60] [--pause S]``
 (writes the table to stdout; RESULTS.md keeps the last one). Needs chromium
 (``sh tests/setup-tools.sh``) and ``../shared/data/acl-anthology-2021-06.bib.gz``.
 
@@ -21,7 +21,13 @@ interest (the model is retrained and the rest re-ranked after every decision, as
   (Playwright's key press to the answer's ``data-swaps``). p50 and p95 in ms.
 * **server CPU per decision**: the server process's CPU time (``/proc/PID/stat``) spent
   from one key press to the answer shown: what a decision costs whatever the machine's
-  load (wall-clock figures on a shared machine are not).
+  load (wall-clock figures on a shared machine are not). It includes whatever ran in
+  the background meanwhile (a fit of the interest order, the similar papers' request).
+
+``--pause S`` waits S seconds before each key, as a reader does: the page's fits of the
+interest order (started once decisions pause, ``web.desk.QUIET``) then run between the
+keys and a key may arrive during one. Without it the keys come back to back and the
+fits wait until they stop.
 """
 
 from __future__ import annotations
@@ -107,8 +113,9 @@ def cpu_ms(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
-def measure(url: str, decisions: int) -> dict[str, list[float]]:
-    """Drive the page: three first pages, then ``decisions`` decisions; the timings in ms."""
+def measure(url: str, decisions: int, pause: float = 0.0) -> dict[str, list[float]]:
+    """Drive the page: three first pages, then ``decisions`` decisions, ``pause`` seconds
+    before each; the timings in ms."""
     from playwright.sync_api import sync_playwright
 
     server = Server(url)
@@ -133,6 +140,7 @@ def measure(url: str, decisions: int) -> dict[str, list[float]]:
             page = context.new_page()
             page.goto(server.url, wait_until="load", timeout=120_000)
             for n in range(decisions):
+                time.sleep(pause)
                 spent = cpu_ms(server.process.pid)
                 before = int(page.get_attribute("body", "data-swaps") or 0)
                 start = time.perf_counter()
@@ -156,10 +164,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--papers", type=int, default=10_000)
     parser.add_argument("--decisions", type=int, default=60)
+    parser.add_argument("--pause", type=float, default=0.0, help="seconds before each key")
     args = parser.parse_args()
     url = library(args.papers)
-    found = measure(url, args.decisions)
-    print(f"serve on {args.papers:,} papers (ACL anthology), {args.decisions} decisions:\n")
+    load = os.getloadavg()[0]
+    found = measure(url, args.decisions, args.pause)
+    print(
+        f"serve on {args.papers:,} papers (ACL anthology), {args.decisions} decisions, "
+        f"{args.pause:g} s before each key; load average {load:.1f} before, "
+        f"{os.getloadavg()[0]:.1f} after:\n"
+    )
     print("| measure | n | p50 ms | p95 ms | max ms |")
     print("|---|---:|---:|---:|---:|")
     for name, values in found.items():

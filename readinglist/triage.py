@@ -474,9 +474,13 @@ class Triage:
             return None if paper is None else library.to_record(paper)
 
     def _write(self, pid: int, action: Callable[[Session, Paper], T]) -> T:
-        """Run ``action`` on paper ``pid`` in its own transaction (committed on return)."""
+        """Run ``action`` on paper ``pid`` in its own transaction (committed on return).
+        The paper's collections (people, tags, notes) load when the action reads them,
+        not before (``lazyload``): a status or a priority needs none of them."""
+        from sqlalchemy.orm import lazyload
+
         with self.write_session() as session:
-            paper = session.get(Paper, pid)
+            paper = session.get(Paper, pid, options=[lazyload("*")])
             if paper is None:
                 raise NotFound("that paper was removed meanwhile")
             return action(session, paper)
@@ -521,10 +525,16 @@ class Triage:
             self.queue[self.index + 1 :] = self.ranker.order(rest)
 
     def _rerank(self, pid: int, status: str) -> None:
+        """Tell the ranker of the decision and order the rest of the queue again: at once
+        for a ranker that fits in order, only with newer scores for one fitting in the
+        background (the same scores give the same order; :meth:`_catch_up` takes a fit
+        that ends later)."""
         if self.ranker is not None:
             self.ranker.decide(pid, status)
-            rest = self.queue[self.index + 1 :]
-            self.queue[self.index + 1 :] = self.ranker.order(rest)
+            fresh = getattr(self.ranker, "fresh", None)
+            if fresh is None or fresh():
+                rest = self.queue[self.index + 1 :]
+                self.queue[self.index + 1 :] = self.ranker.order(rest)
 
     def set_priority(self, pid: int, level: str | None) -> None:
         """Set the priority of ``pid``."""

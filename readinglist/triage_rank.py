@@ -91,6 +91,10 @@ class LiveRanker:
             until a decision).
         like: the ``--like`` text, or None; its fits are not written to the cache.
         patience: how long a decision waits for its fit (seconds; None: until it ends).
+        on_build: told (from the thread) before the index is built afresh, or None.
+        quiet: a fit starts only once no decision came for this long (seconds): a
+            reader deciding in quick succession is never slowed by fits in between
+            (``serve``: the page's requests and a fit share one interpreter lock).
     """
 
     def __init__(
@@ -102,8 +106,13 @@ class LiveRanker:
         current: bool,
         like: str | None = None,
         patience: float | None = SETTLE_SECONDS,
+        on_build: Callable[[str], None] | None = None,
+        quiet: float = 0.0,
     ) -> None:
         self.read_factory = read_factory
+        self.on_build = on_build
+        self.quiet = quiet
+        self._last = 0.0  # when the last decision came (time.monotonic)
         self.patience = patience
         self.url = url
         self.like = like
@@ -136,6 +145,7 @@ class LiveRanker:
                 self._since = time.monotonic()
             self._wanted += 1
             self._pending += 1
+            self._last = time.monotonic()
             wanted = self._wanted
             self._lock.notify_all()
             self._lock.wait_for(lambda: self._done >= wanted or bool(self._problem), self.patience)
@@ -176,6 +186,20 @@ class LiveRanker:
         return scores.of_ids(wanted) if scores is not None else dict.fromkeys(wanted)
 
     @property
+    def index(self) -> Index | None:
+        """The library's index (rows streamed from its cache file) once the thread has
+        loaded it, else None (``serve`` shows similar papers from then on)."""
+        ranker = self._ranker
+        return None if ranker is None else ranker.index
+
+    def pending(self) -> bool:
+        """True while the index is being loaded or a fit asked for has not ended (the
+        order, or what the index shows, will change); False once a fit failed."""
+        with self._lock:
+            busy = self._wanted > self._done or self._ranker is None
+            return busy and not self._problem
+
+    @property
     def loaded(self) -> bool:
         """True once the thread has loaded the index (``w`` works from then on)."""
         return self._ranker is not None
@@ -205,6 +229,27 @@ class LiveRanker:
             return f"{text} · {what} ({waited:.0f} s; the order catches up)"
         return text
 
+    def refresh(self) -> None:
+        """Ask for a fit (without waiting) when the library's decisions changed since the
+        latest scores (another process decided: ``fitted.key`` of the change counter)."""
+        from readinglist.ranking import fitted
+
+        with self.read_factory() as session:
+            key = fitted.key(fitted.change_counter(session))
+        scores = self._scores
+        if scores is not None and scores.key == key:
+            return
+        with self._lock:
+            if self._wanted == self._done:
+                self._since = time.monotonic()
+            self._wanted += 1
+            self._lock.notify_all()
+
+    def view(self) -> RankerView:
+        """A :class:`RankerView` of this ranker for one more triage run (a page's tab)."""
+        with self._lock:
+            return RankerView(self, self._done)
+
     def close(self) -> None:
         """Ask the thread to stop (it writes nothing after this) and wait a moment for a
         fit's write in progress; never waits for a fit itself."""
@@ -227,6 +272,11 @@ class LiveRanker:
             while not self._stop.is_set():
                 with self._lock:
                     self._lock.wait_for(lambda: self._wanted > self._done or self._stop.is_set())
+                    while (
+                        not self._stop.is_set()
+                        and (left := self._last + self.quiet - time.monotonic()) > 0
+                    ):
+                        self._lock.wait(left)  # a decision meanwhile: wait on from it
                     request, pending = self._wanted, self._pending
                 if self._stop.is_set():
                     return
@@ -243,7 +293,7 @@ class LiveRanker:
         with self.read_factory() as session:
             # streamed: each fit reads the rows from the cache file a block at a time, so
             # a triage run holds no copy of the library's matrix (tens of MB, not hundreds)
-            index = store.load(session, self.url, streamed=True)
+            index = store.load(session, self.url, streamed=True, on_build=self.on_build)
             ranker = Ranker.of_index(session, index, self.like)
         with self._lock:
             self._ranker = ranker  # ``w`` works from here on
@@ -269,12 +319,79 @@ class LiveRanker:
             self._lock.notify_all()
 
 
-def start(read_factory: SessionFactory, url: str, like: str | None) -> LiveRanker:
+class RankerView:
+    """One run's handle on a :class:`LiveRanker` shared by several runs (``serve``: one
+    per tab; one index in memory and one fit per decision whatever the tabs): its own
+    :meth:`fresh` (each run re-orders its queue once per fit), the rest the shared
+    ranker's; :meth:`close` leaves the shared ranker to its owner."""
+
+    def __init__(self, live: LiveRanker, applied: int) -> None:
+        self.live = live
+        self._applied = applied
+
+    def decide(self, pid: int, status: str) -> None:
+        """See :meth:`LiveRanker.decide`."""
+        self.live.decide(pid, status)
+
+    def fresh(self) -> bool:
+        """True once for each fit that ended since this run's last call."""
+        live = self.live
+        with live._lock:
+            if live._done > self._applied:
+                self._applied = live._done
+                return True
+            return False
+
+    def order(self, pids: Sequence[int]) -> list[int]:
+        """See :meth:`LiveRanker.order`."""
+        return self.live.order(pids)
+
+    def interest(self, pids: Iterable[int]) -> dict[int, float | None]:
+        """See :meth:`LiveRanker.interest`."""
+        return self.live.interest(pids)
+
+    def why(self, pid: int) -> Any:
+        """See :meth:`LiveRanker.why`."""
+        return self.live.why(pid)
+
+    def learnt_from(self) -> str:
+        """See :meth:`LiveRanker.learnt_from`."""
+        return self.live.learnt_from()
+
+    def pending(self) -> bool:
+        """See :meth:`LiveRanker.pending`."""
+        return self.live.pending()
+
+    @property
+    def loaded(self) -> bool:
+        """See :attr:`LiveRanker.loaded`."""
+        return self.live.loaded
+
+    @property
+    def index(self) -> Index | None:
+        """See :attr:`LiveRanker.index`."""
+        return self.live.index
+
+    def close(self) -> None:
+        """Nothing: the shared ranker is closed by its owner."""
+
+
+def start(
+    read_factory: SessionFactory,
+    url: str,
+    like: str | None,
+    *,
+    patience: float = SETTLE_SECONDS,
+    on_build: Callable[[str], None] | None = None,
+    quiet: float = 0.0,
+) -> LiveRanker:
     """Return the :class:`LiveRanker` of a triage run: the fitted scores of the library as
     it is when there are (no fit until a decision), else those of an earlier state and a
-    fit started at once, waited for up to :data:`SETTLE_SECONDS` (the whole fit in a
-    library of up to :data:`SMALL_LIBRARY` papers). A ``--like`` run always fits (its
-    scores are not cached)."""
+    fit started at once, waited for up to ``patience`` seconds (the whole fit in a
+    library of up to :data:`SMALL_LIBRARY` papers); each decision waits as long for its
+    fit (``serve`` waits 0: its page polls for the new order). A ``--like`` run always
+    fits (its scores are not cached). ``on_build`` and ``quiet`` (above
+    :data:`SMALL_LIBRARY` papers): see :class:`LiveRanker`."""
     from readinglist.ranking import fitted, trust
 
     with read_factory() as session:
@@ -282,11 +399,18 @@ def start(read_factory: SessionFactory, url: str, like: str | None) -> LiveRanke
     first = fitted.read(url, counter, stale=True)
     current = like is None and first is not None and first.key == fitted.key(counter)
     small = trust.papers_counted(counter.shape)[0] <= SMALL_LIBRARY
-    patience = None if small else SETTLE_SECONDS
+    waits = None if small else patience
     ranker = LiveRanker(
-        read_factory, url, None if like else first, current=current, like=like, patience=patience
+        read_factory,
+        url,
+        None if like else first,
+        current=current,
+        like=like,
+        patience=waits,
+        on_build=on_build,
+        quiet=0.0 if small else quiet,
     )
     if not current:
-        ranker.wait(patience)
+        ranker.wait(waits)
         ranker.fresh()  # the queue is ordered by these scores from the start
     return ranker

@@ -162,3 +162,17 @@ def show(invoke: Any, key: str) -> dict[str, Any]:
     assert result.exit_code == 0, result.stderr
     data: dict[str, Any] = json.loads(result.stdout)
     return data
+
+
+def statuses(url: str, reader: str | None = None) -> dict[int, str]:
+    """Every paper's status for ``reader`` (None: the implicit one), read by the library."""
+    from readinglist import db
+    from readinglist.library import readers
+
+    engine = db.make_engine(url)
+    try:
+        with engine.connect() as conn:
+            ids = [int(i) for i in sql_values(url, "SELECT id FROM papers")]
+            return readers.status_of(conn, ids, reader)
+    finally:
+        engine.dispose()

@@ -190,3 +190,116 @@ def test_the_vendored_files_are_the_pinned_releases() -> None:
     assert sri_sha512(b"") == (
         "sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg=="
     )
+
+
+def _page_state(text: str) -> tuple[str, str, int]:
+    """The CSRF secret, the tab's run and the paper shown, read from a page or fragment."""
+    csrf = re.search(r'name="csrf-token" content="([^"]+)"', text)
+    view = re.search(r'data-view="([^"]+)"', text)
+    paper = re.search(r'id="state"[^>]* data-paper="(\d+)"', text)
+    assert csrf is not None
+    assert view is not None
+    assert paper is not None
+    return csrf.group(1), view.group(1), int(paper.group(1))
+
+
+def test_a_key_for_a_paper_outside_the_list_is_refused(tmp_path: Path) -> None:
+    """A key names the paper it acts on: one the tab's list does not hold (decided before
+    the page opened, or no paper at all) is refused with 409 and nothing is changed;
+    the paper shown is never decided in its place."""
+    from helpers import sql_values, statuses
+
+    url = f"sqlite:///{tmp_path / 'library.db'}"
+    CliRunner().invoke(cli, ["--db", url, "import", str(EXAMPLES / "icml2026-abstracts.txt")])
+    keys = sql_values(url, "SELECT citekey FROM papers ORDER BY id")
+    assert CliRunner().invoke(cli, ["--db", url, "mark", "to-read", keys[-1]]).exit_code == 0
+    decided = sql_values(url, "SELECT id FROM papers WHERE citekey = :k", {"k": keys[-1]})[0]
+    running = Server(url, "--order", "added")
+    try:
+        page = get(running.url)
+        csrf, view, current = _page_state(page.text)
+        with httpx.Client(
+            base_url=running.base,
+            cookies=page.cookies,
+            timeout=TIMEOUT,
+            headers={"X-CSRF-Token": csrf},
+        ) as client:
+            for paper in (str(decided), "999999", "abc"):
+                answer = client.post("/act", data={"view": view, "key": "s", "paper": paper})
+                assert answer.status_code == 409, paper
+                assert "nothing done" in answer.text
+            done = client.post("/act", data={"view": view, "key": "s", "paper": str(current)})
+            assert done.status_code == 200
+    finally:
+        code, err = running.stop()
+    assert code == 0, err
+    found = statuses(url)
+    assert (found[decided], found[current]) == ("to-read", "skipped")
+    assert sum(status != "new" for status in found.values()) == 2
+
+
+def test_similar_papers_come_with_their_own_request(server: Server) -> None:
+    page = get(server.url)
+    _, view, current = _page_state(page.text)
+    assert f'<section id="similar" data-paper="{current}">' in page.text
+    with httpx.Client(base_url=server.base, cookies=page.cookies, timeout=TIMEOUT) as client:
+        found = client.get("/similar", params={"view": view, "paper": str(current)})
+        assert found.status_code == 200
+        assert "<h2>Similar papers</h2>" in found.text
+        gone = client.get("/similar", params={"view": "gone", "paper": str(current)})
+        assert gone.status_code == 409
+
+
+def test_a_wildcard_host_answers_the_machines_own_names(tmp_path: Path) -> None:
+    """``--host 0.0.0.0`` listens on every interface: the page answers at the machine's
+    host name and addresses, and still refuses any other name (DNS rebinding)."""
+    from readinglist.web.security import allowed_hosts, interface_addresses
+
+    url = f"sqlite:///{tmp_path / 'library.db'}"
+    CliRunner().invoke(cli, ["--db", url, "import", str(EXAMPLES / "icml2026-abstracts.txt")])
+    running = Server(url, "--host", "0.0.0.0", "--order", "added")
+    try:
+        port = int(running.base.rstrip("/").rsplit(":", 1)[1])
+        page = f"http://127.0.0.1:{port}/?token={running.token}"
+        for name in (socket.gethostname(), socket.getfqdn(), "localhost"):
+            assert get(page, headers={"Host": f"{name}:{port}"}).status_code == 200, name
+        outside = sorted(a for a in interface_addresses() if "." in a and a != "127.0.0.1")
+        for address in outside:  # reached over that interface, as another machine does
+            answer = get(f"http://{address}:{port}/?token={running.token}")
+            assert answer.status_code == 200, address
+        for name in ("evil.example", f"evil.example:{port}", "0.0.0.0"):
+            assert get(page, headers={"Host": name}).status_code == 403, name
+    finally:
+        code, err = running.stop()
+    assert code == 0, err
+    assert f"{socket.gethostname()}:8750" in allowed_hosts("0.0.0.0", 8750)
+    assert f"{socket.gethostname()}:8750" not in allowed_hosts("127.0.0.1", 8750)
+    assert "evil.example:8750" not in allowed_hosts("::", 8750)
+
+
+def test_ctrl_c_stops_with_one_line_even_twice_during_a_request(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT) stops the server with one line and exit 0: also a second one while
+    a request is still open (it is cut short), without an error log or a traceback."""
+    import signal
+    import time
+
+    url = f"sqlite:///{tmp_path / 'library.db'}"
+    CliRunner().invoke(cli, ["--db", url, "import", str(EXAMPLES / "icml2026-abstracts.txt")])
+    running = Server(url, "--order", "added")
+    port = int(running.base.rstrip("/").rsplit(":", 1)[1])
+    csrf = _page_state(get(running.url).text)[0]
+    with socket.create_connection(("127.0.0.1", port)) as open_request:
+        # a POST whose body never ends: the request stays open until the server stops
+        open_request.sendall(
+            f"POST /act HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+            f"Cookie: readinglist_token={running.token}\r\nX-CSRF-Token: {csrf}\r\n"
+            "Content-Length: 100\r\n\r\nkey=".encode()
+        )
+        time.sleep(0.5)
+        running.process.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        code, err = running.stop()  # the second SIGINT
+    assert code == 0, err
+    assert err.count("stopped the server") == 1, err
+    assert "Traceback" not in err
+    assert "ERROR" not in err

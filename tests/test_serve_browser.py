@@ -20,7 +20,7 @@ import pytest
 from browser import Server, launch
 from click.testing import CliRunner
 from conftest import make_database
-from helpers import EXAMPLES, ROOT, sql_values
+from helpers import EXAMPLES, ROOT, sql_values, statuses
 from test_hostile_cli import HOSTILE_RIS as HOSTILE_CONTROLS
 
 from readinglist.cli import cli
@@ -105,20 +105,6 @@ def shown(page: Any) -> int:
     return int(page.get_attribute("#state", "data-paper"))
 
 
-def statuses(url: str, reader: str | None = None) -> dict[int, str]:
-    """Every paper's status for ``reader`` (None: the implicit one), read by the library."""
-    from readinglist import db
-    from readinglist.library import readers
-
-    engine = db.make_engine(url)
-    try:
-        with engine.connect() as conn:
-            ids = [int(i) for i in sql_values(url, "SELECT id FROM papers")]
-            return readers.status_of(conn, ids, reader)
-    finally:
-        engine.dispose()
-
-
 def status_of(url: str, pid: int, reader: str | None = None) -> str:
     return statuses(url, reader)[pid]
 
@@ -138,6 +124,15 @@ def test_triage_by_keyboard_in_chromium(
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(server.url)
     assert page.inner_text("#counts") == "0 of 19 decided, 19 left"
+    # the topics' buttons are in view in a 1300x850 window, above a full list
+    page.set_viewport_size({"width": 1300, "height": 850})
+    press(page, "g")
+    for button in (page.locator("button[data-topic]").last, page.locator("[data-skip-topic]").last):
+        box = button.bounding_box()
+        assert box is not None
+        assert box["y"] >= 0
+        assert box["y"] + box["height"] <= 850
+    page.reload()
     made: list[tuple[int, str]] = []
     expected = {"t": "to-read", "s": "skipped", "r": "reading", "d": "read"}
     for key in "ts":  # the first two decisions, then the README's screenshot
@@ -145,6 +140,8 @@ def test_triage_by_keyboard_in_chromium(
         press(page, key)
         assert status_of(url, pid) == expected[key]
         made.append((pid, expected[key]))
+    # the similar papers of the paper shown come with their own request, after it
+    page.wait_for_selector("#similar h2", state="attached")
     if "sqlite" in url:
         _screenshot(page)
 

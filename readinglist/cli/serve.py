@@ -94,6 +94,7 @@ def serve_command(
         ) from err
     port = sock.getsockname()[1]
     app.engine(create=False)  # a missing library is an error now, not in the page
+    server = None
     try:
         url = _serve_url(address, port)
         server, link = _server(
@@ -110,11 +111,14 @@ def serve_command(
             import webbrowser
 
             webbrowser.open(link)
-        # uvicorn shuts down on Ctrl-C, then raises the signal again: the stop asked for
+        # Ctrl-C stops the server and run returns (web.app.make_server); one that came
+        # before the server listened is a KeyboardInterrupt: the same stop
         with contextlib.suppress(KeyboardInterrupt):
             server.run(sockets=[sock])
     finally:
         sock.close()
+        if server is not None:  # the tabs' background fits write nothing from here on
+            server.config.app.app.state.desks.close()
     render.info("stopped the server")
 
 

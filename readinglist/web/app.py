@@ -32,6 +32,7 @@ from readinglist.web import present
 from readinglist.web.desk import (
     Desk,
     Desks,
+    NotInList,
     Options,
     SessionFactory,
     open_desk,
@@ -97,7 +98,8 @@ def templates() -> Environment:
 
 def desk_values(served: Served, name: str, desk: Desk, message: str = "") -> dict[str, Any]:
     """Return the values of the ``#desk`` fragment: progress, the list, the paper shown
-    with its why and similar papers, the topics, the message."""
+    with its why, the topics, the message (the similar papers come with their own
+    request, :func:`similar_papers`: the next paper is shown without waiting for them)."""
     run = desk.run
     pid = desk.current()
     window = desk.window()
@@ -107,15 +109,6 @@ def desk_values(served: Served, name: str, desk: Desk, message: str = "") -> dic
         shown = [] if pid is None else [pid]
         record = next(iter(iter_listing_records(session, shown, with_notes=True)), None)
         paper = None if record is None or pid is None else present.paper_view(record[1], pid)
-        similar: list[tuple[str, float]] = []
-        if paper is not None and pid is not None:
-            from readinglist.ranking.ranker import similar as similar_to
-
-            found = similar_to(desk.index(session), pid, SIMILAR)
-            from readinglist import triage_inbox
-
-            names = triage_inbox.titles(session, [i for i, _ in found])
-            similar = [(names[i], s) for i, s in found if i in names]
         others = others_wanting(session, [*window, *shown], run.status)
     listed = [
         {
@@ -145,12 +138,53 @@ def desk_values(served: Served, name: str, desk: Desk, message: str = "") -> dic
         "paper": paper,
         "decided": pid is not None and run.decided(pid),
         "why": why,
-        "similar": similar,
         "topics": desk.topics,
         "topic": desk.topic,
         "message": message,
+        "pending": desk.pending(),
         "keys": present.key_help(),
     }
+
+
+def similar_values(served: Served, desk: Desk, pid: int) -> list[tuple[str, float]]:
+    """Return ``[(title, cosine)]`` of the :data:`SIMILAR` papers most like ``pid``
+    (``ranking.ranker.similar``, the ``similar`` command's rule); none while the index
+    is still being loaded (``Desk.index``)."""
+    from readinglist import triage_inbox
+    from readinglist.ranking.ranker import similar as similar_to
+
+    with served.read() as session:
+        index = desk.index(session)
+        if index is None:
+            return []
+        found = similar_to(index, pid, SIMILAR)
+        names = triage_inbox.titles(session, [i for i, _ in found])
+    return [(names[i], s) for i, s in found if i in names]
+
+
+def similar_papers(served: Served) -> Callable[[Request], Awaitable[Response]]:
+    """``GET /similar?view=V&paper=ID``: the similar papers' fragment of the paper the
+    page shows (asked for once it is shown; changes nothing). 409 for a run that is
+    gone or a paper id that is not a number."""
+
+    async def endpoint(request: Request) -> Response:
+        from starlette.concurrency import run_in_threadpool
+
+        form = dict(request.query_params)
+
+        def work() -> Response:
+            acting_for(served.options.reader)
+            try:
+                desk = served.desks.get(form.get("view", ""))
+                pid = paper_id(form)
+            except ReadingListError as err:
+                return PlainTextResponse(str(err), status_code=409)
+            found = [] if pid is None else similar_values(served, desk, pid)
+            return render(served, "similar.html", {"similar": found})
+
+        return await run_in_threadpool(work)
+
+    return endpoint
 
 
 def acting_for(reader: str) -> None:
@@ -178,7 +212,9 @@ def page(served: Served) -> Callable[[Request], Awaitable[Response]]:
             acting_for(served.options.reader)
             name = secrets.token_urlsafe(12)
             try:
-                desk = open_desk(served.write, served.read, served.options, served.said)
+                desk = open_desk(
+                    served.write, served.read, served.options, served.said, served.desks.ranker
+                )
             except ReadingListError as err:
                 return HTMLResponse(f"<p>{err}</p>", status_code=400)
             served.desks.add(name, desk)
@@ -217,10 +253,14 @@ def action(
             with desk.lock:
                 try:
                     message = act(desk, form)
+                except NotInList as err:
+                    return PlainTextResponse(str(err), status_code=409)
                 except ReadingListError as err:
                     message = f"not done: {err}"
                 except DBAPIError as err:  # a lock held too long, a server gone: nothing saved
                     message = f"not done, nothing was saved: the database said {err.orig}"
+                desk.catch_up()
+                desk.message = message
                 return render(served, "desk.html", desk_values(served, name, desk, message))
 
         return await run_in_threadpool(work)
@@ -229,9 +269,14 @@ def action(
 
 
 def paper_id(form: dict[str, str]) -> int | None:
-    """The paper the page showed (``paper``), None when absent or not a number."""
+    """The paper the page showed (``paper``), None when absent or blank (the end of the
+    list); NotInList when it is not a paper id."""
     value = form.get("paper", "")
-    return int(value) if value.isdigit() else None
+    if not value:
+        return None
+    if not value.isdigit():
+        raise NotInList(f"no paper {value!r} in this tab's list: nothing done")
+    return int(value)
 
 
 def create_app(
@@ -273,6 +318,9 @@ def create_app(
             methods=["POST"],
         ),
         Route("/go", action(served, go), methods=["POST"]),
+        Route("/similar", similar_papers(served), methods=["GET"]),
+        # the page asks again while a fit runs: the newer order, the same message
+        Route("/poll", action(served, lambda d, f: d.message), methods=["POST"]),
         Route("/why", action(served, toggle_why), methods=["POST"]),
         Route(
             "/topics",
@@ -287,7 +335,9 @@ def create_app(
         ),
         Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static"),
     ]
-    return Guard(Starlette(routes=routes), keys, allowed_hosts(host, port))
+    inner = Starlette(routes=routes)
+    inner.state.desks = served.desks  # closed when the server stops (cli/serve.py)
+    return Guard(inner, keys, allowed_hosts(host, port))
 
 
 def _topics_message(topics: list[Any]) -> str:
@@ -296,10 +346,39 @@ def _topics_message(topics: list[Any]) -> str:
 
 def make_server(asgi: Any) -> Any:
     """Return the uvicorn server of ``asgi`` (run it with ``.run(sockets=[...])``): no
-    access log, no lifespan events, at most 2 s to finish open requests on Ctrl-C."""
+    access log, no lifespan events, at most 2 s to finish open requests on Ctrl-C.
+
+    Ctrl-C (SIGINT) or SIGTERM stops it and ``run`` returns: the first finishes the open
+    requests, a second stops at once (uvicorn's ``handle_exit``). Unlike
+    ``uvicorn.Server``, the signal is not raised again once it stopped: that made
+    asyncio's own Ctrl-C handler raise KeyboardInterrupt into requests still open (a
+    traceback on the terminal) and left the command's ending to a late exception. The
+    requests a second Ctrl-C cuts short are cancelled without uvicorn's error log."""
+    import contextlib
+    import logging
+    import signal
+    from collections.abc import Iterator
+    from types import FrameType
+
     import uvicorn
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            super().handle_exit(sig, frame)
+            if self.force_exit:  # the open requests are cancelled: asked for, no error
+                logging.getLogger("uvicorn.error").setLevel(logging.CRITICAL)
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            signals = (signal.SIGINT, signal.SIGTERM)
+            before = {sig: signal.signal(sig, self.handle_exit) for sig in signals}
+            try:
+                yield
+            finally:
+                for sig, handler in before.items():
+                    signal.signal(sig, handler)
 
     config = uvicorn.Config(
         asgi, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
     )
-    return uvicorn.Server(config)
+    return Server(config)

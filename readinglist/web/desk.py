@@ -23,7 +23,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from readinglist import library, triage, triage_inbox
-from readinglist.errors import NotFound, UsageError
+from readinglist.errors import Conflict, NotFound, UsageError
 from readinglist.models import Paper
 from readinglist.records import PaperRecord
 from readinglist.text import counted
@@ -37,8 +37,34 @@ PRESSED = frozenset({*triage.STATUS_KEYS, *triage.PRIORITY_KEYS, "a", "n", "e", 
 MOVES = frozenset({*triage.NEXT_KEYS, *triage.BACK_KEYS})
 #: How many papers of the queue the list shows from the current one.
 LIST_SIZE = 40
+#: A fit of a large library starts once no decision came for this long (seconds):
+#: decisions in quick succession do not share the interpreter with a fit
+#: (``triage_rank.LiveRanker``); the page asks for the new order a second later.
+QUIET = 0.5
 #: Tabs kept at once; the oldest run is dropped (a reload starts a new one anyway).
 MAX_DESKS = 16
+
+
+class CountedStatuses(dict[int, str]):
+    """A run's ``{paper id: status}`` (``Triage.status``) that keeps the count of each
+    status as it changes: the progress line of every answer reads the counts instead
+    of counting 10,000s of papers again."""
+
+    def __init__(self, statuses: dict[int, str]) -> None:
+        super().__init__(statuses)
+        self.counts: Counter[str] = Counter(statuses.values())
+
+    def __setitem__(self, pid: int, status: str) -> None:
+        before = self.get(pid)
+        if before is not None:
+            self.counts[before] -= 1
+        self.counts[status] += 1
+        super().__setitem__(pid, status)
+
+
+class NotInList(Conflict):
+    """The page named a paper this tab's run does not hold (a page of an older run, a
+    forged request): nothing is done, the answer is 409."""
 
 
 class PageTerminal:
@@ -102,6 +128,8 @@ class Desk:
     #: Whether the page shows why the paper has its interest (``w``): computed only
     #: then, as it costs a pass of every model over the library (``Ranker.why``).
     show_why: bool = False
+    #: The message of the last action (a poll shows it again).
+    message: str = ""
 
     # --- acting -----------------------------------------------------------------------
 
@@ -109,12 +137,18 @@ class Desk:
         """Apply ``key`` to paper ``pid`` (the one the page showed; None: the current)
         with ``answer`` for a prompt; return the message for the page.
 
-        UsageError for a key the page does not send."""
+        UsageError for a key the page does not send; :class:`NotInList` when ``pid`` is
+        not a paper of this run (nothing done: a key acts on the paper the page showed,
+        never on another)."""
         run = self.run
-        if pid is not None and pid in run.queue:
-            run.go_to(pid)
         if key not in PRESSED and key not in MOVES:
             raise UsageError(f"unknown key {key!r}")
+        if pid is not None:
+            if pid not in run.queue:
+                raise NotInList(
+                    f"paper {pid} is not in this tab's list (reload the page): nothing done"
+                )
+            run.go_to(pid)
         if run.index >= len(run.queue):
             if key != "u":
                 return "end of the list: u undoes the last decision"
@@ -163,12 +197,27 @@ class Desk:
                 return set(topic.paper_ids)
         return None
 
+    def catch_up(self) -> None:
+        """Order the papers after the current one by the newest fit of the background
+        ranker (``Triage._catch_up``, the terminal loop's step before each screen)."""
+        self.run._catch_up()
+
+    def pending(self) -> bool:
+        """True while a fit of the background ranker is running: the order will change
+        (the page asks again, ``POST /poll``)."""
+        pending = getattr(self.run.ranker, "pending", None)
+        return pending is not None and bool(pending())
+
     # --- what the page shows ---------------------------------------------------------
 
     def index(self, session: Session) -> Any:
-        """The library's tf-idf index (``ranking.store``): the ranker's, else loaded
-        once (from its cache file) for the similar papers."""
-        found = getattr(self.run.ranker, "index", None)
+        """The library's tf-idf index (``ranking.store``): the ranker's (None while its
+        thread still loads it: no similar papers yet), else loaded once (from its cache
+        file) for the similar papers."""
+        ranker = self.run.ranker
+        if ranker is not None and hasattr(ranker, "loaded"):  # triage_rank.LiveRanker
+            return getattr(ranker, "index", None)
+        found = getattr(ranker, "index", None)
         if found is None:
             from readinglist.ranking.store import load
 
@@ -192,7 +241,9 @@ class Desk:
         """Counts for the progress bar: total, decided, left, by status, the papers
         skipped since the last wanted one and whether the stopping threshold is met."""
         run = self.run
-        statuses = Counter([*run.earlier.values(), *(run.status[p] for p in run.queue)])
+        statuses = Counter(run.earlier.values())
+        held = run.status
+        statuses.update(held.counts if isinstance(held, CountedStatuses) else held.values())
         total = sum(statuses.values())
         left = statuses["new"]
         threshold = self.options.stop_after
@@ -232,47 +283,102 @@ def _placeholder() -> PaperRecord:
 
 
 def open_desk(
-    write: SessionFactory, read: SessionFactory, options: Options, on_build: Callable[[str], None]
+    write: SessionFactory,
+    read: SessionFactory,
+    options: Options,
+    on_build: Callable[[str], None],
+    shared: SharedRanker,
 ) -> Desk:
     """Start a tab's run over ``options`` (:func:`triage_inbox.open_inbox`, the terminal's
-    start) with each decision in its own ``write`` transaction."""
+    start) with each decision in its own ``write`` transaction. The interest order is
+    the terminal triage's (``triage_rank.start``, one for every tab: ``shared``): the
+    last fitted scores at once, each fit in a background thread that no request waits
+    for (above ``triage_rank.SMALL_LIBRARY`` papers), its order taken by the next
+    request (:meth:`Desk.catch_up`). ``on_build`` is told before the index is built
+    afresh."""
     with read() as session:
         inbox = triage_inbox.open_inbox(
             session,
             options.url,
             options.query,
             include_all=options.include_all,
-            order=options.order,
-            like=options.like,
-            on_build=on_build,
+            order="added",  # the interest order: fitted in the background below
         )
+    ids, ranker = inbox.ids, None
+    if ids and options.order == "interest":
+        ranker = shared.view(read, options, on_build)
+        ids = ranker.order(ids)
     terminal = PageTerminal()
     run = triage.Triage(
         write,
-        inbox.ids,
+        ids,
         terminal,
         read_factory=read,
-        ranker=inbox.ranker,
+        ranker=ranker,
         earlier=inbox.earlier,
         scope=inbox.scope,
     )
     run._load_statuses()  # what Triage.run does first: the statuses and the stopping count
+    run.status = CountedStatuses(run.status)
     return Desk(run, options, terminal)
 
 
+class SharedRanker:
+    """The server's one background ranker (``triage_rank.LiveRanker``), started by the
+    first tab that ranks by interest; each tab gets a ``RankerView`` of it."""
+
+    def __init__(self) -> None:
+        self.live: Any = None
+        self.lock = threading.Lock()
+
+    def view(self, read: SessionFactory, options: Options, on_build: Callable[[str], None]) -> Any:
+        """A view for a new tab: the ranker started (``triage_rank.start``: waits for a
+        first fit of a small library only), or asked to fit again when another process
+        decided since its scores (``LiveRanker.refresh``)."""
+        from readinglist import triage_rank
+
+        with self.lock:
+            if self.live is None:
+                self.live = triage_rank.start(
+                    read, options.url, options.like, patience=0, on_build=on_build, quiet=QUIET
+                )
+            else:
+                self.live.refresh()
+            return self.live.view()
+
+    def close(self) -> None:
+        """Stop its thread (nothing is written after this)."""
+        with self.lock:
+            if self.live is not None:
+                self.live.close()
+
+
 class Desks:
-    """The runs of the open tabs by id (at most :data:`MAX_DESKS`, the oldest dropped)."""
+    """The runs of the open tabs by id (at most :data:`MAX_DESKS`, the oldest dropped)
+    and the ranker they share."""
 
     def __init__(self) -> None:
         self.desks: OrderedDict[str, Desk] = OrderedDict()
         self.lock = threading.Lock()
+        self.ranker = SharedRanker()
 
     def add(self, name: str, desk: Desk) -> None:
         """Keep ``desk`` as ``name``."""
         with self.lock:
             self.desks[name] = desk
             while len(self.desks) > MAX_DESKS:
-                self.desks.popitem(last=False)
+                _, dropped = self.desks.popitem(last=False)
+                close_ranker(dropped)
+
+    def close(self) -> None:
+        """Stop every run's background ranker (the server stops): nothing is written
+        after this (``triage_rank.LiveRanker.close``)."""
+        with self.lock:
+            desks = list(self.desks.values())
+            self.desks.clear()
+        for desk in desks:
+            close_ranker(desk)
+        self.ranker.close()
 
     def get(self, name: str) -> Desk:
         """Return the run ``name``; NotFound when it is gone (the page says reload)."""
@@ -281,6 +387,13 @@ class Desks:
         if desk is None:
             raise NotFound("this tab's session has ended (server restarted): reload the page")
         return desk
+
+
+def close_ranker(desk: Desk) -> None:
+    """Stop the background fits of ``desk``'s ranker, if it has any."""
+    close = getattr(desk.run.ranker, "close", None)
+    if close is not None:
+        close()
 
 
 def skip_topic(write: SessionFactory, desk: Desk, label: str) -> str:

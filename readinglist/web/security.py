@@ -7,10 +7,12 @@ does, and for the reasons its security notes give):
   printed address; a request carrying it as ``?token=`` gets it as a cookie
   (``HttpOnly``, ``SameSite=Strict``), later requests carry the cookie. Any request
   with neither is refused with 403.
-- **Host header**: only the names the server was bound to (``127.0.0.1``, ``localhost``,
-  ``[::1]`` or the ``--host`` given), with its port, are answered; anything else is a
-  DNS rebinding attempt and gets 403 (the token alone would not stop a rebound page
-  that learnt it).
+- **Host header**: only the names the server is reachable by, with its port, are
+  answered: ``127.0.0.1``, ``localhost``, ``[::1]``, the ``--host`` given and its
+  addresses, and for a wildcard address (``0.0.0.0``, ``::``: every interface) the
+  machine's host name, its fully qualified name and the addresses of its interfaces
+  (:func:`machine_names`); anything else is a DNS rebinding attempt and gets 403 (the
+  token alone would not stop a rebound page that learnt it).
 - **State changes**: only ``POST``, each with the ``X-CSRF-Token`` header equal to the
   run's CSRF secret, which the page reads from its own ``<meta>`` (another site can
   neither read it nor set the header without a CORS preflight that is never allowed).
@@ -69,11 +71,99 @@ class Secrets:
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(32))
 
 
+WILDCARDS = ("0.0.0.0", "::", "[::]", "")
+
+
+def bracketed(name: str) -> str:
+    """``name`` as a Host header writes it: an IPv6 address in brackets (RFC 3986, 3.2.2)."""
+    return f"[{name}]" if ":" in name and not name.startswith("[") else name
+
+
+def resolved(name: str) -> set[str]:
+    """The addresses ``name`` resolves to (``socket.getaddrinfo``; none when it does not)."""
+    import socket
+
+    try:
+        found = socket.getaddrinfo(name, None)
+    except (OSError, UnicodeError):
+        return set()
+    return {str(info[4][0]).split("%", 1)[0] for info in found}
+
+
+def interface_addresses() -> set[str]:
+    """The addresses of this machine's network interfaces, as far as the standard
+    library tells them: the source address of the default route for IPv4 and IPv6 (a
+    UDP ``connect`` sends nothing), on Linux each interface's IPv4 address
+    (``SIOCGIFADDR``, netdevice(7)) and every IPv6 address (``/proc/net/if_inet6``)."""
+    import socket
+
+    found: set[str] = set()
+    for family, probe in ((socket.AF_INET, "192.0.2.1"), (socket.AF_INET6, "2001:db8::1")):
+        try:
+            with socket.socket(family, socket.SOCK_DGRAM) as udp:
+                udp.connect((probe, 9))
+                found.add(str(udp.getsockname()[0]).split("%", 1)[0])
+        except OSError:
+            pass
+    found |= _linux_addresses()
+    return found
+
+
+def _linux_addresses() -> set[str]:
+    import ipaddress
+    import socket
+    import struct
+    from pathlib import Path
+
+    found: set[str] = set()
+    try:
+        import fcntl
+
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+            for _, name in socket.if_nameindex():
+                try:
+                    packed = fcntl.ioctl(
+                        udp.fileno(), 0x8915, struct.pack("256s", name[:15].encode())
+                    )
+                except OSError:  # an interface without an IPv4 address
+                    continue
+                found.add(socket.inet_ntoa(packed[20:24]))
+    except (ImportError, OSError, AttributeError):
+        pass
+    try:
+        lines = Path("/proc/net/if_inet6").read_text(encoding="ascii").splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        fields = line.split()
+        if fields and len(fields[0]) == 32:
+            found.add(str(ipaddress.IPv6Address(bytes.fromhex(fields[0]))))
+    return found
+
+
+def machine_names() -> set[str]:
+    """The names this machine is reached by over the network: its host name, its fully
+    qualified name, what they resolve to and the addresses of its interfaces."""
+    import socket
+
+    names = {socket.gethostname(), socket.getfqdn()} - {""}
+    found = set(names)
+    for name in names:
+        found |= resolved(name)
+    return found | interface_addresses()
+
+
 def allowed_hosts(host: str, port: int) -> set[str]:
-    """Return the Host header values answered for a server bound to ``host``:``port``
-    (the local names always; the bound name too when it is another)."""
-    names = {*LOCAL_NAMES, host if ":" not in host or host.startswith("[") else f"[{host}]"}
-    return {f"{name}:{port}" for name in names} | ({host} if port == 80 else set())
+    """Return the Host header values answered for a server bound to ``host``:``port``:
+    the local names always; the bound name and its addresses when it is another; for a
+    wildcard address (every interface) :func:`machine_names` too. Each with the port;
+    without it too on port 80 (RFC 9110, 7.2: the default port may be left out)."""
+    bare = host.strip("[]")
+    names = {*LOCAL_NAMES, bare, *resolved(bare)}
+    if bare in WILDCARDS:
+        names |= machine_names()
+    written = {bracketed(n) for n in names if n and n not in WILDCARDS}
+    return {f"{name}:{port}" for name in written} | (written if port == 80 else set())
 
 
 def same(given: str | None, expected: str) -> bool:

@@ -18,14 +18,34 @@
   function state() { return document.getElementById("state"); }
   function shown(id) { var el = document.getElementById(id); return el && !el.hidden; }
 
+  // While the server fits a newer interest order (data-pending), ask for it once the
+  // page has been idle a moment: a key press never waits for a fit.
+  var POLL_MS = 1000;
+  var polling = false;
+  var pollTimer = null;
+
+  function schedulePoll() {
+    if (pollTimer) { clearTimeout(pollTimer); pollTimer = null; }
+    var el = state();
+    if (!el || !el.dataset.pending) { return; }
+    pollTimer = setTimeout(function () {
+      pollTimer = null;
+      if (busy || pending || queued.length) { schedulePoll(); return; }
+      polling = true;
+      post("/poll", {});
+    }, POLL_MS);
+  }
+
   function post(path, values) {
     var all = Object.assign({ view: state().dataset.view }, values);
+    if (pollTimer) { clearTimeout(pollTimer); pollTimer = null; }
     busy = true;
     return htmx.ajax("POST", path, { target: "#desk", swap: "innerHTML", values: all, headers: { "X-CSRF-Token": csrf } })
       .finally(function () {
         busy = false;
+        polling = false;
         var next = queued.shift();
-        if (next) { press(next); }
+        if (next) { press(next); } else { schedulePoll(); }
       });
   }
 
@@ -133,15 +153,32 @@
     if (el.dataset.paper !== undefined && el.tagName === "LI") { post("/go", { paper: el.dataset.paper }); }
   });
 
-  document.addEventListener("htmx:afterSwap", math);
-  // A count of answers shown, for the tests and the benchmark to wait on.
-  document.addEventListener("htmx:afterSettle", function () {
+  // The similar papers of the paper shown: asked for once it is shown (a GET that
+  // changes nothing), so a key's answer never waits for them.
+  function similar() {
+    var box = document.getElementById("similar");
+    if (!box || !box.dataset.paper) { return; }
+    var query = "?view=" + encodeURIComponent(state().dataset.view) + "&paper=" + encodeURIComponent(box.dataset.paper);
+    htmx.ajax("GET", "/similar" + query, { target: "#similar", swap: "innerHTML" });
+  }
+
+  function afterSwap(event) {
+    if (event.detail && event.detail.target && event.detail.target.id === "similar") { return; }
+    math();
+    similar();
+  }
+
+  document.addEventListener("htmx:afterSwap", afterSwap);
+  // A count of answers to keys shown, for the tests and the benchmark to wait on (an
+  // answer to a poll or the similar papers is not one).
+  document.addEventListener("htmx:afterSettle", function (event) {
+    if (polling || (event.detail && event.detail.target && event.detail.target.id !== "desk")) { return; }
     document.body.dataset.roundtrip = (performance.now() - pressedAt).toFixed(1);
     document.body.dataset.swaps = String(Number(document.body.dataset.swaps || 0) + 1);
   });
   document.addEventListener("htmx:responseError", function (event) {
     document.getElementById("message").textContent = event.detail.xhr.responseText || "the server refused";
   });
-  document.addEventListener("DOMContentLoaded", math);
-  if (document.readyState !== "loading") { math(); }
+  document.addEventListener("DOMContentLoaded", function () { math(); similar(); });
+  if (document.readyState !== "loading") { math(); similar(); }
 })();
