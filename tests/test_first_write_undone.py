@@ -4,7 +4,8 @@ The creation of a library belongs to the transaction of the write that created i
 import that rejects every entry, a dry run, or Ctrl-C (SIGINT to a real process) during
 the first import of a library that did not exist leaves no SQLite file, no folder made
 for it and no table on the PostgreSQL server; "created a new library" is said only once
-the write committed.
+the write committed. Ctrl-C in a later long command (a migration of ``db upgrade``
+too) leaves the library as it was.
 """
 
 from __future__ import annotations
@@ -192,3 +193,73 @@ def _library(url: str) -> list[list[str]]:
             ("merge_conflicts", f"{text('paper_id')} || field"),
         )
     ]
+
+
+#: ``readinglist ARGS`` in a real process whose first write statement inside a transaction
+#: (a migration's first DDL) touches the file named by the first argument and then waits:
+#: the test interrupts it there, mid-migration, with a real SIGINT.
+HELD_AT_FIRST_WRITE = """
+import sys, time
+from pathlib import Path
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+
+marker = Path(sys.argv.pop(1))
+WRITES = ("CREATE", "ALTER", "DROP", "INSERT", "UPDATE", "DELETE")
+
+def hold(conn, cursor, statement, *rest):
+    if conn.in_transaction() and statement.lstrip().upper().startswith(WRITES):
+        marker.touch()
+        time.sleep(120)
+
+event.listen(Engine, "after_cursor_execute", hold)
+sys.argv = ["readinglist", *sys.argv[1:]]
+from readinglist.cli import main
+main()
+"""
+
+
+def test_ctrl_c_during_db_upgrade_exits_130_and_leaves_the_old_revision(
+    invoke: Callable[..., Result], db_url: str, tmp_path: Path
+) -> None:
+    """SIGINT to a real ``db upgrade`` process in the middle of a migration (after its
+    first DDL statement): exit 130, one line, the library at its old revision with every
+    row as it was; a later upgrade still works."""
+    from test_migrations_data import table_rows
+
+    from readinglist import db
+
+    source = tmp_path / "a.bib"
+    source.write_text("".join(ENTRY.format(i=i) for i in range(12)), encoding="utf-8")
+    assert invoke("import", str(source)).exit_code == 0
+    assert invoke("mark", "read", "k1").exit_code == 0
+    old = db.KNOWN_REVISIONS[-2]
+    engine = db.make_engine(db_url)
+    try:
+        db.downgrade(engine, old)
+        before = table_rows(engine)
+        marker = tmp_path / "migrating"
+        args = ["--db", db_url, "db", "upgrade"]
+        process = subprocess.Popen(
+            [sys.executable, "-c", HELD_AT_FIRST_WRITE, str(marker), *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 120
+        while not marker.exists() and process.poll() is None:
+            assert time.monotonic() < deadline, "the upgrade never started migrating"
+            time.sleep(0.02)
+        assert process.poll() is None, process.communicate()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=120)
+        assert (process.returncode, out) == (130, "")
+        assert err == "Interrupted: nothing was changed; the library is unchanged\n"
+        with engine.connect() as conn:
+            assert db.current_revision(conn) == old
+        assert table_rows(engine) == before
+    finally:
+        engine.dispose()
+    result = invoke("db", "upgrade")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.endswith(f"database upgraded from {old} to {db.HEAD}\n")
