@@ -250,3 +250,39 @@ def test_the_live_ranker_fits_on_the_runs_reader_and_keeps_their_own_fit(
     assert anas != mine
     assert anas.name.endswith(".interest-ana.npz")
     assert anas.exists()
+
+
+def test_the_first_papers_of_a_limit_are_those_of_the_whole_order(
+    filled: Callable[..., Any], db_url: str
+) -> None:
+    """``list --sort interest --limit N`` without a query reads only the best-scored
+    papers (``fitted.first_papers``): the first N of the whole order, forward and
+    reversed, on both databases, also when scores tie (every score equal)."""
+    from sqlalchemy import text as sql
+
+    from readinglist import db
+    from readinglist.ranking import fitted
+
+    def first(*args: str) -> list[str]:
+        result = filled("list", "-k", "--sort", "interest", *args)
+        assert result.exit_code == 0, result.stderr
+        return result.stdout.split()
+
+    assert filled("mark", "to-read", "rl0", "bio1").exit_code == 0
+    assert filled("mark", "skipped", "bio0").exit_code == 0
+    every = first()
+    for limit in (1, 3, 11):
+        assert first("--limit", str(limit)) == every[:limit]
+        assert first("--limit", str(limit), "--reverse") == every[::-1][:limit]
+    engine = db.make_engine(db_url)
+    with db.connection_scope(engine) as connection:
+        found = fitted.read(db_url, fitted.change_counter(connection))
+        assert found is not None
+        tied = fitted.Fitted(found.key, found.ids, np.zeros(len(found.ids)), found.learnt)
+        order = "SELECT id FROM papers ORDER BY added_at, id"
+        ids = [int(p) for p in connection.execute(sql(order)).scalars()]
+        whole = tied.order(ids)
+        assert fitted.first_papers(connection, tied, 5) == whole[:5]
+        assert fitted.first_papers(connection, tied, 5, reverse=True) == whole[::-1][:5]
+        assert fitted.first_papers(connection, found, len(ids)) is None  # all of them: no cut
+    engine.dispose()
