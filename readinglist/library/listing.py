@@ -194,7 +194,9 @@ def export_outline(
 
 
 def triage_queue(session: Executor, query_text: str = "", *, only_new: bool = True) -> list[int]:
-    """Return the ids of the papers ``triage`` walks, oldest import first (then file order).
+    """Return the ids of the papers ``triage`` walks, oldest import first (then file order:
+    the id), ordered by the database over the whole library, in Python over a query's
+    papers (read in chunks of ids).
 
     Those ``query_text`` selects (every paper when blank), limited to status ``new``
     when ``only_new``. Raises InvalidQuery for a bad query.
@@ -202,15 +204,15 @@ def triage_queue(session: Executor, query_text: str = "", *, only_new: bool = Tr
     stmt = select(PAPERS.c.id, PAPERS.c.added_at)
     if only_new:
         stmt = stmt.where(decided.status_in(["new"]))
-    if not query_text.strip():
-        rows = session.execute(stmt).all()
-    else:
-        from readinglist import query
+    if not query_text.strip():  # ordered by the database: no timestamp made per row
+        ordered = stmt.with_only_columns(PAPERS.c.id).order_by(PAPERS.c.added_at, PAPERS.c.id)
+        return [int(pid) for pid in session.execute(ordered).scalars()]
+    from readinglist import query
 
-        ids = query.paper_ids(session, query_text)
-        rows = []
-        for start in range(0, len(ids), CHUNK):
-            rows.extend(session.execute(stmt.where(PAPERS.c.id.in_(ids[start : start + CHUNK]))))
+    ids = query.paper_ids(session, query_text)
+    rows: list[Any] = []
+    for start in range(0, len(ids), CHUNK):
+        rows.extend(session.execute(stmt.where(PAPERS.c.id.in_(ids[start : start + CHUNK]))))
     return [int(pid) for pid, _ in sorted(rows, key=lambda r: (r[1], r[0]))]
 
 
