@@ -14,7 +14,8 @@ interest (the model is retrained and the rest re-ranked after every decision, as
 * **first page**: from ``page.goto`` of the printed address (the token) to the load
   event of the whole page (``performance`` navigation entry: ``loadEventEnd``), the
   first tab's run opened (the queue read and ranked); the server started just before,
-  the interest index read from its cache. Three runs, each a new browser tab.
+  the interest index read from its cache. Three runs, each a new browser tab; and the
+  server process's CPU time meanwhile (the first one starts the background ranker).
 * **round trip**: key press -> decision saved -> next paper shown, timed in the page
   (``performance.now()`` at the key press and after htmx settled the answer:
   ``data-roundtrip``), ``t`` and ``s`` alternating; and the same seen from the driver
@@ -121,6 +122,7 @@ def measure(url: str, decisions: int, pause: float = 0.0) -> dict[str, list[floa
     server = Server(url)
     found: dict[str, list[float]] = {
         "first page": [],
+        "server CPU per first page": [],
         "round trip (page)": [],
         "round trip (driver)": [],
         "server CPU per decision": [],
@@ -130,7 +132,9 @@ def measure(url: str, decisions: int, pause: float = 0.0) -> dict[str, list[floa
             context = launch(playwright, Path(data))
             for _ in range(3):
                 page = context.new_page()
+                spent = cpu_ms(server.process.pid)
                 page.goto(server.url, wait_until="load", timeout=120_000)
+                found["server CPU per first page"].append(cpu_ms(server.process.pid) - spent)
                 found["first page"].append(
                     page.evaluate(
                         "() => performance.getEntriesByType('navigation')[0].loadEventEnd"

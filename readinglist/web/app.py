@@ -292,6 +292,8 @@ def create_app(
     """Return the ASGI application of ``serve`` behind :class:`.security.Guard`, for a
     server bound to ``host``:``port``; ``said`` tells the terminal (an index rebuilt)."""
     served = Served(write, read, options, keys, Desks(), templates(), said)
+    for name in ("page.html", "desk.html", "similar.html"):  # compiled now, not on a page
+        served.templates.get_template(name)
 
     def go(desk: Desk, form: dict[str, str]) -> str:
         pid = paper_id(form)

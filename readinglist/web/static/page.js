@@ -21,7 +21,6 @@
   // While the server fits a newer interest order (data-pending), ask for it once the
   // page has been idle a moment: a key press never waits for a fit.
   var POLL_MS = 1000;
-  var polling = false;
   var pollTimer = null;
 
   function schedulePoll() {
@@ -31,7 +30,6 @@
     pollTimer = setTimeout(function () {
       pollTimer = null;
       if (busy || pending || queued.length) { schedulePoll(); return; }
-      polling = true;
       post("/poll", {});
     }, POLL_MS);
   }
@@ -43,9 +41,9 @@
     return htmx.ajax("POST", path, { target: "#desk", swap: "innerHTML", values: all, headers: { "X-CSRF-Token": csrf } })
       .finally(function () {
         busy = false;
-        polling = false;
         var next = queued.shift();
-        if (next) { press(next); } else { schedulePoll(); }
+        // a key pressed while the page waited: its round trip counts from its press
+        if (next) { var at = pressedAt; press(next); pressedAt = at; } else { schedulePoll(); }
       });
   }
 
@@ -171,14 +169,21 @@
   document.addEventListener("htmx:afterSwap", afterSwap);
   // A count of answers to keys shown, for the tests and the benchmark to wait on (an
   // answer to a poll or the similar papers is not one).
+  // (The answer's path, not a flag: htmx settles an answer after its promise resolved.)
+  function requestPath(event) {
+    var detail = event.detail || {};
+    return (detail.pathInfo && detail.pathInfo.requestPath) || (detail.requestConfig && detail.requestConfig.path) || "";
+  }
   document.addEventListener("htmx:afterSettle", function (event) {
-    if (polling || (event.detail && event.detail.target && event.detail.target.id !== "desk")) { return; }
+    var path = requestPath(event);
+    if (path.indexOf("/poll") === 0 || path.indexOf("/similar") === 0) { return; }
+    if (event.detail && event.detail.target && event.detail.target.id !== "desk") { return; }
     document.body.dataset.roundtrip = (performance.now() - pressedAt).toFixed(1);
     document.body.dataset.swaps = String(Number(document.body.dataset.swaps || 0) + 1);
   });
   document.addEventListener("htmx:responseError", function (event) {
     document.getElementById("message").textContent = event.detail.xhr.responseText || "the server refused";
   });
-  document.addEventListener("DOMContentLoaded", function () { math(); similar(); });
-  if (document.readyState !== "loading") { math(); similar(); }
+  function start() { math(); similar(); schedulePoll(); }
+  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", start); } else { start(); }
 })();
