@@ -157,12 +157,31 @@ def many_papers(invoke: Callable[..., Any], tmp_path: Path, count: int = 5000) -
     assert invoke("list", "-k").output.count("\n") == count
 
 
-def test_listing_5000_papers_streams_in_bounded_memory(
-    invoke: Callable[..., Any], db_url: str, tmp_path: Path
-) -> None:
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def five_thousand(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """The URL of a library of 5,000 generated papers (:func:`many_papers`), on SQLite,
+    then on PostgreSQL, built once for the tests that only read it (in one xdist group,
+    so one worker builds it)."""
+    from click.testing import CliRunner
+
+    from readinglist.cli import cli
+
+    folder = tmp_path_factory.mktemp("scale")
+    urls = make_database(request.param, request, folder)
+    url = next(urls)
+    runner = CliRunner()
+    many_papers(lambda *args: runner.invoke(cli, ["--db", url, *args]), folder)
+    yield url
+    next(urls, None)
+
+
+@pytest.mark.xdist_group("scale-5000")
+def test_listing_5000_papers_streams_in_bounded_memory(five_thousand: str) -> None:
     """list --json and the table of 5,000 papers allocate a bounded amount: the ids and
     one chunk of records, not every paper (the ORM listing of main took 86 MB more than 10 papers; this takes ~0)."""
-    many_papers(invoke, tmp_path)
+    db_url = five_thousand
     as_json = traced_peak(db_url, "list", "--json")
     table = traced_peak(db_url, "list")
     small = traced_peak(db_url, "list", "--json", "--limit", "10")
@@ -172,13 +191,12 @@ def test_listing_5000_papers_streams_in_bounded_memory(
     assert table - small < 6_000_000, (table, small)
 
 
-def test_exporting_5000_papers_streams_in_bounded_memory(
-    invoke: Callable[..., Any], db_url: str, tmp_path: Path
-) -> None:
+@pytest.mark.xdist_group("scale-5000")
+def test_exporting_5000_papers_streams_in_bounded_memory(five_thousand: str) -> None:
     """export markdown, csl-json and ris of 5,000 papers hold one chunk of records at a
     time (and, for Markdown, a light outline of every paper to group and order them),
     not every record and the whole text (issue 17)."""
-    many_papers(invoke, tmp_path)
+    db_url = five_thousand
     growth: dict[str, int] = {}
     for fmt in ("markdown", "csl-json", "ris"):
         extra = ("--abstracts",) if fmt == "markdown" else ()
