@@ -250,3 +250,30 @@ def test_the_live_ranker_fits_on_the_runs_reader_and_keeps_their_own_fit(
     assert anas != mine
     assert anas.name.endswith(".interest-ana.npz")
     assert anas.exists()
+
+
+def test_views_of_a_shared_ranker_take_each_fit_once_and_fits_wait_for_a_pause(
+    filled: Callable[..., Any], db_url: str, reader: Any
+) -> None:
+    """``serve``'s tabs share one LiveRanker: each tab's view re-orders once per fit
+    (its own ``fresh``); with ``quiet``, a decision's fit starts only once decisions
+    pause, so a decision is answered before any fit of it has ended."""
+    from readinglist import triage_rank
+
+    assert filled("mark", "to-read", "rl0").exit_code == 0
+    live = triage_rank.LiveRanker(reader, db_url, None, current=True, patience=0.0, quiet=0.5)
+    try:
+        one, two = live.view(), live.view()
+        assert live.wait(30)
+        live.decide(1, "skipped")
+        assert live.pending()
+        assert not one.fresh()  # the fit waits for the pause: none has ended yet
+        assert live.wait(60)
+        assert not live.pending()
+        assert (one.fresh(), two.fresh()) == (True, True)
+        assert (one.fresh(), two.fresh()) == (False, False)
+        assert one.index is not None
+        one.close()  # a view leaves the shared ranker running
+        assert live._thread.is_alive()
+    finally:
+        live.close()
