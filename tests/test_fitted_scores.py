@@ -286,3 +286,30 @@ def test_the_first_papers_of_a_limit_are_those_of_the_whole_order(
         assert fitted.first_papers(connection, tied, 5, reverse=True) == whole[::-1][:5]
         assert fitted.first_papers(connection, found, len(ids)) is None  # all of them: no cut
     engine.dispose()
+
+
+def test_views_of_a_shared_ranker_take_each_fit_once_and_fits_wait_for_a_pause(
+    filled: Callable[..., Any], db_url: str, reader: Any
+) -> None:
+    """``serve``'s tabs share one LiveRanker: each tab's view re-orders once per fit
+    (its own ``fresh``); with ``quiet``, a decision's fit starts only once decisions
+    pause, so a decision is answered before any fit of it has ended."""
+    from readinglist import triage_rank
+
+    assert filled("mark", "to-read", "rl0").exit_code == 0
+    live = triage_rank.LiveRanker(reader, db_url, None, current=True, patience=0.0, quiet=0.5)
+    try:
+        one, two = live.view(), live.view()
+        assert live.wait(30)
+        live.decide(1, "skipped")
+        assert live.pending()
+        assert not one.fresh()  # the fit waits for the pause: none has ended yet
+        assert live.wait(60)
+        assert not live.pending()
+        assert (one.fresh(), two.fresh()) == (True, True)
+        assert (one.fresh(), two.fresh()) == (False, False)
+        assert one.index is not None
+        one.close()  # a view leaves the shared ranker running
+        assert live._thread.is_alive()
+    finally:
+        live.close()

@@ -303,3 +303,24 @@ def test_ctrl_c_stops_with_one_line_even_twice_during_a_request(tmp_path: Path) 
     assert err.count("stopped the server") == 1, err
     assert "Traceback" not in err
     assert "ERROR" not in err
+
+
+def test_a_poll_shows_the_new_order_and_the_last_message_again(server: Server) -> None:
+    """The page asks again (``POST /poll``) while a fit runs: the answer is the desk with
+    the order as it is now and the message of the last key, and it changes nothing."""
+    page = get(server.url)
+    csrf, view, current = _page_state(page.text)
+    with httpx.Client(
+        base_url=server.base, cookies=page.cookies, timeout=TIMEOUT, headers={"X-CSRF-Token": csrf}
+    ) as client:
+        done = client.post("/act", data={"view": view, "key": "s", "paper": str(current)})
+        assert done.status_code == 200
+        message = re.search(r'<p id="message" role="status">([^<]*)</p>', done.text)
+        assert message is not None
+        assert message.group(1).endswith(": skipped")
+        again = client.post("/poll", data={"view": view})
+        assert again.status_code == 200
+        assert f'<p id="message" role="status">{message.group(1)}</p>' in again.text
+        assert 'data-pending="' in again.text
+        shown = r'id="state"[^>]* data-paper="(\d*)"'
+        assert re.findall(shown, again.text) == re.findall(shown, done.text)
