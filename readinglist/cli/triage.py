@@ -21,7 +21,7 @@ from readinglist.cli._query import (
 )
 
 if TYPE_CHECKING:
-    from readinglist.triage import Summary
+    from readinglist.triage_run import Summary
 
 
 class ClickTerminal:
