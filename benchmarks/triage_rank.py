@@ -291,6 +291,12 @@ different review by a round or two (one round of 10 records is 0.039 of WSS on D
 0.037 on Sep), and only the whole vectorizer moves all three reviews that were behind.
 One review's spread over seeds is about as large, so the kept row passes the issue's
 bar (mean >= +0.02, none below -0.03) narrowly: Menon is at -0.029.
+benchmarks/screening.py on the committed code (9 x 3, load 11-15) gave the same
+figures, record for record (readinglist 2,745 records screened, mean WSS@95 0.559,
+recall after 10% 0.519; arxiv-sanity-lite 0.503, random 0.009), but without the
+ASReview LAB column: the asreview environment was absent, and the script then dropped
+ASReview even with all 27 orders stored (fixed: stored orders need no install), so
+benchmarks/SCREENING.md still holds session 12's run until it is run again.
 
 Kept: ASReview LAB's vectorizer settings on the product's own document (title twice,
 abstract, authors, venue, tags), so the index still serves `similar`, `topics`, the
