@@ -315,8 +315,9 @@ def main() -> None:
     if args.only:
         reviews = [r for r in reviews if r.name in args.only]
     names = ["readinglist", "ASReview LAB", "arxiv-sanity-lite", "random"]
-    if args.no_asreview or not ASREVIEW.exists():
-        names.remove("ASReview LAB")
+    stored = args.asreview_orders.exists() and not args.fresh_asreview
+    if args.no_asreview or not (ASREVIEW.exists() or stored):
+        names.remove("ASReview LAB")  # the stored orders need no asreview installed
     if args.rankers:
         names = [n for n in names if n in args.rankers]
     runs: dict[str, dict[str, list[Run]]] = {n: {} for n in names}
@@ -336,6 +337,11 @@ def main() -> None:
                     key = f"{review.name} {seed} {prior} {args.asreview_query}"
                     if key in kept:
                         order, args.reused = _truncate(review, kept[key]), args.reused + 1
+                    elif not ASREVIEW.exists():
+                        raise SystemExit(
+                            f"{args.asreview_orders}: no order for {key!r}, and"
+                            f" no {ASREVIEW} to run it (see the docstring)"
+                        )
                     else:
                         order = screen_asreview(review, prior, seed, args.asreview_query)
                         kept[key] = order

@@ -714,10 +714,11 @@ MODEL_LINE = (
 
 @pytest.mark.slow
 def test_interest_order_changes_after_a_skip_in_a_terminal(icml: Path) -> None:
-    """One paper wanted (spar2026): triage in interest order shows ascl2026 first (then
-    correctionplanner2026, pidi2026, reco2026, safeseek2026); skipping ascl2026 re-ranks the
-    rest: the overview ``v`` lists another paper third, where reco2026 was (scores may
-    be negative once a skip makes the model a classifier). Then the new
+    """One paper wanted (spar2026): triage in interest order shows gsfixer2026 first (then
+    dualucod2026, correctionplanner2026, reco2026, pidi2026); skipping gsfixer2026 re-ranks
+    the rest: correctionplanner2026 comes next, not dualucod2026, which the overview ``v``
+    no longer lists third (scores may be negative once a skip makes the model a
+    classifier). Then the new
     keys: ``v`` goes to the third, ``/`` finds SafeSeek, ``a`` completes a tag with
     Tab, ``w`` explains the score; after quitting, ``u`` undoes the skip."""
     import pexpect
@@ -726,14 +727,14 @@ def test_interest_order_changes_after_a_skip_in_a_terminal(icml: Path) -> None:
         subprocess.run([str(BINARY), "--db", str(icml), *args], check=True, capture_output=True)
     child = spawn(icml, "--order", "interest")
     child.expect(CLEAR + r"2/19, 1 to read, 0 skipped\r\n")  # the inbox: all 19
-    child.expect(r"ASCL: Adaptive Safe Context Learning")
+    child.expect(r"GSFixer: a framework designed")
     press(child, "s", r"3/19, 1 to read, 1 skipped\r\n")
     child.expect(r"CorrectionPlanner: an autoregressive planner")
     press(child, "v", r"3/19, 1 to read, 1 skipped\r\nNext papers, highest interest first:\r\n")
     child.expect(r">   1 +-?\d\.\d{3}  CorrectionPlanner: an autoregressive")  # "1 -0.088"
     child.expect(r"\r\n    3 +-?\d\.\d{3}  ([^\r\n…]{1,30})")
     third = child.match.group(1)
-    assert not third.startswith("ReCo")  # re-ranked: reco2026 was third before the skip
+    assert not third.startswith("DualUCOD")  # re-ranked: dualucod2026 was next before the skip
     child.expect(r"number: go to it · \+ next page · q or Enter: back")
     child.send("3")  # a single key, as everywhere in triage: no Enter
     child.expect(
@@ -770,21 +771,21 @@ def test_interest_order_changes_after_a_skip_in_a_terminal(icml: Path) -> None:
     child.close()
     assert child.exitstatus == 0
     assert sql(icml, TAGS_OF, "safeseek2026") == [("rl",), ("robotics",)]
-    assert sql(icml, STATUS_OF, "ascl2026") == [("skipped",)]
+    assert sql(icml, STATUS_OF, "gsfixer2026") == [("skipped",)]
 
     # A new run: u undoes the skip of the earlier run and shows the paper again.
     child = spawn(icml)
     child.expect(CLEAR + r"3/19, 1 to read, 1 skipped\r\n")
     press(child, "u", r"2/19, 1 to read, 0 skipped\r\n")  # one decided now
-    child.expect(r"ASCL: Adaptive Safe Context Learning")
-    child.expect(r"undone: ascl2026 skipped \(decided before this run\)\r\n")
+    child.expect(r"GSFixer: a framework designed")
+    child.expect(r"undone: gsfixer2026 skipped \(decided before this run\)\r\n")
     child.send("q")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
-    assert sql(icml, STATUS_OF, "ascl2026") == [("new",)]
+    assert sql(icml, STATUS_OF, "gsfixer2026") == [("new",)]
     assert sql(icml, STATUS_OF, "spar2026") == [("to-read",)]
-    assert [(old, new) for old, new, _ in history(icml)["ascl2026"]] == [
+    assert [(old, new) for old, new, _ in history(icml)["gsfixer2026"]] == [
         ("new", "skipped"),
         ("skipped", "new"),
     ]

@@ -1,13 +1,17 @@
 """Tf-idf features of papers: the text of each paper and the vectorizer settings.
 
 A paper's document is its title (twice: titles are short and say most), abstract,
-authors, venue and tags, joined by spaces (:func:`document`). The vectorizer follows
-arxiv-sanity-lite's ``compute.py`` (word 1-2-grams, sublinear tf, l2 norm, English
-stop words, accents stripped, tokens starting with a letter) with document-frequency
-bounds that also suit a library of 20 papers (:func:`vectorizer_params`): arxiv-sanity
-keeps terms in 5+ papers and at most 10% of them, which leaves nothing in a small
-list. Author names become one token each (``author_smith_j``) so that a person is a
-feature of their own and "Smith" the author is not "smith" the word.
+authors, venue and tags, joined by spaces (:func:`document`). The vectorizer is ASReview
+LAB's default (ELAS u4, ``asreview/models/models.py``, tuned on the SYNERGY reviews):
+word 1-2-grams, sublinear tf, l2 norm, no stop list, tokens of two or more word
+characters (scikit-learn's default pattern: "5-ht" and "2d" keep their digits), terms
+in at most 95% of the papers, plus accents stripped and at most 2**18 columns
+(:func:`vectorizer_params`). On the nine SYNERGY reviews' real decisions it screens
+fewer records than arxiv-sanity-lite's settings (English stop words, tokens starting
+with a letter, terms in 2+ papers and at most half of them), which the index used
+before: benchmarks/TRIAGE_RANK.md, session 13. Author names become one token each
+(``author_smith_j``) so that a person is a feature of their own and "Smith" the author
+is not "smith" the word.
 
 scikit-learn is imported by :func:`fit` and :func:`transform` when they run, not with
 this module: scoring from a cached index (``list --json``) needs neither (its import
@@ -26,23 +30,25 @@ from scipy import sparse
 from readinglist.ranking import AUTHOR_TOKEN, TAG_TOKEN
 from readinglist.text import latex_to_unicode
 
-#: The token pattern of arxiv-sanity-lite: a word starting with a letter or underscore.
-TOKEN_PATTERN = r"(?u)\b[a-zA-Z_][a-zA-Z0-9_]+\b"
+#: The token pattern of scikit-learn's vectorizers (and so of ASReview LAB's tf-idf):
+#: two or more word characters.
+TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 _NOT_WORD = re.compile(r"[^0-9a-z]+")
 
 
 def vectorizer_params(n_docs: int) -> dict[str, Any]:
     """Return the TfidfVectorizer settings for a library of ``n_docs`` papers.
 
-    Terms must occur in 2 papers (1 below 50 papers) and in at most 50% of them
-    (all below 50 papers); at most 2**18 features, the most frequent kept.
+    ASReview LAB's ELAS u4 settings (see the module docstring): terms in at least one
+    paper and at most 95% of them (all of them below 50 papers); at most 2**18
+    features, the most frequent kept.
     """
     small = n_docs < 50
     return {
         "strip_accents": "unicode",
         "lowercase": True,
         "analyzer": "word",
-        "stop_words": "english",
+        "stop_words": None,
         "token_pattern": TOKEN_PATTERN,
         "ngram_range": (1, 2),
         "max_features": 2**18,
@@ -50,8 +56,8 @@ def vectorizer_params(n_docs: int) -> dict[str, Any]:
         "use_idf": True,
         "smooth_idf": True,
         "sublinear_tf": True,
-        "min_df": 1 if small else 2,
-        "max_df": 1.0 if small else 0.5,
+        "min_df": 1,
+        "max_df": 1.0 if small else 0.95,
         "dtype": np.float32,
     }
 

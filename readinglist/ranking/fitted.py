@@ -39,7 +39,7 @@ from readinglist.config import cache_directory
 from readinglist.tables import DECISIONS, PAPER_TAGS, PAPERS, Executor
 
 #: Bumped when the features or the index cache's contents change (old caches rebuilt).
-VERSION = 3
+VERSION = 4
 #: Bumped when the fitted scores' file changes (old files refitted).
 FITTED_VERSION = 1
 
