@@ -75,11 +75,7 @@ def bibtex_context(session: Executor, ids: Iterable[int]) -> BibtexContext:
     the writer (``formats.bibtex.Writer``) can give each copied entry the macro
     values it was read with, whatever another import or a later block of the same
     file defines (``formats.bibtex.string_offsets``). Identical preambles are
-    written once. A volume an import kept (an untitled ``@proceedings`` heading its file,
-    ``formats.bibtex.inherit``) stays in the preamble only when every paper of ``ids``
-    comes from that import: before other entries it would complete them too
-    (``formats.bibtex.patch.without_volumes``). One query for the batches and one for
-    their papers.
+    written once. One query for the batches and one for their papers.
     """
     # Core statements on the tables: the ORM's mappers are not configured for them.
     connection = connection_of(session)
@@ -98,21 +94,21 @@ def bibtex_context(session: Executor, ids: Iterable[int]) -> BibtexContext:
     if not batches:
         return BibtexContext(None, None)
     wanted = set(ids)
-    rows = connection.execute(
-        select(PAPERS.c.id, PAPERS.c.batch_id).where(PAPERS.c.batch_id.in_([b.id for b in batches]))
-    ).all()
-    used = {batch_id for paper_id, batch_id in rows if paper_id in wanted}
-    alone = len(used) == 1 and len({paper_id for paper_id, _ in rows} & wanted) == len(wanted)
+    used = {
+        batch_id
+        for paper_id, batch_id in connection.execute(
+            select(PAPERS.c.id, PAPERS.c.batch_id).where(
+                PAPERS.c.batch_id.in_([b.id for b in batches])
+            )
+        ).all()
+        if paper_id in wanted
+    }
     parts = tuple((b.id, b.bibtex_strings) for b in batches if b.id in used and b.bibtex_strings)
     preambles = list(
         dict.fromkeys(
             b.bibtex_preamble.strip() for b in batches if b.id in used and b.bibtex_preamble
         )
     )
-    if not alone:  # a volume heading the export would complete others' entries too
-        from readinglist.formats.bibtex.patch import without_volumes
-
-        preambles = [text for text in map(without_volumes, preambles) if text]
     strings = "\n".join(text for _, text in parts)
     return BibtexContext(strings or None, "\n".join(preambles) or None, parts)
 

@@ -11,16 +11,7 @@ and appendix B "Default Inheritance Setup"), which also covers classic BibTeX's
   collection or proceedings parent (``maintitle`` for their ``mv`` forms) and the
   child's ``journaltitle`` for a periodical parent; it is never the child's title;
 * ``@xdata`` entries are data containers, not papers: a child's ``xdata = {a, b}``
-  copies every field of those blocks the child lacks;
-* a ``@proceedings`` entry without a title is a volume (:func:`is_volume`): the data
-  of the proceedings its papers cite, not itself a paper. It is a ``crossref`` parent
-  as any, and when it heads the file (before any other entry) the ``@inproceedings``
-  entries after it that name no parent inherit from it as from one
-  (:func:`implicit_child`). This is the layout of the Proceedings of Machine Learning
-  Research's volume files (``mlresearch/v*``: one ``@Proceedings`` with ``booktitle``,
-  ``year``, ``editor``, ``volume`` ..., then ``@InProceedings`` entries holding only
-  their own title, authors and pages); PMLR's citation exports give each paper those
-  volume fields.
+  copies every field of those blocks the child lacks.
 """
 
 from __future__ import annotations
@@ -98,18 +89,6 @@ def add_xdata(child: Mapping[str, str], blocks: Mapping[str, str]) -> dict[str, 
         if name not in NOT_INHERITED and name not in merged:
             merged[name] = value
     return merged
-
-
-def is_volume(entry_type: str, values: Mapping[str, str]) -> bool:
-    """True for a ``@proceedings`` entry (lower-case ``entry_type``) whose ``values``
-    have no title: the data of a volume, not a paper (module docstring)."""
-    return entry_type == "proceedings" and not values.get("title", "").strip()
-
-
-def implicit_child(entry_type: str, values: Mapping[str, str]) -> bool:
-    """True for an ``@inproceedings`` entry naming no ``crossref`` parent nor ``xdata``:
-    after a volume (:func:`is_volume`), it inherits from that volume."""
-    return entry_type == "inproceedings" and "crossref" not in values and "xdata" not in values
 
 
 #: Entry types that may be a ``crossref`` parent (kept while reading a file).

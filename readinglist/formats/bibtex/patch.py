@@ -55,8 +55,6 @@ _COLUMN_FIELDS: dict[str, tuple[str, ...]] = {
     "keywords": ("keywords",),
     "arxiv": ("eprint", "arxiv", *ARXIV_PREFIX_FIELDS),
 }
-#: A volume (an untitled ``@proceedings``): its key and fields.
-Volume = tuple[str, dict[str, str]]
 #: How many rounds of "read again, replace what differs" a patch may take.
 _ROUNDS = 4
 
@@ -70,56 +68,13 @@ class Patched:
     replaced: frozenset[str]
 
 
-def reread(
-    source_text: str, macros: Mapping[str, str], volume: Volume | None = None
-) -> Parsed | None:
+def reread(source_text: str, macros: Mapping[str, str]) -> Parsed | None:
     """Read ``source_text`` alone with ``macros``; None unless it is one entry. An entry
-    naming a ``crossref`` parent is read too (nothing to inherit from: its own data).
-    ``volume``: the volume (key, fields) read before it, which an ``@inproceedings``
-    entry naming no parent inherits from (:func:`~.inherit.implicit_child`)."""
+    naming a ``crossref`` parent is read too (nothing to inherit from: its own data)."""
     reader = Reader("<source_text>", macros, checks=False)
-    if volume is not None:
-        reader.take_volume(*volume, 0)
     items = [*reader.feed(source_text, 0), *reader.finish()]
     parsed = [item for item in items if isinstance(item, Parsed)]
     return parsed[0] if len(parsed) == 1 else None
-
-
-def volumes_in(preamble: str | None) -> list[Volume]:
-    """The volumes (untitled ``@proceedings``, :func:`~.inherit.is_volume`) among the
-    blocks an import kept to write back as read (``ParseResult.meta["preamble"]``)."""
-    if not preamble or "@" not in preamble:
-        return []
-    reader = Reader("<preamble>", checks=False)
-    for _ in reader.feed(preamble, 0):
-        pass
-    return [(key, fields) for key, fields, _, _, _ in reader.volumes.values()]
-
-
-def without_volumes(preamble: str) -> str:
-    """``preamble`` (blocks an import kept, :func:`volumes_in`) less its volume entries:
-    for an export that mixes the papers of several imports, where a volume heading the
-    file would complete entries that are not its papers. Its papers are then written
-    with the fields they inherited (their text read again without it: :func:`reread`)."""
-    if "@" not in preamble:
-        return preamble
-    reader = Reader("<preamble>", checks=False)
-    for _ in reader.feed(preamble, 0):
-        pass
-    for *_, raw in reader.volumes.values():
-        preamble = preamble.replace(raw, "", 1)
-    return preamble.strip()
-
-
-def volume_of(record: PaperRecord, volumes: list[Volume]) -> Volume | None:
-    """The volume of ``volumes`` that ``record`` inherited from: the first whose fields
-    without a column (``series``, ``volume``, PMLR's ``name`` ...) all appear in the
-    record's as they are; None for none."""
-    for key, fields in volumes:
-        shared = [name for name in fields if name in record.fields]
-        if shared and all(record.fields[name] == fields[name] for name in shared):
-            return key, fields
-    return None
 
 
 def patch_entry(
@@ -130,7 +85,6 @@ def patch_entry(
     again: PaperRecord | None = None,
     stale: frozenset[str] = frozenset(),
     merge: tuple[bool, bool] = (False, False),
-    volume: Volume | None = None,
 ) -> Patched | None:
     """``source`` (``record``'s entry as read, with ``macros`` in effect) with the
     values that must change replaced in place (see the module docstring); None when
@@ -138,8 +92,7 @@ def patch_entry(
     with ``macros`` (its title without LaTeX is kept as written when replaced).
     ``stale``: fields the export writes anew whatever their data
     (:func:`~.copying.stale_fields`); ``merge``: whether tags and notes are merged into
-    ``keywords`` and ``annote`` (as for :func:`~.writer.write`); ``volume``: the
-    volume written before the entry (:func:`reread`)."""
+    ``keywords`` and ``annote`` (as for :func:`~.writer.write`)."""
     try:
         parts = salvage(source)
     except ValueSyntaxError:
@@ -162,7 +115,7 @@ def patch_entry(
         if replaced and generated is None:
             generated = entry_fields(record, dialect, *merge, source=again)
         text = _apply(source, parts, replaced, generated or {}, key, dialect)
-        now = again if text == source and again is not None else _record(text, macros, volume)
+        now = again if text == source and again is not None else _record(text, macros)
         if now is None:
             return None
         differ = _differing(now, record, replaced)
@@ -176,10 +129,8 @@ def patch_entry(
     return None
 
 
-def _record(
-    text: str, macros: Mapping[str, str], volume: Volume | None = None
-) -> PaperRecord | None:
-    parsed = reread(text, macros, volume)
+def _record(text: str, macros: Mapping[str, str]) -> PaperRecord | None:
+    parsed = reread(text, macros)
     return None if parsed is None else parsed.record
 
 

@@ -39,7 +39,6 @@ import logging
 import re
 from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 from bibtexparser.entrypoint import parse_string
 from bibtexparser.model import (
@@ -55,14 +54,7 @@ from bibtexparser.model import (
 from readinglist.formats.bibtex.digest import UNCHECKED, source_check
 from readinglist.formats.bibtex.encode import EscapeReport, escaping_needs
 from readinglist.formats.bibtex.fields import record_from_fields, value_checks
-from readinglist.formats.bibtex.inherit import (
-    PARENT_TYPES,
-    add_xdata,
-    implicit_child,
-    inherit,
-    is_volume,
-    parent_keys,
-)
+from readinglist.formats.bibtex.inherit import PARENT_TYPES, add_xdata, inherit, parent_keys
 from readinglist.formats.bibtex.repair import (
     LIST_FIELDS,
     is_jabref_meta,
@@ -137,11 +129,6 @@ class Reader:
         self.parents: dict[str, tuple[str, dict[str, str]]] = {}
         self.xdata: dict[str, dict[str, str]] = {}
         self.wanted: set[str] = set()
-        #: The volumes read (:func:`~.inherit.is_volume`): folded key -> [key, fields,
-        #: line, papers that inherited from it, text]; ``volume``: the one heading the input.
-        self.volumes: dict[str, list[Any]] = {}
-        self.volume: tuple[str, dict[str, str]] | None = None
-        self.entries_read = 0  # entries other than volumes and @xdata
         self.escapes = EscapeReport(source)
         #: Entries waiting for their parents until :meth:`finish`.
         self.pending: list[tuple[Parsed, dict[str, str], dict[str, str]]] = []
@@ -341,15 +328,6 @@ class Reader:
             if key:
                 self.xdata[key.casefold()] = values
             return
-        if is_volume(entry_type, values):
-            self.take_volume(key, values, line, raw)
-            self.preambles.append(raw)  # kept with the import, written back as read
-            return
-        self.entries_read += 1
-        volume = self.volume if implicit_child(entry_type, values) else None
-        if volume is not None:
-            values = inherit(values, "proceedings", volume[1])
-            self.volumes[volume[0].casefold()][3] += 1
         parsed = Parsed(
             record_from_fields(
                 key or None, entry_type, values, raw, line, strings_read=len(self.definitions)
@@ -366,8 +344,7 @@ class Reader:
             # The macros as they are now: the check is taken with them at the end.
             self.pending.append((parsed, values, dict(self.macros)))
             return
-        # Inherited: no source_check, as for a crossref child (:meth:`finish`).
-        yield parsed if volume is not None else self._finish(parsed, self.macros)
+        yield self._finish(parsed, self.macros)
 
     def _key_problems(self, key: str, entry_type: str, line: int) -> Iterator[ParseProblem]:
         """A missing citation key, or one an earlier entry of the input used."""
@@ -473,16 +450,6 @@ class Reader:
             object.__setattr__(record, "source_check", check)
         return parsed
 
-    def take_volume(self, key: str, values: dict[str, str], line: int, raw: str = "") -> None:
-        """Record ``values`` (an untitled ``@proceedings`` read at ``line``) as a volume and
-        a ``crossref`` parent; the next ``@inproceedings`` inherit from it when it heads
-        the input (PMLR's layout; :func:`~.inherit.implicit_child`), else from none."""
-        first = not self.entries_read and not self.volumes
-        self.volume = (key, values) if first else None
-        self.volumes[key.casefold()] = [key, values, line, 0, raw]
-        if key:
-            self.parents[key.casefold()] = ("proceedings", values)
-
     def finish(self) -> Iterator[Parsed | ParseProblem]:
         """The entries that wait for a ``crossref`` parent or ``xdata`` block, completed
         from them (call once the whole input is read); a missing one is a warning."""
@@ -521,16 +488,6 @@ class Reader:
                 continue
             yield self._finish(parsed, macros)
         self.pending = []
-        for key, _, line, papers, _ in self.volumes.values():
-            yield ParseProblem(
-                f"@proceedings {key or '(no key)'!r} has no title: it is the volume's data, "
-                f"not a paper; its fields filled in {papers} @inproceedings "
-                f"entr{'y' if papers == 1 else 'ies'} after it (as a crossref parent's: "
-                "PMLR's layout); kept with the import and exported as written",
-                self.source,
-                line,
-                "warning",
-            )
         yield from self.escapes.summary()
 
     def _missing(self, record: PaperRecord, link: str, parent: str) -> ParseProblem:
@@ -613,7 +570,7 @@ def read(text: str, source: str = "<stdin>") -> ParseResult:
                 records.append(item.record)
             else:
                 problems.append(item)
-    if reader.pending or reader.volumes:
+    if reader.pending:
         for item in reader.finish():
             if isinstance(item, Parsed):
                 records.append(item.record)

@@ -79,7 +79,7 @@ from readinglist.formats.bibtex.inert import (
     join_may_build_command,
     preamble_offending,
 )
-from readinglist.formats.bibtex.patch import patch_entry, reread, volume_of, volumes_in
+from readinglist.formats.bibtex.patch import patch_entry, reread
 from readinglist.formats.bibtex.reader import Reader, batches
 from readinglist.formats.bibtex.values import (
     MONTH_MACROS,
@@ -218,7 +218,6 @@ class Writer:
         self.keywords = keywords
         self.annote = annote
         self.preamble = preamble
-        self.volumes = volumes_in(preamble)  # what entries after them inherit
         self.strings = _Strings([strings] if not string_parts else [t for _, t in string_parts])
         #: For ``string_parts``, :func:`string_offsets` of them (read once, not twice).
         self.string_offsets = (
@@ -584,8 +583,7 @@ class Writer:
         the macros of ``read``, copied when it reads to the record's data, else the
         entry generated."""
         env = self.strings.env(read)
-        volume = volume_of(record, self.volumes) if self.volumes else None
-        again = reread(source, env, volume)
+        again = reread(source, env)
         if again is not None and needed is not None:
             # Copied as written when every value may be and the data is as read; else
             # only the values that must change are replaced in place (:mod:`.patch`).
@@ -600,7 +598,6 @@ class Writer:
                 again.record,
                 frozenset(names),
                 (self.keywords, self.annote),
-                volume,
             )
             if patched is not None and patched.replaced:
                 # Only the macros the kept values use need their definitions.
