@@ -192,6 +192,11 @@ def _bibtex_source(marks: list[str]) -> str:
     fields), entries joined from pieces that are inert alone (``"\\i" # "nput"`` and a
     ``@string`` macro), hostile preambles, and the targets the other paths complete."""
     blocks = [
+        # An untitled @proceedings heading the file (the layout of PMLR's volume files),
+        # a value joined from inert pieces, and a paper after it that names no parent.
+        '@proceedings{vol0,\n  booktitle = {Proceedings P},\n  year = 2024,\n'
+        '  note = "\\i" # {nput|"touch pwnvol0"}\n}',
+        "@inproceedings{afterv0,\n  title = {After the Volume},\n  author = {Kim, Dae}\n}",
         '@preamble{"\\immediate\\write18{touch pwnpre0}"}',
         '@preamble{"\\i" # "nput{canary.tex}"}',
         '@string{hi = "\\i"}',
