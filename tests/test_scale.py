@@ -162,8 +162,7 @@ def five_thousand(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
     """The URL of a library of 5,000 generated papers (:func:`many_papers`), on SQLite,
-    then on PostgreSQL, built once for the tests that only read it (in one xdist group,
-    so one worker builds it)."""
+    then on PostgreSQL, built once (per xdist worker) for the tests that only read it."""
     from click.testing import CliRunner
 
     from readinglist.cli import cli
@@ -177,7 +176,6 @@ def five_thousand(
     next(urls, None)
 
 
-@pytest.mark.xdist_group("scale-5000")
 def test_listing_5000_papers_streams_in_bounded_memory(five_thousand: str) -> None:
     """list --json and the table of 5,000 papers allocate a bounded amount: the ids and
     one chunk of records, not every paper (the ORM listing of main took 86 MB more than 10 papers; this takes ~0)."""
@@ -191,7 +189,6 @@ def test_listing_5000_papers_streams_in_bounded_memory(five_thousand: str) -> No
     assert table - small < 6_000_000, (table, small)
 
 
-@pytest.mark.xdist_group("scale-5000")
 def test_exporting_5000_papers_streams_in_bounded_memory(five_thousand: str) -> None:
     """export markdown, csl-json and ris of 5,000 papers hold one chunk of records at a
     time (and, for Markdown, a light outline of every paper to group and order them),
