@@ -148,15 +148,25 @@ def record_problem(record: PaperRecord) -> str | None:
 _READER_NAME = re.compile(r"\w[\w.-]*")
 
 
+def fold_reader_name(name: str) -> str:
+    """The folded form of a reader name (``readers.name_folded``): Unicode's
+    NFKC_Casefold (UAX #15 and the Unicode standard, section 3.13: NFKC, case folding,
+    NFKC again), so ``Ana``, ``ana`` and a full-width ``ＡＮＡ`` are one reader."""
+    once = unicodedata.normalize("NFKC", name).casefold()
+    return unicodedata.normalize("NFKC", once)
+
+
 def check_reader_name(value: str) -> str:
     """Return the reader name ``value`` stripped and in Unicode normalization form NFKC
     (UAX #15: a full-width ``Ａｎａ`` or a ligature ``ﬁ`` is written as ``Ana``, ``fi``, so
     a name is one reader whatever keyboard typed it); raise UsageError (exit 2) when it
-    is empty, longer than :data:`MAX_READER` or has other characters than
+    is empty, longer than :data:`MAX_READER` (or its folded form is) or has other characters than
     :data:`_READER_NAME` allows."""
     clean = unicodedata.normalize("NFKC", value).strip()
-    if len(clean) > MAX_READER:
-        raise UsageError(too_long("reader name", len(clean), MAX_READER))
+    # The folded form is stored too (readers.name_folded) and may be longer: "ß" -> "ss".
+    longest = max(len(clean), len(fold_reader_name(clean)))
+    if longest > MAX_READER:
+        raise UsageError(too_long("reader name", longest, MAX_READER))
     if not _READER_NAME.fullmatch(clean):
         raise UsageError(
             f"reader name {clean[:40]!r} is not usable: a letter or digit, then letters, "

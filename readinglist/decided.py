@@ -21,7 +21,6 @@ of a status, served by ``ix_decisions_reader_status``). Writes are
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -40,7 +39,7 @@ from sqlalchemy import (
     select,
 )
 
-from readinglist.bounds import check_reader_name
+from readinglist.bounds import check_reader_name, fold_reader_name
 from readinglist.records import STATUSES, WANTED_STATUSES
 from readinglist.tables import DECISIONS, PAPERS, READERS
 
@@ -70,11 +69,9 @@ def _state() -> _Current:
 
 
 def fold(name: str) -> str:
-    """The folded form of a reader name (``readers.name_folded``): Unicode's
-    NFKC_Casefold (UAX #15 and the Unicode standard, section 3.13: NFKC, case folding,
-    NFKC again), so ``Ana``, ``ana`` and a full-width ``ＡＮＡ`` are one reader."""
-    once = unicodedata.normalize("NFKC", name).casefold()
-    return unicodedata.normalize("NFKC", once)
+    """The folded form of a reader name (``readers.name_folded``):
+    :func:`readinglist.bounds.fold_reader_name`."""
+    return fold_reader_name(name)
 
 
 def use(name: str | None) -> str:

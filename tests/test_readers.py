@@ -332,3 +332,18 @@ def run_sql(db_url: str, sql: str, params: dict[str, object]) -> None:
             conn.execute(text(sql), params)
     finally:
         engine.dispose()
+
+
+def test_a_name_whose_folded_form_is_too_long_is_refused_on_both_databases(
+    invoke, db_url
+) -> None:
+    """``ß`` folds to ``ss``: 33 of them fit the name's 64 characters but not its folded
+    form (``readers.name_folded``, 64 characters on PostgreSQL): a usage error, exit 2,
+    no reader and no traceback (it was a StringDataRightTruncation traceback there)."""
+    three(db_url)
+    result = invoke("--reader", "ß" * 33, "mark", "to-read", "spar2026")
+    assert result.exit_code == 2, result.output
+    assert "reader name of 66 characters" in result.stderr
+    assert "Traceback" not in result.output
+    assert sql_values(db_url, "SELECT name FROM readers") == []
+    assert invoke("--reader", "ß" * 32, "mark", "to-read", "spar2026").exit_code == 0
