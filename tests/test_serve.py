@@ -224,7 +224,7 @@ def test_a_key_for_a_paper_outside_the_list_is_refused(tmp_path: Path) -> None:
             timeout=TIMEOUT,
             headers={"X-CSRF-Token": csrf},
         ) as client:
-            for paper in (str(decided), "999999", "abc"):
+            for paper in (str(decided), "999999", "abc", "\uff11", "9" * 30):
                 answer = client.post("/act", data={"view": view, "key": "s", "paper": paper})
                 assert answer.status_code == 409, paper
                 assert "nothing done" in answer.text
@@ -248,6 +248,10 @@ def test_similar_papers_come_with_their_own_request(server: Server) -> None:
         assert "<h2>Similar papers</h2>" in found.text
         gone = client.get("/similar", params={"view": "gone", "paper": str(current)})
         assert gone.status_code == 409
+        # Not a paper id: 409, never a server error (a 23-digit id overflowed the index).
+        for paper in ("99999999999999999999999", "\uff11", "\u0661", "1" * 5000):
+            wrong = client.get("/similar", params={"view": view, "paper": paper})
+            assert wrong.status_code == 409, paper
 
 
 def test_a_wildcard_host_answers_the_machines_own_names(tmp_path: Path) -> None:

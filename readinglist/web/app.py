@@ -45,6 +45,8 @@ from readinglist.web.security import Guard, Secrets, allowed_hosts
 HERE = Path(__file__).resolve().parent
 #: The ``papers`` columns of a row of the list (``library.listing_rows.iter_listing_records``).
 LIST_COLUMNS = ("id", "citekey", "title", "title_provisional", "year", "venue", "status")
+#: The largest paper id a request may name: SQL's BIGINT (the ids are row ids).
+MAX_PAPER_ID = 2**63 - 1
 #: How many similar papers the paper pane lists.
 SIMILAR = 5
 #: Topics the topic view clusters the run's papers into.
@@ -270,12 +272,14 @@ def action(
 
 def paper_id(form: dict[str, str]) -> int | None:
     """The paper the page showed (``paper``), None when absent or blank (the end of the
-    list); NotInList when it is not a paper id."""
+    list); NotInList when it is not a paper id (ASCII digits, at most
+    :data:`MAX_PAPER_ID`: SQL's BIGINT)."""
     value = form.get("paper", "")
     if not value:
         return None
-    if not value.isdigit():
-        raise NotInList(f"no paper {value!r} in this tab's list: nothing done")
+    # ASCII digits only (str.isdigit also takes "１" and "١"), within a 64-bit row id.
+    if not (value.isascii() and value.isdigit()) or int(value[:20]) > MAX_PAPER_ID:
+        raise NotInList(f"no paper {value[:40]!r} in this tab's list: nothing done")
     return int(value)
 
 
