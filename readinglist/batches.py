@@ -118,7 +118,7 @@ def reasons_to_keep(paper: Paper) -> list[str]:
 def undo_batch(
     session: Session,
     batch_id: int,
-    spare: Callable[[Session, list[str]], None] | None = None,
+    spare: Callable[[Session, dict[str, str]], None] | None = None,
 ) -> UndoReport:
     """Remove the papers import batch ``batch_id`` added, except those worked on since.
 
@@ -129,8 +129,9 @@ def undo_batch(
     adds no paper: its completions are reverted instead (:func:`_undo_resolve`). People left
     without any paper are removed; tags stay. When nothing of the batch remains it is
     marked :data:`UNDONE` (its row stays, so its number is never reused).
-    ``spare``, when given, is shown the keys of the papers about to be removed before
-    anything is; it may raise to refuse the undo (the caller's rule, such as kept
+    ``spare``, when given, is shown the papers about to be removed before anything is:
+    each of their citation keys and aliases (a key they were merged from) mapped to
+    the paper's key; it may raise to refuse the undo (the caller's rule, such as kept
     exports citing them). Raises NotFound (exit 3) for an unknown or already undone batch.
     """
     batch = session.get(ImportBatch, batch_id)
@@ -153,7 +154,12 @@ def undo_batch(
         else:
             doomed.append(paper)
     if spare is not None and doomed:
-        spare(session, [paper.citekey for paper in doomed])
+        names = {
+            name: paper.citekey
+            for paper in doomed
+            for name in (paper.citekey, *(alias.alias for alias in paper.aliases))
+        }
+        spare(session, names)
     people = sorted({pp.person_id for paper in doomed for pp in paper.people})
     report.removed = library.delete_papers(session, doomed)
     # Preprints this import superseded with their published versions: put back.

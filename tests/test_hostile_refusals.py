@@ -116,3 +116,31 @@ def test_force_alone_is_a_usage_error(invoke) -> None:
     result = invoke("import", "--force")
     assert result.exit_code == 2
     assert "--undo BATCH [--force]" in result.stderr
+
+
+def test_undo_refuses_when_a_kept_export_cites_a_paper_by_an_alias(
+    invoke, db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second import of the same DOI under another key merges into the paper and
+    leaves that key as an alias; a document citing the alias cites the paper: undoing
+    the first import would remove it, so it is refused, naming the paper and the alias."""
+    monkeypatch.setenv("READINGLIST_PROFILE_OWNER", "me@desk")
+    first, second = tmp_path / "b1.bib", tmp_path / "b2.bib"
+    first.write_text(
+        "@article{k1, title = {Undo Paper}, author = {Doe, Jane}, year = 2024,"
+        " doi = {10.1234/undo.1}}\n",
+        encoding="utf-8",
+    )
+    second.write_text(first.read_text(encoding="utf-8").replace("{k1,", "{k2,"), encoding="utf-8")
+    assert invoke("import", str(first)).exit_code == 0
+    batch = sql_value(db_url, "SELECT max(id) FROM import_batches")
+    assert invoke("import", str(second)).exit_code == 0
+    assert sql_value(db_url, "SELECT count(*) FROM papers") == 1
+    aux = tmp_path / "main.aux"
+    aux.write_text("\\relax\n\\citation{k2}\n", encoding="utf-8")
+    kept = invoke("export", "bibtex", "--aux", str(aux), "-o", str(tmp_path / "p.bib"), "--keep")
+    assert kept.exit_code == 0, kept.stderr
+    result = invoke("import", "--undo", str(batch))
+    assert result.exit_code == 4, result.output
+    assert "k1 (cited as k2) (cited by kept export 'p.bib')" in result.stderr
+    assert sql_value(db_url, "SELECT count(*) FROM papers") == 1

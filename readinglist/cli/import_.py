@@ -347,8 +347,9 @@ def _batches(
     render.info(summary)
 
 
-def _cited(session: Any, keys: list[str]) -> None:
-    """Refuse (Conflict, exit 4) an undo that would remove ``keys`` a kept ``.aux``
+def _cited(session: Any, keys: dict[str, str]) -> None:
+    """Refuse (Conflict, exit 4) an undo that would remove ``keys`` (citation keys and
+    aliases, each mapped to its paper's key) a kept ``.aux``
     export of this machine cites: its document would lose those references at the next
     refresh. Names each paper and profile; ``--force`` removes them anyway."""
     from readinglist.errors import Conflict
@@ -357,10 +358,16 @@ def _cited(session: Any, keys: list[str]) -> None:
     citing = citing_profiles(session, keys)
     if citing:
         named = "; ".join(
-            f"{', '.join(cited)} (cited by kept export {name!r})" for name, cited in citing
+            f"{', '.join(_as_cited(keys, key) for key in cited)} (cited by kept export {name!r})"
+            for name, cited in citing
         )
         raise Conflict(
             f"not undone: kept exports cite papers of this import: {named}; nothing removed "
             "(--force removes them anyway; the next refresh of those exports warns of the "
             "missing keys)"
         )
+
+
+def _as_cited(keys: dict[str, str], cited: str) -> str:
+    """A paper's key as a refusal names it: ``k1 (cited as k2)`` for an alias."""
+    return keys[cited] if keys[cited] == cited else f"{keys[cited]} (cited as {cited})"
