@@ -264,6 +264,9 @@ def test_a_wildcard_host_answers_the_machines_own_names(tmp_path: Path) -> None:
     running = Server(url, "--host", "0.0.0.0", "--order", "added")
     try:
         port = int(running.base.rstrip("/").rsplit(":", 1)[1])
+        # The address printed is one the page answers at, not 0.0.0.0 (refused below).
+        assert running.base == f"http://{socket.gethostname()}:{port}/"
+        assert get(running.url).status_code == 200
         page = f"http://127.0.0.1:{port}/?token={running.token}"
         for name in (socket.gethostname(), socket.getfqdn(), "localhost"):
             assert get(page, headers={"Host": f"{name}:{port}"}).status_code == 200, name

@@ -123,7 +123,14 @@ def serve_command(
 
 
 def _serve_url(address: str, port: int) -> str:
-    """The page's address without its token."""
+    """The page's address without its token: for a wildcard address (every interface,
+    which no browser can ask for and the Host check refuses) the machine's host name."""
+    from readinglist.web.security import WILDCARDS
+
+    if address.strip("[]") in WILDCARDS:
+        import socket
+
+        address = socket.gethostname() or "127.0.0.1"
     name = f"[{address}]" if ":" in address and not address.startswith("[") else address
     return f"http://{name}:{port}/"
 
