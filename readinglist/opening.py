@@ -146,12 +146,16 @@ def missing_folders(path: Path) -> list[Path]:
     return missing
 
 
+#: Seconds :func:`undo_creation` waits for SQLite's write lock (its own rollback ending).
+UNDO_WAIT = 2.0
+
+
 def undo_creation(engine: Engine, creation: Creation) -> bool:
     """Take back the library a failed or interrupted write created: the creation belongs
     to the transaction that failed, so nothing of it is left: the SQLite file (with its
     ``-wal``/``-shm`` files; a file that existed empty is emptied again) and the folders
     made for it, or the tables on a server. Only a library that is still empty goes, with
-    no other writer on it: SQLite's write lock taken without waiting; PostgreSQL's
+    no other writer on it: SQLite's write lock taken within :data:`UNDO_WAIT`; PostgreSQL's
     ``LOCK TABLE ... NOWAIT`` on every table, dropped in that transaction. Returns True
     when it went; False, keeping it, when another process holds or has filled it. Never
     raises (the command's own error or interruption is the one to report)."""
@@ -169,7 +173,10 @@ def undo_creation(engine: Engine, creation: Creation) -> bool:
 def _undo_sqlite(path: Path, creation: Creation) -> bool:
     import sqlite3
 
-    connection = sqlite3.connect(path, timeout=0, isolation_level=None)
+    # A short wait: the interrupted command's own rollback may still hold the write lock
+    # for a moment (a large first import spilled to the -wal); another process that
+    # holds it longer keeps the library.
+    connection = sqlite3.connect(path, timeout=UNDO_WAIT, isolation_level=None)
     try:
         connection.execute("BEGIN IMMEDIATE")
         names = [

@@ -263,3 +263,28 @@ def test_ctrl_c_during_db_upgrade_exits_130_and_leaves_the_old_revision(
     result = invoke("db", "upgrade")
     assert result.exit_code == 0, result.output
     assert result.stderr.endswith(f"database upgraded from {old} to {db.HEAD}\n")
+
+
+def test_taking_back_a_new_file_waits_for_a_rollback_still_holding_the_lock(
+    tmp_path: Path,
+) -> None:
+    """An interrupted first import may still be rolling back (its write lock held for a
+    moment) when the library it created is taken back: that waits, then removes the
+    file. It kept an empty library and said "in use by another process" before."""
+    import sqlite3
+    import threading
+
+    from sqlalchemy import create_engine
+
+    from readinglist.opening import Creation, undo_creation
+
+    path = tmp_path / "new" / "lib.db"
+    path.parent.mkdir()
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("CREATE TABLE papers (id INTEGER)")
+    holder.execute("BEGIN IMMEDIATE")
+    holder.execute("INSERT INTO papers VALUES (1)")
+    threading.Timer(0.5, lambda: (holder.execute("ROLLBACK"), holder.close())).start()
+    engine = create_engine(f"sqlite:///{path}")
+    assert undo_creation(engine, Creation(str(path), path, False, [path.parent]))
+    assert not path.parent.exists()
