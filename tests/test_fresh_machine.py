@@ -573,3 +573,32 @@ def test_a_run_leaves_nothing_in_the_system_temp_folder(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout
     assert sorted(p.name for p in system.iterdir()) == []
+
+
+def test_a_re_import_of_a_file_with_warnings_says_only_its_summary(
+    invoke: Callable[..., Result], tmp_path: Path
+) -> None:
+    """The warnings of a file (here a bare ``&`` and a value that is not inert markup) are
+    said at its first import; importing it again, unchanged, says one line that counts
+    them (``--verbose`` writes them again)."""
+    source = tmp_path / "warned.bib"
+    source.write_text(
+        "@article{a2020, title = {Cats & Dogs}, author = {Doe, Jane}, year = 2020}\n"
+        "@article{b2020, title = {Bold \\unknowncommand{x}}, author = {Roe, Ann}, year = 2020}\n",
+        encoding="utf-8",
+    )
+    first = invoke("import", str(source))
+    assert first.exit_code == 0, first.output
+    warnings = [line for line in first.stderr.splitlines() if line.startswith("warning:")]
+    assert warnings
+    again = invoke("import", str(source))
+    assert again.exit_code == 0
+    noun = "warning" if len(warnings) == 1 else "warnings"
+    assert again.stderr == (
+        f"{source} (bibtex): 0 added, 0 merged, 2 already present, 0 rejected "
+        f"({len(warnings)} {noun} as before: --verbose)\n"
+    )
+    verbose = invoke("import", "--verbose", str(source))
+    assert [line for line in verbose.stderr.splitlines() if line.startswith("warning:")] == (
+        warnings
+    )

@@ -227,11 +227,15 @@ def _summarize_one(
     verbose: bool = False,
 ) -> None:
     """Write the problems, the look-alikes and the one-line summary of one input to stderr;
-    each merge, new key and merge-history entry with ``verbose``, else their counts."""
+    each merge, new key and merge-history entry with ``verbose``, else their counts.
+    An import that found every paper already present, unchanged, says only its summary
+    line: its warnings were said when the file was first imported (counted in that line;
+    ``verbose`` writes them again)."""
+    unchanged = _nothing_new(report) and not verbose
     for problem in report.problems:
         if problem.severity == "error":
             render.info(f"{problem}: rejected")
-        else:
+        elif not unchanged:
             render.warn(str(problem))
     if verbose:
         _name_each_merge(report)
@@ -272,10 +276,27 @@ def _summarize_one(
             "again with --year (and --venue) to give them one"
         )
     state = "" if written else ", not written"
+    warned = sum(problem.severity != "error" for problem in report.problems) if unchanged else 0
+    said = f" ({counted(warned, 'warning')} as before: --verbose)" if warned else ""
     render.info(
         f"{source} ({fmt}){state}: {len(report.added)} added, {len(report.merged)} merged, "
-        f"{len(report.present) + len(report.skipped)} already present, {report.rejected} rejected"
+        f"{len(report.present) + len(report.skipped)} already present, {report.rejected} "
+        f"rejected{said}"
     )
+
+
+def _nothing_new(report: ImportReport) -> bool:
+    """True when ``report`` added, merged, re-keyed and rejected nothing: every paper of
+    the input was already in the library as it is."""
+    return not (
+        report.added
+        or report.merged
+        or report.rekeyed
+        or report.conflicts
+        or report.rejected
+        or report.candidates
+        or report.vetoed
+    ) and bool(report.present)
 
 
 # --- batches: --list-batches and --undo -------------------------------------------------------

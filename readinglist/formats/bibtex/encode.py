@@ -39,7 +39,14 @@ from readinglist.formats.bibtex.fields import (
 from readinglist.formats.bibtex.inert import is_inert, offending, preamble_offending
 from readinglist.formats.bibtex.values import ValueSyntaxError, matching_brace
 from readinglist.records import LIST_FIELD_PREFIX, ParseProblem, Person
-from readinglist.text import CACHE_SIZE, LATEX_ACCENTS, has_markup, latex_to_unicode, readable
+from readinglist.text import (
+    CACHE_SIZE,
+    LATEX_ACCENTS,
+    counted,
+    has_markup,
+    latex_to_unicode,
+    readable,
+)
 
 Dialect = Literal["bibtex", "biblatex"]
 
@@ -358,7 +365,8 @@ class EscapeReport:
         more = self.as_text - self.NAMED
         if more > 0:
             yield ParseProblem(
-                f"{more} more entries have LaTeX that is not inert markup; exported as "
+                f"{counted(more, 'more entry', 'more entries')} "
+                f"{'has' if more == 1 else 'have'} LaTeX that is not inert markup; exported as "
                 "the text it displays",
                 self.source,
                 None,
