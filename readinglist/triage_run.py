@@ -40,6 +40,8 @@ class Summary:
     stopped: str = ""
     #: True when the run ended by Ctrl-C.
     interrupted: bool = False
+    #: The command that goes on where this run stopped (its reader, options and query).
+    again: str = "readinglist triage"
 
     def describe(self) -> str:
         """Return the one-line summary for stderr: this run's decisions, then the inbox as
@@ -50,5 +52,5 @@ class Summary:
         text = f"triaged {counted(count, 'paper')} in this run" + (f" ({parts})" if parts else "")
         text += f"; inbox: {self.total - self.still_new} of {self.total} decided"
         if self.still_new:
-            text += f", {self.still_new} still new: run `readinglist triage` again to go on"
+            text += f", {self.still_new} still new: run `{self.again}` again to go on"
         return f"{self.stopped}; {text}" if self.stopped else text

@@ -562,7 +562,7 @@ def test_triage_the_example_list_in_a_terminal(icml: Path) -> None:
     child.expect(
         r"triaged 3 papers in this run \(1 read, 1 skipped, 1 to-read\); "
         r"inbox: 3 of 19 decided, 16 still new: "
-        r"run `readinglist triage` again to go on"
+        r"run `readinglist triage --order added` again to go on"
     )
     child.expect(pexpect.EOF)
     child.close()
@@ -1023,3 +1023,23 @@ def test_keys_typed_before_the_first_screen_decide_nothing(icml: Path) -> None:
         check=True,
     )
     assert listed.stdout == ""
+
+
+def test_the_resume_hint_repeats_the_reader_options_and_query() -> None:
+    """The summary's "run ... again" names the command that goes on: the --reader given
+    as an option, --blind, the order and the query (quoted for a shell); a reader set
+    by the environment or the configuration file is not repeated (it still holds)."""
+    from types import SimpleNamespace
+
+    from readinglist.cli.triage import _again
+
+    app: Any = SimpleNamespace(settings=SimpleNamespace(reader="ana"))
+    query = ("title:translation", "neural nets")
+    assert _again(app, query, False, "interest", None, None, True) == (
+        "readinglist --reader ana triage --blind title:translation 'neural nets'"
+    )
+    app.settings.reader = None
+    assert _again(app, (), True, "added", "offline RL", 50, False) == (
+        "readinglist triage --all --order added --like 'offline RL' --stop-after 50"
+    )
+    assert _again(app, (), False, "interest", None, None, False) == "readinglist triage"

@@ -307,7 +307,34 @@ def triage_command(
     )
     with terminal.keys_mode():
         summary = run.run()
+    summary.again = _again(app, query, include_all, order, like, stop_after, blind)
     _report(summary)
+
+
+def _again(
+    app: AppContext,
+    query: tuple[str, ...],
+    include_all: bool,
+    order: str,
+    like: str | None,
+    stop_after: int | None,
+    blind: bool,
+) -> str:
+    """The command line that goes on with this run: its ``--reader`` when given as an
+    option (the environment and configuration file still hold theirs), its options and
+    its query, quoted for a POSIX shell (:func:`shlex.join`)."""
+    import shlex
+
+    words = ["readinglist"]
+    if app.settings.reader:
+        words += ["--reader", app.settings.reader]
+    words.append("triage")
+    words += ["--all"] if include_all else []
+    words += ["--order", order] if order != "interest" else []
+    words += ["--like", like] if like else []
+    words += ["--stop-after", str(stop_after)] if stop_after is not None else []
+    words += ["--blind"] if blind else []
+    return shlex.join([*words, *query])
 
 
 def _report(summary: Summary) -> None:
