@@ -148,6 +148,9 @@ def export_worker(url: str, index: int, stop_file: str, start_at: float) -> dict
     _wait(start_at)
     while not Path(stop_file).exists() or not snapshots:
         code, said, _ = _invoke(runner, url, reader, "export", "markdown", "-o", str(out))
+        if code == 3 and not snapshots and f"no reader {reader!r}" in said:
+            time.sleep(0.05)  # the reader exists from their first decision on: not yet
+            continue
         if code != 0:
             failures.append(f"{reader} export: exit {code}: {said.strip()}")
             continue
