@@ -194,7 +194,7 @@ def _bibtex_source(marks: list[str]) -> str:
     blocks = [
         # An untitled @proceedings heading the file (the layout of PMLR's volume files),
         # a value joined from inert pieces, and a paper after it that names no parent.
-        '@proceedings{vol0,\n  booktitle = {Proceedings P},\n  year = 2024,\n'
+        "@proceedings{vol0,\n  booktitle = {Proceedings P},\n  year = 2024,\n"
         '  note = "\\i" # {nput|"touch pwnvol0"}\n}',
         "@inproceedings{afterv0,\n  title = {After the Volume},\n  author = {Kim, Dae}\n}",
         '@preamble{"\\immediate\\write18{touch pwnpre0}"}',

@@ -642,7 +642,10 @@ def test_undo_and_list_batches_usage_errors(invoke, tmp_path: Path) -> None:
     ):
         result = invoke("import", *args)
         assert result.exit_code == 2, args
-        assert "use --list-batches [--json] or --undo BATCH [--force] alone, without PATHs" in result.stderr
+        assert (
+            "use --list-batches [--json] or --undo BATCH [--force] alone, without PATHs"
+            in result.stderr
+        )
     assert json.loads(invoke("list", "--json").stdout) == []
 
 

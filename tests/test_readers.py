@@ -334,9 +334,7 @@ def run_sql(db_url: str, sql: str, params: dict[str, object]) -> None:
         engine.dispose()
 
 
-def test_a_name_whose_folded_form_is_too_long_is_refused_on_both_databases(
-    invoke, db_url
-) -> None:
+def test_a_name_whose_folded_form_is_too_long_is_refused_on_both_databases(invoke, db_url) -> None:
     """``ß`` folds to ``ss``: 33 of them fit the name's 64 characters but not its folded
     form (``readers.name_folded``, 64 characters on PostgreSQL): a usage error, exit 2,
     no reader and no traceback (it was a StringDataRightTruncation traceback there)."""
