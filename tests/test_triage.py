@@ -682,8 +682,8 @@ def test_ctrl_c_and_ctrl_d_quit_keeping_decisions(icml: Path) -> None:
     child.send("\x03")  # saved, said in one line, and the exit code of an interruption
     child.expect(
         r"\r\nInterrupted: the decisions made so far are saved; triaged 1 paper in this run"
-        r" \(1 to-read\); inbox: 1 of 19 decided, 18 still new: run `readinglist triage`"
-        r" again to go on\r\n"
+        r" \(1 to-read\); inbox: 1 of 19 decided, 18 still new: run `readinglist triage"
+        r" --order added` again to go on\r\n"
     )
     child.expect(pexpect.EOF)
     child.close()

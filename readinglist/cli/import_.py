@@ -228,10 +228,11 @@ def _summarize_one(
 ) -> None:
     """Write the problems, the look-alikes and the one-line summary of one input to stderr;
     each merge, new key and merge-history entry with ``verbose``, else their counts.
-    An import that found every paper already present, unchanged, says only its summary
-    line: its warnings were said when the file was first imported (counted in that line;
+    An import of a bibliography that found every paper already present, unchanged, says
+    only its summary line: its warnings were said when the file was first imported (counted in that line;
     ``verbose`` writes them again)."""
-    unchanged = _nothing_new(report) and not verbose
+    # (A Markdown list's warnings are about this sync's decisions: always said.)
+    unchanged = _nothing_new(report) and not verbose and fmt != "markdown"
     for problem in report.problems:
         if problem.severity == "error":
             render.info(f"{problem}: rejected")

@@ -45,6 +45,7 @@ from readinglist.text import (
     counted,
     has_markup,
     latex_to_unicode,
+    plural,
     readable,
 )
 
@@ -366,7 +367,7 @@ class EscapeReport:
         if more > 0:
             yield ParseProblem(
                 f"{counted(more, 'more entry', 'more entries')} "
-                f"{'has' if more == 1 else 'have'} LaTeX that is not inert markup; exported as "
+                f"{plural(more, 'has', 'have')} LaTeX that is not inert markup; exported as "
                 "the text it displays",
                 self.source,
                 None,
