@@ -94,3 +94,28 @@ def test_duplicates_lists_a_look_alike_the_import_did_not_merge(invoke, tmp_path
     assert [(p["a"], p["b"], p["kind"]) for p in pairs] == [(one, "two2020", "candidate")]
     assert invoke("not-duplicate", one, "two2020").exit_code == 0
     assert json.loads(invoke("duplicates", "--json").stdout) == []
+
+
+def test_duplicates_never_offers_to_merge_two_works_the_import_kept_apart_by_doi(
+    invoke, tmp_path: Path
+) -> None:
+    """A reference manager's export giving two papers one DOI (another work's, pasted by
+    mistake): the import keeps them apart (clearly different titles), and `duplicates`
+    decides alike: a related pair, never a merge at 100 ("same DOI")."""
+    source = tmp_path / "mendeley.bib"
+    source.write_text(
+        "@article{Phruksachart2018,\n  title = {Interest Rate Pass-Through in Small Open "
+        "Economies},\n  author = {Phruksachart, Monchai},\n  year = 2018,\n"
+        "  doi = {10.1016/0191-8869(91)90150-P}\n}\n"
+        "@article{Furnham1991,\n  title = {Personality and Occupational Choice Among "
+        "Adolescents},\n  author = {Furnham, Adrian},\n  year = 1991,\n"
+        "  doi = {10.1016/0191-8869(91)90150-P}\n}\n",
+        encoding="utf-8",
+    )
+    imported = invoke("import", str(source))
+    assert imported.exit_code == 0, imported.output
+    assert "2 added" in imported.stderr
+    pairs = json.loads(invoke("duplicates", "--json").stdout)
+    assert [(p["a"], p["b"], p["kind"]) for p in pairs] == [
+        ("Phruksachart2018", "Furnham1991", "related")
+    ]

@@ -18,7 +18,13 @@ from sqlalchemy.orm import Session
 from readinglist import dedupe, query
 from readinglist.errors import UsageError
 from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
-from readinglist.library.matching import Index, Pool, candidate_of, load_pool
+from readinglist.library.matching import (
+    Index,
+    Pool,
+    candidate_of,
+    identifier_shared_apart,
+    load_pool,
+)
 from readinglist.library.rows import load_papers, to_record
 from readinglist.models import NotDuplicate, Paper
 from readinglist.prepare import prepare_record
@@ -126,8 +132,10 @@ def duplicate_pairs(session: Session, query_text: str = "") -> list[Pair]:
     ids = query.paper_ids(session, query_text)
     papers = load_papers(session, ids)
     pool = Pool()
+    candidates = {paper.id: candidate_of(paper) for paper in papers}
+    records = {paper.id: to_record(paper, with_notes=False) for paper in papers}
     for paper in papers:
-        pool.add(candidate_of(paper), paper.abstract)
+        pool.add(candidates[paper.id], paper.abstract)
     apart = _not_duplicates(session, ids)
     found: dict[tuple[int, int], Pair] = {}
     by_key = {p.id: p.citekey for p in papers}
@@ -149,9 +157,14 @@ def duplicate_pairs(session: Session, query_text: str = "") -> list[Pair]:
         label = "same DOI" if name == "doi" else "same arXiv id"
         for members in groups.values():
             for other in members[1:]:
-                offer(members[0], other, "merge", 100.0, label)
+                if identifier_shared_apart(
+                    candidates[members[0]], records[other], dedupe.first_family(records[other])
+                ):  # as the import decides: listed as related, never to merge
+                    offer(members[0], other, "related", 0.0, f"kept apart: {label}, other work")
+                else:
+                    offer(members[0], other, "merge", 100.0, label)
     for paper in papers:
-        record = to_record(paper, with_notes=False)
+        record = records[paper.id]
         words = search_tokens(paper.abstract) if paper.abstract else []
         tkey = paper.title_key if not paper.title_provisional else None
         result = pool.find(record, words, tkey, exclude=paper.id)

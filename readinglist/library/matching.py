@@ -76,6 +76,22 @@ class Candidate:
     before: dict[str, Any] | None = None
 
 
+def identifier_shared_apart(cand: Candidate, record: PaperRecord, family: str) -> bool:
+    """True when ``record`` and ``cand``, which share a DOI or an arXiv id, are still two
+    works: a shared identifier is strong evidence, not proof (a source giving two papers
+    one DOI): clearly different real titles (``dedupe.titles_conflict``), or different
+    first authors (``family``: the record's first author's folded family name) and
+    different pages (``dedupe.pages_conflict``), keep them apart."""
+    differ = dedupe.titles_conflict(record.title, cand.title) and not (
+        record.title_provisional or cand.values.get("title_provisional")
+    )
+    fields = cand.values.get("fields") or {}
+    return differ or (
+        bool(family and cand.family and family != cand.family)
+        and dedupe.pages_conflict(fields.get("pages"), record.fields.get("pages"))
+    )
+
+
 def veto(cand: Candidate, record: PaperRecord, family: str) -> str | None:
     """Why ``record`` cannot be the paper ``cand`` whatever else they share, or None.
 
@@ -228,18 +244,7 @@ class Index:
             (record.arxiv, self.arxiv, "same arXiv id"),
         ):
             for cand in table.get(ident or "", ()):
-                # A shared identifier is strong evidence, not proof (a source giving two
-                # papers one DOI): clearly different titles, or different first authors
-                # and pages, keep them apart.
-                differ = dedupe.titles_conflict(record.title, cand.title) and not (
-                    record.title_provisional or cand.values.get("title_provisional")
-                )
-                fields = cand.values.get("fields") or {}
-                differ = differ or (
-                    bool(family and cand.family and family != cand.family)
-                    and dedupe.pages_conflict(fields.get("pages"), record.fields.get("pages"))
-                )
-                if differ:
+                if identifier_shared_apart(cand, record, family):
                     conflict = conflict or cand
                 else:
                     return cand, None, what
