@@ -249,7 +249,8 @@ def test_similar_papers_come_with_their_own_request(server: Server) -> None:
         gone = client.get("/similar", params={"view": "gone", "paper": str(current)})
         assert gone.status_code == 409
         # Not a paper id: 409, never a server error (a 23-digit id overflowed the index).
-        for paper in ("99999999999999999999999", "\uff11", "\u0661", "1" * 5000):
+        too_big = "0" * 20 + "99999999999999999999"  # a 20-digit id behind leading zeros
+        for paper in ("99999999999999999999999", "\uff11", "\u0661", "1" * 5000, too_big):
             wrong = client.get("/similar", params={"view": view, "paper": paper})
             assert wrong.status_code == 409, paper
 

@@ -277,10 +277,12 @@ def paper_id(form: dict[str, str]) -> int | None:
     value = form.get("paper", "")
     if not value:
         return None
-    # ASCII digits only (str.isdigit also takes "１" and "١"), within a 64-bit row id.
-    if not (value.isascii() and value.isdigit()) or int(value[:20]) > MAX_PAPER_ID:
+    # ASCII digits only (str.isdigit also takes "１" and "١"), within a 64-bit row id
+    # (leading zeros aside: "000...0123" is 123; at most 19 digits remain to be read).
+    digits = value.lstrip("0") or "0"
+    if not (value.isascii() and value.isdigit()) or len(digits) > 19 or int(digits) > MAX_PAPER_ID:
         raise NotInList(f"no paper {value[:40]!r} in this tab's list: nothing done")
-    return int(value)
+    return int(digits)
 
 
 def create_app(
