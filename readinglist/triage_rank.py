@@ -121,7 +121,8 @@ class LiveRanker:
         self._ranker: Ranker | None = None
         self._wanted = 0 if current else 1  # fits asked for (a count of requests)
         self._done = 0  # the request the last finished fit answered
-        self._applied = 0  # the request of the scores the queue was last ordered by
+        #: The owner's own run (the terminal's triage): :meth:`fresh` is its view's.
+        self._own = RankerView(self, 0)
         self._since = time.monotonic()  # when the oldest unanswered request was made
         self._pending = 0  # decisions since the last finished fit
         self._problem = ""
@@ -166,12 +167,8 @@ class LiveRanker:
 
     def fresh(self) -> bool:
         """True once for each fit that ended since the last call: the rest of the queue
-        should be ordered again."""
-        with self._lock:
-            if self._done > self._applied:
-                self._applied = self._done
-                return True
-            return False
+        should be ordered again (:meth:`RankerView.fresh` of the owner's run)."""
+        return self._own.fresh()
 
     def order(self, pids: Sequence[int]) -> list[int]:
         """Return ``pids`` highest interest first by the latest scores (given order

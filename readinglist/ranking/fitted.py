@@ -243,7 +243,8 @@ def first_papers(
     the first ``limit`` of every paper ordered. None when some paper has no score (the
     fit's paper count, in its :func:`key`, is not the number of scores: those papers
     come last, or first reversed), when ``limit`` is not below the number of scores,
-    when more than ``4 * library.CHUNK`` papers tie, or when a scored paper is gone.
+    when more than ``library._sql.CHUNK`` (500) papers score at least as well as the
+    ``limit``-th (ties), or when a scored paper is gone.
     """
     from readinglist.library._sql import CHUNK
 
