@@ -181,6 +181,14 @@ def arxiv_from_doi(doi: str | None) -> str | None:
     return match.group(1) if match else None
 
 
+def is_web_link(url: str | None) -> bool:
+    """True for an ``http``/``https`` link, the only URLs read as a paper's location
+    (RFC 3986 scheme, compared without case). A ``javascript:``, ``data:`` or
+    ``file:`` URL, or text that is no URL, names no paper: it is never opened, shown as
+    a link, or counted as an identifier."""
+    return url is not None and url.strip().lower().startswith(("https://", "http://"))
+
+
 def is_code_url(url: str) -> bool:
     """True for links to code hosts (GitHub, GitLab, Hugging Face, Bitbucket, Codeberg)."""
     return bool(_CODE_HOSTS.match(url))

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from readinglist.identifiers import is_web_link
 from readinglist.records import PaperRecord
 from readinglist.render import PROVISIONAL_MARK
 from readinglist.text import counted, latex_to_unicode
@@ -72,9 +73,11 @@ def legend(width: int) -> str:
 
 
 def links(record: PaperRecord) -> list[str]:
-    """Return the paper's links, the one ``o`` opens first: URL, DOI, arXiv, code."""
+    """Return the paper's links, the one ``o`` opens first: URL, DOI, arXiv, code. A URL
+    that is no web link (:func:`identifiers.is_web_link`: ``javascript:``, ``file:``) is
+    left out: neither ``o`` nor the page opens it."""
     found = []
-    if record.url:
+    if is_web_link(record.url):
         found.append(record.url)
     if record.doi:
         found.append(f"https://doi.org/{record.doi}")

@@ -44,6 +44,18 @@ def _counts(db_url: str) -> tuple[int, int]:
             "d.ris:5: record with no title and no identifier (DOI, arXiv id, URL): "
             "not a reference: rejected",
         ),
+        (
+            "e.json",
+            '[{"id": "j", "type": "webpage", "URL": "javascript:alert(1)"}]\n',
+            "e.json:1: item with no title and no identifier (DOI, arXiv id, URL): "
+            "not a reference: rejected",
+        ),
+        (
+            "f.ris",
+            "TY  - ELEC\nUR  - file:///etc/passwd\nER  - \n",
+            "f.ris:1: record with no title and no identifier (DOI, arXiv id, URL): "
+            "not a reference: rejected",
+        ),
     ],
 )
 def test_junk_is_refused_naming_file_and_line(

@@ -170,8 +170,20 @@ def test_the_abstract_keeps_its_math_for_katex() -> None:
     assert present.abstract_text(text) == (
         r"With $\alpha_{i}$ and $$\sum_i x$$, naïve Schön \(x^2\) 50%"
     )
-    assert present.safe_url("javascript:alert(1)") is False
-    assert present.safe_url("https://arxiv.org/abs/2401.00001") is True
+
+
+def test_only_web_links_are_links() -> None:
+    from readinglist.identifiers import is_web_link
+    from readinglist.records import PaperRecord
+    from readinglist.triage_view import links
+
+    assert is_web_link("javascript:alert(1)") is False
+    assert is_web_link(" FILE:///etc/passwd") is False
+    assert is_web_link(None) is False
+    assert is_web_link("HTTPS://arxiv.org/abs/2401.00001") is True
+    record = PaperRecord(title="T", url="javascript:alert(1)", doi="10.1/x")
+    assert links(record) == ["https://doi.org/10.1/x"]
+    assert [label for label, _ in present.paper_view(record, 1)["links"]] == ["DOI"]
 
 
 def test_the_vendored_files_are_the_pinned_releases() -> None:

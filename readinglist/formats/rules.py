@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 
-from readinglist.identifiers import is_arxiv_url, normalize_arxiv
+from readinglist.identifiers import is_arxiv_url, is_web_link, normalize_arxiv
 from readinglist.records import LIST_FIELD_PREFIX, PaperRecord, ParseProblem, Person, Severity
 from readinglist.text import readable
 
@@ -238,11 +238,16 @@ def keywords_of(record: PaperRecord, tags_as_keywords: bool) -> list[str]:
     return keywords
 
 
+def _names_a_paper(record: PaperRecord) -> bool:
+    """A title, a DOI, an arXiv id or a web link (:func:`is_web_link`)."""
+    return bool(record.title or record.doi or record.arxiv or is_web_link(record.url))
+
+
 def without_empty(
     records: list[PaperRecord], problems: list[ParseProblem], source: str, what: str
 ) -> list[PaperRecord]:
     """The records of a RIS or CSL-JSON file that hold a paper: a title or an identifier
-    (DOI, arXiv id, URL). Neither format requires a field (RIS spec: only ``TY``/``ER``;
+    (DOI, arXiv id, web link). Neither format requires a field (RIS spec: only ``TY``/``ER``;
     CSL-JSON schema: only ``id`` and ``type``), so a record without both carries nothing
     that names a paper: a JSON object of other data (``{"a": 1}``), a reference manager's
     blank record.
@@ -257,10 +262,10 @@ def without_empty(
         warning at its line and one warning says how many and why; when none does, each
         is an error (the file is refused, nothing imported) and none is kept.
     """
-    kept = [r for r in records if r.title or r.doi or r.arxiv or r.url]
+    kept = [r for r in records if _names_a_paper(r)]
     if len(kept) == len(records):
         return records
-    empty = [r for r in records if not (r.title or r.doi or r.arxiv or r.url)]
+    empty = [r for r in records if not _names_a_paper(r)]
     why = "no title and no identifier (DOI, arXiv id, URL)"
     severity: Severity = "warning" if kept else "error"
     action = "skipped" if kept else "not a reference"  # the import adds "rejected"

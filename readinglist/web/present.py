@@ -73,17 +73,12 @@ def paper_view(record: PaperRecord, pid: int) -> dict[str, Any]:
         "authors": "; ".join(p.display() for p in record.authors) or "(no authors)",
         "where": " · ".join(str(x) for x in (record.venue, record.year) if x),
         "abstract": abstract_text(record.abstract),
-        "links": [(label, url) for label, url in labelled if safe_url(url)],
+        "links": labelled,
         "status": record.status,
         "priority": record.priority,
         "tags": list(record.tags),
         "notes": [note.text for note in record.notes],
     }
-
-
-def safe_url(url: str) -> bool:
-    """True for an http(s) link (a ``javascript:`` or ``data:`` URL is never a link)."""
-    return url.lower().startswith(("https://", "http://"))
 
 
 def why_view(key: str | None, why: Any) -> list[str]:
