@@ -76,8 +76,8 @@ def links(record: PaperRecord) -> list[str]:
     """Return the paper's links, the one ``o`` opens first: URL, DOI, arXiv, code. A URL
     that is no web link (:func:`identifiers.is_web_link`: ``javascript:``, ``file:``) is
     left out: neither ``o`` nor the page opens it."""
-    found = []
-    if is_web_link(record.url):
+    found: list[str] = []
+    if record.url and is_web_link(record.url):
         found.append(record.url)
     if record.doi:
         found.append(f"https://doi.org/{record.doi}")
