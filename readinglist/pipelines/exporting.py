@@ -116,17 +116,39 @@ class Selection:
     unlinked: frozenset[str] = frozenset()
 
 
+#: How deep ``\\@input`` lines may nest: BibTeX's own limit (``aux_stack_size``).
+AUX_DEPTH = 20
+
+
 def cited_keys(path: Path) -> list[str]:
     """Return the keys the ``\\citation`` lines of the LaTeX ``.aux`` file ``path`` cite
-    (:func:`readinglist.formats.bibtex.read_aux`). Raises InvalidInput when it cannot
-    be read or is not a regular file (reading a FIFO would wait for a writer for ever)."""
-    if path.exists() and not path.is_file():
-        raise InvalidInput("not a regular file (a FIFO, device or folder)", str(path))
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise InvalidInput(f"cannot read ({exc.strerror})", str(path)) from None
-    return bibtex.read_aux(text)
+    (:func:`readinglist.formats.bibtex.read_aux`), with those of the files its
+    ``\\@input{chap.aux}`` lines name (``\\include``), read as BibTeX reads them: each
+    where LaTeX wrote it, beside the main ``.aux`` file, at most :data:`AUX_DEPTH` deep,
+    each file once. Raises InvalidInput naming the file when one cannot be read or is
+    not a regular file (reading a FIFO would wait for a writer for ever)."""
+    keys: dict[str, None] = {}
+    seen: set[Path] = set()
+
+    def visit(aux: Path, depth: int, named_by: Path | None) -> None:
+        where = f"{aux} (named by {named_by})" if named_by else str(aux)
+        if depth > AUX_DEPTH:
+            raise InvalidInput(f"\\@input nested over {AUX_DEPTH} deep", where)
+        if aux.resolve() in seen:
+            return
+        seen.add(aux.resolve())
+        if aux.exists() and not aux.is_file():
+            raise InvalidInput("not a regular file (a FIFO, device or folder)", where)
+        try:
+            text = aux.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise InvalidInput(f"cannot read ({exc.strerror})", where) from None
+        keys.update(dict.fromkeys(bibtex.read_aux(text)))
+        for name in bibtex.aux_inputs(text):
+            visit(path.parent / name, depth + 1, aux)
+
+    visit(path, 0, None)
+    return list(keys)
 
 
 def citing_profiles(session: Session, keys: Iterable[str]) -> list[tuple[str, list[str]]]:

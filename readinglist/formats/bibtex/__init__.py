@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     )
     from readinglist.formats.bibtex.encode import VERBATIM_FIELDS, Dialect, valid_citekey
     from readinglist.formats.bibtex.generate import FIELD_ORDER
-    from readinglist.formats.bibtex.reader import iter_read, read, read_aux
+    from readinglist.formats.bibtex.reader import aux_inputs, iter_read, read, read_aux
     from readinglist.formats.bibtex.values import macro_names
     from readinglist.formats.bibtex.writer import (
         Writer,
@@ -60,7 +60,9 @@ _HOMES = {
     **dict.fromkeys(
         ("VERBATIM_FIELDS", "Dialect", "valid_citekey"), "readinglist.formats.bibtex.encode"
     ),
-    **dict.fromkeys(("iter_read", "read", "read_aux"), "readinglist.formats.bibtex.reader"),
+    **dict.fromkeys(
+        ("aux_inputs", "iter_read", "read", "read_aux"), "readinglist.formats.bibtex.reader"
+    ),
     "macro_names": "readinglist.formats.bibtex.values",
     "FIELD_ORDER": "readinglist.formats.bibtex.generate",
     **dict.fromkeys(
@@ -77,6 +79,7 @@ __all__ = [
     "VERBATIM_FIELDS",
     "Dialect",
     "Writer",
+    "aux_inputs",
     "bibliographic_data",
     "bibliographic_fingerprint",
     "crossref_parents",

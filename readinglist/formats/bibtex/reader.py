@@ -636,6 +636,18 @@ _AUX_CITATION = re.compile(
 )
 
 
+#: ``\@input{chap.aux}``: LaTeX's ``\include{chap}`` writes it into the main ``.aux``
+#: file; the chapter's citations are in ``chap.aux``, which BibTeX reads too.
+_AUX_INPUT = re.compile(r"\\@input\{([^}]*)\}")
+
+
+def aux_inputs(text: str) -> list[str]:
+    """Return the file names of the ``\\@input{...}`` lines of a LaTeX ``.aux`` file, in
+    order (LaTeX's ``\\include``; BibTeX reads each such file as part of the ``.aux``,
+    "The BibTeX program", Patashnik, ``aux_input_command``). Never raises."""
+    return [name.strip() for name in _AUX_INPUT.findall(text) if name.strip()]
+
+
 def read_aux(text: str) -> list[str]:
     """Return the citation keys of a LaTeX ``.aux`` file, in first-cited order, once each.
 
