@@ -345,3 +345,22 @@ def test_a_name_whose_folded_form_is_too_long_is_refused_on_both_databases(invok
     assert "Traceback" not in result.output
     assert sql_values(db_url, "SELECT name FROM readers") == []
     assert invoke("--reader", "ß" * 32, "mark", "to-read", "spar2026").exit_code == 0
+
+
+def test_a_long_reader_name_gets_its_own_fitted_scores_file(runner, sqlite_url) -> None:
+    """64 letters outside the Basic Multilingual Plane are 256 bytes of UTF-8: the fitted
+    scores' file is named by a digest, within the 255 bytes a file name may take."""
+    from pathlib import Path
+
+    from readinglist.cli import cli
+
+    three(sqlite_url)
+    name = "\U00010428" * 64  # DESERET SMALL LETTER LONG I: NFKC and case folding keep it
+    for args in (["mark", "to-read", "spar2026"], ["list", "--sort", "interest"]):
+        result = runner.invoke(cli, ["--db", sqlite_url, "--reader", name, *args])
+        assert result.exit_code == 0, result.stderr
+    folder = Path(sqlite_url.removeprefix("sqlite:///")).parent
+    fitted = [p.name for p in folder.iterdir() if ".interest-" in p.name]
+    assert len(fitted) == 1
+    assert len(fitted[0].encode("utf-8")) <= 255
+    assert name not in fitted[0]

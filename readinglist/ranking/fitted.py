@@ -96,16 +96,25 @@ def cache_path(url: str) -> Path:
     return cache_directory("rank") / f"rank-{digest}.npz"
 
 
+#: The longest reader part of a fitted scores' file name written as the name itself.
+NAME_BYTES = 100
+
+
 def fitted_path(url: str) -> Path:
     """Return the current reader's fitted scores' file of the library at ``url``, beside
     its index cache (``library.db.interest.npz``; ``rank-<digest>.interest.npz`` for a
     server); another reader than the implicit one has their own
-    (``library.db.interest-ana.npz``: reader names are letters, digits, ``.``, ``_``,
-    ``-``), so one reader's last fit is never shown to another while theirs runs."""
+    (``library.db.interest-ana.npz``: the folded reader name, letters, digits, ``.``,
+    ``_``, ``-``), so one reader's last fit is never shown to another while theirs runs.
+    A name over :data:`NAME_BYTES` bytes in UTF-8 (64 characters outside the Basic
+    Multilingual Plane are 256) is named by a digest of it instead, so the file name
+    stays within the 255 bytes POSIX file systems allow."""
     index = cache_path(url)
     stem = index.name.removesuffix(".npz").removesuffix(".rank")
     reader = decided.fold(decided.current())
     mine = "" if reader == decided.DEFAULT_READER else f"-{reader}"
+    if len(mine.encode("utf-8")) > NAME_BYTES:
+        mine = "-" + hashlib.sha256(reader.encode("utf-8")).hexdigest()[:20]
     return index.with_name(f"{stem}.interest{mine}.npz")
 
 
