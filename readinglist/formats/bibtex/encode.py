@@ -29,18 +29,11 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from readinglist.bounds import is_entry_type_name
-from readinglist.formats.bibtex.fields import (
-    decode_text,
-    extended_name_parts,
-    parse_names,
-    split_names,
-    top_level_commas,
-)
+from readinglist.formats.bibtex.fields import decode_text, parse_names
 from readinglist.formats.bibtex.inert import is_inert, offending, preamble_offending
 from readinglist.formats.bibtex.values import ValueSyntaxError, matching_brace
 from readinglist.records import LIST_FIELD_PREFIX, ParseProblem, Person
 from readinglist.text import (
-    CACHE_SIZE,
     LATEX_ACCENTS,
     counted,
     has_markup,
@@ -635,54 +628,3 @@ def valid_citekey(key: str, dialect: Dialect = "bibtex") -> str:
         key = "".join(ch for ch in key if not unicodedata.combining(ch))
         key = re.sub(r"[^\x00-\x7f]+", "-", key)
     return _KEY_ILLEGAL.sub("-", key)
-
-
-_INITIALS = re.compile(r"^(?:[A-Z][a-z]?\.?[\s~-]*){1,4}$")
-
-
-@lru_cache(maxsize=CACHE_SIZE)
-def repair_name_list(raw: str) -> str | None:
-    """A raw ``author``/``editor`` list that BibTeX rejects, rewritten so that it reads
-    it as the people meant; None when BibTeX reads ``raw`` as it is (cached: a
-    proceedings' editor list recurs in every entry of it).
-
-    BibTeX stops with "Too many commas in name" for a name of more than two commas
-    and "has a comma at the end" for a name ending in one (BibTeX manual, "Tame the
-    BeaST" section 11). Both come from commas used to separate people:
-
-    * ``Miller, D., Firby, J. and Dean, T.`` -> ``Miller, D. and Firby, J. and Dean, T.``
-      (``Family, Initials`` pairs);
-    * ``Ryszard Michalski, Jaime G. Carbonell, and Tom M. Mitchell`` ->
-      ``Ryszard Michalski and Jaime G. Carbonell and Tom M. Mitchell`` (a comma-separated
-      list of ``First Last`` names);
-    * any other name with too many commas: each comma-separated part is a name.
-
-    Commas inside braces are not counted, as BibTeX does not count them.
-    """
-    repaired: list[str] = []
-    changed = False
-    for name in split_names(raw):
-        if name.count(",") <= 2 and not name.endswith(","):  # too few commas to be wrong
-            repaired.append(name)
-            continue
-        if extended_name_parts(name) is not None:  # biblatex's key=value form
-            repaired.append(name)
-            continue
-        parts = [p.strip() for p in top_level_commas(name)]
-        trailing = len(parts) > 1 and parts[-1] == ""
-        if trailing:
-            parts = parts[:-1]
-        if len(parts) <= 3 and not trailing:
-            repaired.append(name)
-            continue
-        changed = True
-        parts = [p for p in parts if p]
-        if len(parts) % 2 == 0 and all(_INITIALS.match(p) for p in parts[1::2]):
-            repaired.extend(
-                f"{family}, {given}" for family, given in zip(parts[::2], parts[1::2], strict=True)
-            )
-        elif trailing and len(parts) == 2 and not all(" " in p for p in parts):
-            repaired.append(", ".join(parts))  # "Family, Given," with a stray comma
-        else:
-            repaired.extend(parts)
-    return " and ".join(repaired) if changed else None

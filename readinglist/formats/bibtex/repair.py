@@ -1,8 +1,8 @@
 """Repairs of values BibTeX would misread, each said: name lists and repeated lists.
 
-A floor above :mod:`.encode` (the reader's helpers, split from :mod:`.reader`): a name
-list that separates people by commas (:func:`repair_names`), ``and OTHERS,`` /
-``and et al.`` (:func:`normalize_others`), a ``keywords`` field given twice
+A floor above :mod:`.fields` (the reader's helpers, split from :mod:`.reader`): a name
+list that separates people by commas (:func:`repair_names`, :func:`repair_name_list`),
+``and OTHERS,`` / ``and et al.`` (:func:`normalize_others`), a ``keywords`` field given twice
 (:func:`join_list`), and which ``@comment`` blocks are JabRef's metadata
 (:func:`is_jabref_meta`).
 """
@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from functools import lru_cache
 
-from readinglist.formats.bibtex.encode import repair_name_list
+from readinglist.formats.bibtex.fields import extended_name_parts, split_names, top_level_commas
 from readinglist.formats.bibtex.values import ValueSyntaxError, evaluate
 from readinglist.records import ParseProblem
+from readinglist.text import CACHE_SIZE
 
 #: JabRef's metadata in a ``@comment`` block (``jabref-meta: databaseType:bibtex;``,
 #: groups, save actions): JabRef's documented way of storing library settings in
@@ -46,7 +48,7 @@ def join_list(first: str, raw_second: str, macros: Mapping[str, str]) -> str:
 def repair_names(
     key: str, values: dict[str, str], lines: Mapping[str, int], line: int, source: str
 ) -> Iterator[ParseProblem]:
-    """Rewrite an author/editor list BibTeX rejects (:func:`~.encode.repair_name_list`),
+    """Rewrite an author/editor list BibTeX rejects (:func:`repair_name_list`),
     one warning each naming its line (issue 15: the export must compile)."""
     for name in ("author", "editor"):
         value = values.get(name)
@@ -75,3 +77,54 @@ def normalize_others(values: dict[str, str]) -> bool:
             values[name] = value[: match.start()] + "and others"
             changed = True
     return changed
+
+
+_INITIALS = re.compile(r"^(?:[A-Z][a-z]?\.?[\s~-]*){1,4}$")
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def repair_name_list(raw: str) -> str | None:
+    """A raw ``author``/``editor`` list that BibTeX rejects, rewritten so that it reads
+    it as the people meant; None when BibTeX reads ``raw`` as it is (cached: a
+    proceedings' editor list recurs in every entry of it).
+
+    BibTeX stops with "Too many commas in name" for a name of more than two commas
+    and "has a comma at the end" for a name ending in one (BibTeX manual, "Tame the
+    BeaST" section 11). Both come from commas used to separate people:
+
+    * ``Miller, D., Firby, J. and Dean, T.`` -> ``Miller, D. and Firby, J. and Dean, T.``
+      (``Family, Initials`` pairs);
+    * ``Ryszard Michalski, Jaime G. Carbonell, and Tom M. Mitchell`` ->
+      ``Ryszard Michalski and Jaime G. Carbonell and Tom M. Mitchell`` (a comma-separated
+      list of ``First Last`` names);
+    * any other name with too many commas: each comma-separated part is a name.
+
+    Commas inside braces are not counted, as BibTeX does not count them.
+    """
+    repaired: list[str] = []
+    changed = False
+    for name in split_names(raw):
+        if name.count(",") <= 2 and not name.endswith(","):  # too few commas to be wrong
+            repaired.append(name)
+            continue
+        if extended_name_parts(name) is not None:  # biblatex's key=value form
+            repaired.append(name)
+            continue
+        parts = [p.strip() for p in top_level_commas(name)]
+        trailing = len(parts) > 1 and parts[-1] == ""
+        if trailing:
+            parts = parts[:-1]
+        if len(parts) <= 3 and not trailing:
+            repaired.append(name)
+            continue
+        changed = True
+        parts = [p for p in parts if p]
+        if len(parts) % 2 == 0 and all(_INITIALS.match(p) for p in parts[1::2]):
+            repaired.extend(
+                f"{family}, {given}" for family, given in zip(parts[::2], parts[1::2], strict=True)
+            )
+        elif trailing and len(parts) == 2 and not all(" " in p for p in parts):
+            repaired.append(", ".join(parts))  # "Family, Given," with a stray comma
+        else:
+            repaired.extend(parts)
+    return " and ".join(repaired) if changed else None
