@@ -40,6 +40,7 @@ from readinglist.text import (
     latex_to_unicode,
     plural,
     readable,
+    readable_pieces,
 )
 
 Dialect = Literal["bibtex", "biblatex"]
@@ -203,6 +204,46 @@ def encode_title(title: str, dialect: Dialect) -> str:
         out.append("{" + escape_literal(protected, dialect) + "}")
         pos = end
     out.append(escape_literal(title[pos:], dialect))
+    return "".join(out)
+
+
+#: Stands for one formula while :func:`encode_title` protects the words around it: a
+#: private-use character, neither a word character nor one :func:`escape_literal` changes.
+_FORMULA_MARK = "\ue000"
+
+
+def math_title(source: str) -> str | None:
+    """A title written as TeX source with inline math, as a pasted list gives it
+    (``Global Identifiability of $\\ell_1$-based Dictionary Learning``), as the raw LaTeX
+    a BibTeX paper's ``title`` holds, or None.
+
+    Each formula (a ``$...$`` piece of :func:`readinglist.text.readable_pieces`) is kept
+    as written, in braces when it holds a capital (``{$M$}-estimation``: BibTeX's
+    ``change.case$`` lowers letters outside braces, math included, "Tame the BeaST"
+    section 4); the text between formulas is the text the display rule shows, encoded as
+    :func:`encode_title` encodes a title (words with capitals protected, specials
+    escaped), the formulas counted as neither words nor white space. The result is UTF-8
+    (the bibtex dialect makes it ASCII on export, as every raw value).
+
+    None when ``source`` has no formula (no ``$``, an odd number of them: a price), more
+    than one paragraph, or a formula that is not inert LaTeX (:func:`~.inert.is_inert`:
+    ``$\\input{x}$``; the title is then written as the text it displays, as before).
+    Never raises.
+    """
+    if "$" not in source or _FORMULA_MARK in source:
+        return None
+    paragraphs = readable_pieces(source)
+    if len(paragraphs) != 1 or not any(is_math for _, is_math in paragraphs[0]):
+        return None
+    formulas = [piece for piece, is_math in paragraphs[0] if is_math]
+    if not all(is_inert(formula) for formula in formulas):
+        return None
+    text = "".join(_FORMULA_MARK if is_math else piece for piece, is_math in paragraphs[0])
+    encoded = encode_title(text, "biblatex").split(_FORMULA_MARK)
+    out = [encoded[0]]
+    for formula, after in zip(formulas, encoded[1:], strict=True):
+        out.append("{" + formula + "}" if any(ch.isupper() for ch in formula) else formula)
+        out.append(after)
     return "".join(out)
 
 
