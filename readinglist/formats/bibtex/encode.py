@@ -23,22 +23,20 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Literal
 
 from readinglist.bounds import is_entry_type_name
 from readinglist.formats.bibtex.fields import decode_text, parse_names
-from readinglist.formats.bibtex.inert import is_inert, offending, preamble_offending
+from readinglist.formats.bibtex.inert import is_inert, offending
 from readinglist.formats.bibtex.values import ValueSyntaxError, matching_brace
-from readinglist.records import LIST_FIELD_PREFIX, ParseProblem, Person
+from readinglist.records import LIST_FIELD_PREFIX, Person
 from readinglist.text import (
     LATEX_ACCENTS,
-    counted,
     has_markup,
     latex_to_unicode,
-    plural,
     readable,
     readable_pieces,
 )
@@ -212,6 +210,31 @@ def encode_title(title: str, dialect: Dialect) -> str:
 _FORMULA_MARK = "\ue000"
 
 
+#: An escaped character (``\\%``) or a control word: what :func:`kept_formulas` skips.
+_ESCAPED = re.compile(r"\\.")
+
+
+def kept_formulas(pieces: Sequence[tuple[str, bool]]) -> bool:
+    """True when each formula of a paragraph's ``(text, is_math)`` pieces
+    (:func:`readinglist.text.readable_pieces`) may be written as the math it is:
+    pandoc's rule for ``$`` math in text (a non-space after the opening ``$`` and before
+    the closing one, no digit after it: ``$5 and $10`` are prices), no bare ``% # &`` (in
+    math a comment, a parameter, an alignment tab: LaTeX stops), balanced braces, and
+    inert LaTeX only (:func:`~.inert.is_inert`: ``$\\input{x}$`` is not)."""
+    for index, (piece, is_math) in enumerate(pieces):
+        if not is_math:
+            continue
+        after = pieces[index + 1][0][:1] if index + 1 < len(pieces) else ""
+        if piece[1].isspace() or piece[-2].isspace() or after.isdigit():
+            return False
+        bare = _ESCAPED.sub("", piece)
+        if any(ch in bare for ch in "%#&") or not _braces_balanced(piece):
+            return False
+        if not is_inert(piece):
+            return False
+    return True
+
+
 def math_title(source: str) -> str | None:
     """A title written as TeX source with inline math, as a pasted list gives it
     (``Global Identifiability of $\\ell_1$-based Dictionary Learning``), as the raw LaTeX
@@ -236,7 +259,7 @@ def math_title(source: str) -> str | None:
     if len(paragraphs) != 1 or not any(is_math for _, is_math in paragraphs[0]):
         return None
     formulas = [piece for piece, is_math in paragraphs[0] if is_math]
-    if not all(is_inert(formula) for formula in formulas):
+    if not kept_formulas(paragraphs[0]):
         return None
     text = "".join(_FORMULA_MARK if is_math else piece for piece, is_math in paragraphs[0])
     encoded = encode_title(text, "biblatex").split(_FORMULA_MARK)
@@ -296,8 +319,21 @@ def latex_of_text(name: str, value: str) -> str:
     if name == "pages":
         return "--".join(escape_literal(p, "biblatex") for p in normalize_pages(value).split("--"))
     if name == "abstract" and (has_markup(value) or _TIE.search(value)):
-        value = readable(value)
+        return _abstract_latex(value)
     return escape_literal(value, "biblatex")
+
+
+def _abstract_latex(value: str) -> str:
+    """A plain-text abstract with LaTeX markup as LaTeX: its formulas kept as written
+    when each may be (:func:`kept_formulas`), the text around them as the display rule
+    shows it, escaped; else the whole text the display rule shows, escaped."""
+    paragraphs = readable_pieces(value)
+    if not all(kept_formulas(pieces) for pieces in paragraphs):
+        return escape_literal(readable(value), "biblatex")
+    return "\n\n".join(
+        "".join(piece if is_math else escape_literal(piece, "biblatex") for piece, is_math in p)
+        for p in paragraphs
+    )
 
 
 #: The characters without which :func:`escape_raw` (biblatex) changes nothing.
@@ -341,72 +377,6 @@ def escaping_needs(values: Mapping[str, str]) -> tuple[bool, dict[str, str]]:
         elif not escaped and not is_verbatim(name, value):
             escaped = escape_raw(value, "biblatex") != value
     return escaped, as_text
-
-
-class EscapeReport:
-    """What a BibTeX import says about values an export cannot copy: the first entry
-    with a value to escape; each of the first :attr:`NAMED` entries with values not
-    inert (written as the text they display), then how many more (:meth:`summary`)."""
-
-    NAMED = 20
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.escaping_reported = False
-        self.as_text = 0
-
-    def problems(
-        self, key: str, escaped: bool, as_text: Mapping[str, str], line: int
-    ) -> Iterator[ParseProblem]:
-        """The warnings for entry ``key`` (:func:`escaping_needs`'s answers)."""
-        name = repr(key) if key else "(no key)"
-        if escaped and not self.escaping_reported:
-            self.escaping_reported = True
-            yield ParseProblem(
-                f"entry {name} has a bare & % # _ or an unbalanced $ or brace in a value; "
-                "such entries are exported with those escaped (reported for the first "
-                "entry only)",
-                self.source,
-                line,
-                "warning",
-            )
-        if as_text:
-            self.as_text += 1
-            if self.as_text <= self.NAMED:
-                listed = ", ".join(f"{field} ({piece})" for field, piece in as_text.items())
-                yield ParseProblem(
-                    f"entry {name}: {listed}: LaTeX that is not inert markup (accents, "
-                    "font commands, symbols, math); exported as the text it displays",
-                    self.source,
-                    line,
-                    "warning",
-                )
-
-    def preamble(self, text: str, macros: Mapping[str, str], line: int) -> Iterator[ParseProblem]:
-        """The warning for a ``@preamble`` block that is not inert markup
-        (:func:`~.inert.preamble_offending`), which exports leave out."""
-        piece = preamble_offending(text, macros)
-        if piece is not None:
-            yield ParseProblem(
-                f"@preamble: {piece} is not inert LaTeX markup; exports leave the preamble out",
-                self.source,
-                line,
-                "warning",
-            )
-
-    def summary(self) -> Iterator[ParseProblem]:
-        """The count of the entries with values written as text beyond the first
-        :attr:`NAMED` (nothing when none)."""
-        more = self.as_text - self.NAMED
-        if more > 0:
-            yield ParseProblem(
-                f"{counted(more, 'more entry', 'more entries')} "
-                f"{plural(more, 'has', 'have')} LaTeX that is not inert markup; exported as "
-                "the text it displays",
-                self.source,
-                None,
-                "warning",
-            )
 
 
 def _balance_braces(value: str) -> str:

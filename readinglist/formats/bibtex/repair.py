@@ -3,8 +3,9 @@
 A floor above :mod:`.fields` (the reader's helpers, split from :mod:`.reader`): a name
 list that separates people by commas (:func:`repair_names`, :func:`repair_name_list`),
 ``and OTHERS,`` / ``and et al.`` (:func:`normalize_others`), a ``keywords`` field given twice
-(:func:`join_list`), and which ``@comment`` blocks are JabRef's metadata
-(:func:`is_jabref_meta`).
+(:func:`join_list`), which ``@comment`` blocks are JabRef's metadata
+(:func:`is_jabref_meta`), and the warnings about values an export cannot copy
+(:class:`EscapeReport`).
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from collections.abc import Iterator, Mapping
 from functools import lru_cache
 
 from readinglist.formats.bibtex.fields import extended_name_parts, split_names, top_level_commas
+from readinglist.formats.bibtex.inert import preamble_offending
 from readinglist.formats.bibtex.values import ValueSyntaxError, evaluate
 from readinglist.records import ParseProblem
-from readinglist.text import CACHE_SIZE
+from readinglist.text import CACHE_SIZE, counted, plural
 
 #: JabRef's metadata in a ``@comment`` block (``jabref-meta: databaseType:bibtex;``,
 #: groups, save actions): JabRef's documented way of storing library settings in
@@ -43,6 +45,72 @@ def join_list(first: str, raw_second: str, macros: Mapping[str, str]) -> str:
     seen = {part.strip().casefold() for part in re.split(r"[,;]", first)}
     extra = [p.strip() for p in re.split(r"[,;]", second) if p.strip().casefold() not in seen]
     return ", ".join([first.strip(), *extra]) if extra else first
+
+
+class EscapeReport:
+    """What a BibTeX import says about values an export cannot copy: the first entry
+    with a value to escape; each of the first :attr:`NAMED` entries with values not
+    inert (written as the text they display), then how many more (:meth:`summary`)."""
+
+    NAMED = 20
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.escaping_reported = False
+        self.as_text = 0
+
+    def problems(
+        self, key: str, escaped: bool, as_text: Mapping[str, str], line: int
+    ) -> Iterator[ParseProblem]:
+        """The warnings for entry ``key`` (:func:`escaping_needs`'s answers)."""
+        name = repr(key) if key else "(no key)"
+        if escaped and not self.escaping_reported:
+            self.escaping_reported = True
+            yield ParseProblem(
+                f"entry {name} has a bare & % # _ or an unbalanced $ or brace in a value; "
+                "such entries are exported with those escaped (reported for the first "
+                "entry only)",
+                self.source,
+                line,
+                "warning",
+            )
+        if as_text:
+            self.as_text += 1
+            if self.as_text <= self.NAMED:
+                listed = ", ".join(f"{field} ({piece})" for field, piece in as_text.items())
+                yield ParseProblem(
+                    f"entry {name}: {listed}: LaTeX that is not inert markup (accents, "
+                    "font commands, symbols, math); exported as the text it displays",
+                    self.source,
+                    line,
+                    "warning",
+                )
+
+    def preamble(self, text: str, macros: Mapping[str, str], line: int) -> Iterator[ParseProblem]:
+        """The warning for a ``@preamble`` block that is not inert markup
+        (:func:`~.inert.preamble_offending`), which exports leave out."""
+        piece = preamble_offending(text, macros)
+        if piece is not None:
+            yield ParseProblem(
+                f"@preamble: {piece} is not inert LaTeX markup; exports leave the preamble out",
+                self.source,
+                line,
+                "warning",
+            )
+
+    def summary(self) -> Iterator[ParseProblem]:
+        """The count of the entries with values written as text beyond the first
+        :attr:`NAMED` (nothing when none)."""
+        more = self.as_text - self.NAMED
+        if more > 0:
+            yield ParseProblem(
+                f"{counted(more, 'more entry', 'more entries')} "
+                f"{plural(more, 'has', 'have')} LaTeX that is not inert markup; exported as "
+                "the text it displays",
+                self.source,
+                None,
+                "warning",
+            )
 
 
 def repair_names(
