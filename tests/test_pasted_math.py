@@ -229,3 +229,13 @@ def test_the_neurips_math_titles_compile_with_bibtex_and_biber(
             assert formula in bbl, (dialect, formula)
         assert "textasciicircum" not in bbl
         assert "ensuremath" not in bbl
+
+
+def test_a_merge_into_a_bibtex_paper_keeps_the_raw_title_latex() -> None:
+    """A pasted record made LaTeX for a merge into a BibTeX paper keeps its raw title
+    (LaTeX already), while its other fields are escaped as text."""
+    from readinglist.library.merging import as_latex
+
+    (record,) = abstracts.read(LIST.split("\n### ")[0], "list.md").records
+    latex = as_latex(record)
+    assert latex.fields["title"] == record.fields["title"] == TITLES[0][1]

@@ -19,7 +19,9 @@ Layouts read (issue "Import pasted lists of papers well"; all by general rules):
   ``<details>`` abstracts, ``----`` separators, section headings);
 * hard-wrapped text, CRLF/CR line ends and a BOM; LaTeX, Markdown and HTML
   entities. The abstract is stored exactly as given (the block's text, stripped);
-  titles and names are decoded to Unicode.
+  titles and names are decoded to Unicode; a title with inline ``$...$`` math also keeps
+  its raw LaTeX in ``fields["title"]``, as the BibTeX reader keeps a raw title, so the
+  BibTeX exports write the math as written (:func:`_title_latex`).
 
 What each paper gets besides its given fields:
 

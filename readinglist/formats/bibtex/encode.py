@@ -13,6 +13,9 @@ same parts). Rules, used by :mod:`.writer` for generated entries:
   math and ``\\url``/``\\path``/``\\href`` arguments is escaped; ``\\%`` and
   ``$\\to$`` stay; unbalanced braces become ``\\textbraceleft{}`` /
   ``\\textbraceright{}``;
+* text with inline math (a pasted title, :func:`math_title`; a plain-text abstract,
+  :func:`latex_of_text`) keeps each formula as written when it is inert math LaTeX reads
+  as written (:func:`kept_formulas`); the text around it is encoded as above;
 * ``dialect="bibtex"`` writes ASCII: non-ASCII characters become LaTeX (pylatexenc's
   ``UnicodeToLatexEncoder`` in the ``{\\"o}`` form BibTeX treats as one special
   character); a character pylatexenc cannot encode so that it decodes back is kept
@@ -309,9 +312,11 @@ def latex_of_text(name: str, value: str) -> str:
     * ``pages``: each side of a ``--`` range escaped, the ``--`` kept (plain text
       writes its range dash so; ``-{}-`` would print two hyphens);
     * ``abstract`` holding LaTeX commands or math (a pasted conference abstract's
-      ``$20\\%$``) or a tie (``Optimization~(IFPO)``): the text the display rule shows
-      (:func:`readinglist.text.readable`: a tie is a no-break space, written ``~``)
-      escaped, so LaTeX prints what ``show`` does;
+      ``$20\\%$``) or a tie (``Optimization~(IFPO)``): its formulas kept as written when
+      each may be (:func:`kept_formulas`), the text the display rule shows around them
+      (:func:`readinglist.text.readable_pieces`: a tie is a no-break space, written ``~``)
+      escaped; when one formula may not (``$\\input{x}$``, ``$5 and $10``), the whole
+      text the display rule shows (:func:`readinglist.text.readable`), escaped;
     * anything else: :func:`escape_literal`.
     """
     if is_verbatim(name, value):
