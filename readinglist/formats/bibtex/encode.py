@@ -266,6 +266,8 @@ def math_title(source: str) -> str | None:
         return None
     text = "".join(_FORMULA_MARK if is_math else piece for piece, is_math in paragraphs[0])
     encoded = encode_title(text, "biblatex").split(_FORMULA_MARK)
+    if len(encoded) != len(formulas) + 1:  # the text decoded to the mark itself
+        return None
     out = [encoded[0]]
     for formula, after in zip(formulas, encoded[1:], strict=True):
         out.append("{" + formula + "}" if any(ch.isupper() for ch in formula) else formula)
