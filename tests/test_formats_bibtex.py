@@ -638,12 +638,17 @@ def test_write_escapes_raw_fields(abstract: str, written: str) -> None:
 @pytest.mark.parametrize(
     ("abstract", "written"),
     [
-        # A pasted conference abstract's markup: written as the text show prints.
+        # A pasted conference abstract's markup: its math kept, the rest as show prints it.
         (
             r"Over $20\%$: \textbf{(1) attacks} from 100\% $\to$ 0.4\% --- $(\varepsilon,\delta)$",
-            r"Over 20\%: (1) attacks from 100\% {\textrightarrow} 0.4\% {\textemdash} "
-            r"({\ensuremath{\varepsilon}},{\ensuremath{\delta}})",
+            r"Over $20\%$: (1) attacks from 100\% $\to$ 0.4\% {\textemdash} "
+            r"$(\varepsilon,\delta)$",
         ),
+        (r"unit $\ell_1$ norm on $[U,2U]$", r"unit $\ell_1$ norm on $[U,2U]$"),
+        # Not math as pandoc reads $ in text (prices), or math LaTeX cannot read as written
+        # (a bare % is a comment in math): the whole text as show prints it.
+        ("costs $5 and $10 now", None),
+        ("at $20%$ of $x$", r"at 20\% of x"),
         # As the display rule reads it: an odd number of $ are prices, a bare % or & is text.
         (
             "costs $5, 20% & more $x$\n\nOn $20%$ of \\emph{y}",
@@ -660,9 +665,10 @@ def test_write_escapes_raw_fields(abstract: str, written: str) -> None:
 )
 def test_write_abstract_from_text_as_it_displays(abstract: str, written: str | None) -> None:
     """An abstract from a source that is not BibTeX (pasted, RIS, CSL-JSON) with markup
-    in it is written as the text the display rule shows, escaped as text (issue 18):
-    LaTeX prints ``20%`` as ``show`` does (not ``$20\\%$``), no markup of the source is
-    written as markup, and the entry read back displays the same."""
+    in it keeps its formulas as the authors wrote them (``$20\\%$``, ``$\\ell_1$``) when
+    each is inert math LaTeX reads as written (``encode.kept_formulas``), and is
+    otherwise the text the display rule shows, escaped as text: no other markup of the
+    source is written as markup, and the entry read back displays the same."""
     record = PaperRecord(citekey="k", abstract=abstract, latex_fields=False)
     text = bibtex.write([record])
     value = text.split("  abstract = {", 1)[1].rsplit("}\n}\n", 1)[0]

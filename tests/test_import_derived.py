@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from readinglist.formats.bibtex import bibliographic_fingerprint, read
-from readinglist.formats.bibtex.encode import repair_name_list
 from readinglist.formats.bibtex.fields import record_from_fields
+from readinglist.formats.bibtex.repair import repair_name_list
 from readinglist.library.importing import still_as_read
 
 ENTRY = "@article{k1, title={One}, author={Doe, Jane and Roe, Richard}, year=2020, journal={J}}\n"

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from readinglist.formats import bibtex, decode
-from readinglist.formats.bibtex.encode import repair_name_list
+from readinglist.formats.bibtex.repair import repair_name_list
 from readinglist.text import readable, readable_paragraphs
 
 Invoke = Callable[..., Any]

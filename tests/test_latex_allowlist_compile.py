@@ -334,6 +334,17 @@ def _fill_library(invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert invoke("import", "-f", "abstracts", str(data / "pasted.txt")).exit_code == 0
     done = invoke("merge", "tpaste", _key_of(invoke, "Workshop Papers"))
     assert done.exit_code == 0, done.output
+    # A pasted Markdown list whose titles and abstracts carry math: the math is kept only
+    # when inert (the allow-list), so each payload as a formula is text; $\ell_1$ stays math.
+    by = "\n\n**Authors:** Ann Smith\n\n"
+    blocks = [f"### Sparse $\\ell_1$-based Coding of Hostile Math{by}We study $\\ell_1$ norms.\n"]
+    for n, payload in enumerate(payloads("t")):
+        blocks.append(
+            f"### Hostile Formula Number {n} ${payload}$ in a Title{by}"
+            f"An abstract with the formula ${payload}$ and $x_{n}$ in it.\n"
+        )
+    (data / "math.md").write_text("\n".join(blocks))
+    assert invoke("import", "-f", "abstracts", str(data / "math.md")).exit_code == 0
 
 
 def test_hostile_values_by_every_path_are_inert_under_shell_escape(
@@ -355,6 +366,9 @@ def test_hostile_values_by_every_path_are_inert_under_shell_escape(
         for record in bibtex.read(exports[dialect]).records:
             values = {**record.fields, "abstract": record.abstract or ""}
             assert {k: offending(v) for k, v in values.items() if offending(v)} == {}
+    for text in exports.values():  # the pasted list's harmless math kept as math
+        assert "Sparse $\\ell_1$-based {Coding}" in text
+        assert "We study $\\ell_1$ norms." in text
     entries = exports["bibtex"].count("\n@")
     for style in ("plain", "plainnat", "allfields"):
         folder = tmp_path / style

@@ -144,10 +144,11 @@ def test_a_file_read_through_pdftex_primitives_is_inert_in_bibtex_values(tmp_pat
 def test_pasted_abstracts_typeset_as_they_display_and_hostile_ones_stay_inert(
     invoke, tmp_path: Path
 ) -> None:
-    """The example list's abstracts are exported as the text ``show`` prints (``20%``, not
-    ``$20\\%$`` spelled out) and typeset without an error in a document that prints
-    abstracts; abstracts whose markup would read a file, run a command or stop LaTeX
-    (a ``#`` in a URL, a trailing ``\\url``, ``\\\\b``) are text too."""
+    """The example list's abstracts keep their math as the authors wrote it (``$20\\%$``,
+    ``$(\\varepsilon,\\delta)$``), the text around it as ``show`` prints it, and typeset
+    without an error in a document that prints abstracts; abstracts whose markup would
+    read a file, run a command or stop LaTeX (``$\\input{...}$``, a ``#`` in a URL, a
+    trailing ``\\url``, ``\\\\b``) are text, their formulas included."""
     root = Path(__file__).resolve().parent.parent
     out = tmp_path / "tex"
     out.mkdir()
@@ -167,8 +168,9 @@ def test_pasted_abstracts_typeset_as_they_display_and_hostile_ones_stay_inert(
     result = invoke("export", "bibtex", "-o", str(out / "refs.bib"))
     assert result.exit_code == 0, result.stderr
     bib = (out / "refs.bib").read_text()
-    assert "reduces the collision rate by over 20\\% on Waymax" in bib
-    assert "({\\ensuremath{\\varepsilon}},{\\ensuremath{\\delta}})" in bib
+    assert "reduces the collision rate by over $20\\%$ on Waymax" in bib
+    assert "$(\\varepsilon,\\delta)$" in bib
+    assert "\\ensuremath" not in bib
     assert "Up 20\\% and" in bib
     assert "\\input" not in bib.replace("\\textbackslash{}input", "")
     (out / "doc.tex").write_text(

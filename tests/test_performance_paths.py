@@ -343,7 +343,7 @@ def test_name_list_repair_is_asked_exactly_when_a_name_has_too_many_commas(raw: 
     """The names of fewer than three commas skip the brace-aware count: a list is
     repaired exactly when one name has more than two top-level commas or ends in one,
     and is not in biblatex's extended ``family=...`` form."""
-    from readinglist.formats.bibtex import encode
+    from readinglist.formats.bibtex import repair
     from readinglist.formats.bibtex.fields import extended_name_parts, split_names, top_level_commas
 
     def wrong(name: str) -> bool:
@@ -351,7 +351,7 @@ def test_name_list_repair_is_asked_exactly_when_a_name_has_too_many_commas(raw: 
         too_many = len(parts) > 3 or (len(parts) > 1 and parts[-1] == "")
         return too_many and extended_name_parts(name) is None
 
-    assert (encode.repair_name_list(raw) is not None) == any(map(wrong, split_names(raw)))
+    assert (repair.repair_name_list(raw) is not None) == any(map(wrong, split_names(raw)))
 
 
 # --- chunked import -----------------------------------------------------------------------------

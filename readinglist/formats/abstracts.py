@@ -19,7 +19,9 @@ Layouts read (issue "Import pasted lists of papers well"; all by general rules):
   ``<details>`` abstracts, ``----`` separators, section headings);
 * hard-wrapped text, CRLF/CR line ends and a BOM; LaTeX, Markdown and HTML
   entities. The abstract is stored exactly as given (the block's text, stripped);
-  titles and names are decoded to Unicode.
+  titles and names are decoded to Unicode; a title with inline ``$...$`` math also keeps
+  its raw LaTeX in ``fields["title"]``, as the BibTeX reader keeps a raw title, so the
+  BibTeX exports write the math as written (:func:`_title_latex`).
 
 What each paper gets besides its given fields:
 
@@ -76,7 +78,7 @@ from readinglist.formats._abstracts_links import Links, extract_links, find_urls
 from readinglist.formats._abstracts_pubmed import looks_like_pubmed, read_pubmed
 from readinglist.identifiers import arxiv_from_doi, normalize_arxiv, normalize_doi
 from readinglist.naming import contribution_names, provisional_title, short_name_from_title
-from readinglist.naming.markup import clean_inline
+from readinglist.naming.markup import WHITESPACE, clean_inline, inline_latex
 from readinglist.naming.titles import BRACKET_TAG
 from readinglist.records import LIST_FIELD_PREFIX, PaperRecord, ParseProblem, ParseResult
 from readinglist.text import fold
@@ -210,7 +212,11 @@ def _build_record(
     label, else a "(ICML 2024)" after the title, else the list header (``meta``).
     """
     extra = dict(block.extra)
-    title, title_venue = _clean_title(block.title, extra) if block.title else (None, {})
+    title, title_venue, latex = (
+        _clean_title(block.title, extra) if block.title else (None, {}, None)
+    )
+    if latex is not None:
+        extra["title"] = latex  # the title's raw LaTeX, as the BibTeX reader keeps it
     abstract = block.abstract or None
     links = _block_links(block)
     label_venue, label_year = _venue_label(block.labels.get("venue", ""))
@@ -317,8 +323,9 @@ def _fallback_title(abstract: str | None) -> str:
     return " ".join(words[:10]).rstrip(".,;:") if words else "Untitled"
 
 
-def _clean_title(raw: str, extra: dict[str, str]) -> tuple[str, dict[str, str]]:
-    """Clean a title line; return it with the venue/year of a trailing "(ICML 2024)".
+def _clean_title(raw: str, extra: dict[str, str]) -> tuple[str, dict[str, str], str | None]:
+    """Clean a title line; return it with the venue/year of a trailing "(ICML 2024)" and
+    the title's raw LaTeX when it holds math (:func:`_title_latex`, else None).
 
     List markers, link groups such as ``[[paper](...)] [[code](...)]`` and a
     presentation tag before or after the title ("[Spotlight]", "Oral: ", "(Oral)", moved to
@@ -329,7 +336,14 @@ def _clean_title(raw: str, extra: dict[str, str]) -> tuple[str, dict[str, str]]:
     if tag and tag.group(1).strip().lower() in PRESENTATION_TAGS:
         extra.setdefault(f"{LIST_FIELD_PREFIX}presentation", tag.group(1).strip())
         text = text[tag.end() :]
-    title = clean_inline(text)
+    before = dict(extra)
+    title, venue = _title_end(clean_inline(text), extra)
+    return title, venue, _title_latex(text, title, before) if "$" in text else None
+
+
+def _title_end(title: str, extra: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """``title`` without a presentation tag and a venue at its end (moved to ``extra``
+    and returned), and without a final period that ends no abbreviation."""
     venue: dict[str, str] = {}
     # At most one presentation tag and one venue at the end, in either order:
     # "Title [Spotlight]", "Title (Oral) (ICML 2024)", "Title (ICML 2024) [Oral]".
@@ -350,6 +364,21 @@ def _clean_title(raw: str, extra: dict[str, str]) -> tuple[str, dict[str, str]]:
     if title.endswith(".") and not re.search(r"\b(?:al|etc|[A-Z])\.$", title):
         title = title[:-1].rstrip()
     return title, venue
+
+
+def _title_latex(text: str, title: str, extra: dict[str, str]) -> str | None:
+    """The raw LaTeX of a title line ``text`` whose cleaned title is ``title``: its TeX
+    source (:func:`~readinglist.naming.markup.inline_latex`) ended as the title is
+    (:func:`_title_end`, on a copy of ``extra`` as it was), with its math kept
+    (:func:`readinglist.formats.bibtex.encode.math_title`). The BibTeX reader keeps a
+    title's raw form so (``fields["title"]``) and exports write it while it still decodes
+    to the title; None when it has no inert math or does not decode to ``title``."""
+    from readinglist.formats.bibtex.encode import math_title
+    from readinglist.formats.bibtex.fields import decode_title
+
+    source, _ = _title_end(WHITESPACE.sub(" ", inline_latex(text)).strip(), dict(extra))
+    latex = math_title(source)
+    return latex if latex is not None and decode_title(latex) == title else None
 
 
 def _block_links(block: Block) -> Links:

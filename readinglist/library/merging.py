@@ -170,10 +170,15 @@ def as_latex(record: PaperRecord) -> PaperRecord:
     answer), with its abstract and fields in the LaTeX form a BibTeX paper holds
     (:func:`readinglist.formats.bibtex.encode.latex_of_text`: escaped, never copied
     raw), so that a merge into such a paper never makes text LaTeX: an export copies
-    the fields of a BibTeX paper as LaTeX when they are inert markup."""
+    the fields of a BibTeX paper as LaTeX when they are inert markup. A raw ``title`` is
+    LaTeX already, whatever the source (a pasted title's math, CSL rich text), and stays
+    as it is: exports write it only while it is inert and decodes to the title."""
     from readinglist.formats.bibtex.encode import latex_of_text
 
-    fields = {name: latex_of_text(name, value) for name, value in record.fields.items()}
+    fields = {
+        name: value if name == "title" else latex_of_text(name, value)
+        for name, value in record.fields.items()
+    }
     abstract = None if record.abstract is None else latex_of_text("abstract", record.abstract)
     return replace(record, fields=fields, abstract=abstract, latex_fields=True)
 

@@ -100,17 +100,23 @@ def clean_inline(text: str) -> str:
     """Return ``text`` as title-quality Unicode: no Markdown, HTML or LaTeX markup, single spaces.
 
     Emphasis is unwrapped, ``\\url{..}`` keeps its address, HTML entities and LaTeX are
-    decoded. ``""`` for an empty text; raises nothing.
+    decoded (:func:`inline_latex`, then :func:`readinglist.text.latex_to_unicode`).
+    ``""`` for an empty text; raises nothing.
     """
     if not text:
         return ""
+    return WHITESPACE.sub(" ", latex_to_unicode(inline_latex(text))).strip()
+
+
+def inline_latex(text: str) -> str:
+    """``text`` without its Markdown and HTML markup: the LaTeX source :func:`clean_inline`
+    decodes (emphasis unwrapped, ``\\url{..}`` its address, HTML entities decoded, LaTeX
+    and its ``$...$`` math as written; white space as given). Raises nothing."""
     text = strip_markup(text)
     text = _HEADING_MARK.sub("", text)
     text = URL_COMMAND.sub(r"\1", text) if "\\" in text else text
     text = unwrap_markers(apply_markup_rules(text))
-    text = html.unescape(text)
-    text = latex_to_unicode(text)
-    return WHITESPACE.sub(" ", text).strip()
+    return html.unescape(text)
 
 
 def apply_markup_rules(text: str) -> str:

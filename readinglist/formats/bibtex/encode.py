@@ -13,6 +13,9 @@ same parts). Rules, used by :mod:`.writer` for generated entries:
   math and ``\\url``/``\\path``/``\\href`` arguments is escaped; ``\\%`` and
   ``$\\to$`` stay; unbalanced braces become ``\\textbraceleft{}`` /
   ``\\textbraceright{}``;
+* text with inline math (a pasted title, :func:`math_title`; a plain-text abstract,
+  :func:`latex_of_text`) keeps each formula as written when it is inert math LaTeX reads
+  as written (:func:`kept_formulas`); the text around it is encoded as above;
 * ``dialect="bibtex"`` writes ASCII: non-ASCII characters become LaTeX (pylatexenc's
   ``UnicodeToLatexEncoder`` in the ``{\\"o}`` form BibTeX treats as one special
   character); a character pylatexenc cannot encode so that it decodes back is kept
@@ -23,30 +26,22 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Literal
 
 from readinglist.bounds import is_entry_type_name
-from readinglist.formats.bibtex.fields import (
-    decode_text,
-    extended_name_parts,
-    parse_names,
-    split_names,
-    top_level_commas,
-)
-from readinglist.formats.bibtex.inert import is_inert, offending, preamble_offending
+from readinglist.formats.bibtex.fields import decode_text, parse_names
+from readinglist.formats.bibtex.inert import is_inert, offending
 from readinglist.formats.bibtex.values import ValueSyntaxError, matching_brace
-from readinglist.records import LIST_FIELD_PREFIX, ParseProblem, Person
+from readinglist.records import LIST_FIELD_PREFIX, Person
 from readinglist.text import (
-    CACHE_SIZE,
     LATEX_ACCENTS,
-    counted,
     has_markup,
     latex_to_unicode,
-    plural,
     readable,
+    readable_pieces,
 )
 
 Dialect = Literal["bibtex", "biblatex"]
@@ -213,6 +208,73 @@ def encode_title(title: str, dialect: Dialect) -> str:
     return "".join(out)
 
 
+#: Stands for one formula while :func:`encode_title` protects the words around it: a
+#: private-use character, neither a word character nor one :func:`escape_literal` changes.
+_FORMULA_MARK = "\ue000"
+
+
+#: An escaped character (``\\%``) or a control word: what :func:`kept_formulas` skips.
+_ESCAPED = re.compile(r"\\.")
+
+
+def kept_formulas(pieces: Sequence[tuple[str, bool]]) -> bool:
+    """True when each formula of a paragraph's ``(text, is_math)`` pieces
+    (:func:`readinglist.text.readable_pieces`) may be written as the math it is:
+    pandoc's rule for ``$`` math in text (a non-space after the opening ``$`` and before
+    the closing one, no digit after it: ``$5 and $10`` are prices), no bare ``% # &`` (in
+    math a comment, a parameter, an alignment tab: LaTeX stops), balanced braces, and
+    inert LaTeX only (:func:`~.inert.is_inert`: ``$\\input{x}$`` is not)."""
+    for index, (piece, is_math) in enumerate(pieces):
+        if not is_math:
+            continue
+        after = pieces[index + 1][0][:1] if index + 1 < len(pieces) else ""
+        if piece[1].isspace() or piece[-2].isspace() or after.isdigit():
+            return False
+        bare = _ESCAPED.sub("", piece)
+        if any(ch in bare for ch in "%#&") or not _braces_balanced(piece):
+            return False
+        if not is_inert(piece):
+            return False
+    return True
+
+
+def math_title(source: str) -> str | None:
+    """A title written as TeX source with inline math, as a pasted list gives it
+    (``Global Identifiability of $\\ell_1$-based Dictionary Learning``), as the raw LaTeX
+    a BibTeX paper's ``title`` holds, or None.
+
+    Each formula (a ``$...$`` piece of :func:`readinglist.text.readable_pieces`) is kept
+    as written, in braces when it holds a capital (``{$M$}-estimation``: BibTeX's
+    ``change.case$`` lowers letters outside braces, math included, "Tame the BeaST"
+    section 4); the text between formulas is the text the display rule shows, encoded as
+    :func:`encode_title` encodes a title (words with capitals protected, specials
+    escaped), the formulas counted as neither words nor white space. The result is UTF-8
+    (the bibtex dialect makes it ASCII on export, as every raw value).
+
+    None when ``source`` has no formula (no ``$``, an odd number of them: a price), more
+    than one paragraph, or a formula that is not inert LaTeX (:func:`~.inert.is_inert`:
+    ``$\\input{x}$``; the title is then written as the text it displays, as before).
+    Never raises.
+    """
+    if "$" not in source or _FORMULA_MARK in source:
+        return None
+    paragraphs = readable_pieces(source)
+    if len(paragraphs) != 1 or not any(is_math for _, is_math in paragraphs[0]):
+        return None
+    formulas = [piece for piece, is_math in paragraphs[0] if is_math]
+    if not kept_formulas(paragraphs[0]):
+        return None
+    text = "".join(_FORMULA_MARK if is_math else piece for piece, is_math in paragraphs[0])
+    encoded = encode_title(text, "biblatex").split(_FORMULA_MARK)
+    if len(encoded) != len(formulas) + 1:  # the text decoded to the mark itself
+        return None
+    out = [encoded[0]]
+    for formula, after in zip(formulas, encoded[1:], strict=True):
+        out.append("{" + formula + "}" if any(ch.isupper() for ch in formula) else formula)
+        out.append(after)
+    return "".join(out)
+
+
 _VERBATIM_MACROS = re.compile(r"\\(?:url|path|nolinkurl|href|verb)\b")
 
 
@@ -252,9 +314,11 @@ def latex_of_text(name: str, value: str) -> str:
     * ``pages``: each side of a ``--`` range escaped, the ``--`` kept (plain text
       writes its range dash so; ``-{}-`` would print two hyphens);
     * ``abstract`` holding LaTeX commands or math (a pasted conference abstract's
-      ``$20\\%$``) or a tie (``Optimization~(IFPO)``): the text the display rule shows
-      (:func:`readinglist.text.readable`: a tie is a no-break space, written ``~``)
-      escaped, so LaTeX prints what ``show`` does;
+      ``$20\\%$``) or a tie (``Optimization~(IFPO)``): its formulas kept as written when
+      each may be (:func:`kept_formulas`), the text the display rule shows around them
+      (:func:`readinglist.text.readable_pieces`: a tie is a no-break space, written ``~``)
+      escaped; when one formula may not (``$\\input{x}$``, ``$5 and $10``), the whole
+      text the display rule shows (:func:`readinglist.text.readable`), escaped;
     * anything else: :func:`escape_literal`.
     """
     if is_verbatim(name, value):
@@ -262,8 +326,21 @@ def latex_of_text(name: str, value: str) -> str:
     if name == "pages":
         return "--".join(escape_literal(p, "biblatex") for p in normalize_pages(value).split("--"))
     if name == "abstract" and (has_markup(value) or _TIE.search(value)):
-        value = readable(value)
+        return _abstract_latex(value)
     return escape_literal(value, "biblatex")
+
+
+def _abstract_latex(value: str) -> str:
+    """A plain-text abstract with LaTeX markup as LaTeX: its formulas kept as written
+    when each may be (:func:`kept_formulas`), the text around them as the display rule
+    shows it, escaped; else the whole text the display rule shows, escaped."""
+    paragraphs = readable_pieces(value)
+    if not all(kept_formulas(pieces) for pieces in paragraphs):
+        return escape_literal(readable(value), "biblatex")
+    return "\n\n".join(
+        "".join(piece if is_math else escape_literal(piece, "biblatex") for piece, is_math in p)
+        for p in paragraphs
+    )
 
 
 #: The characters without which :func:`escape_raw` (biblatex) changes nothing.
@@ -307,72 +384,6 @@ def escaping_needs(values: Mapping[str, str]) -> tuple[bool, dict[str, str]]:
         elif not escaped and not is_verbatim(name, value):
             escaped = escape_raw(value, "biblatex") != value
     return escaped, as_text
-
-
-class EscapeReport:
-    """What a BibTeX import says about values an export cannot copy: the first entry
-    with a value to escape; each of the first :attr:`NAMED` entries with values not
-    inert (written as the text they display), then how many more (:meth:`summary`)."""
-
-    NAMED = 20
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.escaping_reported = False
-        self.as_text = 0
-
-    def problems(
-        self, key: str, escaped: bool, as_text: Mapping[str, str], line: int
-    ) -> Iterator[ParseProblem]:
-        """The warnings for entry ``key`` (:func:`escaping_needs`'s answers)."""
-        name = repr(key) if key else "(no key)"
-        if escaped and not self.escaping_reported:
-            self.escaping_reported = True
-            yield ParseProblem(
-                f"entry {name} has a bare & % # _ or an unbalanced $ or brace in a value; "
-                "such entries are exported with those escaped (reported for the first "
-                "entry only)",
-                self.source,
-                line,
-                "warning",
-            )
-        if as_text:
-            self.as_text += 1
-            if self.as_text <= self.NAMED:
-                listed = ", ".join(f"{field} ({piece})" for field, piece in as_text.items())
-                yield ParseProblem(
-                    f"entry {name}: {listed}: LaTeX that is not inert markup (accents, "
-                    "font commands, symbols, math); exported as the text it displays",
-                    self.source,
-                    line,
-                    "warning",
-                )
-
-    def preamble(self, text: str, macros: Mapping[str, str], line: int) -> Iterator[ParseProblem]:
-        """The warning for a ``@preamble`` block that is not inert markup
-        (:func:`~.inert.preamble_offending`), which exports leave out."""
-        piece = preamble_offending(text, macros)
-        if piece is not None:
-            yield ParseProblem(
-                f"@preamble: {piece} is not inert LaTeX markup; exports leave the preamble out",
-                self.source,
-                line,
-                "warning",
-            )
-
-    def summary(self) -> Iterator[ParseProblem]:
-        """The count of the entries with values written as text beyond the first
-        :attr:`NAMED` (nothing when none)."""
-        more = self.as_text - self.NAMED
-        if more > 0:
-            yield ParseProblem(
-                f"{counted(more, 'more entry', 'more entries')} "
-                f"{plural(more, 'has', 'have')} LaTeX that is not inert markup; exported as "
-                "the text it displays",
-                self.source,
-                None,
-                "warning",
-            )
 
 
 def _balance_braces(value: str) -> str:
@@ -635,54 +646,3 @@ def valid_citekey(key: str, dialect: Dialect = "bibtex") -> str:
         key = "".join(ch for ch in key if not unicodedata.combining(ch))
         key = re.sub(r"[^\x00-\x7f]+", "-", key)
     return _KEY_ILLEGAL.sub("-", key)
-
-
-_INITIALS = re.compile(r"^(?:[A-Z][a-z]?\.?[\s~-]*){1,4}$")
-
-
-@lru_cache(maxsize=CACHE_SIZE)
-def repair_name_list(raw: str) -> str | None:
-    """A raw ``author``/``editor`` list that BibTeX rejects, rewritten so that it reads
-    it as the people meant; None when BibTeX reads ``raw`` as it is (cached: a
-    proceedings' editor list recurs in every entry of it).
-
-    BibTeX stops with "Too many commas in name" for a name of more than two commas
-    and "has a comma at the end" for a name ending in one (BibTeX manual, "Tame the
-    BeaST" section 11). Both come from commas used to separate people:
-
-    * ``Miller, D., Firby, J. and Dean, T.`` -> ``Miller, D. and Firby, J. and Dean, T.``
-      (``Family, Initials`` pairs);
-    * ``Ryszard Michalski, Jaime G. Carbonell, and Tom M. Mitchell`` ->
-      ``Ryszard Michalski and Jaime G. Carbonell and Tom M. Mitchell`` (a comma-separated
-      list of ``First Last`` names);
-    * any other name with too many commas: each comma-separated part is a name.
-
-    Commas inside braces are not counted, as BibTeX does not count them.
-    """
-    repaired: list[str] = []
-    changed = False
-    for name in split_names(raw):
-        if name.count(",") <= 2 and not name.endswith(","):  # too few commas to be wrong
-            repaired.append(name)
-            continue
-        if extended_name_parts(name) is not None:  # biblatex's key=value form
-            repaired.append(name)
-            continue
-        parts = [p.strip() for p in top_level_commas(name)]
-        trailing = len(parts) > 1 and parts[-1] == ""
-        if trailing:
-            parts = parts[:-1]
-        if len(parts) <= 3 and not trailing:
-            repaired.append(name)
-            continue
-        changed = True
-        parts = [p for p in parts if p]
-        if len(parts) % 2 == 0 and all(_INITIALS.match(p) for p in parts[1::2]):
-            repaired.extend(
-                f"{family}, {given}" for family, given in zip(parts[::2], parts[1::2], strict=True)
-            )
-        elif trailing and len(parts) == 2 and not all(" " in p for p in parts):
-            repaired.append(", ".join(parts))  # "Family, Given," with a stray comma
-        else:
-            repaired.extend(parts)
-    return " and ".join(repaired) if changed else None

@@ -217,7 +217,7 @@ def parse_person(name: str) -> Person:
 def split_names(raw: str) -> tuple[str, ...]:
     """The names of a BibTeX name list (``A and B and others``) as written, stripped, empty
     ones left out (bibtexparser's ``split_multiple_persons_names``: ``and`` at brace depth
-    0). Cached: the reader checks a list (``encode.repair_name_list``) and then parses it."""
+    0). Cached: the reader checks a list (``repair.repair_name_list``) and then parses it."""
     return tuple(name.strip() for name in split_multiple_persons_names(raw) if name.strip())
 
 

@@ -224,12 +224,12 @@ class _EntryFields:
     def abstract(self, value: str) -> str:
         """The abstract: as :meth:`text`, except that one from a source other than BibTeX
         holding LaTeX commands or math (:func:`readinglist.text.has_markup`: a pasted
-        conference abstract's ``$20\\%$``, ``\\textbf{(1) attacks}``) is written as the
-        text the display rule shows (:func:`readinglist.text.readable`: ``20%``,
-        ``(1) attacks``), escaped as text like every value from such a source
-        (issue 18). LaTeX then prints what ``show`` and the Markdown export do, not the
-        markup spelled out (``$20\\%$``); nothing of the markup is run, and an entry read
-        back displays the same."""
+        conference abstract's ``$20\\%$``, ``\\textbf{(1) attacks}``) keeps its inert
+        formulas as written (``$20\\%$``) and is otherwise written as the text the display
+        rule shows (``(1) attacks``), escaped as text like every value from such a source
+        (:func:`~.encode.latex_of_text`). LaTeX then typesets the math and prints the rest
+        as ``show`` does, never the markup spelled out; nothing else of the markup is run,
+        and an entry read back displays the same."""
         if self.latex:
             return copy_latex(value, self.dialect, readable)
         return self.text(value, "abstract")

@@ -52,11 +52,12 @@ from bibtexparser.model import (
 )
 
 from readinglist.formats.bibtex.digest import UNCHECKED, source_check
-from readinglist.formats.bibtex.encode import EscapeReport, escaping_needs
+from readinglist.formats.bibtex.encode import escaping_needs
 from readinglist.formats.bibtex.fields import record_from_fields, value_checks
 from readinglist.formats.bibtex.inherit import PARENT_TYPES, add_xdata, inherit, parent_keys
 from readinglist.formats.bibtex.repair import (
     LIST_FIELDS,
+    EscapeReport,
     is_jabref_meta,
     join_list,
     normalize_others,

@@ -1,0 +1,241 @@
+"""Math in a pasted list survives to the bibliography.
+
+A conference list's titles and abstracts carry TeX math (``$\\ell_1$-based``,
+``$q^\\pi$-Realizable``, ``$(\\varepsilon,\\delta)$-DP``). The reader keeps a title's
+math as the title's raw LaTeX (``fields["title"]``, as the BibTeX reader keeps a raw
+title) while the title column stays the Unicode people read (``ℓ_1``); the BibTeX and
+biblatex exports write the math as written, a formula with a capital in braces (BibTeX's
+``change.case$``), and keep an abstract's inert formulas too. Checked by value, by a
+real pdflatex+bibtex and pdflatex+biber compile of the NeurIPS list's math titles, by
+re-importing the list (nothing changes) and against a BibTeX library imported as before.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+from helpers import require_tools, shared_data
+
+from readinglist.formats import abstracts, bibtex
+from readinglist.formats.bibtex.encode import math_title
+
+Invoke = Callable[..., Result]
+
+#: A pasted Markdown list as the NeurIPS one is laid out, titles with math.
+LIST = """\
+### Global Identifiability of  $\\ell_1$-based Dictionary Learning via Matrix Volume Optimization
+
+**Authors:** Jingzhou Hu, Kejun Huang
+
+We propose a formulation whose rows have unit $\\ell_1$ norm.
+
+### On the Convergence of Deep Q-Networks with $\\epsilon$-Greedy Exploration
+
+**Authors:** Shuai Zhang, Hongkang Li
+
+We study $\\epsilon$-greedy exploration.
+
+### [Oral] Online RL in Linearly $q^\\pi$-Realizable MDPs Is as Easy as in Linear MDPs
+
+**Authors:** Gellert Weisz, Andras Gyorgy
+
+We consider $q^\\pi$-realizable MDPs.
+
+### Path following algorithms for $\\ell_2$-regularized $M$-estimation
+
+**Authors:** Yunzhang Zhu, Renxiong Liu
+
+A path for $M$-estimation.
+
+### Streaming $(\\varepsilon,\\delta)$-DP with Bins of Size $[U,2U]$
+
+**Authors:** Ann Smith
+
+Bins of size $[U,2U]$, where $U$ is calibrated by $(\\varepsilon,\\delta)$.
+"""
+
+#: The title each paper of :data:`LIST` shows (column) and writes (BibTeX/biblatex).
+TITLES = [
+    (
+        "Global Identifiability of ℓ_1-based Dictionary Learning via Matrix Volume Optimization",
+        "Global {Identifiability} of $\\ell_1$-based {Dictionary} {Learning} via {Matrix} "
+        "{Volume} {Optimization}",
+    ),
+    (
+        "On the Convergence of Deep Q-Networks with ϵ-Greedy Exploration",
+        "On the {Convergence} of {Deep} {Q}-{Networks} with $\\epsilon$-{Greedy} {Exploration}",
+    ),
+    (
+        "Online RL in Linearly q^π-Realizable MDPs Is as Easy as in Linear MDPs",
+        "Online {RL} in {Linearly} $q^\\pi$-{Realizable} {MDPs} {Is} as {Easy} as in "
+        "{Linear} {MDPs}",
+    ),
+    (
+        "Path following algorithms for ℓ_2-regularized M-estimation",
+        "Path following algorithms for $\\ell_2$-regularized {$M$}-estimation",
+    ),
+    (
+        "Streaming (ε,δ)-DP with Bins of Size [U,2U]",
+        "Streaming $(\\varepsilon,\\delta)$-{DP} with {Bins} of {Size} {$[U,2U]$}",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "latex"),
+    [
+        ("Sparse $\\ell_1$ Coding", "Sparse $\\ell_1$ {Coding}"),
+        ("$M$-estimation: a $\\Sigma$ Review", "{$M$}-estimation: a {$\\Sigma$} {Review}"),
+        # No formula: an odd $ is a price, none is plain text; hostile math is not kept.
+        ("Costs $5 and More", None),
+        ("No Math Here", None),
+        ("Evil $\\input{/etc/passwd}$ Title", None),
+        ("Evil $\\immediate\\write18{touch x}$ Title", None),
+        ("Evil $\\catcode`\\Q=0 Qinput{x}$ Title", None),
+        ("Evil $^^5cinput{x}$ Title", None),
+        ("Broken $50% of x$ Title", None),
+    ],
+)
+def test_math_title_keeps_inert_math_and_protects_capitals(source: str, latex: str | None) -> None:
+    assert math_title(source) == latex
+
+
+def test_reader_keeps_the_title_math_as_its_raw_latex() -> None:
+    records = abstracts.read(LIST, "list.md").records
+    assert [(r.title, r.fields.get("title")) for r in records] == TITLES
+    assert records[2].fields["list_presentation"] == "Oral"
+
+
+def test_hostile_math_in_a_title_is_not_kept() -> None:
+    text = "### Evil $\\input{secret}$ Title\n\n**Authors:** Ann Smith\n\nAn abstract.\n"
+    (record,) = abstracts.read(text, "evil.md").records
+    assert "title" not in record.fields
+
+
+@pytest.mark.parametrize("dialect", ["bibtex", "biblatex"])
+def test_exports_write_the_math_as_written(invoke: Invoke, tmp_path: Path, dialect: str) -> None:
+    source = tmp_path / "list.md"
+    source.write_text(LIST, encoding="utf-8")
+    assert invoke("import", "-f", "abstracts", str(source)).exit_code == 0
+    result = invoke("export", dialect)
+    assert result.exit_code == 0, result.stderr
+    titles = re.findall(r"^  title = \{(.*)\},$", result.stdout, re.M)
+    assert sorted(titles) == sorted(latex for _, latex in TITLES)
+    assert "ensuremath" not in result.stdout
+    assert "textasciicircum" not in result.stdout
+    assert "Bins of size $[U,2U]$, where $U$ is calibrated by $(\\varepsilon,\\delta)$." in (
+        result.stdout
+    )
+    # What people read stays Unicode: the terminal and the Markdown list.
+    listed = json.loads(invoke("list", "--json").stdout)
+    assert sorted(p["title"] for p in listed) == sorted(title for title, _ in TITLES)
+    # The BibTeX export read back shows the same titles.
+    assert sorted(r.title or "" for r in bibtex.read(result.stdout).records) == sorted(
+        title for title, _ in TITLES
+    )
+
+
+def test_reimporting_the_list_changes_nothing(invoke: Invoke, tmp_path: Path) -> None:
+    source = tmp_path / "list.md"
+    source.write_text(LIST, encoding="utf-8")
+    assert invoke("import", "-f", "abstracts", str(source)).exit_code == 0
+    before = {d: invoke("export", d).stdout for d in ("bibtex", "biblatex", "csl-json")}
+    again = invoke("import", "-f", "abstracts", str(source))
+    assert again.exit_code == 0, again.stderr
+    assert "0 added, 0 merged, 5 already present, 0 rejected" in again.stderr
+    assert {d: invoke("export", d).stdout for d in before} == before
+
+
+def test_a_bibtex_library_with_math_titles_exports_as_before(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    """A .bib file's own math titles are copied byte for byte (its entries unchanged), and
+    generated as their raw value when its text is regenerated (a tag added)."""
+    source = tmp_path / "lib.bib"
+    text = (
+        "@inproceedings{hu2023,\n"
+        "  author = {Hu, Jingzhou},\n"
+        "  title = {Global Identifiability of $\\ell_1$-based {Dictionary} Learning},\n"
+        "  booktitle = {NeurIPS},\n"
+        "  year = 2023\n"
+        "}\n"
+    )
+    source.write_text(text, encoding="utf-8")
+    assert invoke("import", str(source)).exit_code == 0
+    assert invoke("export", "bibtex").stdout == text
+
+
+def _math_papers(invoke: Invoke) -> list[str]:
+    """Import the NeurIPS list; the keys of its papers whose title has math."""
+    path = shared_data("neurips2023-poster-session1-abstracts.md")
+    imported = invoke("import", str(path))
+    assert imported.exit_code == 0, imported.stderr
+    text = path.read_text(encoding="utf-8")
+    assert sum("$" in line for line in text.splitlines() if line.startswith("### ")) == 4
+    records = abstracts.read(text, str(path)).records
+    titles = {r.title for r in records if "$" in r.fields.get("title", "")}
+    listed = json.loads(invoke("list", "--json").stdout)
+    return sorted(p["key"] for p in listed if p["title"] in titles)
+
+
+@pytest.mark.slow
+def test_the_neurips_math_titles_compile_with_bibtex_and_biber(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    """The NeurIPS list's four math titles, exported and typeset by pdflatex with bibtex
+    (``plain``, which lowers title case: the protected formulas keep theirs) and with
+    biber (biblatex): no error, and the bibliography holds the math as written."""
+    require_tools("pdflatex", "bibtex", "biber")
+    keys = _math_papers(invoke)
+    assert len(keys) == 4
+    query = " OR ".join(f"key:{key}" for key in keys).split(" ")
+    run = {"capture_output": True, "timeout": 120, "check": False}
+    for dialect, tool in (("bibtex", "bibtex"), ("biblatex", "biber")):
+        folder = tmp_path / dialect
+        folder.mkdir()
+        assert invoke("export", dialect, *query, "-o", str(folder / "refs.bib")).exit_code == 0
+        head = (
+            "\\usepackage[backend=biber]{biblatex}\\addbibresource{refs.bib}"
+            if tool == "biber"
+            else ""
+        )
+        tail = (
+            "\\printbibliography"
+            if tool == "biber"
+            else "\\bibliographystyle{plain}\\bibliography{refs}"
+        )
+        (folder / "doc.tex").write_text(
+            f"\\documentclass{{article}}\\usepackage[T1]{{fontenc}}{head}"
+            f"\\begin{{document}}\\nocite{{*}}{tail}\\end{{document}}\n"
+        )
+        latex = ["pdflatex", "-interaction=nonstopmode", "doc.tex"]
+        subprocess.run(latex, cwd=folder, **run)  # type: ignore[call-overload]
+        step = subprocess.run([tool, "doc"], cwd=folder, **run)  # type: ignore[call-overload]
+        assert step.returncode == 0, step.stdout
+        subprocess.run(latex, cwd=folder, **run)  # type: ignore[call-overload]
+        final = subprocess.run(latex, cwd=folder, **run)  # type: ignore[call-overload]
+        log = (folder / "doc.log").read_text(errors="replace")
+        assert final.returncode == 0, log[-2000:]
+        assert "Undefined control sequence" not in log
+        assert "Missing $ inserted" not in log
+        bbl = (folder / "doc.bbl").read_text(encoding="utf-8")
+        for formula in ("$\\ell_1$-based", "$\\epsilon$-", "$q^\\pi$-", "{$M$}-estimation"):
+            assert formula in bbl, (dialect, formula)
+        assert "textasciicircum" not in bbl
+        assert "ensuremath" not in bbl
+
+
+def test_a_merge_into_a_bibtex_paper_keeps_the_raw_title_latex() -> None:
+    """A pasted record made LaTeX for a merge into a BibTeX paper keeps its raw title
+    (LaTeX already), while its other fields are escaped as text."""
+    from readinglist.library.merging import as_latex
+
+    (record,) = abstracts.read(LIST.split("\n### ")[0], "list.md").records
+    latex = as_latex(record)
+    assert latex.fields["title"] == record.fields["title"] == TITLES[0][1]
