@@ -332,3 +332,110 @@ def test_a_poll_shows_the_new_order_and_the_last_message_again(server: Server) -
         assert 'data-pending="' in again.text
         shown = r'id="state"[^>]* data-paper="(\d*)"'
         assert re.findall(shown, again.text) == re.findall(shown, done.text)
+
+
+def _client(server: Server, page: httpx.Response, csrf: str) -> httpx.Client:
+    return httpx.Client(
+        base_url=server.base, cookies=page.cookies, timeout=TIMEOUT, headers={"X-CSRF-Token": csrf}
+    )
+
+
+def _seen(text: str) -> str:
+    found = re.search(r'id="state"[^>]* data-seen="(\d+)"', text)
+    assert found is not None
+    return found.group(1)
+
+
+def test_a_decision_made_elsewhere_meanwhile_is_not_overwritten(db_url: str) -> None:
+    """The page's key carries the version of the status it showed: when the stored
+    status changed since (``mark`` in a terminal, another tab), the key is refused with
+    409 and the paper as it is now ("decided elsewhere as read"), nothing written; the
+    key pressed again (with the new version) applies. A change elsewhere to the status
+    the key sets loses nothing and passes."""
+    from helpers import sql_values, statuses
+
+    url = db_url
+    CliRunner().invoke(cli, ["--db", url, "import", str(EXAMPLES / "icml2026-abstracts.txt")])
+    running = Server(url, "--order", "added")
+    try:
+        page = get(running.url)
+        csrf, view, current = _page_state(page.text)
+        assert _seen(page.text) == "0"
+        key = sql_values(url, "SELECT citekey FROM papers WHERE id = :i", {"i": current})[0]
+        with _client(running, page, csrf) as client:
+            marked = CliRunner().invoke(cli, ["--db", url, "mark", "read", key])
+            assert marked.exit_code == 0, marked.stderr
+            form = {"view": view, "key": "s", "paper": str(current), "seen": "0"}
+            refused = client.post("/act", data=form)
+            assert refused.status_code == 409
+            assert refused.headers["x-decided-elsewhere"] != ""
+            assert "decided elsewhere as read: press s again to make it skipped" in refused.text
+            shown = re.search(r'id="state"[^>]* data-paper="(\d+)"', refused.text)
+            assert shown is not None
+            assert int(shown.group(1)) == current  # the same paper, as it is now
+            assert '<span id="status">read</span>' in refused.text
+            assert statuses(url)[current] == "read"  # nothing written
+            seen = _seen(refused.text)
+            assert seen != "0"
+            done = client.post("/act", data={**form, "seen": seen})  # pressed again
+            assert done.status_code == 200
+            assert statuses(url)[current] == "skipped"
+
+            # decided elsewhere as the key decides: nothing to lose, it passes
+            _, _, following = _page_state(_csrf_meta(csrf) + done.text)
+            other = sql_values(url, "SELECT citekey FROM papers WHERE id = :i", {"i": following})
+            assert (
+                CliRunner().invoke(cli, ["--db", url, "mark", "to-read", other[0]]).exit_code == 0
+            )
+            form = {"view": view, "key": "t", "paper": str(following), "seen": _seen(done.text)}
+            same = client.post("/act", data=form)
+            assert same.status_code == 200
+            assert statuses(url)[following] == "to-read"
+    finally:
+        code, err = running.stop()
+    assert code == 0, err
+    assert "Traceback" not in err
+
+
+def _csrf_meta(csrf: str) -> str:
+    return f'<meta name="csrf-token" content="{csrf}">'
+
+
+def test_blind_hides_the_other_readers_decisions_until_decided(tmp_path: Path) -> None:
+    """``serve --blind`` (``triage --blind``'s meaning): no "N others want it" on a paper
+    the reader has not decided, in the list or the paper shown, on the first page and
+    after a key; the header line says they are hidden. Once decided, the count shows."""
+    url = f"sqlite:///{tmp_path / 'library.db'}"
+    CliRunner().invoke(cli, ["--db", url, "import", str(EXAMPLES / "icml2026-abstracts.txt")])
+    from helpers import sql_values
+
+    keys = sql_values(url, "SELECT citekey FROM papers ORDER BY id")
+    for reader in ("bo", "cy"):
+        marked = CliRunner().invoke(
+            cli, ["--db", url, "--reader", reader, "mark", "to-read", *keys]
+        )
+        assert marked.exit_code == 0, marked.stderr
+    seeing = Server(url, "--order", "added", reader="ana")
+    try:
+        assert "2 others want it" in get(seeing.url).text  # without --blind: shown
+    finally:
+        seeing.stop()
+    running = Server(url, "--order", "added", "--blind", reader="ana")
+    try:
+        page = get(running.url)
+        assert "want it" not in page.text
+        assert "others&#39; decisions hidden until you decide (--blind)" in page.text
+        csrf, view, current = _page_state(page.text)
+        with _client(running, page, csrf) as client:
+            done = client.post("/act", data={"view": view, "key": "s", "paper": str(current)})
+            assert done.status_code == 200
+            polled = client.post("/poll", data={"view": view})
+        for answer in (done.text, polled.text):
+            # the paper just decided shows the others' decisions; no other paper does
+            found = re.findall(r'<li data-paper="(\d+)"[^>]*>(.*?)</li>', answer, re.DOTALL)
+            assert found
+            for pid, row in found:
+                assert ("want it" in row) == (int(pid) == current), (pid, row)
+    finally:
+        code, err = running.stop()
+    assert code == 0, err

@@ -44,6 +44,12 @@ LOCAL = "127.0.0.1"
     metavar="N",
     help='Say "you may stop here" once N papers are skipped since the last wanted one.',
 )
+@click.option(
+    "--blind",
+    is_flag=True,
+    help="In a shared library, hide the other readers' decisions on a paper until you "
+    "have decided it (blind screening, as triage --blind).",
+)
 @pass_app
 def serve_command(
     app: AppContext,
@@ -55,6 +61,7 @@ def serve_command(
     order: str,
     like: str | None,
     stop_after: int | None,
+    blind: bool,
 ) -> None:
     """Triage in the browser: a ranked list beside the paper, the triage keys.
 
@@ -65,7 +72,10 @@ def serve_command(
     abstract (math rendered), links, tags, notes, why it scores as it does and
     similar papers; the keys are triage's (t s r d, h m l, a n e, u undo, space
     later, b back, / search, o open, ? help) and g shows the topics. Every decision
-    is saved at once. Runs until Ctrl-C.
+    is saved at once; a paper decided elsewhere (another tab, `mark`) while shown is
+    not overwritten: the page says so and the key pressed again applies. In a shared
+    library the list says how many other readers want each paper; --blind hides that
+    until you decide. Runs until Ctrl-C.
 
     \b
     Examples:
@@ -73,6 +83,7 @@ def serve_command(
         readinglist serve tag:icml --open
         readinglist serve --port 9000 --stop-after 100
         readinglist --reader ana serve
+        readinglist --reader ana serve --blind
     """
     import contextlib
     import socket
@@ -98,7 +109,17 @@ def serve_command(
     try:
         url = _serve_url(address, port)
         server, link = _server(
-            app, sock, url, join_query(query), host, port, include_all, order, like, stop_after
+            app,
+            sock,
+            url,
+            join_query(query),
+            host,
+            port,
+            include_all,
+            order,
+            like,
+            stop_after,
+            blind,
         )
         if host is not None and host not in ("127.0.0.1", "localhost", "::1"):
             render.warn(
@@ -146,6 +167,7 @@ def _server(
     order: str,
     like: str | None,
     stop_after: int | None,
+    blind: bool = False,
 ) -> tuple[Any, str]:
     """Build the server of the page; return it and the address with its token."""
     from readinglist import decided, render
@@ -162,6 +184,7 @@ def _server(
         order=order,
         like=like,
         stop_after=stop_after,
+        blind=blind,
     )
     asgi = create_app(
         app.session,

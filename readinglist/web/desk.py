@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +67,68 @@ class NotInList(Conflict):
     forged request): nothing is done, the answer is 409."""
 
 
+class DecidedElsewhere(Exception):
+    """The paper's stored status changed since the page showed it (the CLI's ``mark``,
+    another tab) to another than the key sets: nothing is written, the answer is 409
+    with the paper as it is now. Not a ReadingListError: ``Triage.press`` makes those
+    its message, and this one must reach the route."""
+
+    def __init__(self, pid: int, status: str, version: int) -> None:
+        super().__init__(f"paper {pid} was decided elsewhere as {status}")
+        self.pid, self.status, self.version = pid, status, version
+
+
+def status_version(session: Session, pid: int) -> int:
+    """The version of the current reader's status of ``pid`` the page carries: the id
+    of their newest status change of it (``library.marks.last_change_of``; every
+    change, an undo too, is a new one), 0 when it never changed."""
+    from readinglist.library import marks
+
+    return marks.last_change_of(session, pid) or 0
+
+
+class CheckedWrites:
+    """The write transactions of a tab's run (``Triage``'s session factory), with a
+    compare-and-set for the key the page sent: :attr:`expect` ``(paper, version the page
+    saw, status the key sets)`` is checked in the next transaction before anything is
+    written (the paper row locked on PostgreSQL, as ``library.marks.undo_status`` does;
+    SQLite's write transactions hold its write lock from BEGIN), so a decision made
+    elsewhere meanwhile is never overwritten unseen (:class:`DecidedElsewhere`)."""
+
+    def __init__(self, write: SessionFactory) -> None:
+        self.write = write
+        self.expect: tuple[int, int, str] | None = None
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A write transaction (committed on exit); DecidedElsewhere when :attr:`expect`
+        fails (used once: the next transaction checks nothing)."""
+        expect, self.expect = self.expect, None
+        with self.write() as session:
+            if expect is not None:
+                unchanged(session, *expect)
+            yield session
+
+
+def unchanged(session: Session, pid: int, seen: int, target: str) -> None:
+    """Raise :class:`DecidedElsewhere` when the current reader's status of ``pid``
+    changed since version ``seen`` (:func:`status_version`) to another than ``target``
+    (a change to the status the key sets loses nothing). A paper removed meanwhile
+    passes (the write says so)."""
+    from readinglist import decided
+    from readinglist.tables import PAPERS
+
+    locked = select(PAPERS.c.id).where(PAPERS.c.id == pid).with_for_update()
+    if session.execute(locked).first() is None:
+        return
+    now = status_version(session, pid)
+    if now == seen:
+        return
+    status = str(session.execute(select(decided.column("status", paper_id=pid))).scalar_one())
+    if status != target:
+        raise DecidedElsewhere(pid, status, now)
+
+
 class PageTerminal:
     """The :class:`readinglist.triage.Terminal` of a request: prompts answer with the
     request's text; the loop's own screens are never drawn (the page draws)."""
@@ -102,7 +164,9 @@ class PageTerminal:
 class Options:
     """What ``serve`` was asked for: the library's URL (the ranking cache), the reader
     who decides (``--reader``; ``decided.DEFAULT_READER`` in a personal library), the
-    query, ``--all``, the order, ``--like`` and the stopping threshold (``--stop-after``)."""
+    query, ``--all``, the order, ``--like``, the stopping threshold (``--stop-after``)
+    and ``--blind`` (the other readers' decisions hidden on a paper the reader has not
+    decided: ``triage --blind``'s rule, ``library.agreement.others_line``)."""
 
     url: str
     reader: str
@@ -111,6 +175,7 @@ class Options:
     order: str = "interest"
     like: str | None = None
     stop_after: int | None = None
+    blind: bool = False
 
 
 @dataclass
@@ -121,6 +186,7 @@ class Desk:
     run: triage.Triage
     options: Options
     terminal: PageTerminal
+    writes: CheckedWrites
     topics: list[Any] | None = None
     topic: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -133,13 +199,18 @@ class Desk:
 
     # --- acting -----------------------------------------------------------------------
 
-    def act(self, key: str, pid: int | None, answer: str | None = None) -> str:
+    def act(
+        self, key: str, pid: int | None, answer: str | None = None, seen: int | None = None
+    ) -> str:
         """Apply ``key`` to paper ``pid`` (the one the page showed; None: the current)
-        with ``answer`` for a prompt; return the message for the page.
+        with ``answer`` for a prompt; return the message for the page. ``seen``: the
+        version of the paper's status the page showed (:func:`status_version`; None:
+        not checked).
 
         UsageError for a key the page does not send; :class:`NotInList` when ``pid`` is
         not a paper of this run (nothing done: a key acts on the paper the page showed,
-        never on another)."""
+        never on another); :class:`DecidedElsewhere` when a status key meets a status
+        changed since ``seen`` (:class:`CheckedWrites`: nothing written)."""
         run = self.run
         if key not in PRESSED and key not in MOVES:
             raise UsageError(f"unknown key {key!r}")
@@ -166,13 +237,25 @@ class Desk:
                 raise NotFound("that paper was removed meanwhile")
             record = found
         self.terminal.answer = answer
+        if key in triage.STATUS_KEYS and seen is not None and pid is not None:
+            self.writes.expect = (pid, seen, triage.STATUS_KEYS[key])
         try:
             run.press(key, record)
         finally:
             self.terminal.answer = None
+            self.writes.expect = None
         if key in triage.STATUS_KEYS:
             self._keep_in_topic()
         return run.message
+
+    def decided_elsewhere(self, found: DecidedElsewhere, key: str) -> str:
+        """Take the status stored meanwhile (:class:`DecidedElsewhere`) as the paper's,
+        for the list and the counts; return the page's message (the key pressed again
+        applies: the page now carries the new version)."""
+        self.run.status[found.pid] = found.status
+        self.run._count_since_wanted()
+        wanted = triage.STATUS_KEYS.get(key, "")
+        return f"decided elsewhere as {found.status}: press {key} again to make it {wanted}"
 
     def _keep_in_topic(self) -> None:
         """With a topic chosen, move to its next undecided paper when the current one is
@@ -259,14 +342,20 @@ class Desk:
         }
 
 
-def others_wanting(session: Session, ids: Sequence[int], mine: dict[int, str]) -> dict[int, int]:
+def others_wanting(
+    session: Session, ids: Sequence[int], mine: dict[int, str], *, blind: bool = False
+) -> dict[int, int]:
     """How many readers other than the current one want each paper of ``ids``: the
     count of ``decided.wanted_count`` (``wanted-by:N``'s rule) less the current reader
-    when ``mine`` (their statuses) says they want it."""
+    when ``mine`` (their statuses) says they want it. ``blind`` (``serve --blind``)
+    leaves out the papers ``mine`` has as ``new``: nothing of the others' decisions is
+    read for a paper the reader has not decided (``triage --blind``'s rule)."""
     from readinglist import decided
     from readinglist.records import WANTED_STATUSES
     from readinglist.tables import PAPERS
 
+    if blind:
+        ids = [p for p in ids if mine.get(p, "new") != "new"]
     found: dict[int, int] = {}
     for start in range(0, len(ids), library.CHUNK):
         chunk = list(ids[start : start + library.CHUNK])
@@ -309,8 +398,9 @@ def open_desk(
         ranker = shared.view(read, options, on_build)
         ids = ranker.order(ids)
     terminal = PageTerminal()
+    writes = CheckedWrites(write)
     run = triage.Triage(
-        write,
+        writes.session,
         ids,
         terminal,
         read_factory=read,
@@ -320,7 +410,7 @@ def open_desk(
     )
     run._load_statuses()  # what Triage.run does first: the statuses and the stopping count
     run.status = CountedStatuses(run.status)
-    return Desk(run, options, terminal)
+    return Desk(run, options, terminal, writes)
 
 
 class SharedRanker:

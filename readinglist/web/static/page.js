@@ -106,7 +106,9 @@
     if (key === "v") { var cur = document.querySelector("#list li.current") || document.querySelector("#list li"); if (cur) { cur.focus(); } return; }
     if (key === "g") { post("/topics", {}); return; }
     if (key === "q") { document.getElementById("message").textContent = "close the tab to stop; Ctrl-C in the terminal stops the server"; return; }
-    if (SERVER.indexOf(key) >= 0) { post("/act", { key: key, paper: state().dataset.paper }); }
+    // the version of the paper's status shown: a decision made elsewhere meanwhile is
+    // refused (409, the paper as it is now) instead of overwritten
+    if (SERVER.indexOf(key) >= 0) { post("/act", { key: key, paper: state().dataset.paper, seen: state().dataset.seen }); }
   }
 
   document.addEventListener("keydown", function (event) {
@@ -152,21 +154,42 @@
   });
 
   // The similar papers of the paper shown: asked for once it is shown (a GET that
-  // changes nothing), so a key's answer never waits for them.
+  // changes nothing), so a key's answer never waits for them; once per paper: an
+  // answer that shows the same paper again (a poll, a refused key) keeps them.
+  var similarOf = { paper: "", html: "" };
+
   function similar() {
     var box = document.getElementById("similar");
     if (!box || !box.dataset.paper) { return; }
+    if (similarOf.paper === box.dataset.paper) { box.innerHTML = similarOf.html; return; }
+    similarOf = { paper: box.dataset.paper, html: "" };
     var query = "?view=" + encodeURIComponent(state().dataset.view) + "&paper=" + encodeURIComponent(box.dataset.paper);
     htmx.ajax("GET", "/similar" + query, { target: "#similar", swap: "innerHTML" });
   }
 
   function afterSwap(event) {
-    if (event.detail && event.detail.target && event.detail.target.id === "similar") { return; }
+    var target = event.detail && event.detail.target;
+    if (target && target.id === "similar") {
+      if (target.dataset.paper === similarOf.paper) { similarOf.html = target.innerHTML; }
+      // an answer that came after the desk was swapped again (a poll): into the new box
+      var box = document.getElementById("similar");
+      if (box && box !== target && box.dataset.paper === target.dataset.paper) { box.innerHTML = target.innerHTML; }
+      return;
+    }
     math();
     similar();
   }
 
   document.addEventListener("htmx:afterSwap", afterSwap);
+  // A decision made elsewhere while the paper was shown: the server refuses (409) with
+  // the paper as it is now, shown like any answer (the key pressed again applies).
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail && event.detail.xhr;
+    if (xhr && xhr.status === 409 && xhr.getResponseHeader("X-Decided-Elsewhere")) {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
+  });
   // A count of answers to keys shown, for the tests and the benchmark to wait on (an
   // answer to a poll or the similar papers is not one).
   // (The answer's path, not a flag: htmx settles an answer after its promise resolved.)
