@@ -113,7 +113,9 @@ def desk_values(served: Served, name: str, desk: Desk, message: str = "") -> dic
     window = desk.window()
     scores = run.ranker.interest(window) if run.ranker is not None else {}
     with served.read() as session:
-        rows = dict(iter_listing_records(session, window, columns=LIST_COLUMNS))
+        rows = desk.rows(
+            window, lambda ids: iter_listing_records(session, ids, columns=LIST_COLUMNS)
+        )
         shown = [] if pid is None else [pid]
         record = next(iter(iter_listing_records(session, shown, with_notes=True)), None)
         paper = None if record is None or pid is None else present.paper_view(record[1], pid)

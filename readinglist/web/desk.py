@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -118,14 +118,13 @@ def unchanged(session: Session, pid: int, seen: int, target: str) -> None:
     from readinglist import decided
     from readinglist.tables import PAPERS
 
-    locked = select(PAPERS.c.id).where(PAPERS.c.id == pid).with_for_update()
-    if session.execute(locked).first() is None:
-        return
+    if session.get_bind().dialect.name != "sqlite":  # SQLite: locked from BEGIN
+        session.execute(select(PAPERS.c.id).where(PAPERS.c.id == pid).with_for_update())
     now = status_version(session, pid)
     if now == seen:
         return
-    status = str(session.execute(select(decided.column("status", paper_id=pid))).scalar_one())
-    if status != target:
+    row = session.execute(select(decided.column("status")).where(PAPERS.c.id == pid)).first()
+    if row is not None and (status := str(row[0])) != target:
         raise DecidedElsewhere(pid, status, now)
 
 
@@ -196,6 +195,9 @@ class Desk:
     show_why: bool = False
     #: The message of the last action (a poll shows it again).
     message: str = ""
+    #: The rows of the list read so far (:meth:`rows`): a paper a key acted on is read
+    #: again, the others are not (their status is the run's).
+    listed: dict[int, PaperRecord] = field(default_factory=dict)
 
     # --- acting -----------------------------------------------------------------------
 
@@ -220,6 +222,8 @@ class Desk:
                     f"paper {pid} is not in this tab's list (reload the page): nothing done"
                 )
             run.go_to(pid)
+        if key == "u":  # undoes a change of any paper: every row of the list is read again
+            self.listed.clear()
         if run.index >= len(run.queue):
             if key != "u":
                 return "end of the list: u undoes the last decision"
@@ -237,6 +241,8 @@ class Desk:
                 raise NotFound("that paper was removed meanwhile")
             record = found
         self.terminal.answer = answer
+        if key in ("a", "e"):  # its tags, its title change: its row is read again
+            self.listed.pop(run.queue[run.index], None)
         if key in triage.STATUS_KEYS and seen is not None and pid is not None:
             self.writes.expect = (pid, seen, triage.STATUS_KEYS[key])
         try:
@@ -306,6 +312,18 @@ class Desk:
 
             found = self.loaded = self.loaded or load(session, self.options.url)
         return found
+
+    def rows(
+        self, window: Sequence[int], read: Callable[[list[int]], Iterable[tuple[int, PaperRecord]]]
+    ) -> dict[int, PaperRecord]:
+        """The rows of the list ``window``: those read for an earlier answer (the list
+        moves on by a paper per decision) and ``read(ids)`` of the others; the rows
+        kept are the window's."""
+        missing = [p for p in window if p not in self.listed]
+        found = dict(read(missing)) if missing else {}
+        kept = {p: row for p in window if (row := self.listed.get(p) or found.get(p))}
+        self.listed = kept
+        return kept
 
     def current(self) -> int | None:
         """The id of the paper shown (None at the end of the list)."""
@@ -407,6 +425,7 @@ def open_desk(
         ranker=ranker,
         earlier=inbox.earlier,
         scope=inbox.scope,
+        statuses=inbox.statuses,  # the queue's query gave them: no pass over the library
     )
     run._load_statuses()  # what Triage.run does first: the statuses and the stopping count
     run.status = CountedStatuses(run.status)

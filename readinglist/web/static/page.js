@@ -156,15 +156,28 @@
   // The similar papers of the paper shown: asked for once it is shown (a GET that
   // changes nothing), so a key's answer never waits for them; once per paper: an
   // answer that shows the same paper again (a poll, a refused key) keeps them.
+  // Asked for once the paper has been shown SIMILAR_MS: keys pressed in quick
+  // succession do not make the server compare each paper they pass with the library.
   var similarOf = { paper: "", html: "" };
+  var SIMILAR_MS = 150;
+  var similarTimer = null;
 
   function similar() {
+    if (similarTimer) { clearTimeout(similarTimer); similarTimer = null; }
     var box = document.getElementById("similar");
     if (!box || !box.dataset.paper) { return; }
     if (similarOf.paper === box.dataset.paper) { box.innerHTML = similarOf.html; return; }
-    similarOf = { paper: box.dataset.paper, html: "" };
-    var query = "?view=" + encodeURIComponent(state().dataset.view) + "&paper=" + encodeURIComponent(box.dataset.paper);
-    htmx.ajax("GET", "/similar" + query, { target: "#similar", swap: "innerHTML" });
+    var paper = box.dataset.paper;
+    similarTimer = setTimeout(function () {
+      similarTimer = null;
+      var now = document.getElementById("similar");
+      if (!now || now.dataset.paper !== paper) { return; }
+      similarOf = { paper: paper, html: "" };
+      var query = "?view=" + encodeURIComponent(state().dataset.view) + "&paper=" + encodeURIComponent(paper);
+      // its own source: htmx holds one request per source element and keeps only the
+      // last one waiting, so one from the page's body would hold a key's POST back
+      htmx.ajax("GET", "/similar" + query, { source: now, target: now, swap: "innerHTML" });
+    }, SIMILAR_MS);
   }
 
   function afterSwap(event) {
