@@ -17,6 +17,7 @@ import pytest
 from browser import Server
 from click.testing import CliRunner
 from helpers import EXAMPLES
+from test_triage_scale import generated_bib, rows_read  # noqa: F401 - a fixture
 
 from readinglist.cli import cli
 from readinglist.web import present
@@ -439,3 +440,53 @@ def test_blind_hides_the_other_readers_decisions_until_decided(tmp_path: Path) -
     finally:
         code, err = running.stop()
     assert code == 0, err
+
+
+def test_the_first_page_reads_its_queue_once_not_the_library(
+    sqlite_url: str,
+    tmp_path: Path,
+    rows_read: list[int],  # noqa: F811 - the fixture imported above
+) -> None:
+    """``GET /`` (:func:`open_desk` and the values of the page, as the route runs them)
+    on 2,600 papers of which 400 are decided: the rows SQLite returns are the queue's
+    ids (2,200 papers still new, each once), the decided papers of its import counted
+    by the progress (400) and the papers shown: a bound, not a timing. The statuses of
+    the queue come with its query; they were read again in a pass over every paper of
+    the library (2,600 rows more)."""
+    from readinglist import db
+    from readinglist.db_engine import session_scope
+    from readinglist.web import app as web
+    from readinglist.web.desk import Desks, Options, open_desk
+    from readinglist.web.security import Secrets
+
+    runner = CliRunner()
+    done = runner.invoke(
+        cli, ["--db", sqlite_url, "import", str(generated_bib(tmp_path / "many.bib", 2_600))]
+    )
+    assert done.exit_code == 0, done.stderr
+    keys = [f"p{i}" for i in range(400)]
+    assert runner.invoke(cli, ["--db", sqlite_url, "mark", "skipped", *keys]).exit_code == 0
+    engine = db.make_engine(sqlite_url)
+    options = Options(url=sqlite_url, reader="default", order="added")
+    served = web.Served(
+        lambda: session_scope(engine),
+        lambda: session_scope(engine, write=False),
+        options,
+        Secrets(),
+        Desks(),
+        web.templates(),
+        lambda said: None,
+    )
+    try:
+        rows_read[0] = 0
+        desk = open_desk(served.write, served.read, options, served.said, served.desks.ranker)
+        values = web.desk_values(served, "tab", desk)
+        page = web.render(served, "page.html", {**values, "csrf": "x"})
+        assert rows_read[0] <= 2_200 + 400 + 300, rows_read[0]
+        assert values["progress"]["total"] == 2_600
+        assert values["progress"]["left"] == 2_200
+        assert len(values["listed"]) == 40
+        assert b"p400" in page.body
+    finally:
+        served.desks.close()
+        engine.dispose()
