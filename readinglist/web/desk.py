@@ -37,6 +37,8 @@ PRESSED = frozenset({*triage.STATUS_KEYS, *triage.PRIORITY_KEYS, "a", "n", "e", 
 MOVES = frozenset({*triage.NEXT_KEYS, *triage.BACK_KEYS})
 #: How many papers of the queue the list shows from the current one.
 LIST_SIZE = 40
+#: How many papers after the list have their rows read with it (:meth:`Desk.rows`).
+AHEAD = 20
 #: A fit of a large library starts once no decision came for this long (seconds):
 #: decisions in quick succession do not share the interpreter with a fit
 #: (``triage_rank.LiveRanker``); the page asks for the new order a second later.
@@ -316,14 +318,20 @@ class Desk:
     def rows(
         self, window: Sequence[int], read: Callable[[list[int]], Iterable[tuple[int, PaperRecord]]]
     ) -> dict[int, PaperRecord]:
-        """The rows of the list ``window``: those read for an earlier answer (the list
-        moves on by a paper per decision) and ``read(ids)`` of the others; the rows
-        kept are the window's."""
+        """The rows of the list ``window``: those read for an earlier answer and
+        ``read(ids)`` of the others, with the :data:`AHEAD` papers of the queue after
+        them (the list moves on by a paper per decision: a read every :data:`AHEAD`
+        decisions, not one per decision). The rows kept are those of the window and of
+        the papers after it."""
+        shown, start = set(window), self.run.index
+        after = self.run.queue[start : start + LIST_SIZE + AHEAD]
+        ahead = [p for p in after if p not in shown][:AHEAD]
         missing = [p for p in window if p not in self.listed]
-        found = dict(read(missing)) if missing else {}
-        kept = {p: row for p in window if (row := self.listed.get(p) or found.get(p))}
-        self.listed = kept
-        return kept
+        if missing:
+            self.listed.update(read(missing + [p for p in ahead if p not in self.listed]))
+        keep = shown.union(ahead)
+        self.listed = {p: row for p, row in self.listed.items() if p in keep}
+        return {p: self.listed[p] for p in window if p in self.listed}
 
     def current(self) -> int | None:
         """The id of the paper shown (None at the end of the list)."""
