@@ -74,10 +74,8 @@ def serve_command(
     abstract (math rendered), links, tags, notes, why it scores as it does and
     similar papers; the keys are triage's (t s r d, h m l, a n e, u undo, space
     later, b back, / search, o open, ? help) and g shows the topics. Every decision
-    is saved at once; a paper decided elsewhere (another tab, `mark`) while shown is
-    not overwritten: the page says so and the key pressed again applies. In a shared
-    library the list says how many other readers want each paper; --blind hides that
-    until you decide. Runs until Ctrl-C.
+    is saved at once, never over a decision made elsewhere meanwhile. --blind hides
+    the other readers' decisions on a paper until you decide. Runs until Ctrl-C.
 
     \b
     Examples:
@@ -110,19 +108,8 @@ def serve_command(
     server = None
     try:
         url = _serve_url(address, port)
-        server, link = _server(
-            app,
-            sock,
-            url,
-            join_query(query),
-            host,
-            port,
-            include_all,
-            order,
-            like,
-            stop_after,
-            blind,
-        )
+        chosen = {"include_all": include_all, "order": order, "like": like, "blind": blind}
+        server, link = _server(app, url, host, port, join_query(query), stop_after, chosen)
         if host is not None and host not in ("127.0.0.1", "localhost", "::1"):
             render.warn(
                 f"listening on {host}: other machines can reach this page (the token guards it)"
@@ -134,9 +121,8 @@ def serve_command(
             import webbrowser
 
             webbrowser.open(link)
-        # A request waits for the interpreter while a fit of the interest order runs in
-        # the background: after each of its queries, up to the switch interval (5 ms by
-        # default, then a request of 20 queries could wait 100 ms); 1 ms here.
+        # while a fit runs in the background, a request waits up to the switch interval
+        # for the interpreter after each of its queries: 1 ms, not Python's 5
         sys.setswitchinterval(SWITCH_INTERVAL)
         # Ctrl-C stops the server and run returns (web.app.make_server); one that came
         # before the server listened is a KeyboardInterrupt: the same stop
@@ -164,18 +150,16 @@ def _serve_url(address: str, port: int) -> str:
 
 def _server(
     app: AppContext,
-    sock: object,
     url: str,
-    text: str,
     host: str | None,
     port: int,
-    include_all: bool,
-    order: str,
-    like: str | None,
+    text: str,
     stop_after: int | None,
-    blind: bool = False,
+    chosen: dict[str, Any],
 ) -> tuple[Any, str]:
-    """Build the server of the page; return it and the address with its token."""
+    """Build the server of the page over the query ``text``, with the options
+    ``chosen`` (:class:`readinglist.web.desk.Options`' fields); return it and the address
+    with its token."""
     from readinglist import decided, render
     from readinglist.web.app import create_app, make_server
     from readinglist.web.desk import Options
@@ -186,11 +170,8 @@ def _server(
         url=app.settings.database_url,
         reader=decided.current(),
         query=text,
-        include_all=include_all,
-        order=order,
-        like=like,
         stop_after=stop_after,
-        blind=blind,
+        **chosen,
     )
     asgi = create_app(
         app.session,
