@@ -64,8 +64,14 @@ def test_the_token_is_checked_on_every_request(server: Server) -> None:
     assert "HttpOnly" in cookie
     assert "SameSite=Strict" in cookie
     with httpx.Client(base_url=server.base, cookies=page.cookies, timeout=TIMEOUT) as client:
-        assert client.get("/static/page.js").status_code == 200
+        script = client.get("/static/page.js")
+        assert script.status_code == 200
+        # the page's files are kept and asked again (304, no body); the page never stored
+        assert script.headers["cache-control"] == "no-cache"
+        again = client.get("/static/page.js", headers={"If-None-Match": script.headers["etag"]})
+        assert (again.status_code, again.content) == (304, b"")
         assert client.get("/").status_code == 200
+        assert client.get("/").headers["cache-control"] == "no-store"
 
 
 def test_a_foreign_host_header_is_refused(server: Server) -> None:
