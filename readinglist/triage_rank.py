@@ -228,7 +228,9 @@ class LiveRanker:
 
     def refresh(self) -> None:
         """Ask for a fit (without waiting) when the library's decisions changed since the
-        latest scores (another process decided: ``fitted.key`` of the change counter)."""
+        latest scores (another process decided: ``fitted.key`` of the change counter); as
+        after a decision, it starts once none came for ``quiet`` seconds (``serve``: the
+        new tab's first keys are not answered beside a fit)."""
         from readinglist.ranking import fitted
 
         with self.read_factory() as session:
@@ -240,6 +242,7 @@ class LiveRanker:
             if self._wanted == self._done:
                 self._since = time.monotonic()
             self._wanted += 1
+            self._last = time.monotonic()  # as a decision: no fit beside the new tab (quiet)
             self._lock.notify_all()
 
     def view(self) -> RankerView:

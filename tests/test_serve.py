@@ -17,6 +17,7 @@ import pytest
 from browser import Server
 from click.testing import CliRunner
 from helpers import EXAMPLES
+from test_triage_scale import generated_bib, rows_read  # noqa: F401 - a fixture
 
 from readinglist.cli import cli
 from readinglist.web import present
@@ -63,8 +64,14 @@ def test_the_token_is_checked_on_every_request(server: Server) -> None:
     assert "HttpOnly" in cookie
     assert "SameSite=Strict" in cookie
     with httpx.Client(base_url=server.base, cookies=page.cookies, timeout=TIMEOUT) as client:
-        assert client.get("/static/page.js").status_code == 200
+        script = client.get("/static/page.js")
+        assert script.status_code == 200
+        # the page's files are kept and asked again (304, no body); the page never stored
+        assert script.headers["cache-control"] == "no-cache"
+        again = client.get("/static/page.js", headers={"If-None-Match": script.headers["etag"]})
+        assert (again.status_code, again.content) == (304, b"")
         assert client.get("/").status_code == 200
+        assert client.get("/").headers["cache-control"] == "no-store"
 
 
 def test_a_foreign_host_header_is_refused(server: Server) -> None:
@@ -344,3 +351,160 @@ def test_a_poll_shows_the_new_order_and_the_last_message_again(server: Server) -
         assert 'data-pending="' in again.text
         shown = r'id="state"[^>]* data-paper="(\d*)"'
         assert re.findall(shown, again.text) == re.findall(shown, done.text)
+
+
+def _client(server: Server, page: httpx.Response, csrf: str) -> httpx.Client:
+    return httpx.Client(
+        base_url=server.base, cookies=page.cookies, timeout=TIMEOUT, headers={"X-CSRF-Token": csrf}
+    )
+
+
+def _seen(text: str) -> str:
+    found = re.search(r'id="state"[^>]* data-seen="(\d+)"', text)
+    assert found is not None
+    return found.group(1)
+
+
+def test_a_decision_made_elsewhere_meanwhile_is_not_overwritten(db_url: str) -> None:
+    """The page's key carries the version of the status it showed: when the stored
+    status changed since (``mark`` in a terminal, another tab), the key is refused with
+    409 and the paper as it is now ("decided elsewhere as read"), nothing written; the
+    key pressed again (with the new version) applies. A change elsewhere to the status
+    the key sets loses nothing and passes."""
+    from helpers import sql_values, statuses
+
+    url = db_url
+    CliRunner().invoke(cli, ["--db", url, "import", str(EXAMPLES / "icml2026-abstracts.txt")])
+    running = Server(url, "--order", "added")
+    try:
+        page = get(running.url)
+        csrf, view, current = _page_state(page.text)
+        assert _seen(page.text) == "0"
+        key = sql_values(url, "SELECT citekey FROM papers WHERE id = :i", {"i": current})[0]
+        with _client(running, page, csrf) as client:
+            marked = CliRunner().invoke(cli, ["--db", url, "mark", "read", key])
+            assert marked.exit_code == 0, marked.stderr
+            form = {"view": view, "key": "s", "paper": str(current), "seen": "0"}
+            refused = client.post("/act", data=form)
+            assert refused.status_code == 409
+            assert refused.headers["x-decided-elsewhere"] != ""
+            assert "decided elsewhere as read: press s again to make it skipped" in refused.text
+            shown = re.search(r'id="state"[^>]* data-paper="(\d+)"', refused.text)
+            assert shown is not None
+            assert int(shown.group(1)) == current  # the same paper, as it is now
+            assert '<span id="status">read</span>' in refused.text
+            assert statuses(url)[current] == "read"  # nothing written
+            seen = _seen(refused.text)
+            assert seen != "0"
+            done = client.post("/act", data={**form, "seen": seen})  # pressed again
+            assert done.status_code == 200
+            assert statuses(url)[current] == "skipped"
+
+            # decided elsewhere as the key decides: nothing to lose, it passes
+            _, _, following = _page_state(_csrf_meta(csrf) + done.text)
+            other = sql_values(url, "SELECT citekey FROM papers WHERE id = :i", {"i": following})
+            assert (
+                CliRunner().invoke(cli, ["--db", url, "mark", "to-read", other[0]]).exit_code == 0
+            )
+            form = {"view": view, "key": "t", "paper": str(following), "seen": _seen(done.text)}
+            same = client.post("/act", data=form)
+            assert same.status_code == 200
+            assert statuses(url)[following] == "to-read"
+    finally:
+        code, err = running.stop()
+    assert code == 0, err
+    assert "Traceback" not in err
+
+
+def _csrf_meta(csrf: str) -> str:
+    return f'<meta name="csrf-token" content="{csrf}">'
+
+
+def test_blind_hides_the_other_readers_decisions_until_decided(tmp_path: Path) -> None:
+    """``serve --blind`` (``triage --blind``'s meaning): no "N others want it" on a paper
+    the reader has not decided, in the list or the paper shown, on the first page and
+    after a key; the header line says they are hidden. Once decided, the count shows."""
+    url = f"sqlite:///{tmp_path / 'library.db'}"
+    CliRunner().invoke(cli, ["--db", url, "import", str(EXAMPLES / "icml2026-abstracts.txt")])
+    from helpers import sql_values
+
+    keys = sql_values(url, "SELECT citekey FROM papers ORDER BY id")
+    for reader in ("bo", "cy"):
+        marked = CliRunner().invoke(
+            cli, ["--db", url, "--reader", reader, "mark", "to-read", *keys]
+        )
+        assert marked.exit_code == 0, marked.stderr
+    seeing = Server(url, "--order", "added", reader="ana")
+    try:
+        assert "2 others want it" in get(seeing.url).text  # without --blind: shown
+    finally:
+        seeing.stop()
+    running = Server(url, "--order", "added", "--blind", reader="ana")
+    try:
+        page = get(running.url)
+        assert "want it" not in page.text
+        assert "others&#39; decisions hidden until you decide (--blind)" in page.text
+        csrf, view, current = _page_state(page.text)
+        with _client(running, page, csrf) as client:
+            done = client.post("/act", data={"view": view, "key": "s", "paper": str(current)})
+            assert done.status_code == 200
+            polled = client.post("/poll", data={"view": view})
+        for answer in (done.text, polled.text):
+            # the paper just decided shows the others' decisions; no other paper does
+            found = re.findall(r'<li data-paper="(\d+)"[^>]*>(.*?)</li>', answer, re.DOTALL)
+            assert found
+            for pid, row in found:
+                assert ("want it" in row) == (int(pid) == current), (pid, row)
+    finally:
+        code, err = running.stop()
+    assert code == 0, err
+
+
+def test_the_first_page_reads_its_queue_once_not_the_library(
+    sqlite_url: str,
+    tmp_path: Path,
+    rows_read: list[int],  # noqa: F811 - the fixture imported above
+) -> None:
+    """``GET /`` (:func:`open_desk` and the values of the page, as the route runs them)
+    on 2,600 papers of which 400 are decided: the rows SQLite returns are the queue's
+    ids (2,200 papers still new, each once), the decided papers of its import counted
+    by the progress (400) and the papers shown: a bound, not a timing. The statuses of
+    the queue come with its query; they were read again in a pass over every paper of
+    the library (2,600 rows more)."""
+    from readinglist import db
+    from readinglist.db_engine import session_scope
+    from readinglist.web import app as web
+    from readinglist.web.desk import Desks, Options, open_desk
+    from readinglist.web.security import Secrets
+
+    runner = CliRunner()
+    done = runner.invoke(
+        cli, ["--db", sqlite_url, "import", str(generated_bib(tmp_path / "many.bib", 2_600))]
+    )
+    assert done.exit_code == 0, done.stderr
+    keys = [f"p{i}" for i in range(400)]
+    assert runner.invoke(cli, ["--db", sqlite_url, "mark", "skipped", *keys]).exit_code == 0
+    engine = db.make_engine(sqlite_url)
+    options = Options(url=sqlite_url, reader="default", order="added")
+    served = web.Served(
+        lambda: session_scope(engine),
+        lambda: session_scope(engine, write=False),
+        options,
+        Secrets(),
+        Desks(),
+        web.templates(),
+        lambda said: None,
+    )
+    try:
+        rows_read[0] = 0
+        desk = open_desk(served.write, served.read, options, served.said, served.desks.ranker)
+        values = web.desk_values(served, "tab", desk)
+        page = web.render(served, "page.html", {**values, "csrf": "x"})
+        assert rows_read[0] <= 2_200 + 400 + 300, rows_read[0]
+        assert values["progress"]["total"] == 2_600
+        assert values["progress"]["left"] == 2_200
+        assert len(values["listed"]) == 40
+        assert b"p400" in page.body
+    finally:
+        served.desks.close()
+        engine.dispose()

@@ -303,3 +303,47 @@ def _screenshot(page: Any) -> None:
     temp = SCREENSHOT.with_name(".serve.png.tmp")
     temp.write_bytes(page.screenshot())
     os.replace(temp, SCREENSHOT)
+
+
+def test_a_decision_made_elsewhere_is_shown_not_overwritten(
+    browser: Any, served: tuple[str, Server]
+) -> None:
+    """The paper shown is marked read by ``mark`` meanwhile: its key is refused, the page
+    says "decided elsewhere as read" with the paper as it is now, and the key pressed
+    again applies. A poll shows the same paper: its similar papers stay, not asked again."""
+    url, _ = served
+    server = Server(url, "--order", "added", reader="dee")
+    try:
+        page = browser.new_page()
+        asked: list[str] = []
+        page.on("request", lambda r: asked.append(r.url) if "/similar?" in r.url else None)
+        page.goto(server.url)
+        page.wait_for_selector("#similar h2", state="attached")
+        pid = shown(page)
+        assert len(asked) == 1
+        page.evaluate(
+            """() => htmx.ajax("POST", "/poll", {target: "#desk", swap: "innerHTML",
+                values: {view: document.getElementById("state").dataset.view},
+                headers: {"X-CSRF-Token": document.querySelector('meta[name="csrf-token"]').content}})"""
+        )
+        page.wait_for_timeout(500)  # past the page's wait before it asks (SIMILAR_MS)
+        assert shown(page) == pid
+        assert page.locator("#similar h2").count() == 1
+        assert len(asked) == 1
+
+        key = sql_values(url, "SELECT citekey FROM papers WHERE id = :i", {"i": pid})[0]
+        marked = CliRunner().invoke(cli, ["--db", url, "--reader", "dee", "mark", "read", key])
+        assert marked.exit_code == 0, marked.stderr
+        press(page, "s")
+        assert page.inner_text("#message") == (
+            "decided elsewhere as read: press s again to make it skipped"
+        )
+        assert (shown(page), page.inner_text("#status")) == (pid, "read")
+        assert status_of(url, pid, "dee") == "read"
+        press(page, "s")
+        assert status_of(url, pid, "dee") == "skipped"
+        assert shown(page) != pid
+        page.close()
+    finally:
+        code, err = server.stop()
+    assert code == 0, err

@@ -18,6 +18,8 @@ from readinglist.cli._query import (
 #: The port when --port is not given (0 picks a free one).
 DEFAULT_PORT = 8750
 LOCAL = "127.0.0.1"
+#: The interpreter's switch interval while serving (seconds; ``sys.setswitchinterval``).
+SWITCH_INTERVAL = 0.001
 
 
 @click.command("serve", cls=QueryCommand, epilog=QUERY_HELP)
@@ -44,6 +46,12 @@ LOCAL = "127.0.0.1"
     metavar="N",
     help='Say "you may stop here" once N papers are skipped since the last wanted one.',
 )
+@click.option(
+    "--blind",
+    is_flag=True,
+    help="In a shared library, hide the other readers' decisions on a paper until you "
+    "have decided it (blind screening, as triage --blind).",
+)
 @pass_app
 def serve_command(
     app: AppContext,
@@ -55,6 +63,7 @@ def serve_command(
     order: str,
     like: str | None,
     stop_after: int | None,
+    blind: bool,
 ) -> None:
     """Triage in the browser: a ranked list beside the paper, the triage keys.
 
@@ -65,7 +74,8 @@ def serve_command(
     abstract (math rendered), links, tags, notes, why it scores as it does and
     similar papers; the keys are triage's (t s r d, h m l, a n e, u undo, space
     later, b back, / search, o open, ? help) and g shows the topics. Every decision
-    is saved at once. Runs until Ctrl-C.
+    is saved at once, never over a decision made elsewhere meanwhile. --blind hides
+    the other readers' decisions on a paper until you decide. Runs until Ctrl-C.
 
     \b
     Examples:
@@ -73,6 +83,7 @@ def serve_command(
         readinglist serve tag:icml --open
         readinglist serve --port 9000 --stop-after 100
         readinglist --reader ana serve
+        readinglist --reader ana serve --blind
     """
     import contextlib
     import socket
@@ -97,9 +108,8 @@ def serve_command(
     server = None
     try:
         url = _serve_url(address, port)
-        server, link = _server(
-            app, sock, url, join_query(query), host, port, include_all, order, like, stop_after
-        )
+        chosen = {"include_all": include_all, "order": order, "like": like, "blind": blind}
+        server, link = _server(app, url, host, port, join_query(query), stop_after, chosen)
         if host is not None and host not in ("127.0.0.1", "localhost", "::1"):
             render.warn(
                 f"listening on {host}: other machines can reach this page (the token guards it)"
@@ -111,6 +121,9 @@ def serve_command(
             import webbrowser
 
             webbrowser.open(link)
+        # while a fit runs in the background, a request waits up to the switch interval
+        # for the interpreter after each of its queries: 1 ms, not Python's 5
+        sys.setswitchinterval(SWITCH_INTERVAL)
         # Ctrl-C stops the server and run returns (web.app.make_server); one that came
         # before the server listened is a KeyboardInterrupt: the same stop
         with contextlib.suppress(KeyboardInterrupt):
@@ -137,17 +150,16 @@ def _serve_url(address: str, port: int) -> str:
 
 def _server(
     app: AppContext,
-    sock: object,
     url: str,
-    text: str,
     host: str | None,
     port: int,
-    include_all: bool,
-    order: str,
-    like: str | None,
+    text: str,
     stop_after: int | None,
+    chosen: dict[str, Any],
 ) -> tuple[Any, str]:
-    """Build the server of the page; return it and the address with its token."""
+    """Build the server of the page over the query ``text``, with the options
+    ``chosen`` (:class:`readinglist.web.desk.Options`' fields); return it and the address
+    with its token."""
     from readinglist import decided, render
     from readinglist.web.app import create_app, make_server
     from readinglist.web.desk import Options
@@ -158,10 +170,8 @@ def _server(
         url=app.settings.database_url,
         reader=decided.current(),
         query=text,
-        include_all=include_all,
-        order=order,
-        like=like,
         stop_after=stop_after,
+        **chosen,
     )
     asgi = create_app(
         app.session,

@@ -192,6 +192,11 @@ def others_wanting(session: Executor, paper_id: int) -> tuple[int, int]:
     return int(row[0]), int(row[1])
 
 
+#: What triage and serve say instead of the other readers' decisions with ``--blind``
+#: while the current reader has not decided the paper.
+BLIND_LINE = "others' decisions hidden until you decide (--blind)"
+
+
 def others_line(session: Executor, paper_id: int, status: str, *, blind: bool = False) -> str:
     """The line triage and ``show`` print about the other readers of a shared library:
     ``"2 of 5 other readers want it"``; "" when the current reader is the only one (a
@@ -202,6 +207,6 @@ def others_line(session: Executor, paper_id: int, status: str, *, blind: bool = 
     if not others:
         return ""
     if blind and status == "new":
-        return "others' decisions hidden until you decide (--blind)"
+        return BLIND_LINE
     noun = plural(others, "other reader wants", "other readers want")
     return f"{wanting} of {others} {noun} it"

@@ -27,9 +27,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from readinglist.errors import ReadingListError
+from readinglist.library.agreement import BLIND_LINE
 from readinglist.library.listing_rows import iter_listing_records
 from readinglist.web import present
 from readinglist.web.desk import (
+    DecidedElsewhere,
     Desk,
     Desks,
     NotInList,
@@ -38,6 +40,7 @@ from readinglist.web.desk import (
     open_desk,
     others_wanting,
     skip_topic,
+    status_version,
     topics_of,
 )
 from readinglist.web.security import Guard, Secrets, allowed_hosts
@@ -51,6 +54,9 @@ MAX_PAPER_ID = 2**63 - 1
 SIMILAR = 5
 #: Topics the topic view clusters the run's papers into.
 TOPICS = 8
+#: The header that marks a 409 answer carrying the desk (a decision made elsewhere
+#: meanwhile): the page shows it instead of an error line (static/page.js).
+CONFLICT_HEADER = "X-Decided-Elsewhere"
 
 
 @dataclass
@@ -102,16 +108,19 @@ def desk_values(served: Served, name: str, desk: Desk, message: str = "") -> dic
     """Return the values of the ``#desk`` fragment: progress, the list, the paper shown
     with its why, the topics, the message (the similar papers come with their own
     request, :func:`similar_papers`: the next paper is shown without waiting for them)."""
-    run = desk.run
+    run, blind = desk.run, served.options.blind
     pid = desk.current()
     window = desk.window()
     scores = run.ranker.interest(window) if run.ranker is not None else {}
     with served.read() as session:
-        rows = dict(iter_listing_records(session, window, columns=LIST_COLUMNS))
+        rows = desk.rows(
+            window, lambda ids: iter_listing_records(session, ids, columns=LIST_COLUMNS)
+        )
         shown = [] if pid is None else [pid]
         record = next(iter(iter_listing_records(session, shown, with_notes=True)), None)
         paper = None if record is None or pid is None else present.paper_view(record[1], pid)
-        others = others_wanting(session, [*window, *shown], run.status)
+        others = others_wanting(session, [*window, *shown], run.status, blind=blind)
+        seen = 0 if pid is None else status_version(session, pid)
     listed = [
         {
             "id": p,
@@ -127,13 +136,17 @@ def desk_values(served: Served, name: str, desk: Desk, message: str = "") -> dic
         for p in window
         if p in rows
     ]
+    unseen = paper is not None and paper["status"] == "new"  # --blind: the others stay hidden
     why = None
     if desk.show_why and paper is not None and run.ranker is not None and pid is not None:
         why = present.why_view(paper["key"], run.ranker.why(pid))
     return {
         "view": name,
         "reader": served.options.reader,
-        "others": others.get(pid, 0) if pid is not None else 0,
+        "blind": served.options.blind,
+        "blind_line": BLIND_LINE,
+        "seen": seen,
+        "others": 0 if pid is None or (blind and unseen) else others.get(pid, 0),
         "progress": desk.progress(),
         "listed": listed,
         "ranked": any(s is not None for s in scores.values()),
@@ -199,9 +212,17 @@ def acting_for(reader: str) -> None:
         decided.use(reader)
 
 
-def render(served: Served, template: str, values: dict[str, Any]) -> HTMLResponse:
-    """Render ``template`` with ``values`` (escaped) as an HTML answer."""
-    return HTMLResponse(served.templates.get_template(template).render(**values))
+def render(
+    served: Served,
+    template: str,
+    values: dict[str, Any],
+    status: int = 200,
+    headers: dict[str, str] | None = None,
+) -> HTMLResponse:
+    """Render ``template`` with ``values`` (escaped) as an HTML answer (``status``,
+    ``headers``)."""
+    body = served.templates.get_template(template).render(**values)
+    return HTMLResponse(body, status_code=status, headers=headers)
 
 
 def page(served: Served) -> Callable[[Request], Awaitable[Response]]:
@@ -252,22 +273,36 @@ def action(
                 desk = served.desks.get(name)
             except ReadingListError as err:
                 return PlainTextResponse(str(err), status_code=409)
+            code, headers = 200, {}
             with desk.lock:
                 try:
                     message = act(desk, form)
                 except NotInList as err:
                     return PlainTextResponse(str(err), status_code=409)
+                except DecidedElsewhere as found:  # the desk as it is now, with 409
+                    message = desk.decided_elsewhere(found, form.get("key", ""))
+                    code, headers = 409, {CONFLICT_HEADER: str(found.version)}
                 except ReadingListError as err:
                     message = f"not done: {err}"
                 except DBAPIError as err:  # a lock held too long, a server gone: nothing saved
                     message = f"not done, nothing was saved: the database said {err.orig}"
                 desk.catch_up()
                 desk.message = message
-                return render(served, "desk.html", desk_values(served, name, desk, message))
+                values = desk_values(served, name, desk, message)
+                return render(served, "desk.html", values, code, headers)
 
         return await run_in_threadpool(work)
 
     return endpoint
+
+
+def seen_version(form: dict[str, str]) -> int | None:
+    """The version of the paper's status the page showed (``seen``, ASCII digits:
+    ``desk.status_version``); None when absent or not one (then nothing is checked)."""
+    value = form.get("seen", "")
+    if not (value.isascii() and value.isdigit()) or len(value) > 19:
+        return None
+    return int(value)
 
 
 def paper_id(form: dict[str, str]) -> int | None:
@@ -322,7 +357,10 @@ def create_app(
         Route("/", page(served), methods=["GET"]),
         Route(
             "/act",
-            action(served, lambda d, f: d.act(f.get("key", ""), paper_id(f), f.get("answer"))),
+            action(
+                served,
+                lambda d, f: d.act(f.get("key", ""), paper_id(f), f.get("answer"), seen_version(f)),
+            ),
             methods=["POST"],
         ),
         Route("/go", action(served, go), methods=["POST"]),

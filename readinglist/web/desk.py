@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +37,8 @@ PRESSED = frozenset({*triage.STATUS_KEYS, *triage.PRIORITY_KEYS, "a", "n", "e", 
 MOVES = frozenset({*triage.NEXT_KEYS, *triage.BACK_KEYS})
 #: How many papers of the queue the list shows from the current one.
 LIST_SIZE = 40
+#: How many papers after the list have their rows read with it (:meth:`Desk.rows`).
+AHEAD = 20
 #: A fit of a large library starts once no decision came for this long (seconds):
 #: decisions in quick succession do not share the interpreter with a fit
 #: (``triage_rank.LiveRanker``); the page asks for the new order a second later.
@@ -65,6 +67,67 @@ class CountedStatuses(dict[int, str]):
 class NotInList(Conflict):
     """The page named a paper this tab's run does not hold (a page of an older run, a
     forged request): nothing is done, the answer is 409."""
+
+
+class DecidedElsewhere(Exception):
+    """The paper's stored status changed since the page showed it (the CLI's ``mark``,
+    another tab) to another than the key sets: nothing is written, the answer is 409
+    with the paper as it is now. Not a ReadingListError: ``Triage.press`` makes those
+    its message, and this one must reach the route."""
+
+    def __init__(self, pid: int, status: str, version: int) -> None:
+        super().__init__(f"paper {pid} was decided elsewhere as {status}")
+        self.pid, self.status, self.version = pid, status, version
+
+
+def status_version(session: Session, pid: int) -> int:
+    """The version of the current reader's status of ``pid`` the page carries: the id
+    of their newest status change of it (``library.marks.last_change_of``; every
+    change, an undo too, is a new one), 0 when it never changed."""
+    from readinglist.library import marks
+
+    return marks.last_change_of(session, pid) or 0
+
+
+class CheckedWrites:
+    """The write transactions of a tab's run (``Triage``'s session factory), with a
+    compare-and-set for the key the page sent: :attr:`expect` ``(paper, version the page
+    saw, status the key sets)`` is checked in the next transaction before anything is
+    written (the paper row locked on PostgreSQL, as ``library.marks.undo_status`` does;
+    SQLite's write transactions hold its write lock from BEGIN), so a decision made
+    elsewhere meanwhile is never overwritten unseen (:class:`DecidedElsewhere`)."""
+
+    def __init__(self, write: SessionFactory) -> None:
+        self.write = write
+        self.expect: tuple[int, int, str] | None = None
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A write transaction (committed on exit); DecidedElsewhere when :attr:`expect`
+        fails (used once: the next transaction checks nothing)."""
+        expect, self.expect = self.expect, None
+        with self.write() as session:
+            if expect is not None:
+                unchanged(session, *expect)
+            yield session
+
+
+def unchanged(session: Session, pid: int, seen: int, target: str) -> None:
+    """Raise :class:`DecidedElsewhere` when the current reader's status of ``pid``
+    changed since version ``seen`` (:func:`status_version`) to another than ``target``
+    (a change to the status the key sets loses nothing). A paper removed meanwhile
+    passes (the write says so)."""
+    from readinglist import decided
+    from readinglist.tables import PAPERS
+
+    if session.get_bind().dialect.name != "sqlite":  # SQLite: locked from BEGIN
+        session.execute(select(PAPERS.c.id).where(PAPERS.c.id == pid).with_for_update())
+    now = status_version(session, pid)
+    if now == seen:
+        return
+    row = session.execute(select(decided.column("status")).where(PAPERS.c.id == pid)).first()
+    if row is not None and (status := str(row[0])) != target:
+        raise DecidedElsewhere(pid, status, now)
 
 
 class PageTerminal:
@@ -102,7 +165,9 @@ class PageTerminal:
 class Options:
     """What ``serve`` was asked for: the library's URL (the ranking cache), the reader
     who decides (``--reader``; ``decided.DEFAULT_READER`` in a personal library), the
-    query, ``--all``, the order, ``--like`` and the stopping threshold (``--stop-after``)."""
+    query, ``--all``, the order, ``--like``, the stopping threshold (``--stop-after``)
+    and ``--blind`` (the other readers' decisions hidden on a paper the reader has not
+    decided: ``triage --blind``'s rule, ``library.agreement.others_line``)."""
 
     url: str
     reader: str
@@ -111,6 +176,7 @@ class Options:
     order: str = "interest"
     like: str | None = None
     stop_after: int | None = None
+    blind: bool = False
 
 
 @dataclass
@@ -121,6 +187,7 @@ class Desk:
     run: triage.Triage
     options: Options
     terminal: PageTerminal
+    writes: CheckedWrites
     topics: list[Any] | None = None
     topic: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -130,16 +197,24 @@ class Desk:
     show_why: bool = False
     #: The message of the last action (a poll shows it again).
     message: str = ""
+    #: The rows of the list read so far (:meth:`rows`): a paper a key acted on is read
+    #: again, the others are not (their status is the run's).
+    listed: dict[int, PaperRecord] = field(default_factory=dict)
 
     # --- acting -----------------------------------------------------------------------
 
-    def act(self, key: str, pid: int | None, answer: str | None = None) -> str:
+    def act(
+        self, key: str, pid: int | None, answer: str | None = None, seen: int | None = None
+    ) -> str:
         """Apply ``key`` to paper ``pid`` (the one the page showed; None: the current)
-        with ``answer`` for a prompt; return the message for the page.
+        with ``answer`` for a prompt; return the message for the page. ``seen``: the
+        version of the paper's status the page showed (:func:`status_version`; None:
+        not checked).
 
         UsageError for a key the page does not send; :class:`NotInList` when ``pid`` is
         not a paper of this run (nothing done: a key acts on the paper the page showed,
-        never on another)."""
+        never on another); :class:`DecidedElsewhere` when a status key meets a status
+        changed since ``seen`` (:class:`CheckedWrites`: nothing written)."""
         run = self.run
         if key not in PRESSED and key not in MOVES:
             raise UsageError(f"unknown key {key!r}")
@@ -149,6 +224,8 @@ class Desk:
                     f"paper {pid} is not in this tab's list (reload the page): nothing done"
                 )
             run.go_to(pid)
+        if key == "u":  # undoes a change of any paper: every row of the list is read again
+            self.listed.clear()
         if run.index >= len(run.queue):
             if key != "u":
                 return "end of the list: u undoes the last decision"
@@ -166,13 +243,27 @@ class Desk:
                 raise NotFound("that paper was removed meanwhile")
             record = found
         self.terminal.answer = answer
+        if key in ("a", "e"):  # its tags, its title change: its row is read again
+            self.listed.pop(run.queue[run.index], None)
+        if key in triage.STATUS_KEYS and seen is not None and pid is not None:
+            self.writes.expect = (pid, seen, triage.STATUS_KEYS[key])
         try:
             run.press(key, record)
         finally:
             self.terminal.answer = None
+            self.writes.expect = None
         if key in triage.STATUS_KEYS:
             self._keep_in_topic()
         return run.message
+
+    def decided_elsewhere(self, found: DecidedElsewhere, key: str) -> str:
+        """Take the status stored meanwhile (:class:`DecidedElsewhere`) as the paper's,
+        for the list and the counts; return the page's message (the key pressed again
+        applies: the page now carries the new version)."""
+        self.run.status[found.pid] = found.status
+        self.run._count_since_wanted()
+        wanted = triage.STATUS_KEYS.get(key, "")
+        return f"decided elsewhere as {found.status}: press {key} again to make it {wanted}"
 
     def _keep_in_topic(self) -> None:
         """With a topic chosen, move to its next undecided paper when the current one is
@@ -224,6 +315,24 @@ class Desk:
             found = self.loaded = self.loaded or load(session, self.options.url)
         return found
 
+    def rows(
+        self, window: Sequence[int], read: Callable[[list[int]], Iterable[tuple[int, PaperRecord]]]
+    ) -> dict[int, PaperRecord]:
+        """The rows of the list ``window``: those read for an earlier answer and
+        ``read(ids)`` of the others, with the :data:`AHEAD` papers of the queue after
+        them (the list moves on by a paper per decision: a read every :data:`AHEAD`
+        decisions, not one per decision). The rows kept are those of the window and of
+        the papers after it."""
+        shown, start = set(window), self.run.index
+        after = self.run.queue[start : start + LIST_SIZE + AHEAD]
+        ahead = [p for p in after if p not in shown][:AHEAD]
+        missing = [p for p in window if p not in self.listed]
+        if missing:
+            self.listed.update(read(missing + [p for p in ahead if p not in self.listed]))
+        keep = shown.union(ahead)
+        self.listed = {p: row for p, row in self.listed.items() if p in keep}
+        return {p: self.listed[p] for p in window if p in self.listed}
+
     def current(self) -> int | None:
         """The id of the paper shown (None at the end of the list)."""
         run = self.run
@@ -259,14 +368,20 @@ class Desk:
         }
 
 
-def others_wanting(session: Session, ids: Sequence[int], mine: dict[int, str]) -> dict[int, int]:
+def others_wanting(
+    session: Session, ids: Sequence[int], mine: dict[int, str], *, blind: bool = False
+) -> dict[int, int]:
     """How many readers other than the current one want each paper of ``ids``: the
     count of ``decided.wanted_count`` (``wanted-by:N``'s rule) less the current reader
-    when ``mine`` (their statuses) says they want it."""
+    when ``mine`` (their statuses) says they want it. ``blind`` (``serve --blind``)
+    leaves out the papers ``mine`` has as ``new``: nothing of the others' decisions is
+    read for a paper the reader has not decided (``triage --blind``'s rule)."""
     from readinglist import decided
     from readinglist.records import WANTED_STATUSES
     from readinglist.tables import PAPERS
 
+    if blind:
+        ids = [p for p in ids if mine.get(p, "new") != "new"]
     found: dict[int, int] = {}
     for start in range(0, len(ids), library.CHUNK):
         chunk = list(ids[start : start + library.CHUNK])
@@ -309,18 +424,20 @@ def open_desk(
         ranker = shared.view(read, options, on_build)
         ids = ranker.order(ids)
     terminal = PageTerminal()
+    writes = CheckedWrites(write)
     run = triage.Triage(
-        write,
+        writes.session,
         ids,
         terminal,
         read_factory=read,
         ranker=ranker,
         earlier=inbox.earlier,
         scope=inbox.scope,
+        statuses=inbox.statuses,  # the queue's query gave them: no pass over the library
     )
     run._load_statuses()  # what Triage.run does first: the statuses and the stopping count
     run.status = CountedStatuses(run.status)
-    return Desk(run, options, terminal)
+    return Desk(run, options, terminal, writes)
 
 
 class SharedRanker:

@@ -20,7 +20,8 @@ does, and for the reasons its security notes give):
 - **Content-Security-Policy**: scripts, styles and fonts from the page's own origin
   only (no inline script, no ``eval``), nothing framed, no form posted elsewhere, plus
   ``X-Content-Type-Options: nosniff`` and ``Referrer-Policy: no-referrer`` (the token
-  is in the first address).
+  is in the first address). ``Cache-Control: no-store`` on every answer but the static
+  files (``no-cache``: kept, asked again with their ETag).
 
 Comparisons of secrets are constant-time (``hmac.compare_digest``).
 """
@@ -46,6 +47,8 @@ CSP = (
 )
 LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
 SAFE_METHODS = ("GET", "HEAD")
+#: Where the page's own files are served (``web.app``'s static mount).
+STATIC = "/static/"
 
 
 def cookie_value(header: str, name: str) -> str | None:
@@ -193,6 +196,11 @@ class Guard:
             await self.refuse(send, why)
             return
         set_cookie = given is not None and not same(held, self.keys.token)
+        # the page's own files (no secret in them) are kept and asked again with their
+        # ETag (304, no body: a new tab does not fetch KaTeX's 270 kB again); the page
+        # and its answers, which carry the CSRF secret, are never stored
+        static = str(scope.get("path", "")).startswith(STATIC)
+        cache = b"no-cache" if static else b"no-store"
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -201,7 +209,7 @@ class Guard:
                     (b"x-content-type-options", b"nosniff"),
                     (b"referrer-policy", b"no-referrer"),
                     (b"x-frame-options", b"DENY"),
-                    (b"cache-control", b"no-store"),
+                    (b"cache-control", cache),
                 ]
                 if set_cookie:
                     value = f"{COOKIE}={self.keys.token}; Path=/; HttpOnly; SameSite=Strict"

@@ -106,7 +106,9 @@
     if (key === "v") { var cur = document.querySelector("#list li.current") || document.querySelector("#list li"); if (cur) { cur.focus(); } return; }
     if (key === "g") { post("/topics", {}); return; }
     if (key === "q") { document.getElementById("message").textContent = "close the tab to stop; Ctrl-C in the terminal stops the server"; return; }
-    if (SERVER.indexOf(key) >= 0) { post("/act", { key: key, paper: state().dataset.paper }); }
+    // the version of the paper's status shown: a decision made elsewhere meanwhile is
+    // refused (409, the paper as it is now) instead of overwritten
+    if (SERVER.indexOf(key) >= 0) { post("/act", { key: key, paper: state().dataset.paper, seen: state().dataset.seen }); }
   }
 
   document.addEventListener("keydown", function (event) {
@@ -152,21 +154,55 @@
   });
 
   // The similar papers of the paper shown: asked for once it is shown (a GET that
-  // changes nothing), so a key's answer never waits for them.
+  // changes nothing), so a key's answer never waits for them; once per paper: an
+  // answer that shows the same paper again (a poll, a refused key) keeps them.
+  // Asked for once the paper has been shown SIMILAR_MS: keys pressed in quick
+  // succession do not make the server compare each paper they pass with the library.
+  var similarOf = { paper: "", html: "" };
+  var SIMILAR_MS = 150;
+  var similarTimer = null;
+
   function similar() {
+    if (similarTimer) { clearTimeout(similarTimer); similarTimer = null; }
     var box = document.getElementById("similar");
     if (!box || !box.dataset.paper) { return; }
-    var query = "?view=" + encodeURIComponent(state().dataset.view) + "&paper=" + encodeURIComponent(box.dataset.paper);
-    htmx.ajax("GET", "/similar" + query, { target: "#similar", swap: "innerHTML" });
+    if (similarOf.paper === box.dataset.paper) { box.innerHTML = similarOf.html; return; }
+    var paper = box.dataset.paper;
+    similarTimer = setTimeout(function () {
+      similarTimer = null;
+      var now = document.getElementById("similar");
+      if (!now || now.dataset.paper !== paper) { return; }
+      similarOf = { paper: paper, html: "" };
+      var query = "?view=" + encodeURIComponent(state().dataset.view) + "&paper=" + encodeURIComponent(paper);
+      // its own source: htmx holds one request per source element and keeps only the
+      // last one waiting, so one from the page's body would hold a key's POST back
+      htmx.ajax("GET", "/similar" + query, { source: now, target: now, swap: "innerHTML" });
+    }, SIMILAR_MS);
   }
 
   function afterSwap(event) {
-    if (event.detail && event.detail.target && event.detail.target.id === "similar") { return; }
+    var target = event.detail && event.detail.target;
+    if (target && target.id === "similar") {
+      if (target.dataset.paper === similarOf.paper) { similarOf.html = target.innerHTML; }
+      // an answer that came after the desk was swapped again (a poll): into the new box
+      var box = document.getElementById("similar");
+      if (box && box !== target && box.dataset.paper === target.dataset.paper) { box.innerHTML = target.innerHTML; }
+      return;
+    }
     math();
     similar();
   }
 
   document.addEventListener("htmx:afterSwap", afterSwap);
+  // A decision made elsewhere while the paper was shown: the server refuses (409) with
+  // the paper as it is now, shown like any answer (the key pressed again applies).
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail && event.detail.xhr;
+    if (xhr && xhr.status === 409 && xhr.getResponseHeader("X-Decided-Elsewhere")) {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
+  });
   // A count of answers to keys shown, for the tests and the benchmark to wait on (an
   // answer to a poll or the similar papers is not one).
   // (The answer's path, not a flag: htmx settles an answer after its promise resolved.)
