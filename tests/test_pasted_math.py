@@ -239,3 +239,18 @@ def test_a_merge_into_a_bibtex_paper_keeps_the_raw_title_latex() -> None:
     (record,) = abstracts.read(LIST.split("\n### ")[0], "list.md").records
     latex = as_latex(record)
     assert latex.fields["title"] == record.fields["title"] == TITLES[0][1]
+
+
+def test_the_page_shows_the_title_math_for_katex_and_edits_the_plain_title() -> None:
+    """The browser page renders a title's formulas with KaTeX as it renders an
+    abstract's: it gets them as written; the title key edits the stored title."""
+    from readinglist.web.present import paper_view
+
+    records = abstracts.read(LIST, "list.md").records
+    views = [paper_view(record, n) for n, record in enumerate(records)]
+    assert views[0]["title"] == (
+        "Global Identifiability of $\\ell_1$-based Dictionary Learning via Matrix Volume "
+        "Optimization"
+    )
+    assert views[3]["title"] == "Path following algorithms for $\\ell_2$-regularized $M$-estimation"
+    assert [view["plain_title"] for view in views] == [column for column, _ in TITLES]

@@ -51,6 +51,19 @@ def abstract_text(abstract: str | None) -> str:
     ).strip()
 
 
+def title_text(record: PaperRecord) -> str:
+    """The title the page shows: with its math kept as written for KaTeX when the
+    paper's raw LaTeX title (``fields["title"]``: a BibTeX title, a pasted list's title
+    with ``$...$``) has a formula, decoded outside it (:func:`abstract_text`); else the
+    stored title, or ``(no title)``."""
+    raw = record.fields.get("title")  # the raw LaTeX form (records.COLUMN_FIELDS)
+    if raw and "$" in raw:
+        shown = abstract_text(raw)
+        if shown:
+            return shown
+    return record.title or "(no title)"
+
+
 def paper_view(record: PaperRecord, pid: int) -> dict[str, Any]:
     """Return the values of the paper pane for ``record`` (paper ``pid``)."""
     found = links(record)
@@ -68,8 +81,8 @@ def paper_view(record: PaperRecord, pid: int) -> dict[str, Any]:
     return {
         "id": pid,
         "key": record.citekey,
-        "title": (record.title or "(no title)")
-        + (PROVISIONAL_MARK if record.title_provisional else ""),
+        "title": title_text(record) + (PROVISIONAL_MARK if record.title_provisional else ""),
+        "plain_title": record.title or "",
         "authors": "; ".join(p.display() for p in record.authors) or "(no authors)",
         "where": " · ".join(str(x) for x in (record.venue, record.year) if x),
         "abstract": abstract_text(record.abstract),

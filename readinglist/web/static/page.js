@@ -49,9 +49,12 @@
 
   function math() {
     if (window.renderMathInElement) {
-      var abstract = document.getElementById("abstract");
-      if (abstract) {
-        window.renderMathInElement(abstract, {
+      ["title", "abstract"].forEach(function (id) {
+        var element = document.getElementById(id);
+        if (!element) {
+          return;
+        }
+        window.renderMathInElement(element, {
           delimiters: [
             { left: "$$", right: "$$", display: true },
             { left: "\\[", right: "\\]", display: true },
@@ -61,7 +64,7 @@
           throwOnError: false,
           trust: false
         });
-      }
+      });
     }
   }
 
@@ -70,7 +73,8 @@
     var form = document.getElementById("prompt");
     document.getElementById("prompt-label").textContent = PROMPTS[key];
     var input = document.getElementById("prompt-input");
-    input.value = key === "e" ? (document.getElementById("title") || {}).textContent || "" : "";
+    var shown = document.getElementById("title");
+    input.value = key === "e" && shown ? shown.getAttribute("data-plain") || "" : "";
     form.hidden = false;
     input.focus();
   }
