@@ -313,3 +313,67 @@ def test_views_of_a_shared_ranker_take_each_fit_once_and_fits_wait_for_a_pause(
         assert live._thread.is_alive()
     finally:
         live.close()
+
+
+def test_the_change_counter_is_one_statement_reading_no_table_whole(
+    filled: Callable[..., Any], db_url: str
+) -> None:
+    """The counter is what a fit is checked against (``fitted.key``): the values of the
+    aggregates asked one by one, in one statement, and on SQLite each last
+    ``updated_at`` a look-up of its index (migration 0009), never a scan of the table."""
+    from sqlalchemy import event, func, select
+
+    from readinglist import db, decided
+    from readinglist.ranking import fitted
+    from readinglist.tables import DECISIONS, PAPER_TAGS, PAPERS
+
+    assert filled("mark", "to-read", "rl0").exit_code == 0
+    assert filled("tag", "add", "rl", "rl1").exit_code == 0
+    engine = db.make_engine(db_url)
+    statements: list[tuple[str, Any]] = []
+
+    def seen(conn: Any, cursor: Any, statement: str, params: Any, *args: Any) -> None:
+        if statement.lstrip().upper().startswith("SELECT"):  # not the read's BEGIN
+            statements.append((statement, params))
+
+    try:
+        with engine.connect() as connection:
+            event.listen(engine, "before_cursor_execute", seen)
+            try:
+                counter = fitted.change_counter(connection)
+            finally:
+                event.remove(engine, "before_cursor_execute", seen)
+            papers = connection.execute(
+                select(func.count(), func.max(PAPERS.c.id), func.max(PAPERS.c.updated_at))
+            ).one()
+            links = connection.execute(select(func.count(), func.sum(PAPER_TAGS.c.tag_id))).one()
+            mine = connection.execute(
+                select(func.count(), func.max(DECISIONS.c.updated_at)).where(
+                    DECISIONS.c.reader_id == decided.CURRENT_ID
+                )
+            ).one()
+            plan = (
+                [
+                    r[-1]
+                    for r in connection.exec_driver_sql(
+                        f"EXPLAIN QUERY PLAN {statements[0][0]}", statements[0][1]
+                    )
+                ]
+                if engine.dialect.name == "sqlite"
+                else []
+            )
+    finally:
+        engine.dispose()
+    assert len(statements) == 1, statements
+    assert counter.shape == f"v{fitted.VERSION}|{papers[0]}|{papers[1]}|{links[0]}|{links[1]}"
+    assert counter.updated == papers[2].isoformat()
+    assert counter.decisions == f"default|1|{mine[1].isoformat()}"
+    assert mine[0] == 1
+    assert links[0] == 1
+    if plan:
+        assert "SEARCH papers USING COVERING INDEX ix_papers_updated_at" in plan, plan
+        assert any(
+            line.startswith("SEARCH decisions USING COVERING INDEX ix_decisions_reader_updated")
+            for line in plan
+        ), plan
+        assert "SCAN papers" not in plan, plan  # the table itself, not one of its indexes

@@ -61,22 +61,29 @@ class Counter:
 
 
 def change_counter(session: Executor) -> Counter:
-    """Return the library's :class:`Counter` (two aggregate queries, Core tables)."""
-    papers = session.execute(
-        select(func.count(PAPERS.c.id), func.max(PAPERS.c.id), func.max(PAPERS.c.updated_at))
-    ).one()
-    links = session.execute(
-        select(func.count(PAPER_TAGS.c.tag_id), func.coalesce(func.sum(PAPER_TAGS.c.tag_id), 0))
-    ).one()
-    updated = papers[2].isoformat() if papers[2] is not None else ""
-    mine = session.execute(
-        select(func.count(), func.max(DECISIONS.c.updated_at)).where(
-            DECISIONS.c.reader_id == decided.CURRENT_ID
-        )
-    ).one()
-    last = mine[1].isoformat() if mine[1] is not None else ""
-    decisions = f"{decided.fold(decided.current())}|{mine[0]}|{last}"
-    return Counter(f"v{VERSION}|{papers[0]}|{papers[1]}|{links[0]}|{links[1]}", updated, decisions)
+    """Return the library's :class:`Counter`: one statement on the Core tables.
+
+    Each aggregate is a scalar subquery of its own: alone, SQLite answers ``count(*)``
+    without reading the rows and a ``max`` by one look-up of its index (migration 0009:
+    ``ix_papers_updated_at``, ``ix_decisions_reader_updated``); side by side in one
+    ``SELECT``, it scanned the whole papers table (83 ms at 61,000 papers).
+    """
+    mine = DECISIONS.c.reader_id == decided.CURRENT_ID
+    aggregates = (
+        select(func.count()).select_from(PAPERS),
+        select(func.max(PAPERS.c.id)),
+        select(func.max(PAPERS.c.updated_at)),
+        select(func.count()).select_from(PAPER_TAGS),
+        select(func.coalesce(func.sum(PAPER_TAGS.c.tag_id), 0)),
+        select(func.count()).select_from(DECISIONS).where(mine),
+        select(func.max(DECISIONS.c.updated_at)).where(mine),
+    )
+    row = session.execute(select(*(a.scalar_subquery() for a in aggregates))).one()
+    count, highest, last_paper, links, link_sum, decided_count, last_decision = row
+    updated = last_paper.isoformat() if last_paper is not None else ""
+    last = last_decision.isoformat() if last_decision is not None else ""
+    decisions = f"{decided.fold(decided.current())}|{decided_count}|{last}"
+    return Counter(f"v{VERSION}|{count}|{highest}|{links}|{link_sum}", updated, decisions)
 
 
 def key(counter: Counter) -> str:
