@@ -430,15 +430,41 @@ class Ranked:
 
     def order(self, pids: Sequence[int]) -> list[int]:
         """Return ``pids`` highest interest first; papers without a score last, ties in
-        the given order (as :meth:`Fitted.order`)."""
-        score, lowest = self._score, -math.inf
-        return sorted(pids, key=lambda pid: -score.get(pid, lowest))
+        the given order (as :meth:`Fitted.order`).
+
+        The ids are in the interest order already: ``pids`` is taken from them in one
+        pass, and only papers of equal score are sorted, by their place in ``pids`` (a
+        queue of 61,000 papers: a sort of all of them by score took 50 ms)."""
+        place = {pid: at for at, pid in enumerate(pids)}
+        if len(place) != len(pids):  # an id repeated: sorted by score, as numpy would
+            score, lowest = self._score, -math.inf
+            return sorted(pids, key=lambda pid: -score.get(pid, lowest))
+        ranked: list[int] = []
+        start, previous = 0, math.nan
+        for pid, value in zip(self.ids, self.scores, strict=True):
+            if pid not in place:
+                continue
+            if value != previous:
+                _sort_tail(ranked, start, place)
+                start, previous = len(ranked), value
+            ranked.append(pid)
+        _sort_tail(ranked, start, place)
+        if len(ranked) < len(pids):  # papers without a score: last, in the given order
+            scored = set(ranked)
+            ranked += [pid for pid in pids if pid not in scored]
+        return ranked
 
     def of_ids(self, pids: Sequence[int]) -> dict[int, float | None]:
         """Return ``{paper id: interest rounded to 4 digits}`` (None: no score), as
         :meth:`Fitted.of_ids` gives it."""
         score = self._score
         return {pid: None if pid not in score else round(score[pid], 4) for pid in pids}
+
+
+def _sort_tail(ids: list[int], start: int, place: dict[int, int]) -> None:
+    """Sort ``ids[start:]`` (papers of one score) by their ``place`` (:meth:`Ranked.order`)."""
+    if len(ids) - start > 1:
+        ids[start:] = sorted(ids[start:], key=place.__getitem__)
 
 
 def _order_header(handle: BinaryIO) -> tuple[str, str, int, int]:
