@@ -1,4 +1,4 @@
--- readinglist: the SQLite schema at revision 0008_readers
+-- readinglist: the SQLite schema at revision 0009
 CREATE TABLE alembic_version (
 	version_num VARCHAR(32) NOT NULL, 
 	CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num)
@@ -203,4 +203,6 @@ CREATE INDEX ix_status_events_undoes ON status_events (undoes);
 CREATE INDEX ix_status_events_reader_id ON status_events (reader_id);
 CREATE INDEX ix_notes_paper_id ON notes (paper_id);
 CREATE INDEX ix_notes_reader_id ON notes (reader_id);
-INSERT INTO alembic_version (version_num) VALUES ('0008_readers');
+CREATE INDEX ix_papers_updated_at ON papers (updated_at);
+CREATE INDEX ix_decisions_reader_updated ON decisions (reader_id, updated_at);
+INSERT INTO alembic_version (version_num) VALUES ('0009');

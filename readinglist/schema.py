@@ -19,5 +19,6 @@ KNOWN_REVISIONS: tuple[str, ...] = (
     "0006",
     "0007",
     "0008_readers",
+    "0009",
 )
 HEAD = KNOWN_REVISIONS[-1]

@@ -184,6 +184,9 @@ PAPERS = Table(
     # index for ``is:provisional`` is created by that migration and not declared
     # here: its dialect options would import both dialects at every start-up.
     Index("ix_papers_added_keys", "added_at", "id", "citekey"),
+    # The change counter's last ``updated_at`` (``ranking.fitted.change_counter``) is a
+    # look-up, not a scan (migration 0009).
+    Index("ix_papers_updated_at", "updated_at"),
 )
 
 #: A person (or corporate literal) with BibTeX's name parts; shared by papers.
@@ -275,6 +278,8 @@ DECISIONS = Table(
     Column("updated_at", UTCDateTime, nullable=False, default=utcnow, onupdate=utcnow),
     Index("ix_decisions_reader_status", "reader_id", "status", "paper_id"),
     Index("ix_decisions_reader_priority", "reader_id", "priority"),
+    # The current reader's last decision time, for the change counter (migration 0009).
+    Index("ix_decisions_reader_updated", "reader_id", "updated_at"),
 )
 
 #: A Markdown note on a paper, with UTC creation and update times, written by a reader

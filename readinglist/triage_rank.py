@@ -37,7 +37,7 @@ from sqlalchemy.orm import Session
 from readinglist.text import counted
 
 if TYPE_CHECKING:
-    from readinglist.ranking.fitted import Fitted
+    from readinglist.ranking.fitted import Fitted, Ranked
     from readinglist.ranking.ranker import Ranker
     from readinglist.ranking.store import Index
 
@@ -85,8 +85,8 @@ class LiveRanker:
     Args:
         read_factory: a Session in one read transaction per call (the thread's own).
         url: the library's URL (where its caches are).
-        first: the scores to start with (``fitted.read``, maybe of an earlier state), or
-            None (no order until the first fit ends).
+        first: the scores to start with (``fitted.read_order`` or ``fitted.read``, maybe
+            of an earlier state), or None (no order until the first fit ends).
         current: True when ``first`` is the fit of the library as it is (no fit needed
             until a decision).
         like: the ``--like`` text, or None; its fits are not written to the cache.
@@ -101,7 +101,7 @@ class LiveRanker:
         self,
         read_factory: SessionFactory,
         url: str,
-        first: Fitted | None,
+        first: Fitted | Ranked | None,
         *,
         current: bool,
         like: str | None = None,
@@ -117,7 +117,7 @@ class LiveRanker:
         self.url = url
         self.like = like
         self._lock = threading.Condition()
-        self._scores = first
+        self._scores: Fitted | Ranked | None = first
         self._ranker: Ranker | None = None
         self._wanted = 0 if current else 1  # fits asked for (a count of requests)
         self._done = 0  # the request the last finished fit answered
@@ -396,7 +396,10 @@ def start(
 
     with read_factory() as session:
         counter = fitted.change_counter(session)
-    first = fitted.read(url, counter, stale=True)
+    # The interest order's file (no numpy before the first screen), else the scores'.
+    first: Fitted | Ranked | None = fitted.read_order(url, counter, stale=True)
+    if first is None or first.key != fitted.key(counter):
+        first = fitted.read(url, counter, stale=True) or first
     current = like is None and first is not None and first.key == fitted.key(counter)
     small = trust.papers_counted(counter.shape)[0] <= SMALL_LIBRARY
     waits = None if small else patience

@@ -8,6 +8,7 @@ SQLite and PostgreSQL (the ``filled`` library of test_ranking)."""
 from __future__ import annotations
 
 import json
+import struct
 import threading
 import time
 from collections.abc import Callable
@@ -285,7 +286,61 @@ def test_the_first_papers_of_a_limit_are_those_of_the_whole_order(
         assert fitted.first_papers(connection, tied, 5) == whole[:5]
         assert fitted.first_papers(connection, tied, 5, reverse=True) == whole[::-1][:5]
         assert fitted.first_papers(connection, found, len(ids)) is None  # all of them: no cut
+        counter = fitted.change_counter(connection)
+    assert fitted.write_order(db_url, tied)  # the interest order's file: ties as added
+    for reverse in (False, True):
+        ranked = fitted.read_first(db_url, counter, 5, reverse=reverse)
+        assert ranked is not None
+        assert ranked.ids == (whole[::-1] if reverse else whole)[:5]
+        assert ranked.scores == [0.0] * 5
+    assert fitted.read_first(db_url, counter, len(ids)) is None  # all of them: no cut
     engine.dispose()
+
+
+def test_a_limited_interest_listing_reads_the_order_file_without_numpy(
+    filled: Callable[..., Any], db_url: str
+) -> None:
+    """With the fit current, ``list --sort interest --limit N`` reads the first N of the
+    interest order's file (``fitted.read_first``): the first N of the whole order, with
+    their scores, importing neither numpy, the ORM nor the query parser; a damaged or forged order file
+    (cut short, another key, ids not the library's, scores not finite) is not trusted:
+    the listing is the same, from the fitted scores, and the file is written again."""
+    from test_instant_commands import imported
+
+    from readinglist.ranking import fitted
+
+    assert filled("mark", "to-read", "rl0", "bio1").exit_code == 0
+    assert filled("mark", "skipped", "bio0").exit_code == 0
+    every = interest_listing(filled)  # fits: writes the scores and the order
+    path = fitted.order_path(db_url)
+    assert path.is_file()
+
+    def limited(*args: str) -> list[tuple[str, float]]:
+        result = filled("list", "--sort", "interest", "--json", *args)
+        assert result.exit_code == 0, result.stderr
+        return [(p["key"], p["interest"]) for p in json.loads(result.stdout)]
+
+    assert limited("--limit", "4") == every[:4]
+    assert limited("--limit", "4", "--reverse") == every[::-1][:4]
+    modules = imported(db_url, "list", "--sort", "interest", "--limit", "4")
+    assert not modules & {"numpy", "scipy", "sklearn", "sqlalchemy.orm", "readinglist.query"}
+    good = path.read_bytes()
+    header, _, body = good.partition(b"\n")
+    count = json.loads(header)["count"]
+    forged_ids = (10**9).to_bytes(8, "little") + body[8:]
+    nan_scores = body[: 8 * count] + struct.pack("<d", float("nan")) + body[8 * count + 8 :]
+    other_key = json.dumps({**json.loads(header), "key": "f1|other"}).encode()
+    for bad in (
+        good[:-8],
+        header + b"\n" + forged_ids,
+        header + b"\n" + nan_scores,
+        other_key + b"\n" + body,
+        b"[1, 2]\n" + body,
+        b"\xff" * 100,
+    ):
+        path.write_bytes(bad)
+        assert limited("--limit", "4") == every[:4]
+        assert path.read_bytes() == good  # written again from the fitted scores
 
 
 def test_views_of_a_shared_ranker_take_each_fit_once_and_fits_wait_for_a_pause(
@@ -311,5 +366,111 @@ def test_views_of_a_shared_ranker_take_each_fit_once_and_fits_wait_for_a_pause(
         assert one.index is not None
         one.close()  # a view leaves the shared ranker running
         assert live._thread.is_alive()
+    finally:
+        live.close()
+
+
+def test_the_change_counter_is_one_statement_reading_no_table_whole(
+    filled: Callable[..., Any], db_url: str
+) -> None:
+    """The counter is what a fit is checked against (``fitted.key``): the values of the
+    aggregates asked one by one, in one statement, and on SQLite each last
+    ``updated_at`` a look-up of its index (migration 0009), never a scan of the table."""
+    from sqlalchemy import event, func, select
+
+    from readinglist import db, decided
+    from readinglist.ranking import fitted
+    from readinglist.tables import DECISIONS, PAPER_TAGS, PAPERS
+
+    assert filled("mark", "to-read", "rl0").exit_code == 0
+    assert filled("tag", "add", "rl", "rl1").exit_code == 0
+    engine = db.make_engine(db_url)
+    statements: list[tuple[str, Any]] = []
+
+    def seen(conn: Any, cursor: Any, statement: str, params: Any, *args: Any) -> None:
+        if statement.lstrip().upper().startswith("SELECT"):  # not the read's BEGIN
+            statements.append((statement, params))
+
+    try:
+        with engine.connect() as connection:
+            event.listen(engine, "before_cursor_execute", seen)
+            try:
+                counter = fitted.change_counter(connection)
+            finally:
+                event.remove(engine, "before_cursor_execute", seen)
+            papers = connection.execute(
+                select(func.count(), func.max(PAPERS.c.id), func.max(PAPERS.c.updated_at))
+            ).one()
+            links = connection.execute(select(func.count(), func.sum(PAPER_TAGS.c.tag_id))).one()
+            mine = connection.execute(
+                select(func.count(), func.max(DECISIONS.c.updated_at)).where(
+                    DECISIONS.c.reader_id == decided.CURRENT_ID
+                )
+            ).one()
+            plan = (
+                [
+                    r[-1]
+                    for r in connection.exec_driver_sql(
+                        f"EXPLAIN QUERY PLAN {statements[0][0]}", statements[0][1]
+                    )
+                ]
+                if engine.dialect.name == "sqlite"
+                else []
+            )
+    finally:
+        engine.dispose()
+    assert len(statements) == 1, statements
+    assert counter.shape == f"v{fitted.VERSION}|{papers[0]}|{papers[1]}|{links[0]}|{links[1]}"
+    assert counter.updated == papers[2].isoformat()
+    assert counter.decisions == f"default|1|{mine[1].isoformat()}"
+    assert mine[0] == 1
+    assert links[0] == 1
+    if plan:
+        assert "SEARCH papers USING COVERING INDEX ix_papers_updated_at" in plan, plan
+        assert any(
+            line.startswith("SEARCH decisions USING COVERING INDEX ix_decisions_reader_updated")
+            for line in plan
+        ), plan
+        assert "SCAN papers" not in plan, plan  # the table itself, not one of its indexes
+
+
+def test_a_triage_run_starts_from_the_interest_order_file(
+    filled: Callable[..., Any], db_url: str, reader: Any
+) -> None:
+    """``triage_rank.start`` orders the first screen by the interest order's file
+    (``fitted.read_order``: the standard library, no numpy) when it is there: the same
+    order and scores as the fitted scores give, ties in the queue's order; without it,
+    or with one of an earlier fit while the scores are current, by the scores."""
+    from readinglist import library, triage_rank
+    from readinglist.ranking import fitted
+
+    assert filled("mark", "to-read", "rl0", "bio1").exit_code == 0
+    interest_listing(filled)  # fits: the scores and the order
+    with reader() as session:
+        queue = library.triage_queue(session, "", only_new=True)
+        counter = fitted.change_counter(session)
+    found = fitted.read(db_url, counter)
+    assert found is not None
+    live = triage_rank.start(reader, db_url, None)
+    try:
+        assert isinstance(live._scores, fitted.Ranked)
+        assert live.order(queue) == found.order(queue)
+        assert live.order(queue[::-1]) == found.order(queue[::-1])
+        assert live.interest(queue) == found.of_ids(queue)
+        assert live.learnt_from() == found.learnt
+    finally:
+        live.close()
+    tied = fitted.Fitted(found.key, found.ids, np.zeros(len(found.ids)), found.learnt)
+    assert fitted.write_order(db_url, tied)
+    ranked = fitted.read_order(db_url, counter)
+    assert ranked is not None
+    for pids in (queue, queue[::-1], [*queue[::2], 10**6]):  # 10**6: no score, last
+        assert ranked.order(pids) == tied.order(pids)
+    stale = fitted.Fitted("f1|an earlier fit", found.ids, found.scores, found.learnt)
+    assert fitted.write_order(db_url, stale)
+    live = triage_rank.start(reader, db_url, None)
+    try:
+        assert isinstance(live._scores, fitted.Fitted)  # the current scores, not that order
+        assert live.order(queue) == found.order(queue)
     finally:
         live.close()

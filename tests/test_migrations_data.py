@@ -366,6 +366,7 @@ ROWS_AT: dict[str, Callable[[str], list[tuple[str, dict[str, Any]]]]] = {
     "0006": rows_0006,
     "0007": rows_0007,
     "0008_readers": rows_0008,
+    "0009": rows_0008,  # indexes only: the rows of 0008
 }
 
 

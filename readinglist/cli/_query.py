@@ -170,8 +170,11 @@ def join_query(words: tuple[str, ...]) -> str:
     """Join query words with spaces; a word containing spaces becomes a quoted phrase.
 
     See :func:`readinglist.query.join_words` (imported here on first use, so that
-    ``--help`` does not import SQLAlchemy).
+    ``--help`` does not import SQLAlchemy; not at all without words: ``list --sort
+    interest --limit N`` needs no parser).
     """
+    if not words:
+        return ""
     import re
 
     from readinglist import render

@@ -14,7 +14,7 @@ from readinglist.cli._app import AppContext
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-    from readinglist.ranking.fitted import Fitted
+    from readinglist.ranking.fitted import Fitted, Ranked
     from readinglist.ranking.ranker import Ranker
     from readinglist.records import PaperRecord
     from readinglist.tables import Executor
@@ -183,11 +183,13 @@ def list_by_interest(
 
 def _interest_ids(
     app: AppContext, connection: Executor, text: str, limit: int | None, reverse: bool
-) -> tuple[list[int], Fitted | None]:
+) -> tuple[list[int], Fitted | Ranked | None]:
     """The ids ``list --sort interest`` shows (all of them, or at least the first
-    ``limit``) in their order, and the fitted scores (None: nothing learnt yet).
+    ``limit``) in their order, and their scores (None: nothing learnt yet).
 
-    Without a query, a ``--limit`` is served from the fitted scores alone
+    Without a query, a ``--limit`` is served from the interest order's file when it is
+    current (:func:`readinglist.ranking.fitted.read_first`: the first ``limit`` ids and
+    scores, no numpy) and its papers all exist, else from the fitted scores alone
     (:func:`readinglist.ranking.fitted.first_papers`: the papers that can be among the
     first read, not the ids of the whole library); otherwise, or when that cannot be
     told, the ids the query selects are read and ordered by the scores.
@@ -196,12 +198,17 @@ def _interest_ids(
     from readinglist.library.refs import select_ids  # not via the package: no ORM hooks
 
     if limit and not text.strip():
+        ranked = _first_ranked(app, connection, limit, reverse)
+        if ranked is not None:
+            return ranked.ids, ranked
         scores = fitted_scores(app, connection, on_fit=render.info)
         if scores is not None:
-            from readinglist.ranking.fitted import first_papers
+            from readinglist.ranking import fitted
 
-            first = first_papers(connection, scores, limit, reverse=reverse)
+            first = fitted.first_papers(connection, scores, limit, reverse=reverse)
             if first is not None:
+                # a fit of an earlier version, or an order file lost: the next run reads it
+                fitted.write_order(app.settings.database_url, scores)
                 return first, scores
         ids = list(select_ids(connection, text))
     else:
@@ -212,6 +219,26 @@ def _interest_ids(
     if reverse:
         ids.reverse()
     return ids, scores
+
+
+def _first_ranked(
+    app: AppContext, connection: Executor, limit: int, reverse: bool
+) -> Ranked | None:
+    """The first ``limit`` papers of the interest order's file when it is current and
+    each of them is in the library (one query of their ids), else None."""
+    from sqlalchemy import func, select
+
+    from readinglist.ranking import fitted
+    from readinglist.tables import PAPERS
+
+    counter = fitted.change_counter(connection)
+    ranked = fitted.read_first(app.settings.database_url, counter, limit, reverse=reverse)
+    if ranked is None:
+        return None
+    found = connection.scalar(
+        select(func.count()).select_from(PAPERS).where(PAPERS.c.id.in_(ranked.ids))
+    )
+    return ranked if found == len(ranked.ids) else None
 
 
 def show_why(app: AppContext, ref: str, as_json: bool) -> None:

@@ -19,17 +19,20 @@ it claims to describe (the paper count of the change counter):
 Each raises ValueError, which :func:`.store.load` takes as "rebuild the cache".
 The fitted scores' file (:mod:`.fitted`) is held to its shape the same way
 (:func:`check_fitted_layout`, :func:`check_fitted`), and taken as "fit again". scipy
-is imported only to check a matrix: reading the fitted scores needs numpy alone.
+is imported only to check a matrix: reading the fitted scores needs numpy alone, and
+numpy is imported by the functions that check arrays, so that :func:`check_ranked`
+(the interest order's file, read with the standard library) needs none.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 if TYPE_CHECKING:
+    import numpy as np
     from scipy import sparse
 
     from readinglist.ranking.store import Index
@@ -117,6 +120,8 @@ VALUE_BOUND = 1e6
 
 def _bounded(values: np.ndarray) -> bool:
     """True when every value is finite and at most :data:`VALUE_BOUND` in magnitude."""
+    import numpy as np
+
     return bool(np.isfinite(values).all() and (np.abs(values) <= VALUE_BOUND).all())
 
 
@@ -126,6 +131,7 @@ def checked_csr(
     """The CSR matrix of ``shape`` from its arrays, after checking them (scipy's
     ``check_format(full_check=True)``: pointers, index ranges) and that the values are
     finite; raises ValueError otherwise."""
+
     from scipy import sparse
 
     if not _bounded(data):
@@ -141,6 +147,8 @@ def check_values(index: Index, counter: str) -> None:
     one column per term, its paper ids positive, unique and at most the highest id,
     its time an ISO time with a zone (or empty), its idf and (in memory) LSA rows
     finite."""
+    import numpy as np
+
     rows, highest = papers_counted(counter)
     if index.matrix.shape != (rows, len(index.idf)):
         raise ValueError("the ranking cache's matrix does not fit the library")
@@ -190,8 +198,24 @@ def check_fitted_layout(layout: dict[str, Member], counter: str) -> None:
 def check_fitted(ids: np.ndarray, scores: np.ndarray, counter: str) -> None:
     """Raise ValueError unless the fitted ``ids`` are positive, ascending, unique and at
     most the highest paper id of ``counter``, and the ``scores`` finite and bounded."""
+    import numpy as np
+
     _, highest = papers_counted(counter)
     if len(ids) and (ids[0] < 1 or ids[-1] > highest or (np.diff(ids) <= 0).any()):
         raise ValueError("the fitted scores' paper ids are not the library's")
     if not _bounded(scores):
         raise ValueError("the fitted scores are not all finite and bounded")
+
+
+def check_ranked(ids: Sequence[int], scores: Sequence[float], counter: str) -> None:
+    """Raise ValueError unless the paper ids read from the interest order's file
+    (:func:`.fitted.read_first`) are positive, unique and at most the highest paper id of
+    ``counter``, and their scores finite and bounded (:data:`VALUE_BOUND`, as
+    :func:`check_fitted`); the standard library alone (no numpy)."""
+    _, highest = papers_counted(counter)
+    if len(ids) != len(scores) or len(set(ids)) != len(ids):
+        raise ValueError("the interest order's paper ids are not the library's")
+    if any(not 1 <= pid <= highest for pid in ids):
+        raise ValueError("the interest order's paper ids are not the library's")
+    if any(not math.isfinite(v) or abs(v) > VALUE_BOUND for v in scores):
+        raise ValueError("the interest order's scores are not all finite and bounded")
