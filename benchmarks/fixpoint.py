@@ -14,8 +14,10 @@ cited) and ``biber --tool --validate-datamodel``; errors are counted. For a BibT
 source, the entries written byte for byte as in the source are counted too, and those
 written byte for byte but for values replaced in place (:func:`copied_entries`).
 
-Each step is a real ``readinglist`` process (``--db`` a temporary file). Prints one
-line per file and exits 1 when a fixpoint fails or a tool reports an error.
+Each step is a real ``readinglist`` process (``--db`` a temporary file); :func:`run`
+takes another :data:`Runner` (``tests/test_s11_fidelity.py`` runs the commands in its own
+process: the fixpoint does not depend on the process). Prints one line per file and
+exits 1 when a fixpoint fails or a tool reports an error.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +38,8 @@ SLICE = 2000
 _ENTRY = re.compile(r"^@", re.MULTILINE)
 NATIVE = {".bib": "bibtex", ".ris": "ris", ".json": "csl-json"}
 SUFFIX = {"bibtex": ".bib", "ris": ".ris", "csl-json": ".json"}
+#: How a ``readinglist`` command is run: its arguments in, its exit code and texts out.
+Runner = Callable[..., subprocess.CompletedProcess[str]]
 
 
 def readinglist(*args: str) -> subprocess.CompletedProcess[str]:
@@ -54,14 +59,15 @@ def source(path: Path, work: Path) -> Path:
     return cut
 
 
-def cycle(path: Path, fmt: str, work: Path, name: str) -> Path:
-    """Import ``path`` into a fresh library ``work/name.db`` and export it as ``fmt``."""
+def cycle(path: Path, fmt: str, work: Path, name: str, cli: Runner = readinglist) -> Path:
+    """Import ``path`` into a fresh library ``work/name.db`` and export it as ``fmt``
+    (each command run by ``cli``). Raises RuntimeError naming the step that failed."""
     db = work / f"{name}.db"
-    done = readinglist("--db", str(db), "import", str(path))
+    done = cli("--db", str(db), "import", str(path))
     if done.returncode not in (0, 5):
         raise RuntimeError(f"import {path.name}: {done.stderr[-500:]}")
     out = work / f"{name}{SUFFIX[fmt]}"
-    done = readinglist("--db", str(db), "export", fmt, "-o", str(out))
+    done = cli("--db", str(db), "export", fmt, "-o", str(out))
     if done.returncode != 0:
         raise RuntimeError(f"export {fmt}: {done.stderr[-500:]}")
     return out
@@ -132,22 +138,24 @@ def copied_entries(src: Path, exported: Path) -> dict[str, int]:
     return counts
 
 
-def run(path: Path) -> dict[str, object]:
-    """The fixpoint and the tools' error counts for one data file."""
+def run(path: Path, cli: Runner = readinglist) -> dict[str, object]:
+    """The fixpoint and the tools' error counts for one data file, the ``readinglist``
+    commands run by ``cli`` (a real process each by default). Raises RuntimeError when
+    an import or export fails."""
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         src = source(path, work)
         fmt = NATIVE.get(src.suffix, "bibtex")
-        first = cycle(src, fmt, work, "first")
-        second = cycle(first, fmt, work, "second")
+        first = cycle(src, fmt, work, "first", cli)
+        second = cycle(first, fmt, work, "second", cli)
         result: dict[str, object] = {
             "file": path.name,
             "format": fmt,
             "fixpoint": first.read_bytes() == second.read_bytes(),
         }
-        bib = first if fmt == "bibtex" else cycle(src, "bibtex", work, "bib")
+        bib = first if fmt == "bibtex" else cycle(src, "bibtex", work, "bib", cli)
         if fmt != "bibtex":
-            again = cycle(bib, "bibtex", work, "bib2")
+            again = cycle(bib, "bibtex", work, "bib2", cli)
             result["bibtex_fixpoint"] = bib.read_bytes() == again.read_bytes()
         result["bibtex_errors"] = bibtex_errors(bib)
         result["biber_errors"] = biber_errors(bib)

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import require_tools, show
+from helpers import require_tools, shared_data, show
 from test_real_tools import biber_messages, bibtex_messages
 
 
@@ -546,24 +545,38 @@ def test_cased_fields_are_one_and_keywords_become_tags_in_every_format(
     assert ris.count("KW  - sparsity\n") == 3
 
 
+def _in_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``readinglist ARGS`` in this process (:data:`fixpoint.Runner`)."""
+    from click.testing import CliRunner
+
+    from readinglist.cli import cli
+
+    result = CliRunner().invoke(cli, list(args))
+    return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)
+
+
 @needs_tools
 @pytest.mark.slow
 def test_round_trip_fixpoint_on_shared_files() -> None:
     """import -> export -> import -> export gives the same bytes, and bibtex and biber
     report no error on the exports, for one shared file of each format
-    (``benchmarks/fixpoint.py`` runs every file of ``../shared/data/``)."""
+    (``benchmarks/fixpoint.py`` runs every file of ``../shared/data/``, each command a
+    process; here its commands run in this process: the bytes do not depend on it)."""
+    import importlib.util
+
     script = Path(__file__).resolve().parent.parent / "benchmarks" / "fixpoint.py"
+    spec = importlib.util.spec_from_file_location("bench_fixpoint", script)
+    assert spec is not None
+    assert spec.loader is not None
+    fixpoint = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fixpoint)
     names = ["pmlr-v260-acml2024.bib", "asreview-scopus.ris", "bbt-1179-library.csl.json"]
-    done = subprocess.run(
-        [sys.executable, str(script), "--only", *names], capture_output=True, text=True
-    )
-    results = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [r["file"] for r in results] == sorted(names)
-    for result in results:
+    for name in names:
+        result = fixpoint.run(shared_data(name), _in_process)
+        assert result["file"] == name
         assert result["fixpoint"] is True, result
         assert result.get("bibtex_fixpoint", True) is True, result
         assert (result["bibtex_errors"], result["biber_errors"]) == (0, 0), result
-    assert done.returncode == 0
 
 
 def test_month_macro_rule_reads_the_value_as_written() -> None:
