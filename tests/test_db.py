@@ -183,3 +183,31 @@ def test_sql_statements_keep_a_trigger_whole() -> None:
         "CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN\n  SELECT 1;\n  SELECT 2;\nEND",
         "INSERT INTO t (a) VALUES (1)",
     ]
+
+
+def test_an_engine_is_reused_for_the_same_library_only(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One process opening the same library again gets the engine it made (its compiled
+    SQL is kept), even after ``dispose()``; another file, busy timeout or an in-memory
+    database gets its own (db_engine.make_engine)."""
+    first = db.make_engine(db_url)
+    with first.connect() as conn:
+        conn.exec_driver_sql("SELECT 1")
+    first.dispose()
+    again = db.make_engine(db_url)
+    assert again is first
+    with again.connect() as conn:  # disposed: new connections, same engine
+        assert conn.execute(text("SELECT count(*) FROM papers")).scalar() == 0
+    if db.sqlite_path(first) is not None:
+        path = db.sqlite_path(first)
+        assert path is not None
+        monkeypatch.chdir(path.parent)
+        assert db.make_engine(f"sqlite:///{path.name}") is first
+        assert db.make_engine(f"sqlite:///{tmp_path / 'other.db'}") is not first
+        assert db.make_engine("sqlite://") is not db.make_engine("sqlite://")
+    monkeypatch.setenv("READINGLIST_BUSY_TIMEOUT", "7")
+    other = db.make_engine(db_url)
+    assert other is not first
+    other.dispose()
+    first.dispose()
