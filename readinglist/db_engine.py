@@ -96,8 +96,9 @@ def make_engine(url: str) -> Engine:
     commands, as the tests do) gets the engine it made before, for the same database
     (an SQLite file by its absolute path), busy timeout and process: SQLAlchemy caches
     compiled SQL and the server's first-connect answers per engine, and compiling costs
-    about 40% of a short command's CPU. Callers still ``dispose()`` it when done: that
-    closes its idle connections, and the next use opens new ones. The
+    about 40% of a short command's CPU. Like a new engine, it holds no idle connection
+    (those of an earlier use are closed: the server may have ended them, the file may
+    have been replaced); callers still ``dispose()`` it when done. The
     :data:`KEPT_ENGINES` most recent are kept; an in-memory SQLite database is never
     shared (each engine is its own database).
     """
@@ -125,7 +126,9 @@ def make_engine(url: str) -> Engine:
         engine = _kept.get(key)
         if engine is not None:
             _kept.move_to_end(key)
-            return engine
+    if engine is not None:
+        engine.dispose()  # no idle connection of an earlier use: the server may have ended it
+        return engine
     if parsed.get_backend_name() == "sqlite":
         engine = _sqlite_engine(parsed, timeout_ms)
     else:

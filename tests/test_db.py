@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
-from sqlalchemy import inspect, text
+from sqlalchemy import create_engine, inspect, text
 
 from readinglist import db
 from readinglist.errors import DatabaseError
@@ -199,9 +200,8 @@ def test_an_engine_is_reused_for_the_same_library_only(
     assert again is first
     with again.connect() as conn:  # disposed: new connections, same engine
         assert conn.execute(text("SELECT count(*) FROM papers")).scalar() == 0
-    if db.sqlite_path(first) is not None:
-        path = db.sqlite_path(first)
-        assert path is not None
+    path = db.sqlite_path(first)
+    if path is not None:
         monkeypatch.chdir(path.parent)
         assert db.make_engine(f"sqlite:///{path.name}") is first
         assert db.make_engine(f"sqlite:///{tmp_path / 'other.db'}") is not first
@@ -211,3 +211,35 @@ def test_an_engine_is_reused_for_the_same_library_only(
     assert other is not first
     other.dispose()
     first.dispose()
+
+
+def test_a_reused_engine_hands_out_no_connection_of_its_earlier_use(db_url: str) -> None:
+    """An idle connection left in the engine (its user never disposed it) may since have
+    been ended by the server or point at a file that was replaced: the engine given again
+    opens a new one (db_engine.make_engine)."""
+    from conftest import PG_ADMIN_URL
+
+    engine = db.make_engine(db_url)
+    with engine.connect() as conn:
+        ended = conn.exec_driver_sql(
+            "SELECT pg_backend_pid()" if engine.dialect.name == "postgresql" else "SELECT 1"
+        ).scalar()
+    path = db.sqlite_path(engine)
+    if path is None:  # the server ends the idle connection, as a restart would
+        admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": ended})
+        admin.dispose()
+    else:  # the file is replaced by another library holding one tag
+        other = path.with_name("other.db")
+        db.backup_sqlite(path, other)
+        with sqlite3.connect(other) as raw:
+            raw.execute("INSERT INTO tags (name, name_folded) VALUES ('x', 'x')")
+        raw.close()
+        other.replace(path)
+    again = db.make_engine(db_url)
+    assert again is engine
+    with again.connect() as conn:
+        tags = conn.execute(text("SELECT count(*) FROM tags")).scalar()
+    assert tags == (0 if path is None else 1)
+    again.dispose()
