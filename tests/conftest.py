@@ -1,7 +1,8 @@
 """Shared fixtures: real databases (an SQLite file and the PostgreSQL server), the CLI runner.
 
 Every test that takes ``db_url`` (or ``engine``, ``session``, ``invoke``) runs twice:
-on a fresh SQLite file and on a fresh PostgreSQL database at 127.0.0.1:5432. Both
+on a fresh SQLite file and on a fresh PostgreSQL database at 127.0.0.1:5432 (unless
+marked ``helpers.SQLITE_ONLY``: a usage error refused before the library is read). Both
 are cloned from a template migrated once per test session with the real Alembic
 migrations (SQLite: online backup copy; PostgreSQL: ``CREATE DATABASE ... TEMPLATE``,
 recycled in the background between tests, see :class:`PgDatabases`; commits do not
