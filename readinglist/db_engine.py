@@ -21,14 +21,16 @@ import os
 import sqlite3
 import stat
 import sys
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import create_engine, event
-from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import DatabaseError as SQLAlchemyDatabaseError
 from sqlalchemy.exc import OperationalError
 
@@ -76,13 +78,29 @@ def locked_message(timeout_ms: int | None = None) -> str:
 _FILE_URI = "{}: SQLite 'file:' URIs are not read; give the library's path (or sqlite:///PATH)"
 
 
+#: How many engines :func:`make_engine` keeps for reuse in one process (the most recent).
+KEPT_ENGINES = 8
+_kept: OrderedDict[tuple[str, int, int], Engine] = OrderedDict()
+_kept_lock = threading.Lock()
+
+
 def make_engine(url: str) -> Engine:
-    """Create an engine for ``url`` (``sqlite:///path`` or ``postgresql+psycopg://...``).
+    """Return an engine for ``url`` (``sqlite:///path`` or ``postgresql+psycopg://...``).
 
     SQLite: the file's directory is created; each connection gets
     ``journal_mode=WAL``, ``busy_timeout``, ``foreign_keys=ON``; transactions start
     with ``BEGIN`` or, on an engine from :func:`writer`, ``BEGIN IMMEDIATE``.
     Raises DatabaseError for a URL SQLAlchemy cannot use.
+
+    A process that opens the same library again (an in-process caller running several
+    commands, as the tests do) gets the engine it made before, for the same database
+    (an SQLite file by its absolute path), busy timeout and process: SQLAlchemy caches
+    compiled SQL and the server's first-connect answers per engine, and compiling costs
+    about 40% of a short command's CPU. Like a new engine, it holds no idle connection
+    (those of an earlier use are closed: the server may have ended them, the file may
+    have been replaced); callers still ``dispose()`` it when done. The
+    :data:`KEPT_ENGINES` most recent are kept; an in-memory SQLite database is never
+    shared (each engine is its own database).
     """
     if url.lower().startswith("file:"):
         raise DatabaseError(_FILE_URI.format(url))
@@ -90,12 +108,11 @@ def make_engine(url: str) -> Engine:
         parsed = make_url(url)
     except Exception as exc:
         raise DatabaseError(f"not a database URL or path: {url!r}") from exc
-    if parsed.get_backend_name() != "sqlite":
-        try:
-            return create_engine(parsed, pool_pre_ping=False)
-        except Exception as exc:
-            raise DatabaseError(f"cannot use database {parsed!r}: {exc}") from exc
-    if parsed.database and parsed.database != ":memory:":
+    timeout_ms = busy_timeout_ms()
+    where = parsed.render_as_string(hide_password=False)
+    if parsed.get_backend_name() == "sqlite":
+        if not parsed.database or parsed.database == ":memory:":
+            return _sqlite_engine(parsed, timeout_ms)
         _check_sqlite_path(Path(parsed.database))
         folder = Path(parsed.database).parent
         try:
@@ -103,7 +120,31 @@ def make_engine(url: str) -> Engine:
         except OSError as exc:
             reason = exc.strerror or str(exc)
             raise DatabaseError(f"cannot create the folder of {parsed.database}: {reason}") from exc
-    timeout_ms = busy_timeout_ms()
+        where = f"sqlite:{Path(parsed.database).absolute()}?{parsed.query}"
+    key = (where, timeout_ms, os.getpid())
+    with _kept_lock:
+        engine = _kept.get(key)
+        if engine is not None:
+            _kept.move_to_end(key)
+    if engine is not None:
+        engine.dispose()  # no idle connection of an earlier use: the server may have ended it
+        return engine
+    if parsed.get_backend_name() == "sqlite":
+        engine = _sqlite_engine(parsed, timeout_ms)
+    else:
+        try:
+            engine = create_engine(parsed, pool_pre_ping=False)
+        except Exception as exc:
+            raise DatabaseError(f"cannot use database {parsed!r}: {exc}") from exc
+    with _kept_lock:
+        engine = _kept.setdefault(key, engine)
+        while len(_kept) > KEPT_ENGINES:
+            _kept.popitem(last=False)
+    return engine
+
+
+def _sqlite_engine(parsed: URL, timeout_ms: int) -> Engine:
+    """A new SQLite engine on ``parsed`` set up as :func:`make_engine` describes."""
     engine = create_engine(parsed, connect_args={"timeout": timeout_ms / 1000})
 
     @event.listens_for(engine, "connect")

@@ -24,6 +24,11 @@ import pytest
 from readinglist.records import PaperRecord
 
 HERE = Path(__file__).resolve().parent
+#: Runs a test that takes ``db_url`` (or ``invoke``) on SQLite only, for checks that never
+#: reach the library's rules: a usage error refused before anything is read or written, a
+#: file that cannot be read. A test that checks storage, SQL, locking or concurrency runs
+#: on both databases (tests/conftest.py).
+SQLITE_ONLY = pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 ROOT = HERE.parent
 EXAMPLES = ROOT / "examples"
 SHARED = ROOT.parent / "shared" / "data"

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
-from sqlalchemy import inspect, text
+from sqlalchemy import create_engine, inspect, text
 
 from readinglist import db
 from readinglist.errors import DatabaseError
@@ -183,3 +184,62 @@ def test_sql_statements_keep_a_trigger_whole() -> None:
         "CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN\n  SELECT 1;\n  SELECT 2;\nEND",
         "INSERT INTO t (a) VALUES (1)",
     ]
+
+
+def test_an_engine_is_reused_for_the_same_library_only(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One process opening the same library again gets the engine it made (its compiled
+    SQL is kept), even after ``dispose()``; another file, busy timeout or an in-memory
+    database gets its own (db_engine.make_engine)."""
+    first = db.make_engine(db_url)
+    with first.connect() as conn:
+        conn.exec_driver_sql("SELECT 1")
+    first.dispose()
+    again = db.make_engine(db_url)
+    assert again is first
+    with again.connect() as conn:  # disposed: new connections, same engine
+        assert conn.execute(text("SELECT count(*) FROM papers")).scalar() == 0
+    path = db.sqlite_path(first)
+    if path is not None:
+        monkeypatch.chdir(path.parent)
+        assert db.make_engine(f"sqlite:///{path.name}") is first
+        assert db.make_engine(f"sqlite:///{tmp_path / 'other.db'}") is not first
+        assert db.make_engine("sqlite://") is not db.make_engine("sqlite://")
+    monkeypatch.setenv("READINGLIST_BUSY_TIMEOUT", "7")
+    other = db.make_engine(db_url)
+    assert other is not first
+    other.dispose()
+    first.dispose()
+
+
+def test_a_reused_engine_hands_out_no_connection_of_its_earlier_use(db_url: str) -> None:
+    """An idle connection left in the engine (its user never disposed it) may since have
+    been ended by the server or point at a file that was replaced: the engine given again
+    opens a new one (db_engine.make_engine)."""
+    from conftest import PG_ADMIN_URL
+
+    engine = db.make_engine(db_url)
+    with engine.connect() as conn:
+        ended = conn.exec_driver_sql(
+            "SELECT pg_backend_pid()" if engine.dialect.name == "postgresql" else "SELECT 1"
+        ).scalar()
+    path = db.sqlite_path(engine)
+    if path is None:  # the server ends the idle connection, as a restart would
+        admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": ended})
+        admin.dispose()
+    else:  # the file is replaced by another library holding one tag
+        other = path.with_name("other.db")
+        db.backup_sqlite(path, other)
+        with sqlite3.connect(other) as raw:
+            raw.execute("INSERT INTO tags (name, name_folded) VALUES ('x', 'x')")
+        raw.close()
+        other.replace(path)
+    again = db.make_engine(db_url)
+    assert again is engine
+    with again.connect() as conn:
+        tags = conn.execute(text("SELECT count(*) FROM tags")).scalar()
+    assert tags == (0 if path is None else 1)
+    again.dispose()

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import shared_data
+from helpers import SQLITE_ONLY, shared_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
@@ -547,6 +547,7 @@ def test_bad_files_get_one_clear_message(
     assert count_papers(db_url) == 0
 
 
+@SQLITE_ONLY
 def test_missing_file_and_directory(invoke: Any, tmp_path: Path) -> None:
     result = invoke("import", str(tmp_path / "nope.bib"))
     assert (result.exit_code, result.stderr) == (

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import sql_value
+from helpers import SQLITE_ONLY, sql_value
 
 from readinglist.records import PaperRecord
 
@@ -124,6 +124,7 @@ def test_undo_refuses_to_remove_papers_a_kept_aux_export_cites(
     assert sql_value(db_url, "SELECT count(*) FROM papers") == 0
 
 
+@SQLITE_ONLY
 def test_force_alone_is_a_usage_error(invoke) -> None:
     result = invoke("import", "--force")
     assert result.exit_code == 2

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers import require_tools
+from helpers import SQLITE_ONLY, require_tools
 
 from readinglist.cli import cli
 
@@ -101,6 +101,7 @@ def test_empty_db_option_is_a_usage_error() -> None:
     assert "--db" in result.stderr
 
 
+@SQLITE_ONLY
 def test_huge_numbers_are_usage_errors(invoke) -> None:
     assert invoke("list", "--limit", "99999999999999999999").exit_code == 2
     assert invoke("note", "rm", "99999999999999999999").exit_code == 2

@@ -15,7 +15,7 @@ import pytest
 import respx
 from click.testing import Result
 
-from tests.helpers import shared_data
+from tests.helpers import SQLITE_ONLY, shared_data
 
 API = Path(__file__).resolve().parent / "data" / "api"
 ICML = "pmlr-v37-icml2015.bib"
@@ -153,6 +153,7 @@ def test_resolve_only_completes_what_the_query_selects(
     assert len(_state(invoke)) == 270  # nothing added
 
 
+@SQLITE_ONLY
 def test_resolve_needs_a_source(invoke: Invoke) -> None:
     result = invoke("resolve")
     assert result.exit_code == 2

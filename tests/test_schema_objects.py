@@ -121,9 +121,7 @@ def test_a_clean_library_passes(invoke: Callable[..., Any], db_url: str) -> None
     assert "ok     schema-objects" in check.stdout
 
 
-def test_a_trigger_replaced_under_its_own_name_is_caught(
-    invoke: Callable[..., Any], sqlite_url: str
-) -> None:
+def test_a_trigger_replaced_under_its_own_name_is_caught(sqlite_url: str) -> None:
     """A trigger of ours replaced by another of the same name is not ours: compared by
     statement with the schema the migrations leave."""
     from click.testing import CliRunner

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+from helpers import SQLITE_ONLY
+
 from readinglist.records import PaperRecord
 
 
@@ -134,6 +136,7 @@ def test_stats_of_an_empty_library(invoke, db_url) -> None:
     assert invoke("stats").stdout.startswith("0 papers\n\nStatus\n  new           0\n")
 
 
+@SQLITE_ONLY
 def test_stats_bad_query_exits_2(invoke, db_url) -> None:
     result = invoke("stats", "year:abc")
     assert result.exit_code == 2

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import SQLITE_ONLY
 
 from readinglist import triage
 from readinglist.records import NoteRecord, PaperRecord, Person
@@ -393,6 +394,7 @@ def test_triage_queue(engine, four) -> None:
         assert library.triage_queue(session, "tag:x", only_new=False) == [four[0], four[2]]
 
 
+@SQLITE_ONLY
 def test_triage_refuses_without_a_terminal(invoke) -> None:
     result = invoke("triage")
     assert result.exit_code == 2
