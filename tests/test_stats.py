@@ -218,3 +218,24 @@ def test_stats_counts_the_papers_skipped_since_the_last_wanted_one(invoke, db_ur
     engine.dispose()
     assert json.loads(invoke("stats", "--json").stdout)["skipped_since_wanted"] == 3
     assert json.loads(invoke("stats", "tag:x", "--json").stdout)["skipped_since_wanted"] == 3
+
+
+@SQLITE_ONLY
+def test_the_stopping_aid_reads_the_history_since_the_last_wanted_paper(db_url) -> None:
+    """The count reads the reader's history from the last wanted change on (a range of
+    ids), each skip's decision by its key: no look-up of every skipped paper's whole
+    history (that was 4.2 million rows and 340 ms for 1,453 skipped papers of 10,000)."""
+    import sqlite3
+
+    from readinglist import counting
+
+    build(db_url)
+    with sqlite3.connect(db_url.removeprefix("sqlite:///")) as conn:
+        plan = [
+            row[3]
+            for row in conn.execute(
+                "EXPLAIN QUERY PLAN " + counting.SKIPPED_SINCE_WANTED, {"reader": "default"}
+            )
+        ]
+    assert any(step.startswith("SEARCH e ") and "rowid>?" in step for step in plan), plan
+    assert not [step for step in plan if step.startswith("SEARCH e ") and "rowid>?" not in step]
