@@ -100,6 +100,16 @@ TITLES = [
         ("Evil $\\catcode`\\Q=0 Qinput{x}$ Title", None),
         ("Evil $^^5cinput{x}$ Title", None),
         ("Broken $50% of x$ Title", None),
+        # Not kernel math, or not whole: LaTeX would stop, or the formula would cite.
+        ("Lonely $\\item$ Learning", None),
+        ("Evil $\\cite{*}$ Citations", None),
+        ("Bare $\\frac$ Fractions", None),
+        ("Half $\\frac{a}$ Fractions", None),
+        ("Open $\\left(x$ Brackets", None),
+        ("Unknown $\\argmax$ Operators", None),
+        ("Private $x\\@input{a}$ Names", None),
+        ("Empty $x^$ Scripts", None),
+        ("Kept $\\frac{a}{b}$ and $\\mathbb{R}^d$", "Kept $\\frac{a}{b}$ and {$\\mathbb{R}^d$}"),
     ],
 )
 def test_math_title_keeps_inert_math_and_protects_capitals(source: str, latex: str | None) -> None:

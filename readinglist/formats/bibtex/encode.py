@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from readinglist.bounds import is_entry_type_name
 from readinglist.formats.bibtex.fields import decode_text, parse_names
-from readinglist.formats.bibtex.inert import is_inert, offending
+from readinglist.formats.bibtex.inert import is_inert, is_kernel_math, offending
 from readinglist.formats.bibtex.values import ValueSyntaxError, matching_brace
 from readinglist.records import LIST_FIELD_PREFIX, Person
 from readinglist.text import (
@@ -223,7 +223,8 @@ def kept_formulas(pieces: Sequence[tuple[str, bool]]) -> bool:
     pandoc's rule for ``$`` math in text (a non-space after the opening ``$`` and before
     the closing one, no digit after it: ``$5 and $10`` are prices), no bare ``% # &`` (in
     math a comment, a parameter, an alignment tab: LaTeX stops), balanced braces, and
-    inert LaTeX only (:func:`~.inert.is_inert`: ``$\\input{x}$`` is not)."""
+    kernel math only (:func:`~.inert.is_kernel_math`: ``$\\input{x}$``, ``$\\item$``,
+    ``$\\cite{*}$`` and ``$\\frac$`` are not)."""
     for index, (piece, is_math) in enumerate(pieces):
         if not is_math:
             continue
@@ -233,7 +234,7 @@ def kept_formulas(pieces: Sequence[tuple[str, bool]]) -> bool:
         bare = _ESCAPED.sub("", piece)
         if any(ch in bare for ch in "%#&") or not _braces_balanced(piece):
             return False
-        if not is_inert(piece):
+        if not is_kernel_math(piece):
             return False
     return True
 
@@ -252,7 +253,7 @@ def math_title(source: str) -> str | None:
     (the bibtex dialect makes it ASCII on export, as every raw value).
 
     None when ``source`` has no formula (no ``$``, an odd number of them: a price), more
-    than one paragraph, or a formula that is not inert LaTeX (:func:`~.inert.is_inert`:
+    than one paragraph, or a formula that is not kernel math (:func:`~.inert.is_kernel_math`:
     ``$\\input{x}$``; the title is then written as the text it displays, as before).
     Never raises.
     """

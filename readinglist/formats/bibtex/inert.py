@@ -255,3 +255,96 @@ def join_may_build_command(text: str, macro_values: Iterable[str]) -> bool:
     return _OPEN_JOIN.search(text) is not None or any(
         _OPEN_END.search(value) is not None for value in macro_values
     )
+
+
+#: Math commands of the LaTeX kernel (no package needed: "LaTeX2e font selection",
+#: "The LaTeX Companion" table 8) that take no argument: what a formula of a plain-text
+#: source (a pasted list) may hold to be copied as math (:func:`is_kernel_math`).
+_KERNEL_SYMBOLS = frozenset(
+    {
+        *("alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta"),
+        *("theta", "vartheta", "iota", "kappa", "lambda", "mu", "nu", "xi", "pi"),
+        *("varpi", "rho", "varrho", "sigma", "varsigma", "tau", "upsilon", "phi"),
+        *("varphi", "chi", "psi", "omega", "Gamma", "Delta", "Theta", "Lambda", "Xi"),
+        *("Pi", "Sigma", "Upsilon", "Phi", "Psi", "Omega"),
+        *("log", "ln", "exp", "sin", "cos", "tan", "max", "min", "sup", "inf", "lim"),
+        *("arg", "det", "dim", "Pr", "deg", "gcd", "sinh", "cosh", "tanh", "ker", "hom"),
+        *("limsup", "liminf", "sum", "prod", "int", "oint", "coprod", "bigcup", "bigcap"),
+        *("cdot", "cdots", "vdots", "ddots", "ldots", "times", "div", "pm", "mp", "ast"),
+        *("star", "circ", "bullet", "oplus", "otimes", "odot", "ominus", "wedge", "vee"),
+        *("cap", "cup", "setminus", "leq", "geq", "le", "ge", "neq", "ne", "approx"),
+        *("sim", "simeq", "cong", "equiv", "propto", "ll", "gg", "prec", "succ"),
+        *("preceq", "succeq", "subset", "subseteq", "supset", "supseteq", "in", "notin"),
+        *("ni", "infty", "partial", "nabla", "emptyset", "forall", "exists", "neg"),
+        *("lnot", "land", "lor", "top", "bot", "perp", "parallel", "mid", "ell", "hbar"),
+        *("Re", "Im", "aleph", "prime", "wp", "angle", "triangle", "to", "gets"),
+        *("rightarrow", "leftarrow", "Rightarrow", "Leftarrow", "mapsto", "iff"),
+        *("leftrightarrow", "Leftrightarrow", "longrightarrow", "Longrightarrow"),
+        *("uparrow", "downarrow", "langle", "rangle", "lfloor", "rfloor", "lceil"),
+        *("rceil", "lbrace", "rbrace", "vert", "Vert", "dagger", "ddagger", "models"),
+        *("vdash", "dashv", "colon", "backslash", "diamond", "sharp", "flat", "natural"),
+        *("oslash", "hookrightarrow", "rightharpoonup", "bmod", "displaystyle"),
+        *("textstyle", "scriptstyle", "limits", "nolimits"),
+        # amssymb and amsmath, which papers with math load (said in README.md)
+        *("varnothing", "lesssim", "gtrsim", "leqslant", "geqslant", "implies", "iint"),
+    }
+)
+#: Delimiter sizes: each takes the delimiter after it (``\bigl(``), so one must follow.
+_KERNEL_SIZES = frozenset({"big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr"})
+#: Kernel math commands with their number of braced arguments (``\\frac{a}{b}``).
+_KERNEL_ARGUMENTS: dict[str, int] = {
+    **dict.fromkeys(("mathrm", "mathbf", "mathit", "mathsf", "mathtt", "mathcal"), 1),
+    **dict.fromkeys(("mathnormal", "hat", "tilde", "bar", "vec", "dot", "ddot"), 1),
+    **dict.fromkeys(("check", "breve", "acute", "grave", "overline", "widehat"), 1),
+    **dict.fromkeys(("widetilde", "mathring", "sqrt", "overrightarrow"), 1),
+    **dict.fromkeys(("textrm", "textit", "textbf", "texttt", "textsf", "mbox"), 1),
+    **dict.fromkeys(("text", "mathbb", "operatorname", "boldsymbol"), 1),  # amsmath/amssymb
+    **dict.fromkeys(("frac", "dfrac", "tfrac", "binom"), 2),
+}
+#: Control symbols that typeset in math mode: spacing and escaped specials.
+_KERNEL_MATH_SYMBOLS = frozenset(",;:! {}|%_#&$")
+#: A sub- or superscript with nothing after it, or two in a row (TeX stops: "Missing {
+#: inserted", "Double superscript").
+_BAD_SCRIPT = re.compile(r"[\^_]\s*(?:\Z|[\^_}])")
+
+
+def is_kernel_math(formula: str) -> bool:
+    """True when ``formula`` (``$...$``, from a plain-text source such as a pasted list)
+    may be copied into a ``.bib`` file as math that LaTeX typesets without an error
+    (with amsmath and amssymb for the few of theirs admitted): every control word is a
+    math command (:data:`_KERNEL_SYMBOLS`, a delimiter size with a delimiter after it, or
+    one of :data:`_KERNEL_ARGUMENTS` followed by its braced arguments), every control
+    symbol is math spacing or an escaped special, and no sub- or superscript lacks its
+    argument. Stricter than :func:`is_inert`, which admits markup a ``.bib`` file's
+    author chose (``\\item``, ``\\cite``, package commands); here the text came from a
+    web page, and a kept formula that does not compile, or that cites (``\\cite{*}``
+    adds every entry to the bibliography), would change the user's document."""
+    body = formula.strip("$")
+    if "^^" in body or _BAD_SCRIPT.search(body):
+        return False
+    for match in _CONTROL.finditer(body):
+        word, symbol = match.group(1), match.group(2)
+        if symbol is not None:
+            if symbol not in _KERNEL_MATH_SYMBOLS:
+                return False
+            continue
+        if word in _KERNEL_SYMBOLS:
+            continue
+        if word in _KERNEL_SIZES:
+            if not body[match.end() :].strip():
+                return False
+            continue
+        count = _KERNEL_ARGUMENTS.get(word)
+        if count is None:
+            return False
+        at = match.end()
+        for _ in range(count):
+            while at < len(body) and body[at].isspace():
+                at += 1
+            if at >= len(body) or body[at] != "{":
+                return False
+            try:
+                at = matching_brace(body, at) + 1
+            except ValueSyntaxError:
+                return False
+    return True
