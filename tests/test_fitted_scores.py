@@ -330,6 +330,8 @@ def test_a_limited_interest_listing_reads_the_order_file_without_numpy(
     forged_ids = (10**9).to_bytes(8, "little") + body[8:]
     nan_scores = body[: 8 * count] + struct.pack("<d", float("nan")) + body[8 * count + 8 :]
     other_key = json.dumps({**json.loads(header), "key": "f1|other"}).encode()
+    doubles = body[8 * count : 16 * count]
+    rising = b"".join(doubles[i : i + 8] for i in range(len(doubles) - 8, -1, -8))
     for bad in (
         good[:-8],
         header + b"\n" + forged_ids,
@@ -337,6 +339,8 @@ def test_a_limited_interest_listing_reads_the_order_file_without_numpy(
         other_key + b"\n" + body,
         b"[1, 2]\n" + body,
         b"\xff" * 100,
+        b"[" * 4000 + b"\n",  # json.loads: RecursionError
+        header + b"\n" + body[: 8 * count] + rising,  # the same scores, lowest first
     ):
         path.write_bytes(bad)
         assert limited("--limit", "4") == every[:4]

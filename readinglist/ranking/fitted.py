@@ -206,8 +206,9 @@ def _remove_orphans(path: Path) -> None:
 
 
 #: What reading a damaged, cut short or foreign cache file raises (np.load raises
-#: EOFError for an empty file and BadZipFile for a cut one): such a file is ignored.
-UNREADABLE = (OSError, ValueError, EOFError, LookupError, zipfile.BadZipFile)
+#: EOFError for an empty file and BadZipFile for a cut one; json.loads RecursionError
+#: for a header of thousands of nested brackets): such a file is ignored.
+UNREADABLE = (OSError, ValueError, EOFError, LookupError, RecursionError, zipfile.BadZipFile)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ numpy is imported by the functions that check arrays, so that :func:`check_ranke
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from datetime import datetime
@@ -210,8 +211,9 @@ def check_fitted(ids: np.ndarray, scores: np.ndarray, counter: str) -> None:
 def check_ranked(ids: Sequence[int], scores: Sequence[float], counter: str) -> None:
     """Raise ValueError unless the paper ids read from the interest order's file
     (:func:`.fitted.read_first`) are positive, unique and at most the highest paper id of
-    ``counter``, and their scores finite and bounded (:data:`VALUE_BOUND`, as
-    :func:`check_fitted`); the standard library alone (no numpy)."""
+    ``counter``, and their scores finite, bounded (:data:`VALUE_BOUND`, as
+    :func:`check_fitted`) and falling, as the file is written (rows read in its order);
+    the standard library alone (no numpy)."""
     _, highest = papers_counted(counter)
     if len(ids) != len(scores) or len(set(ids)) != len(ids):
         raise ValueError("the interest order's paper ids are not the library's")
@@ -219,3 +221,5 @@ def check_ranked(ids: Sequence[int], scores: Sequence[float], counter: str) -> N
         raise ValueError("the interest order's paper ids are not the library's")
     if any(not math.isfinite(v) or abs(v) > VALUE_BOUND for v in scores):
         raise ValueError("the interest order's scores are not all finite and bounded")
+    if any(later > earlier for earlier, later in itertools.pairwise(scores)):
+        raise ValueError("the interest order's scores do not fall")
