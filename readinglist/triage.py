@@ -145,6 +145,10 @@ class Triage:
             second pass over every paper of a 61,000-paper inbox).
     """
 
+    #: Blind screening (``--blind``): the other readers' decisions stay hidden until the
+    #: reader has decided a paper, searches about them included (:meth:`search_refused`).
+    blind: bool = False
+
     def __init__(
         self,
         session_factory: SessionFactory,
@@ -384,6 +388,25 @@ class Triage:
         if chosen is not None:
             self.go_to(chosen)
 
+    def search_refused(self, text: str) -> str | None:
+        """With ``blind``, a search that asks what other readers decided (``wanted-by:``,
+        ``status:to-read@ana``: :func:`readinglist.query.tree.names_other_readers`) is
+        refused: its matches would show their decisions before the reader's own."""
+        if not self.blind:
+            return None
+        from readinglist import decided
+        from readinglist.errors import InvalidQuery
+        from readinglist.query.parser import parse
+        from readinglist.query.tree import names_other_readers
+
+        try:
+            query = parse(text)
+        except InvalidQuery:
+            return None  # the search itself says what is wrong with it
+        if names_other_readers(query, decided.current()):
+            return "--blind: a search cannot ask what other readers decided (@reader, wanted-by:)"
+        return None
+
     def search(self) -> None:
         """Ask for a query or words and go to the next paper of the queue they select,
         looking after the current paper first, then from the start; an empty answer
@@ -392,6 +415,10 @@ class Triage:
         text = answer or self.last_search
         if not text:
             self.message = "no search"
+            return
+        refused = self.search_refused(text)
+        if refused:
+            self.message = refused
             return
         self.last_search = text
         with self.read_session() as session:

@@ -5,6 +5,7 @@ module; the browser tests are tests/test_serve_browser.py."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import socket
@@ -449,6 +450,14 @@ def test_blind_hides_the_other_readers_decisions_until_decided(tmp_path: Path) -
             done = client.post("/act", data={"view": view, "key": "s", "paper": str(current)})
             assert done.status_code == 200
             polled = client.post("/poll", data={"view": view})
+            # a search that would show the others' decisions is refused while blind
+            for asked in ("status:to-read@bo", "wanted-by:2", "priority:high@cy"):
+                searched = client.post("/act", data={"view": view, "key": "/", "answer": asked})
+                assert "--blind: a search cannot ask what other readers decided" in (
+                    html.unescape(searched.text)
+                ), (asked, searched.status_code)
+            mine = client.post("/act", data={"view": view, "key": "/", "answer": "status:new@ana"})
+            assert "--blind: a search cannot" not in html.unescape(mine.text)
         for answer in (done.text, polled.text):
             # the paper just decided shows the others' decisions; no other paper does
             found = re.findall(r'<li data-paper="(\d+)"[^>]*>(.*?)</li>', answer, re.DOTALL)

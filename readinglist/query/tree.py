@@ -274,3 +274,21 @@ def _months_back(now: datetime, amount: int, unit: str) -> datetime:
         return _add_months(now, -amount * (12 if unit == "y" else 1))
     except (OverflowError, ValueError):
         return datetime(1, 1, 1, tzinfo=UTC)
+
+
+def names_other_readers(query: Query, current: str) -> bool:
+    """True when ``query`` asks what other readers decided: a ``wanted-by:`` term, or a
+    ``status:``/``priority:`` term whose ``@reader`` is not ``current`` (folded as
+    reader names are: :func:`readinglist.bounds.fold_reader_name`). Blind screening
+    (``triage --blind``, ``serve --blind``) refuses such a search: its matches would
+    tell the reader the others' decisions before their own. Never raises."""
+    from readinglist.bounds import fold_reader_name
+
+    mine = fold_reader_name(current)
+    for node, _ in walk(query):
+        if isinstance(node, WantedBy):
+            return True
+        reader = node.reader if isinstance(node, Status | Priority) else None
+        if reader is not None and fold_reader_name(reader) != mine:
+            return True
+    return False

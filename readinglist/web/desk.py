@@ -435,6 +435,7 @@ def open_desk(
         scope=inbox.scope,
         statuses=inbox.statuses,  # the queue's query gave them: no pass over the library
     )
+    run.blind = options.blind  # searches about the other readers' decisions refused
     run._load_statuses()  # what Triage.run does first: the statuses and the stopping count
     run.status = CountedStatuses(run.status)
     return Desk(run, options, terminal, writes)
