@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    import socket
 
 from readinglist.cli._app import AppContext, pass_app
 from readinglist.cli._query import (
@@ -86,28 +89,12 @@ def serve_command(
         readinglist --reader ana serve --blind
     """
     import contextlib
-    import socket
     import sys
 
     from readinglist import render
-    from readinglist.errors import UsageError
 
     address = host or LOCAL
-    try:
-        sock = socket.create_server(
-            (address.strip("[]"), port),
-            family=socket.AF_INET6 if ":" in address else socket.AF_INET,
-        )
-        # No Nagle on the page's connections: asyncio disables it only on sockets made
-        # with proto IPPROTO_TCP, and create_server's have proto 0, so a response's body,
-        # written after its headers, waited for the browser's delayed ACK (40 ms on
-        # Linux) every other request. Accepted sockets inherit the option on Linux.
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    except OSError as err:
-        raise UsageError(
-            f"cannot listen on {address} port {port}: {err.strerror or err}"
-            + ("; --port 0 picks a free port" if port else "")
-        ) from err
+    sock = _listen(address, port)
     port = sock.getsockname()[1]
     app.engine(create=False)  # a missing library is an error now, not in the page
     server = None
@@ -188,3 +175,28 @@ def _server(
         said=render.info,
     )
     return make_server(asgi), f"{url}?token={keys.token}"
+
+
+def _listen(address: str, port: int) -> socket.socket:
+    """The listening socket of ``serve`` on ``address`` and ``port`` (0: a free one), with
+    Nagle's algorithm off: asyncio turns it off only on sockets made with proto
+    ``IPPROTO_TCP``, and ``socket.create_server``'s have proto 0, so a response's body,
+    written after its headers, waited for the browser's delayed ACK (40 ms on Linux)
+    every other request; accepted sockets inherit the option (Linux ``tcp(7)``).
+    Raises UsageError naming the address when it cannot listen."""
+    import socket
+
+    from readinglist.errors import UsageError
+
+    try:
+        sock = socket.create_server(
+            (address.strip("[]"), port),
+            family=socket.AF_INET6 if ":" in address else socket.AF_INET,
+        )
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    except OSError as err:
+        raise UsageError(
+            f"cannot listen on {address} port {port}: {err.strerror or err}"
+            + ("; --port 0 picks a free port" if port else "")
+        ) from err
+    return sock
