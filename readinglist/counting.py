@@ -57,6 +57,7 @@ SKIPPED_SINCE_WANTED = (
     "SELECT count(DISTINCT e.paper_id) FROM status_events e JOIN decisions p "
     "ON p.paper_id = e.paper_id AND p.reader_id = e.reader_id "
     f"WHERE e.reader_id = {_READER} AND e.to_status = 'skipped' AND p.status = 'skipped' "
+    "AND e.undoes IS NULL "
     "AND e.id > coalesce((SELECT max(w.id) FROM status_events w "
     f"WHERE w.reader_id = {_READER} "
     f"AND w.to_status IN ({', '.join(repr(s) for s in WANTED_STATUSES)}) "
@@ -64,7 +65,7 @@ SKIPPED_SINCE_WANTED = (
     "AND NOT EXISTS (SELECT 1 FROM status_events u WHERE u.undoes = w.id)), 0)"
 )
 #: (Read from the history's side: the skips after the last wanted change, each paper
-#: once, whose decision is still skipped. The same count as "skipped papers whose last
+#: once, whose decision is still skipped; an undo back to skipped is no new skip. The same count as "skipped papers whose last
 #: skip is newer", without a look-up of every skipped paper's history: a cost of the
 #: skips since the last wanted paper, not of all the reader's decisions.)
 

@@ -218,6 +218,16 @@ def test_stats_counts_the_papers_skipped_since_the_last_wanted_one(invoke, db_ur
     engine.dispose()
     assert json.loads(invoke("stats", "--json").stdout)["skipped_since_wanted"] == 3
     assert json.loads(invoke("stats", "tag:x", "--json").stdout)["skipped_since_wanted"] == 3
+    # An undo back to skipped is no new skip: skip d, want c, want d, undo that.
+    assert invoke("mark", "to-read", "c").exit_code == 0
+    assert invoke("mark", "to-read", "d").exit_code == 0
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine) as session:
+        event = marks.last_undoable(session)
+        assert event is not None
+        marks.undo_status(session, event[0])
+    engine.dispose()
+    assert json.loads(invoke("stats", "--json").stdout)["skipped_since_wanted"] == 0
 
 
 @SQLITE_ONLY
