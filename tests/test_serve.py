@@ -67,6 +67,8 @@ def test_the_token_is_checked_on_every_request(server: Server) -> None:
     with httpx.Client(base_url=server.base, cookies=page.cookies, timeout=TIMEOUT) as client:
         script = client.get("/static/page.js")
         assert script.status_code == 200
+        # KaTeX bounds what an abstract's math may draw (\rule{3000em}{3000em}) and expand
+        assert "maxSize: 10," in script.text and "maxExpand: 100" in script.text
         # the page's files are kept and asked again (304, no body); the page never stored
         assert script.headers["cache-control"] == "no-cache"
         again = client.get("/static/page.js", headers={"If-None-Match": script.headers["etag"]})

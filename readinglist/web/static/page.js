@@ -62,7 +62,9 @@
             { left: "\\(", right: "\\)", display: false }
           ],
           throwOnError: false,
-          trust: false
+          trust: false,
+          maxSize: 10,
+          maxExpand: 100
         });
       });
     }
