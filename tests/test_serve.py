@@ -68,7 +68,8 @@ def test_the_token_is_checked_on_every_request(server: Server) -> None:
         script = client.get("/static/page.js")
         assert script.status_code == 200
         # KaTeX bounds what an abstract's math may draw (\rule{3000em}{3000em}) and expand
-        assert "maxSize: 10," in script.text and "maxExpand: 100" in script.text
+        assert "maxSize: 10," in script.text
+        assert "maxExpand: 100" in script.text
         # the page's files are kept and asked again (304, no body); the page never stored
         assert script.headers["cache-control"] == "no-cache"
         again = client.get("/static/page.js", headers={"If-None-Match": script.headers["etag"]})
@@ -516,6 +517,42 @@ def test_the_first_page_reads_its_queue_once_not_the_library(
         assert values["progress"]["left"] == 2_200
         assert len(values["listed"]) == 40
         assert b"p400" in page.body
+    finally:
+        served.desks.close()
+        engine.dispose()
+
+
+def test_the_paper_shown_keeps_its_title_math_for_katex(sqlite_url: str, tmp_path: Path) -> None:
+    """The paper pane of the served page gets a pasted title's formulas as written (the
+    raw LaTeX form read with the paper), for KaTeX; the title key edits the stored one."""
+    from test_pasted_math import LIST
+
+    from readinglist import db
+    from readinglist.db_engine import session_scope
+    from readinglist.web import app as web
+    from readinglist.web.desk import Desks, Options, open_desk
+    from readinglist.web.security import Secrets
+
+    listed = tmp_path / "list.md"
+    listed.write_text(LIST, encoding="utf-8")
+    done = CliRunner().invoke(cli, ["--db", sqlite_url, "import", str(listed)])
+    assert done.exit_code == 0, done.stderr
+    engine = db.make_engine(sqlite_url)
+    options = Options(url=sqlite_url, reader="default", query="title:Identifiability")
+    served = web.Served(
+        lambda: session_scope(engine),
+        lambda: session_scope(engine, write=False),
+        options,
+        Secrets(),
+        Desks(),
+        web.templates(),
+        lambda said: None,
+    )
+    try:
+        desk = open_desk(served.write, served.read, options, served.said, served.desks.ranker)
+        paper = web.desk_values(served, "tab", desk)["paper"]
+        assert paper["title"].startswith("Global Identifiability of $\\ell_1$-based")
+        assert paper["plain_title"].startswith("Global Identifiability of ℓ_1-based")
     finally:
         served.desks.close()
         engine.dispose()

@@ -28,7 +28,7 @@ from starlette.staticfiles import StaticFiles
 
 from readinglist.errors import ReadingListError
 from readinglist.library.agreement import BLIND_LINE
-from readinglist.library.listing_rows import iter_listing_records
+from readinglist.library.listing_rows import LISTING_COLUMNS, iter_listing_records
 from readinglist.web import present
 from readinglist.web.desk import (
     DecidedElsewhere,
@@ -48,6 +48,9 @@ from readinglist.web.security import Guard, Secrets, allowed_hosts
 HERE = Path(__file__).resolve().parent
 #: The ``papers`` columns of a row of the list (``library.listing_rows.iter_listing_records``).
 LIST_COLUMNS = ("id", "citekey", "title", "title_provisional", "year", "venue", "status")
+#: The columns of the paper shown: a listing's, and the raw LaTeX forms (``fields``),
+#: whose title keeps its formulas for KaTeX (:func:`present.title_text`).
+PAPER_COLUMNS = (*LISTING_COLUMNS, "fields")
 #: The largest paper id a request may name: SQL's BIGINT (the ids are row ids).
 MAX_PAPER_ID = 2**63 - 1
 #: How many similar papers the paper pane lists.
@@ -117,7 +120,8 @@ def desk_values(served: Served, name: str, desk: Desk, message: str = "") -> dic
             window, lambda ids: iter_listing_records(session, ids, columns=LIST_COLUMNS)
         )
         shown = [] if pid is None else [pid]
-        record = next(iter(iter_listing_records(session, shown, with_notes=True)), None)
+        found = iter_listing_records(session, shown, with_notes=True, columns=PAPER_COLUMNS)
+        record = next(iter(found), None)
         paper = None if record is None or pid is None else present.paper_view(record[1], pid)
         others = others_wanting(session, [*window, *shown], run.status, blind=blind)
         seen = 0 if pid is None else status_version(session, pid)
