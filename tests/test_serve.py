@@ -10,6 +10,7 @@ import json
 import re
 import socket
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -483,11 +484,8 @@ def test_the_first_page_reads_its_queue_once_not_the_library(
     by the progress (400) and the papers shown: a bound, not a timing. The statuses of
     the queue come with its query; they were read again in a pass over every paper of
     the library (2,600 rows more)."""
-    from readinglist import db
-    from readinglist.db_engine import session_scope
     from readinglist.web import app as web
-    from readinglist.web.desk import Desks, Options, open_desk
-    from readinglist.web.security import Secrets
+    from readinglist.web.desk import Options, open_desk
 
     runner = CliRunner()
     done = runner.invoke(
@@ -496,18 +494,8 @@ def test_the_first_page_reads_its_queue_once_not_the_library(
     assert done.exit_code == 0, done.stderr
     keys = [f"p{i}" for i in range(400)]
     assert runner.invoke(cli, ["--db", sqlite_url, "mark", "skipped", *keys]).exit_code == 0
-    engine = db.make_engine(sqlite_url)
     options = Options(url=sqlite_url, reader="default", order="added")
-    served = web.Served(
-        lambda: session_scope(engine),
-        lambda: session_scope(engine, write=False),
-        options,
-        Secrets(),
-        Desks(),
-        web.templates(),
-        lambda said: None,
-    )
-    try:
+    with served_in_process(sqlite_url, options) as served:
         rows_read[0] = 0
         desk = open_desk(served.write, served.read, options, served.said, served.desks.ranker)
         values = web.desk_values(served, "tab", desk)
@@ -517,9 +505,6 @@ def test_the_first_page_reads_its_queue_once_not_the_library(
         assert values["progress"]["left"] == 2_200
         assert len(values["listed"]) == 40
         assert b"p400" in page.body
-    finally:
-        served.desks.close()
-        engine.dispose()
 
 
 def test_the_paper_shown_keeps_its_title_math_for_katex(sqlite_url: str, tmp_path: Path) -> None:
@@ -527,18 +512,32 @@ def test_the_paper_shown_keeps_its_title_math_for_katex(sqlite_url: str, tmp_pat
     raw LaTeX form read with the paper), for KaTeX; the title key edits the stored one."""
     from test_pasted_math import LIST
 
-    from readinglist import db
-    from readinglist.db_engine import session_scope
     from readinglist.web import app as web
-    from readinglist.web.desk import Desks, Options, open_desk
-    from readinglist.web.security import Secrets
+    from readinglist.web.desk import Options, open_desk
 
     listed = tmp_path / "list.md"
     listed.write_text(LIST, encoding="utf-8")
     done = CliRunner().invoke(cli, ["--db", sqlite_url, "import", str(listed)])
     assert done.exit_code == 0, done.stderr
-    engine = db.make_engine(sqlite_url)
     options = Options(url=sqlite_url, reader="default", query="title:Identifiability")
+    with served_in_process(sqlite_url, options) as served:
+        desk = open_desk(served.write, served.read, options, served.said, served.desks.ranker)
+        paper = web.desk_values(served, "tab", desk)["paper"]
+        assert paper["title"].startswith("Global Identifiability of $\\ell_1$-based")
+        assert paper["plain_title"].startswith("Global Identifiability of ℓ_1-based")
+
+
+@contextmanager
+def served_in_process(url: str, options: Any) -> Iterator[Any]:
+    """What ``serve`` holds for its routes (``web.Served``) on the library at ``url``,
+    in this process, without a server; closed after."""
+    from readinglist import db
+    from readinglist.db_engine import session_scope
+    from readinglist.web import app as web
+    from readinglist.web.desk import Desks
+    from readinglist.web.security import Secrets
+
+    engine = db.make_engine(url)
     served = web.Served(
         lambda: session_scope(engine),
         lambda: session_scope(engine, write=False),
@@ -549,10 +548,7 @@ def test_the_paper_shown_keeps_its_title_math_for_katex(sqlite_url: str, tmp_pat
         lambda said: None,
     )
     try:
-        desk = open_desk(served.write, served.read, options, served.said, served.desks.ranker)
-        paper = web.desk_values(served, "tab", desk)["paper"]
-        assert paper["title"].startswith("Global Identifiability of $\\ell_1$-based")
-        assert paper["plain_title"].startswith("Global Identifiability of ℓ_1-based")
+        yield served
     finally:
         served.desks.close()
         engine.dispose()
