@@ -221,10 +221,12 @@ def test_a_merged_duplicate_keeps_its_key_as_an_alias(invoke, tmp_path: Path) ->
     assert "\n\n@inproceedings{hutchins-1997-introduction,\n" in result.stdout
     assert result.stderr == (
         f"warning: {aux}: cited key 'hutchins-1997-introduction' is an old key of "
-        "'hutchins-1996-introduction'; a BibTeX export writes the entry under both keys "
-        "(cite 'hutchins-1996-introduction' from now on)\n"
+        "'hutchins-1996-introduction'; the export writes the entry under both keys (BibTeX) "
+        "or names the old key in its ids (biblatex); cite 'hutchins-1996-introduction' from "
+        "now on\n"
     )
     biblatex = invoke("export", "biblatex", "--aux", str(aux))
+    assert "names the old key in its ids (biblatex)" in biblatex.stderr
     assert "@inproceedings{hutchins-1997-introduction," not in biblatex.stdout
     assert "ids = {hutchins-1997-introduction}" in biblatex.stdout
     require_tools("bibtex")

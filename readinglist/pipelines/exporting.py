@@ -208,8 +208,9 @@ def select_papers(
         if paper is not None and key.casefold() != paper.citekey.casefold():
             aliases.setdefault(paper.citekey, []).append(key)
             warnings.append(
-                f"{aux}: cited key {key!r} is an old key of {paper.citekey!r}; a BibTeX "
-                f"export writes the entry under both keys (cite {paper.citekey!r} from now on)"
+                f"{aux}: cited key {key!r} is an old key of {paper.citekey!r}; the export "
+                "writes the entry under both keys (BibTeX) or names the old key in its ids "
+                f"(biblatex); cite {paper.citekey!r} from now on"
             )
     if not selected:
         selected = [(p.id, p.citekey) for p in papers]
