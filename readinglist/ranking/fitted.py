@@ -118,6 +118,16 @@ def cache_path(url: str) -> Path:
     return cache_directory("rank") / f"rank-{digest}.npz"
 
 
+def build_notice(count: int) -> str:
+    """Return what is said, before the index of a library of ``count`` papers is built
+    afresh (:func:`.store.load`), to the person waiting: a first index of 61,000 papers
+    takes about a minute, of a few thousand 10-20 s, which was a blank screen."""
+    return (
+        f"building the interest index of {count:,} papers"
+        " (once; later runs read it from its cache)..."
+    )
+
+
 #: The longest reader part of a fitted scores' file name written as the name itself.
 NAME_BYTES = 100
 
