@@ -230,8 +230,87 @@ _latex_to_unicode_cached = lru_cache(maxsize=CACHE_SIZE)(_latex_to_unicode)
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _LIGATURE_HINT = re.compile(r"--|``|''|\?`|!`")
-_BARE_DOLLAR = re.compile(r"(?<!\\)\$")
 _LINE_BREAK = re.compile(r"[ \t]*\n\s*")
+
+
+def inline_formulas(text: str) -> list[tuple[int, int]]:
+    """Where the inline formulas of one paragraph are: the ``(start, end)`` of each
+    ``$...$``, its dollars included, in text that writes math as Markdown does (a pasted
+    list, an abstract).
+
+    pandoc's ``tex_math_dollars`` rule (pandoc's manual, "Math"): the opening ``$`` has a
+    non-space character right after it; the formula ends at the next ``$`` not escaped,
+    which must have a non-space character (or an escaped space) right before it and no
+    digit right after it;
+    ``\\$`` is a dollar sign, never a delimiter. A ``$`` that opens no formula is a dollar
+    sign, and the scan goes on after it (``costs $5 and $10``: no formula; ``$5 and $x$``:
+    ``$x$``). A paragraph with ``$$`` (display math) has no inline formula.
+
+    The one home of this rule: the display rule (:func:`readable_pieces`,
+    :func:`paragraph_latex`), the titles of pasted lists (``naming.markup.clean_inline``)
+    and the BibTeX writer's kept formulas (``formats.bibtex.encode.kept_formulas``) ask
+    it. (A BibTeX field is LaTeX: :func:`latex_to_unicode` pairs its dollars as TeX does,
+    ``$ x $`` is math there.) Never raises."""
+    return _dollar_scan(text)[0]
+
+
+def _dollar_scan(text: str) -> tuple[list[tuple[int, int]], list[int]]:
+    """The formulas of :func:`inline_formulas` and the positions of the other bare ``$``
+    (dollar signs); none of either in a paragraph with ``$$``, whose dollars are left to
+    the LaTeX decoder (display math)."""
+    formulas: list[tuple[int, int]] = []
+    signs: list[int] = []
+    if "$" not in text or "$$" in text:
+        return formulas, signs
+    at, size = 0, len(text)
+    while (at := text.find("$", at)) >= 0:
+        if _escaped(text, at):
+            at += 1
+            continue
+        end = _closing_dollar(text, at) if at + 1 < size and not text[at + 1].isspace() else -1
+        if end < 0:
+            signs.append(at)
+            at += 1
+            continue
+        formulas.append((at, end + 1))
+        at = end + 1
+    return formulas, signs
+
+
+def _escaped(text: str, at: int) -> bool:
+    """True when ``text[at]`` follows an odd number of backslashes (``\\$``)."""
+    start = at
+    while start > 0 and text[start - 1] == "\\":
+        start -= 1
+    return (at - start) % 2 == 1
+
+
+def _closing_dollar(text: str, opening: int) -> int:
+    """Where the formula opened at ``text[opening]`` ends (its closing ``$``), or -1: the
+    next ``$`` not escaped, after a non-space and before no digit (:func:`inline_formulas`)."""
+    at = opening + 1
+    while (at := text.find("$", at)) >= 0 and _escaped(text, at):
+        at += 1
+    if at < 0 or text[at + 1 : at + 2].isdigit():
+        return -1
+    if text[at - 1].isspace() and not _escaped(text, at - 1):  # ``\\ $`` is a control space
+        return -1
+    return at
+
+
+def dollar_signs_escaped(text: str) -> str:
+    """``text`` (one paragraph) with each ``$`` that is a dollar sign, not a formula's
+    (:func:`inline_formulas`), escaped as ``\\$``: the LaTeX decoders then show it as
+    written (``costs $5 and $10``) instead of reading ``$5 and $`` as math. Never raises."""
+    signs = _dollar_scan(text)[1]
+    if not signs:
+        return text
+    out, at = [], 0
+    for sign in signs:
+        out.append(text[at:sign] + "\\")
+        at = sign
+    out.append(text[at:])
+    return "".join(out)
 
 
 def readable_paragraphs(value: str | None) -> list[str]:
@@ -243,8 +322,8 @@ def readable_paragraphs(value: str | None) -> list[str]:
     ``20\\%`` -> ``20%``, ``$\\to$`` -> ``→``), and TeX's input ligatures become their
     characters also in a paragraph with no other markup (``---`` -> em dash, two
     backquotes -> ``“``), as they do where there is markup. A paragraph with nothing to
-    decode is kept as it is (stripped); empty paragraphs are dropped. A paragraph with an
-    odd number of bare ``$`` has no math: they stay dollar signs. A line break inside a
+    decode is kept as it is (stripped); empty paragraphs are dropped. A ``$`` that opens no
+    formula (:func:`inline_formulas`, pandoc's rule) stays a dollar sign. A line break inside a
     paragraph, with the indentation around it, is one space: a hard-wrapped abstract of
     a .bib file is one paragraph, as TeX typesets it. Never raises.
     """
@@ -271,26 +350,27 @@ def readable_pieces(value: str | None) -> list[list[tuple[str, bool]]]:
     :func:`readable_paragraphs` decodes a paragraph (white space at the edges kept).
 
     For writers whose readers render TeX math themselves (Markdown on GitHub and in
-    Obsidian: ``$...$``). A paragraph with an odd number of bare ``$`` (a price) or a
-    ``$$`` is one text piece, decoded whole. Never raises.
+    Obsidian: ``$...$``). The formulas are those of :func:`inline_formulas` (pandoc's
+    rule); a paragraph without any (``costs $5 and $10``, a ``$$``) is one text piece,
+    decoded whole, its dollars signs. Never raises.
     """
     paragraphs = []
     for raw in _PARAGRAPH_BREAK.split(value or ""):
         text = _LINE_BREAK.sub(" ", raw.strip())
         if not text:
             continue
-        dollars = [m.start() for m in _BARE_DOLLAR.finditer(text)]
-        if not dollars or len(dollars) % 2 or "$$" in text:
+        formulas = inline_formulas(text)
+        if not formulas:
             decoded = [(p, False) for p in readable_paragraphs(text)]
             if decoded:  # a paragraph that decodes to nothing (a lone brace) is dropped
                 paragraphs.append(decoded)
             continue
         pieces: list[tuple[str, bool]] = []
         at = 0
-        for opening, closing in zip(dollars[::2], dollars[1::2], strict=True):
-            pieces.append((_readable_piece(text[at:opening]), False))
-            pieces.append((text[opening : closing + 1], True))
-            at = closing + 1
+        for start, end in formulas:
+            pieces.append((_readable_piece(text[at:start]), False))
+            pieces.append((text[start:end], True))
+            at = end
         pieces.append((_readable_piece(text[at:]), False))
         kept = [piece for piece in pieces if piece[0]]
         if kept:
@@ -320,14 +400,14 @@ def has_markup(value: str) -> bool:
 
 
 def paragraph_latex(text: str) -> str:
-    """One paragraph of a stored text as the LaTeX the display rule reads in it: with an
-    odd number of bare ``$`` they are dollar signs, not math (``$5``), a bare ``%`` is a
-    percent sign, not a comment; each comes back escaped (``\\$``, ``\\%``). And as in
+    """One paragraph of a stored text as the LaTeX the display rule reads in it: a ``$``
+    that opens no formula (:func:`inline_formulas`: ``$5 and $10``) is a dollar sign, not
+    math, a bare ``%`` a percent sign, not a comment; each comes back escaped
+    (:func:`dollar_signs_escaped`: ``\\$``; ``\\%``). And as in
     a BibTeX value (:func:`bibtex_latex`), a bare ``&`` is an ampersand, not an alignment
     tab (pylatexenc printed ``A & \\emph{B}`` as ``A     B``), and ``\\textasciicircum{}``
     a ``^``. Never raises."""
-    if len(_BARE_DOLLAR.findall(text)) % 2:  # a price, not math: "$5"
-        text = _BARE_DOLLAR.sub(r"\\$", text)
+    text = dollar_signs_escaped(text)  # a price, not math: "$5 and $10"
     return _BARE_PERCENT.sub(r"\\%", bibtex_latex(text))
 
 

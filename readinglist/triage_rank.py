@@ -21,6 +21,10 @@ file belong to that key or to a later state (never an older one): the next
 through ``fitted.save_atomically`` (temp+rename) and checks :meth:`LiveRanker.close`
 before it writes, so quitting never leaves a half-written cache and never waits for a
 fit; a fit that fails leaves the order as it was and says so on the model line.
+
+The thread's numerical libraries use one thread each (``store.one_thread``): with as
+many as there are cores (OpenBLAS's default) they took the terminal's core too, and a
+decision's screen waited 4-6 s while the index of 6,500 papers was built.
 """
 
 from __future__ import annotations
@@ -91,7 +95,8 @@ class LiveRanker:
             until a decision).
         like: the ``--like`` text, or None; its fits are not written to the cache.
         patience: how long a decision waits for its fit (seconds; None: until it ends).
-        on_build: told (from the thread) before the index is built afresh, or None.
+        on_build: told once, before the index is built afresh (:func:`fitted.build_notice`;
+            from the thread, or from :func:`start` when no index exists), or None.
         quiet: a fit starts only once no decision came for this long (seconds): a
             reader deciding in quick succession is never slowed by fits in between
             (``serve``: the page's requests and a fit share one interpreter lock).
@@ -126,6 +131,7 @@ class LiveRanker:
         self._since = time.monotonic()  # when the oldest unanswered request was made
         self._pending = 0  # decisions since the last finished fit
         self._problem = ""
+        self._building = ""  # the notice of the index being built, until it is loaded
         self._shown = False  # the first screen is drawn: the index may load
         self._stop = threading.Event()
         # The thread runs in a copy of this context: the current reader
@@ -209,14 +215,19 @@ class LiveRanker:
 
     def learnt_from(self) -> str:
         """What the order learnt from, and, once a fit runs for :data:`NOTICE_SECONDS`,
-        that the order is being updated (or that a fit failed)."""
+        that the order is being updated (or that a fit failed); from the start that the
+        index is being built (:meth:`told`)."""
         with self._lock:
             scores, problem, pending = self._scores, self._problem, self._pending
             busy = self._wanted > self._done
             waited = time.monotonic() - self._since
+            building = bool(self._building)
         text = scores.learnt if scores is not None else "no order yet"
         if problem:
             return f"{text} · the order is not updated: {problem}"
+        if building:  # seconds at the least: said from the start
+            spent = f"{waited:.0f} s; " if waited >= NOTICE_SECONDS else ""
+            return f"{text} · building the interest index ({spent}the order catches up)"
         if busy and waited >= NOTICE_SECONDS:
             what = (
                 f"re-ranking after {counted(pending, 'new decision')}"
@@ -245,6 +256,17 @@ class LiveRanker:
             self._last = time.monotonic()  # as a decision: no fit beside the new tab (quiet)
             self._lock.notify_all()
 
+    def told(self, notice: str) -> None:
+        """Take the notice that the index is being built afresh (``store.load``'s
+        ``on_build``): the model line says so until it is loaded (:meth:`learnt_from`),
+        and ``on_build`` is told each notice once (from :func:`start` and the thread)."""
+        with self._lock:
+            if notice == self._building:
+                return
+            self._building = notice
+        if self.on_build is not None:
+            self.on_build(notice)
+
     def view(self) -> RankerView:
         """A :class:`RankerView` of this ranker for one more triage run (a page's tab)."""
         with self._lock:
@@ -268,23 +290,29 @@ class LiveRanker:
                 )
             if self._stop.is_set():
                 return
-            index = self._load()
-            while not self._stop.is_set():
-                with self._lock:
-                    self._lock.wait_for(lambda: self._wanted > self._done or self._stop.is_set())
-                    while (
-                        not self._stop.is_set()
-                        and (left := self._last + self.quiet - time.monotonic()) > 0
-                    ):
-                        self._lock.wait(left)  # a decision meanwhile: wait on from it
-                    request, pending = self._wanted, self._pending
-                if self._stop.is_set():
-                    return
-                self._fit(index, request, pending)
+            from readinglist.ranking.store import one_thread
+
+            with one_thread():  # the terminal keeps a core: see the module docstring
+                self._fits()
         except Exception as err:  # reported on the model line; the order stays as it was
             with self._lock:
                 self._problem = f"{type(err).__name__}: {err}"[:200]
                 self._lock.notify_all()
+
+    def _fits(self) -> None:
+        index = self._load()
+        while not self._stop.is_set():
+            with self._lock:
+                self._lock.wait_for(lambda: self._wanted > self._done or self._stop.is_set())
+                while (
+                    not self._stop.is_set()
+                    and (left := self._last + self.quiet - time.monotonic()) > 0
+                ):
+                    self._lock.wait(left)  # a decision meanwhile: wait on from it
+                request, pending = self._wanted, self._pending
+            if self._stop.is_set():
+                return
+            self._fit(index, request, pending)
 
     def _load(self) -> Index:
         from readinglist.ranking import store
@@ -293,7 +321,9 @@ class LiveRanker:
         with self.read_factory() as session:
             # streamed: each fit reads the rows from the cache file a block at a time, so
             # a triage run holds no copy of the library's matrix (tens of MB, not hundreds)
-            index = store.load(session, self.url, streamed=True, on_build=self.on_build)
+            index = store.load(session, self.url, streamed=True, on_build=self.told)
+            with self._lock:
+                self._building = ""  # built: what is left is a fit's (learnt_from)
             ranker = Ranker.of_index(session, index, self.like)
         with self._lock:
             self._ranker = ranker  # ``w`` works from here on
@@ -391,7 +421,9 @@ def start(
     library of up to :data:`SMALL_LIBRARY` papers); each decision waits as long for its
     fit (``serve`` waits 0: its page polls for the new order). A ``--like`` run always
     fits (its scores are not cached). ``on_build`` and ``quiet`` (above
-    :data:`SMALL_LIBRARY` papers): see :class:`LiveRanker`."""
+    :data:`SMALL_LIBRARY` papers): see :class:`LiveRanker`; when the library has no
+    index file yet and a fit starts now, ``on_build`` is told at once, before any
+    wait (the thread would tell it only after its imports and reads)."""
     from readinglist.ranking import fitted, trust
 
     with read_factory() as session:
@@ -401,7 +433,8 @@ def start(
     if first is None or first.key != fitted.key(counter):
         first = fitted.read(url, counter, stale=True) or first
     current = like is None and first is not None and first.key == fitted.key(counter)
-    small = trust.papers_counted(counter.shape)[0] <= SMALL_LIBRARY
+    papers = trust.papers_counted(counter.shape)[0]
+    small = papers <= SMALL_LIBRARY
     waits = None if small else patience
     ranker = LiveRanker(
         read_factory,
@@ -413,6 +446,8 @@ def start(
         on_build=on_build,
         quiet=0.0 if small else quiet,
     )
+    if not current and not fitted.cache_path(url).exists():
+        ranker.told(fitted.build_notice(papers))  # the thread builds it: the first run
     if not current:
         ranker.wait(waits)
         ranker.fresh()  # the queue is ordered by these scores from the start

@@ -146,6 +146,7 @@ def test_a_slow_fit_never_makes_a_decision_wait_and_says_so(
     filled: Callable[..., Any], db_url: str, reader: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from readinglist import triage_rank
+    from readinglist.ranking import store
     from readinglist.ranking.ranker import Ranker
 
     assert filled("mark", "to-read", "rl0").exit_code == 0
@@ -156,6 +157,8 @@ def test_a_slow_fit_never_makes_a_decision_wait_and_says_so(
         gate.wait(60)
         return original(cls, *args, **kwargs)
 
+    with reader() as session:  # the index is there: the fit is what is slow, not a build
+        store.load(session, db_url)
     monkeypatch.setattr(Ranker, "of_index", classmethod(slow))
     monkeypatch.setattr(triage_rank, "NOTICE_SECONDS", 0.0)
     live = triage_rank.LiveRanker(reader, db_url, None, current=False, patience=0.05)
@@ -171,6 +174,63 @@ def test_a_slow_fit_never_makes_a_decision_wait_and_says_so(
     assert live.learnt_from() == "learnt from 1 wanted, 0 skipped"
     assert live.fresh()
     live.close()
+
+
+def test_a_first_index_is_said_at_once_and_on_the_model_line_until_it_is_loaded(
+    filled: Callable[..., Any], db_url: str, reader: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A library without an index file (above ``SMALL_LIBRARY`` papers, lowered to 0
+    here): ``start`` tells ``on_build`` before it waits, the thread's own notice of the
+    same build is not told again, and the model line says the index is being built
+    from the start (not after ``NOTICE_SECONDS``) until it is loaded."""
+    from readinglist import triage_rank
+    from readinglist.ranking import store
+
+    assert filled("mark", "to-read", "rl0").exit_code == 0
+    gate = threading.Event()
+    original = store.build
+
+    def slow(session: Any) -> Any:
+        gate.wait(60)
+        return original(session)
+
+    monkeypatch.setattr(store, "build", slow)
+    monkeypatch.setattr(triage_rank, "SMALL_LIBRARY", 0)
+    monkeypatch.setattr(triage_rank, "NOTICE_SECONDS", 60.0)
+    told: list[str] = []
+    live = triage_rank.start(reader, db_url, None, on_build=told.append)
+    notice = "building the interest index of 12 papers (once; later runs read it from its cache)..."
+    assert told == [notice]
+    assert live.learnt_from() == "no order yet · building the interest index (the order catches up)"
+    gate.set()
+    assert live.wait(60)
+    assert live.learnt_from() == "learnt from 1 wanted, 0 skipped"
+    assert told == [notice]
+    live.close()
+
+
+def test_the_index_is_built_on_one_thread_per_numerical_library(
+    filled: Callable[..., Any], reader: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenBLAS and OpenMP run one thread each while the index is built (their default,
+    one a core, cost seconds on a busy machine and took the triage terminal's core)."""
+    from threadpoolctl import threadpool_info
+
+    from readinglist.ranking import store
+
+    seen: list[int] = []
+    original = store.lsa
+
+    def recording(matrix: Any, *args: Any) -> Any:
+        seen.extend(pool["num_threads"] for pool in threadpool_info())
+        return original(matrix, *args)
+
+    monkeypatch.setattr(store, "lsa", recording)
+    with reader() as session:
+        index = store.build(session)
+    assert len(index.ids) == 12
+    assert seen
+    assert set(seen) == {1}
 
 
 def test_a_failed_fit_leaves_the_order_and_says_why(

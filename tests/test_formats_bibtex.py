@@ -649,10 +649,11 @@ def test_write_escapes_raw_fields(abstract: str, written: str) -> None:
         # (a bare % is a comment in math): the whole text as show prints it.
         ("costs $5 and $10 now", None),
         ("at $20%$ of $x$", r"at 20\% of x"),
-        # As the display rule reads it: an odd number of $ are prices, a bare % or & is text.
+        # As the display rule reads it (pandoc's rule): $5 opens no formula (a space before
+        # the next $), so it is a price and $x$ is math; a bare % or & is text.
         (
             "costs $5, 20% & more $x$\n\nOn $20%$ of \\emph{y}",
-            r"costs \$5, 20\% \& more \$x\$"
+            r"costs \$5, 20\% \& more x"
             "\n\n"
             r"On 20\% of y",
         ),

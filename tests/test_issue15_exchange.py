@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from readinglist.formats import bibtex, decode
 from readinglist.formats.bibtex.repair import repair_name_list
-from readinglist.text import readable, readable_paragraphs
+from readinglist.text import inline_formulas, readable, readable_paragraphs
 
 Invoke = Callable[..., Any]
 
@@ -56,6 +56,8 @@ def library(invoke: Invoke, tmp_path: Path) -> Invoke:
         ("Plain --- dashes and ``quotes'' only.", ["Plain — dashes and “quotes” only."]),
         ("One\n\n \n\nTwo $x^2$ and $\\alpha$.", ["One", "Two x^2 and α."]),
         ("It costs $5 and 20% more.", ["It costs $5 and 20% more."]),
+        # pandoc's rule: no formula opens at $5 (a space before the next $): prices.
+        ("It costs $5 and $10, and $x$ is 2.", ["It costs $5 and $10, and x is 2."]),
         # A hard-wrapped paragraph is one line (a line break and its indentation are
         # one space); spaces inside a line stay.
         ("Nothing  to\n    decode here.", ["Nothing  to decode here."]),
@@ -76,6 +78,17 @@ def test_readable_is_its_paragraphs_joined(text: str) -> None:
     # readable() skips the paragraph split for a value with nothing to decode (issue 17):
     # the same text as the rule it stands for.
     assert readable(text) == "\n\n".join(readable_paragraphs(text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab5 $", max_size=14))
+def test_every_dollar_that_opens_no_formula_is_shown(text: str) -> None:
+    """The display rule drops the two dollars of each formula (``text.inline_formulas``,
+    pandoc's rule) and shows every other ``$`` as a dollar sign (``$$``, display math,
+    is the LaTeX decoder's)."""
+    assume("$$" not in text)
+    shown = readable(text).count("$")
+    assert shown == text.count("$") - 2 * len(inline_formulas(text))
 
 
 def test_show_prints_the_abstract_readable(library: Invoke) -> None:

@@ -94,6 +94,7 @@ TITLES = [
         ("$M$-estimation: a $\\Sigma$ Review", "{$M$}-estimation: a {$\\Sigma$} {Review}"),
         # No formula: an odd $ is a price, none is plain text; hostile math is not kept.
         ("Costs $5 and More", None),
+        ("Costs $5 and $10 per Hour", None),  # pandoc's rule: prices, no formula
         ("No Math Here", None),
         ("Evil $\\input{/etc/passwd}$ Title", None),
         ("Evil $\\immediate\\write18{touch x}$ Title", None),
@@ -149,6 +150,91 @@ def test_exports_write_the_math_as_written(invoke: Invoke, tmp_path: Path, diale
     assert sorted(r.title or "" for r in bibtex.read(result.stdout).records) == sorted(
         title for title, _ in TITLES
     )
+
+
+#: A pasted list whose title and abstract have prices (pandoc's rule: ``$5 and $`` is no
+#: formula, a space before its closing ``$``) beside a formula.
+PRICES = """\
+### Why Training costs $5 and $10 per Hour
+
+**Authors:** Ann Smith
+
+Training costs $5 and $10 per hour, and $x$ is the size.
+"""
+
+
+def test_prices_in_a_pasted_title_stay_prices_in_every_output(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    """``costs $5 and $10`` is text in the title column (``list``, ``show``, JSON, RIS,
+    CSL-JSON), escaped in BibTeX and Markdown (``\\$5``: a dollar sign there), and the
+    abstract keeps its formula ``$x$`` beside the prices. It read ``costs 5 and10``:
+    ``$5 and $`` was decoded as math."""
+    source = tmp_path / "prices.md"
+    source.write_text(PRICES, encoding="utf-8")
+    assert invoke("import", "-f", "abstracts", str(source)).exit_code == 0
+    title = "Why Training costs $5 and $10 per Hour"
+    listed = invoke("list")
+    assert listed.stdout.splitlines()[1].endswith(f"Smith    {title}")
+    (paper,) = json.loads(invoke("list", "--json").stdout)
+    assert paper["title"] == title
+    assert paper["abstract"] == "Training costs $5 and $10 per hour, and $x$ is the size."
+    shown = invoke("show", paper["key"]).stdout.splitlines()
+    assert shown[0] == title
+    assert "  Training costs $5 and $10 per hour, and x is the size." in shown
+    markdown = invoke("export", "markdown", "--abstracts").stdout
+    assert "- [ ] **Why Training costs \\$5 and \\$10 per Hour**  \n" in markdown
+    assert "  > Training costs \\$5 and \\$10 per hour, and $x$ is the size.\n" in markdown
+    for dialect in ("bibtex", "biblatex"):
+        written = invoke("export", dialect).stdout
+        assert "  title = {Why {Training} costs \\$5 and \\$10 per {Hour}},\n" in written
+        assert "  abstract = {Training costs \\$5 and \\$10 per hour, and $x$ is the size.}" in (
+            written
+        )
+    ris = invoke("export", "ris").stdout
+    assert f"TI  - {title}\n" in ris
+    (item,) = json.loads(invoke("export", "csl-json").stdout)
+    assert item["title"] == title
+
+
+def test_inline_formulas_are_where_pandoc_puts_them() -> None:
+    """:func:`readinglist.text.inline_formulas` against pandoc's own Markdown reader
+    (``tex_math_dollars``) on 1,500 paragraphs drawn from ``a b 5 space $ \\``: the same
+    formulas, in the same places (pandoc's JSON collapses spaces inside math, so they are
+    compared with runs of spaces as one)."""
+    import random
+
+    from readinglist.text import inline_formulas
+
+    require_tools("pandoc")
+    draw = random.Random(15)
+    paragraphs = []
+    while len(paragraphs) < 1500:
+        body = "".join(draw.choice("ab5 $$\\") for _ in range(draw.randint(1, 14))).strip()
+        if body and "$$" not in body and not body.endswith("\\"):
+            paragraphs.append(f"x {body} y")  # no paragraph starts or ends with markup
+    document = subprocess.run(
+        ["pandoc", "-f", "markdown", "-t", "json"],
+        input="\n\n".join(paragraphs),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    blocks = json.loads(document)["blocks"]
+    assert len(blocks) == len(paragraphs)
+
+    def formulas(node: object) -> list[str]:
+        if isinstance(node, dict):
+            found = [f"${node['c'][1]}$"] if node.get("t") == "Math" else []
+            return found + [f for value in node.values() for f in formulas(value)]
+        if isinstance(node, list):
+            return [f for value in node for f in formulas(value)]
+        return []
+
+    spaces = re.compile(r"\s+")
+    for paragraph, block in zip(paragraphs, blocks, strict=True):
+        ours = [spaces.sub(" ", paragraph[a:b]) for a, b in inline_formulas(paragraph)]
+        assert ours == [spaces.sub(" ", f) for f in formulas(block)], paragraph
 
 
 def test_reimporting_the_list_changes_nothing(invoke: Invoke, tmp_path: Path) -> None:

@@ -981,14 +981,24 @@ def test_undo_after_quit_across_three_sessions_never_reapplies_an_undone_decisio
     }
 
 
+#: What a triage run says before its first screen while the library's first interest
+#: index is built (``ranking.fitted.build_notice``), as the terminal shows it.
+BUILDING = (
+    "building the interest index of 19 papers (once; later runs read it from its cache)...\r\n"
+)
+
+
 def test_the_interest_order_opens_before_any_decision_and_again_after_quitting(
     icml: Path,
 ) -> None:
     """The default order on a library nobody has decided on: the first screen comes (the
-    order of addition), also in the next run, when the last fit holds no score."""
+    order of addition), also in the next run, when the last fit holds no score. The
+    first run builds the interest index (seconds: scikit-learn loaded, every text
+    indexed) and says so before its first screen, the only thing it writes before it;
+    the next run reads the index and says nothing."""
     import pexpect
 
-    for _ in range(2):
+    for before in (BUILDING, ""):
         env = dict(os.environ, TERM="xterm", COLUMNS="100", LINES="50")
         env.pop("READINGLIST_DB", None)
         child = pexpect.spawn(
@@ -1000,10 +1010,43 @@ def test_the_interest_order_opens_before_any_decision_and_again_after_quitting(
             timeout=60,
         )
         child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
+        assert child.before == before
         child.send("q")
         child.expect(pexpect.EOF)
         child.close()
         assert child.exitstatus == 0, child.before
+
+
+def test_a_first_index_built_behind_the_first_screen_is_said_before_it(icml: Path) -> None:
+    """Above ``triage_rank.SMALL_LIBRARY`` papers (lowered to 5 here: a library of
+    thousands costs seconds to import) the first screen does not wait for the index: the
+    notice that it is being built still comes before that screen, at once."""
+    import pexpect
+
+    code = (
+        "import sys\n"
+        "from readinglist import triage_rank\n"
+        "triage_rank.SMALL_LIBRARY = 5\n"
+        "from readinglist.cli import cli\n"
+        "cli.main(sys.argv[1:], prog_name='readinglist')\n"
+    )
+    env = dict(os.environ, TERM="xterm", COLUMNS="100", LINES="50")
+    env.pop("READINGLIST_DB", None)
+    child = pexpect.spawn(
+        sys.executable,
+        ["-c", code, "--db", str(icml), "triage"],
+        env=env,
+        dimensions=(50, 100),
+        encoding="utf-8",
+        timeout=60,
+    )
+    child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
+    assert child.before == BUILDING
+    child.send("q")
+    child.expect(r"triaged 0 papers in this run")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
 
 
 def test_keys_typed_before_the_first_screen_decide_nothing(icml: Path) -> None:

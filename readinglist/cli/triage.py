@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,7 @@ from readinglist.cli._query import (
 )
 
 if TYPE_CHECKING:
+    from readinglist.triage_rank import LiveRanker
     from readinglist.triage_run import Summary
 
 
@@ -150,6 +152,32 @@ class ClickTerminal:
             return bool(webbrowser.open(url))
         except webbrowser.Error:
             return False
+
+
+class BuildNotice:
+    """The ``on_build`` of the terminal's triage (``triage_rank.start``): writes the
+    notice that the interest index is being built (``ranking.fitted.build_notice``: 10-20 s
+    for a few thousand papers, a blank screen without a word) to stderr while the command
+    starts, and nothing once the full-screen terminal took over (:meth:`close`; its model
+    line says it there). Told from the fit's thread: the lock keeps a notice out of a
+    screen being drawn."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open = True
+
+    def __call__(self, notice: str) -> None:
+        """Write ``notice`` to stderr unless :meth:`close` was called."""
+        from readinglist import render
+
+        with self._lock:
+            if self._open:
+                render.info(notice)
+
+    def close(self) -> None:
+        """Write nothing more: the screen is the terminal's from now on."""
+        with self._lock:
+            self._open = False
 
 
 @contextmanager
@@ -283,11 +311,9 @@ def triage_command(
             order="added",  # the interest order is fitted in the background below
         )
     ids, earlier, only_new = inbox.ids, inbox.earlier, inbox.only_new
-    ranker = None
+    ranker, notice = None, BuildNotice()
     if ids and order == "interest":  # the first screen at once; fits in the background
-        from readinglist.triage_rank import start
-
-        ranker = start(lambda: app.session(write=False), app.settings.database_url, like)
+        ranker = _live_ranker(app, like, notice)
         ids = ranker.order(ids)
     if not ids and not earlier:
         render.info("nothing to triage" + (": no paper has status new" if only_new else ""))
@@ -305,10 +331,19 @@ def triage_command(
         blind=blind,
         statuses=inbox.statuses,
     )
+    notice.close()
     with terminal.keys_mode():
         summary = run.run()
     summary.again = _again(app, query, include_all, order, like, stop_after, blind)
     _report(summary)
+
+
+def _live_ranker(app: AppContext, like: str | None, notice: BuildNotice) -> LiveRanker:
+    """The run's interest order, fitted in the background (``triage_rank.start``), which
+    tells ``notice`` when the library's interest index is being built."""
+    from readinglist.triage_rank import start
+
+    return start(lambda: app.session(write=False), app.settings.database_url, like, on_build=notice)
 
 
 def _again(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 import re
 
-from readinglist.text import latex_to_unicode
+from readinglist.text import dollar_signs_escaped, latex_to_unicode
 
 #: Start and end of an emphasised span in marked text (Unicode private use area).
 EM0, EM1 = "\ue000", "\ue001"
@@ -100,12 +100,16 @@ def clean_inline(text: str) -> str:
     """Return ``text`` as title-quality Unicode: no Markdown, HTML or LaTeX markup, single spaces.
 
     Emphasis is unwrapped, ``\\url{..}`` keeps its address, HTML entities and LaTeX are
-    decoded (:func:`inline_latex`, then :func:`readinglist.text.latex_to_unicode`).
-    ``""`` for an empty text; raises nothing.
+    decoded (:func:`inline_latex`, then :func:`readinglist.text.latex_to_unicode`); a
+    ``$`` that opens no formula by pandoc's rule (:func:`readinglist.text.inline_formulas`:
+    ``costs $5 and $10``) stays a dollar sign. ``""`` for an empty text; raises nothing.
     """
     if not text:
         return ""
-    return WHITESPACE.sub(" ", latex_to_unicode(inline_latex(text))).strip()
+    source = inline_latex(text)
+    if "$" in source:
+        source = dollar_signs_escaped(source)
+    return WHITESPACE.sub(" ", latex_to_unicode(source)).strip()
 
 
 def inline_latex(text: str) -> str:

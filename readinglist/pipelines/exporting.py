@@ -129,14 +129,16 @@ def cited_keys(path: Path) -> list[str]:
     not a regular file (reading a FIFO would wait for a writer for ever)."""
     keys: dict[str, None] = {}
     seen: set[Path] = set()
+    base = path.parent  # where LaTeX writes the .aux files of every \include
 
     def visit(aux: Path, depth: int, named_by: Path | None) -> None:
         where = f"{aux} (named by {named_by})" if named_by else str(aux)
         if depth > AUX_DEPTH:
             raise InvalidInput(f"\\@input nested over {AUX_DEPTH} deep", where)
-        if aux.resolve() in seen:
+        resolved = aux.resolve()
+        if resolved in seen:
             return
-        seen.add(aux.resolve())
+        seen.add(resolved)
         if aux.exists() and not aux.is_file():
             raise InvalidInput("not a regular file (a FIFO, device or folder)", where)
         try:
@@ -145,7 +147,7 @@ def cited_keys(path: Path) -> list[str]:
             raise InvalidInput(f"cannot read ({exc.strerror})", where) from None
         keys.update(dict.fromkeys(bibtex.read_aux(text)))
         for name in bibtex.aux_inputs(text):
-            visit(path.parent / name, depth + 1, aux)
+            visit(base / name, depth + 1, aux)
 
     visit(path, 0, None)
     return list(keys)

@@ -118,6 +118,16 @@ def cache_path(url: str) -> Path:
     return cache_directory("rank") / f"rank-{digest}.npz"
 
 
+def build_notice(count: int) -> str:
+    """Return what is said, before the index of a library of ``count`` papers is built
+    afresh (:func:`.store.load`), to the person waiting: a first index of 61,000 papers
+    takes about a minute, of a few thousand 10-20 s, which was a blank screen."""
+    return (
+        f"building the interest index of {count:,} papers"
+        " (once; later runs read it from its cache)..."
+    )
+
+
 #: The longest reader part of a fitted scores' file name written as the name itself.
 NAME_BYTES = 100
 
@@ -508,6 +518,31 @@ def _order_rows(
     return ids, scores
 
 
+def _read_rows(
+    url: str, counter: Counter, span: Callable[[str, int], tuple[int, int] | None]
+) -> tuple[str, str, array[int], array[float]] | None:
+    """The key, learnt text, ids and scores of rows ``first:stop`` of the interest order's
+    file, where ``span(key, count)`` of its header says (None: the file is not to be
+    read); None too when the file is missing, not a regular file, not of its layout or
+    its rows fail :func:`.trust.check_ranked`. The standard library alone."""
+    from readinglist.ranking import trust
+
+    handle = open_regular(order_path(url))
+    if handle is None:
+        return None
+    with handle:
+        try:
+            fitted_key, learnt, count, start = _order_header(handle)
+            rows = span(fitted_key, count)
+            if rows is None:
+                return None
+            ids, scores = _order_rows(handle, start, count, *rows)
+            trust.check_ranked(ids, scores, counter.shape)
+        except (*UNREADABLE, TypeError):
+            return None
+    return fitted_key, learnt, ids, scores
+
+
 def read_first(url: str, counter: Counter, limit: int, *, reverse: bool = False) -> Ranked | None:
     """Return the first ``limit`` papers of the whole library in the interest order (the
     last ones, lowest first, with ``reverse``: ties in the reverse order of addition,
@@ -520,23 +555,19 @@ def read_first(url: str, counter: Counter, limit: int, *, reverse: bool = False)
     and scores read fail :func:`.trust.check_ranked`. Reads the header and ``16 *
     limit`` bytes: the standard library alone.
     """
-    from readinglist.ranking import trust
 
-    handle = open_regular(order_path(url))
-    if handle is None:
-        return None
-    with handle:
-        try:
-            fitted_key, learnt, count, start = _order_header(handle)
-            if fitted_key != key(counter) or not 0 < limit < count:
-                return None
-            if count != papers_of(fitted_key):
-                return None
-            first = count - limit if reverse else 0
-            ids, scores = _order_rows(handle, start, count, first, first + limit)
-            trust.check_ranked(ids, scores, counter.shape)
-        except (*UNREADABLE, TypeError):
+    def span(fitted_key: str, count: int) -> tuple[int, int] | None:
+        if fitted_key != key(counter) or not 0 < limit < count:
             return None
+        if count != papers_of(fitted_key):
+            return None
+        first = count - limit if reverse else 0
+        return first, first + limit
+
+    found = _read_rows(url, counter, span)
+    if found is None:
+        return None
+    fitted_key, learnt, ids, scores = found
     shown, values = ids.tolist(), scores.tolist()
     if reverse:
         shown.reverse()
@@ -551,18 +582,15 @@ def read_order(url: str, counter: Counter, *, stale: bool = False) -> Ranked | N
     run orders its first screen without numpy (16 bytes a paper read)."""
     from readinglist.ranking import trust
 
-    handle = open_regular(order_path(url))
-    if handle is None:
-        return None
-    with handle:
-        try:
-            fitted_key, learnt, count, start = _order_header(handle)
-            if not stale and fitted_key != key(counter):
-                return None
-            if count > trust.papers_counted(counter.shape)[1]:
-                return None  # more papers than ids up to the highest: not this library's
-            ids, scores = _order_rows(handle, start, count, 0, count)
-            trust.check_ranked(ids, scores, counter.shape)
-        except (*UNREADABLE, TypeError):
+    def span(fitted_key: str, count: int) -> tuple[int, int] | None:
+        if not stale and fitted_key != key(counter):
             return None
+        if count > trust.papers_counted(counter.shape)[1]:
+            return None  # more papers than ids up to the highest: not this library's
+        return 0, count
+
+    found = _read_rows(url, counter, span)
+    if found is None:
+        return None
+    fitted_key, learnt, ids, scores = found
     return Ranked(fitted_key, ids.tolist(), scores.tolist(), learnt)

@@ -219,18 +219,15 @@ _ESCAPED = re.compile(r"\\.")
 
 def kept_formulas(pieces: Sequence[tuple[str, bool]]) -> bool:
     """True when each formula of a paragraph's ``(text, is_math)`` pieces
-    (:func:`readinglist.text.readable_pieces`) may be written as the math it is:
-    pandoc's rule for ``$`` math in text (a non-space after the opening ``$`` and before
-    the closing one, no digit after it: ``$5 and $10`` are prices), no bare ``% # &`` (in
-    math a comment, a parameter, an alignment tab: LaTeX stops), balanced braces, and
-    kernel math only (:func:`~.inert.is_kernel_math`: ``$\\input{x}$``, ``$\\item$``,
-    ``$\\cite{*}$`` and ``$\\frac$`` are not)."""
-    for index, (piece, is_math) in enumerate(pieces):
+    (:func:`readinglist.text.readable_pieces`, whose formulas are where pandoc's rule
+    puts them, :func:`readinglist.text.inline_formulas`: ``$5 and $10`` are prices, no
+    formula) may be written as the math it is: no bare ``% # &`` (in math a comment, a
+    parameter, an alignment tab: LaTeX stops), balanced braces, and kernel math only
+    (:func:`~.inert.is_kernel_math`: ``$\\input{x}$``, ``$\\item$``, ``$\\cite{*}$`` and
+    ``$\\frac$`` are not)."""
+    for piece, is_math in pieces:
         if not is_math:
             continue
-        after = pieces[index + 1][0][:1] if index + 1 < len(pieces) else ""
-        if piece[1].isspace() or piece[-2].isspace() or after.isdigit():
-            return False
         bare = _ESCAPED.sub("", piece)
         if any(ch in bare for ch in "%#&") or not _braces_balanced(piece):
             return False
@@ -252,8 +249,8 @@ def math_title(source: str) -> str | None:
     escaped), the formulas counted as neither words nor white space. The result is UTF-8
     (the bibtex dialect makes it ASCII on export, as every raw value).
 
-    None when ``source`` has no formula (no ``$``, an odd number of them: a price), more
-    than one paragraph, or a formula that is not kernel math (:func:`~.inert.is_kernel_math`:
+    None when ``source`` has no formula (no ``$``, or only dollar signs by pandoc's rule:
+    ``costs $5 and $10``, :func:`readinglist.text.inline_formulas`), more than one paragraph, or a formula that is not kernel math (:func:`~.inert.is_kernel_math`:
     ``$\\input{x}$``; the title is then written as the text it displays, as before).
     Never raises.
     """
@@ -318,7 +315,7 @@ def latex_of_text(name: str, value: str) -> str:
       ``$20\\%$``) or a tie (``Optimization~(IFPO)``): its formulas kept as written when
       each may be (:func:`kept_formulas`), the text the display rule shows around them
       (:func:`readinglist.text.readable_pieces`: a tie is a no-break space, written ``~``)
-      escaped; when one formula may not (``$\\input{x}$``, ``$5 and $10``), the whole
+      escaped; when one formula may not (``$\\input{x}$``), the whole
       text the display rule shows (:func:`readinglist.text.readable`), escaped;
     * anything else: :func:`escape_literal`.
     """

@@ -75,15 +75,22 @@ _SYMBOLS = frozenset(
         *("dj", "DJ", "i", "j", "IJ", "ij", "SS", "textordfeminine", "textordmasculine"),
     }
 )
+#: The Greek letters of the LaTeX kernel's math ("The LaTeX Companion", table 8): the
+#: math the display rule renders (:data:`_MATH`) and the kernel's symbols
+#: (:data:`_KERNEL_SYMBOLS`) both hold them.
+_GREEK = (
+    *("alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta"),
+    *("theta", "vartheta", "iota", "kappa", "lambda", "mu", "nu", "xi", "pi"),
+    *("varpi", "rho", "varrho", "sigma", "varsigma", "tau", "upsilon", "phi"),
+    *("varphi", "chi", "psi", "omega", "Gamma", "Delta", "Theta", "Lambda", "Xi"),
+    *("Pi", "Sigma", "Upsilon", "Phi", "Psi", "Omega"),
+)
 #: Math the display rule renders (pylatexenc's text for each): Greek, operators,
 #: relations, arrows, delimiters, math alphabets and accents.
 _MATH = frozenset(
     {
-        *("alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta"),
-        *("theta", "vartheta", "iota", "kappa", "lambda", "mu", "nu", "xi", "pi"),
-        *("varpi", "rho", "varrho", "sigma", "varsigma", "tau", "upsilon", "phi"),
-        *("varphi", "chi", "psi", "omega", "Gamma", "Delta", "Theta", "Lambda", "Xi"),
-        *("Pi", "Sigma", "Upsilon", "Phi", "Psi", "Omega", "varkappa", "digamma"),
+        *_GREEK,
+        *("varkappa", "digamma"),
         *("mathcal", "mathbb", "mathbf", "mathrm", "mathit", "mathsf", "mathtt"),
         *("mathfrak", "mathscr", "boldsymbol", "bm", "mathnormal", "operatorname"),
         *("frac", "dfrac", "tfrac", "sqrt", "binom", "log", "ln", "exp", "sin", "cos"),
@@ -262,11 +269,7 @@ def join_may_build_command(text: str, macro_values: Iterable[str]) -> bool:
 #: source (a pasted list) may hold to be copied as math (:func:`is_kernel_math`).
 _KERNEL_SYMBOLS = frozenset(
     {
-        *("alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta"),
-        *("theta", "vartheta", "iota", "kappa", "lambda", "mu", "nu", "xi", "pi"),
-        *("varpi", "rho", "varrho", "sigma", "varsigma", "tau", "upsilon", "phi"),
-        *("varphi", "chi", "psi", "omega", "Gamma", "Delta", "Theta", "Lambda", "Xi"),
-        *("Pi", "Sigma", "Upsilon", "Phi", "Psi", "Omega"),
+        *_GREEK,
         *("log", "ln", "exp", "sin", "cos", "tan", "max", "min", "sup", "inf", "lim"),
         *("arg", "det", "dim", "Pr", "deg", "gcd", "sinh", "cosh", "tanh", "ker", "hom"),
         *("limsup", "liminf", "sum", "prod", "int", "oint", "coprod", "bigcup", "bigcap"),
