@@ -199,7 +199,10 @@ def test_a_first_index_is_said_at_once_and_on_the_model_line_until_it_is_loaded(
     monkeypatch.setattr(triage_rank, "NOTICE_SECONDS", 60.0)
     told: list[str] = []
     live = triage_rank.start(reader, db_url, None, on_build=told.append)
-    notice = "building the interest index of 12 papers (once; later runs read it from its cache)..."
+    notice = (
+        "building the interest index of 12 papers (kept for later runs until papers are"
+        " added or a text or tag changes)..."
+    )
     assert told == [notice]
     assert live.learnt_from() == "no order yet · building the interest index (the order catches up)"
     gate.set()

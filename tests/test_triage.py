@@ -984,7 +984,8 @@ def test_undo_after_quit_across_three_sessions_never_reapplies_an_undone_decisio
 #: What a triage run says before its first screen while the library's first interest
 #: index is built (``ranking.fitted.build_notice``), as the terminal shows it.
 BUILDING = (
-    "building the interest index of 19 papers (once; later runs read it from its cache)...\r\n"
+    "building the interest index of 19 papers (kept for later runs until papers are added"
+    " or a text or tag changes)...\r\n"
 )
 
 

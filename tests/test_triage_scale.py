@@ -237,7 +237,8 @@ def test_the_interest_table_shows_the_score_and_what_it_learnt_from(
     assert filled("mark", "skipped", "rl0").exit_code == 0
     result = filled("list", "--sort", "interest", "--limit", "3")
     assert result.stderr == (  # the first ranking builds the index, and says so
-        "building the interest index of 12 papers (once; later runs read it from its cache)...\n"
+        "building the interest index of 12 papers (kept for later runs until papers are added"
+        " or a text or tag changes)...\n"
         "learnt from 1 wanted, 1 skipped\n"
     )
     result = filled("list", "--sort", "interest", "--limit", "3")

@@ -121,10 +121,12 @@ def cache_path(url: str) -> Path:
 def build_notice(count: int) -> str:
     """Return what is said, before the index of a library of ``count`` papers is built
     afresh (:func:`.store.load`), to the person waiting: a first index of 61,000 papers
-    takes about a minute, of a few thousand 10-20 s, which was a blank screen."""
+    takes about a minute, of a few thousand 10-20 s, which was a blank screen. The
+    index holds each paper's title, abstract, authors, venue and tags, so an import, an
+    edit of those or a tag change builds it again (the message said "once")."""
     return (
         f"building the interest index of {count:,} papers"
-        " (once; later runs read it from its cache)..."
+        " (kept for later runs until papers are added or a text or tag changes)..."
     )
 
 
