@@ -179,11 +179,16 @@ def join_query(words: tuple[str, ...]) -> str:
 
     from readinglist import render
     from readinglist.query import join_words
+    from readinglist.query.parser import is_whole_query
 
     for word in words:
-        # A whole query quoted as one argument is a phrase: say so when it looks like
-        # terms (fresh-user trial: `list "tag:a OR tag:b"` silently found nothing).
-        if " " in word.strip() and re.search(r"(^|\s)-?[a-z]+:\S|\sOR\s|^\(", word):
+        # An argument with spaces that is not a whole query is a phrase: say so when it
+        # has a term in it (`list "year:2024 transformers"` searches year "2024 transformers").
+        if (
+            " " in word.strip()
+            and not is_whole_query(word.strip())
+            and re.search(r"(^|\s)-?[a-z]+:\S", word)
+        ):
             render.warn(
                 f"{word!r} is searched as one phrase (an argument with spaces); "
                 "to combine terms, pass them as separate arguments"

@@ -13,6 +13,7 @@ The worked examples and the table of fields are in :mod:`readinglist.query`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from readinglist.errors import InvalidQuery
@@ -122,6 +123,27 @@ def parse(text: str) -> Query:
 
 # --- command-line words -> query text -------------------------------------------------------
 
+#: An operator of the query language between words (``a OR b``), or a group opening or
+#: closing the argument: what no phrase of a title or abstract is written with.
+_OPERATOR = re.compile(r"\s(?:OR|AND)\s|^-?\(|\)$|^NOT\s")
+#: A ``field:`` prefix at the start of a term (``-`` for negation allowed).
+_TERM_FIELD = re.compile(r"(?:^|\s)-?([A-Za-z][A-Za-z_-]*):(?=\S)")
+
+
+def is_whole_query(word: str) -> bool:
+    """True when one command-line argument with spaces is a whole query, not a phrase:
+    it has an operator of the query language (`` OR ``, `` AND ``, a ``NOT`` or a
+    parenthesis around it) or two or more ``field:`` terms of known fields
+    (``tag:rl year:2024``). A shell hands a quoted query as one argument; ``-q`` reads
+    it as a query, and so do the positional words then (a fresh user's
+    ``export markdown 'status:to-read OR status:reading'`` was an error: the phrase
+    ``status:"to-read OR status:reading"``). ``title:deep learning`` (one field and words)
+    stays a phrase in that field."""
+    if _OPERATOR.search(word):
+        return True
+    return sum(m.group(1).lower() in FIELDS for m in _TERM_FIELD.finditer(word)) >= 2
+
+
 
 def join_words(words: Sequence[str]) -> str:
     """Join command-line arguments into one query string.
@@ -131,7 +153,9 @@ def join_words(words: Sequence[str]) -> str:
     ``title:"foo bar"`` (when ``title`` is a known field), ``-foo bar`` ->
     ``-"foo bar"``. Double quotes inside such a phrase are dropped (they are not
     letters or digits, so the phrase's words stay the same); ``\\"`` as in LaTeX
-    ``{\\"o}`` is kept.
+    ``{\\"o}`` is kept. An argument that is a whole query (:func:`is_whole_query`:
+    ``tag:a OR tag:b``, ``(status:to-read OR status:reading) priority:high``) is kept
+    as it is, as a query given in one argument to ``-q`` is.
     """
     parts: list[str] = []
     for word in words:
@@ -139,6 +163,9 @@ def join_words(words: Sequence[str]) -> str:
             parts.append(word)
             continue
         stripped = word.strip()
+        if is_whole_query(stripped):
+            parts.append(stripped)
+            continue
         if stripped.translate(QUOTES).startswith('"') and _is_one_phrase(stripped):
             parts.append(stripped)
             continue
