@@ -107,11 +107,12 @@ def reasons_to_keep(paper: Paper) -> list[str]:
     if paper.notes:
         reasons.append(counted(len(paper.notes), "note"))
     if paper.updated_at != paper.added_at and not reasons:
-        if paper.tags:
-            names = sorted((t.name for t in paper.tags), key=str.casefold)
-            reasons.append(f"tagged or edited since import (tags: {', '.join(names)})")
-        else:
-            reasons.append("edited since import")
+        # What changed is not recorded (a tag link has no date): the paper's tags were
+        # named here, which blamed the import's own ``--tag`` for a ``resolve``'s edit.
+        reasons.append(
+            "changed since import (an edit, a tag added or removed, or a completion by "
+            "resolve or a later import)"
+        )
     return reasons
 
 
