@@ -154,3 +154,47 @@ def test_a_bomb_is_refused_in_bounded_memory(tmp_path: Path) -> None:
         "is this a bibliography?"
     )
     assert int(peak_kib) < 200_000  # the whole line would be 256 MiB
+
+
+def test_a_named_pipe_is_imported_once_read(tmp_path: Path) -> None:
+    """A named pipe (``import <(zcat refs.bib.gz)`` in bash, a FIFO) can be read only once,
+    while an import reads a file several times (sniffed, then parsed): it is read whole
+    once. It failed with "cannot write the output: File or stream is not seekable"
+    (exit 1), naming neither the input nor reading. A real process, bounded in time (a
+    second open of the pipe waits for a writer for ever); SQLite only: the rule is about
+    reading the input, before any database."""
+    import os
+    import subprocess
+    import sys
+    import threading
+
+    fifo = tmp_path / "refs.bib"
+    os.mkfifo(fifo)
+    text = (
+        "@article{a1, title={One}, author={Roe, Ann}, year={2020}}\n"
+        "@article{b2, title={Two}, author={Doe, Bo}, year={2021}}\n"
+    )
+
+    def feed() -> None:
+        with open(fifo, "w", encoding="utf-8") as out:
+            out.write(text)
+
+    threading.Thread(target=feed, daemon=True).start()
+    db = str(tmp_path / "lib.db")
+    done = subprocess.run(
+        [sys.executable, "-m", "readinglist", "--db", db, "import", str(fifo)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"{fifo} (bibtex): 2 added, 0 merged, 0 already present, 0 rejected" in done.stderr
+    listed = subprocess.run(
+        [sys.executable, "-m", "readinglist", "--db", db, "list", "-k", "--sort", "key"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert listed.stdout.split() == ["a1", "b2"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
@@ -89,20 +90,27 @@ def parse_whole(source: str, data: bytes, fmt: str) -> tuple[str, ParseResult]:
 
 
 def read_stdin() -> bytes:
-    """Read standard input whole, but no more than :func:`readinglist.formats.max_input_bytes`
-    (``yes | readinglist import -`` must fail, not fill the memory: issue 18).
+    """Read standard input whole (:func:`read_whole`)."""
+    return read_whole(sys.stdin.buffer, "<stdin>")
 
-    Raises InvalidInput (exit 5) past the limit or for a read error.
+
+def read_whole(stream: BinaryIO, source: str) -> bytes:
+    """Read ``stream`` whole, but no more than :func:`readinglist.formats.max_input_bytes`
+    (``yes | readinglist import -`` must fail, not fill the memory): standard input, or a
+    named pipe or device, which can be read only once while an import reads a file
+    several times (sniffed, then parsed).
+
+    Raises InvalidInput (exit 5) naming ``source`` past the limit or for a read error.
     """
     limit = formats.max_input_bytes()
     data = bytearray()
     try:
-        while chunk := sys.stdin.buffer.read(min(formats.READ_BYTES, limit + 1 - len(data))):
+        while chunk := stream.read(min(formats.READ_BYTES, limit + 1 - len(data))):
             data += chunk
             if len(data) > limit:
-                raise formats.too_large("<stdin>")
+                raise formats.too_large(source)
     except OSError as exc:
-        raise input_error(exc, "<stdin>") from None
+        raise input_error(exc, source) from None
     return bytes(data)
 
 
@@ -136,7 +144,9 @@ class Input:
             item = cls("<stdin>", path, read_stdin(), fmt)
         else:
             item = cls(path, path, None, fmt)
-            item._raw().close()  # the errors of a missing or unreadable file, now
+            with item._raw() as raw:  # the errors of a missing or unreadable file, now
+                if not stat.S_ISREG(os.fstat(raw.fileno()).st_mode):  # a FIFO: read once
+                    item.data = read_whole(raw, path)
         sniffed = formats.sniff(item.byte_chunks(), item.source)
         item.replaced = sniffed.replaced
         item.cleaned = sniffed.cleaned
