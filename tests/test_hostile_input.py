@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 from pathlib import Path
 
 import pytest
@@ -198,3 +199,24 @@ def test_a_named_pipe_is_imported_once_read(tmp_path: Path) -> None:
         check=True,
     )
     assert listed.stdout.split() == ["a1", "b2"]
+
+
+def test_a_lone_surrogate_escape_in_csl_json_is_replaced_and_named(invoke, tmp_path: Path) -> None:
+    """JSON may escape half of a UTF-16 pair (``\\ud800``, RFC 8259 8.2), which decodes
+    to no character and which no UTF-8 file or database holds: it is U+FFFD, with a
+    warning naming the file and line. The import stopped with "an argument is not valid
+    UTF-8 text" (exit 2), naming no file."""
+    source = tmp_path / "s.json"
+    source.write_text(
+        '[\n{"id": "a", "type": "book", "title": "ok"},\n'
+        '{"id": "b", "type": "book", "title": "bad \\ud800 x", "author": [{"family": "X"}]}\n]\n',
+        encoding="utf-8",
+    )
+    result = invoke("import", str(source))
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines()[0] == (
+        f"warning: {source}:3: a lone surrogate escape such as \\ud800 (half of a UTF-16 "
+        "pair, no character) replaced by U+FFFD"
+    )
+    (paper,) = [p for p in json.loads(invoke("list", "--json").stdout) if p["key"] == "b"]
+    assert paper["title"] == "bad \ufffd x"

@@ -38,7 +38,7 @@ def elements(text: str, source: str) -> tuple[list[tuple[Any, int | None]], list
     except (ValueError, RecursionError) as exc:
         return [], [ParseProblem(f"invalid JSON: {exc}", source, 1)]
     if isinstance(data, dict):
-        return [(data, text.count("\n", 0, text.find("{")) + 1)], []
+        return _cleaned([(data, text.count("\n", 0, text.find("{")) + 1)], source)
     if not isinstance(data, list):
         found = type(data).__name__
         message = f"expected a JSON array of CSL-JSON items, found {found}"
@@ -49,7 +49,53 @@ def elements(text: str, source: str) -> tuple[list[tuple[Any, int | None]], list
         lines = []
     if len(lines) != len(data):
         lines = [None] * len(data)
-    return list(zip(data, lines, strict=True)), []
+    return _cleaned(list(zip(data, lines, strict=True)), source)
+
+
+def _cleaned(
+    items: list[tuple[Any, int | None]], source: str
+) -> tuple[list[tuple[Any, int | None]], list[ParseProblem]]:
+    """``items`` with lone surrogates replaced (:func:`_without_lone_surrogates`), and a
+    warning naming the line of each item that held one."""
+    found: list[tuple[Any, int | None]] = []
+    problems: list[ParseProblem] = []
+    for item, line in items:
+        clean, replaced = _without_lone_surrogates(item)
+        if replaced:
+            message = (
+                "a lone surrogate escape such as \\ud800 (half of a UTF-16 pair, no "
+                "character) replaced by U+FFFD"
+            )
+            problems.append(ParseProblem(message, source, line, "warning"))
+        found.append((clean, line))
+    return found, problems
+
+
+def _without_lone_surrogates(value: Any) -> tuple[Any, int]:
+    """``value`` (decoded JSON) with every lone surrogate in its strings replaced by
+    U+FFFD, and how many strings held one. JSON's ``\\ud800`` escape decodes to a lone
+    surrogate (RFC 8259 section 8.2 allows it), which no UTF-8 file or database can
+    hold: the import stopped with "an argument is not valid UTF-8 text"."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            pairs = value.encode("utf-16-le", "surrogatepass")
+            return pairs.decode("utf-16-le", "replace"), 1
+        return value, 0
+    if isinstance(value, list):
+        parts = [_without_lone_surrogates(v) for v in value]
+        return [v for v, _ in parts], sum(n for _, n in parts)
+    if isinstance(value, dict):
+        total = 0
+        clean: dict[Any, Any] = {}
+        for key, inner in value.items():
+            new_key, n_key = _without_lone_surrogates(key)
+            new_value, n_value = _without_lone_surrogates(inner)
+            clean[new_key] = new_value
+            total += n_key + n_value
+        return clean, total
+    return value, 0
 
 
 def _item_lines(text: str) -> list[int]:
