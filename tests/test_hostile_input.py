@@ -220,3 +220,28 @@ def test_a_lone_surrogate_escape_in_csl_json_is_replaced_and_named(invoke, tmp_p
     )
     (paper,) = [p for p in json.loads(invoke("list", "--json").stdout) if p["key"] == "b"]
     assert paper["title"] == "bad \ufffd x"
+
+
+def test_export_to_dev_stdout_writes_into_the_pipe(tmp_path: Path) -> None:
+    """``-o /dev/stdout`` (a link to the pipe the shell made) is written to, not renamed
+    over: its real path (``/proc/PID/fd/pipe:[N]``) names no file, and the export failed
+    with "cannot write /dev/stdout: No such file or directory". A real process (the
+    pipe is the point); SQLite only: the rule is about the output file."""
+    import subprocess
+    import sys
+
+    bib = tmp_path / "a.bib"
+    bib.write_text("@article{a1, title={One}, author={Roe, Ann}, year={2020}}\n", encoding="utf-8")
+    db = str(tmp_path / "lib.db")
+    base = [sys.executable, "-m", "readinglist", "--db", db]
+    subprocess.run([*base, "import", str(bib)], capture_output=True, timeout=60, check=True)
+    done = subprocess.run(
+        [*base, "export", "bibtex", "-o", "/dev/stdout"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "@article{a1, title={One}, author={Roe, Ann}, year={2020}}\n"
+    assert done.stderr == "exported 1 paper to /dev/stdout (bibtex)\n"

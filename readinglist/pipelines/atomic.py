@@ -46,15 +46,16 @@ def open_atomically(path: Path, removed: list[Path] | None = None) -> Iterator[T
     the next write of the same file (:func:`remove_stale`); those removed are added to
     ``removed`` when given, so the caller can say so (:func:`stale_message`).
     """
-    path = Path(os.path.realpath(path.expanduser()))
+    given = path.expanduser()
     try:
-        kind = path.stat().st_mode
+        kind = given.stat().st_mode  # through links: /dev/stdout is a link to a pipe
     except FileNotFoundError:
         kind = stat.S_IFREG
-    if not stat.S_ISREG(kind):
-        with open(path, "w", encoding="utf-8", newline="\n") as stream:
+    if not stat.S_ISREG(kind):  # opened as given: /dev/stdout's real path is no file name
+        with open(given, "w", encoding="utf-8", newline="\n") as stream:
             yield stream
         return
+    path = Path(os.path.realpath(given))
     directory = path.parent if str(path.parent) else Path(".")
     stale = remove_stale(directory, path.name)
     if removed is not None:
