@@ -851,7 +851,7 @@ def test_reader_process_ignores_an_interrupt_meant_for_its_parent(tmp_path: Path
     deadline = time.monotonic() + 60
     while not all(_ignores_sigint(c) for c in children) and time.monotonic() < deadline:
         time.sleep(0.005)
-    assert all(_ignores_sigint(c) for c in children), "the reader never started its work"
+    assert all(_ignores_sigint(c) for c in children), "the reader never ignored SIGINT"
     for child in children:
         os.kill(child, signal.SIGINT)
     _, stderr = proc.communicate(timeout=120)
