@@ -29,20 +29,59 @@ WORDS = [
 PAPERS = 20_000
 
 
-def generated_bib(path: Path, count: int) -> Path:
-    """``count`` papers with titles of four words of :data:`WORDS` (different for every
-    paper: its digits in base 80), a DOI each so that none merge."""
+def generated_title(i: int) -> str:
+    """Paper ``i``'s title: four words of :data:`WORDS` (different for every paper: its
+    digits in base 80)."""
     n = len(WORDS)
-    lines = []
-    for i in range(count):
-        title = " ".join([*(WORDS[(i // n**k) % n] for k in range(3)), WORDS[(i * 7) % n]])
-        lines.append(
-            f"@article{{p{i}, title = {{{title}}}, doi = {{10.5555/p{i}}}, "
-            f"author = {{Family{i % 500}, Given}}, year = {{{1990 + i % 30}}}, "
-            f"abstract = {{{title} about {WORDS[(i * 3) % n]} {WORDS[(i * 11) % n]}}}}}\n"
-        )
+    return " ".join([*(WORDS[(i // n**k) % n] for k in range(3)), WORDS[(i * 7) % n]])
+
+
+def generated_abstract(i: int) -> str:
+    """Paper ``i``'s abstract: its title and two more words of :data:`WORDS`."""
+    n = len(WORDS)
+    return f"{generated_title(i)} about {WORDS[(i * 3) % n]} {WORDS[(i * 11) % n]}"
+
+
+def generated_bib(path: Path, count: int) -> Path:
+    """``count`` papers (:func:`generated_title`, :func:`generated_abstract`), a DOI each
+    so that none merge, one of 500 authors, written as BibTeX to ``path``."""
+    lines = [
+        f"@article{{p{i}, title = {{{generated_title(i)}}}, doi = {{10.5555/p{i}}}, "
+        f"author = {{Family{i % 500}, Given}}, year = {{{1990 + i % 30}}}, "
+        f"abstract = {{{generated_abstract(i)}}}}}\n"
+        for i in range(count)
+    ]
     path.write_text("".join(lines), encoding="utf-8")
     return path
+
+
+def import_generated(url: str, count: int) -> None:
+    """Import the papers of :func:`generated_bib` into the library at ``url`` as records
+    (``library.import_records``, one batch: the rows an import of that file writes, but
+    its ``source_text``), without writing and parsing the BibTeX: 3.7 s of CPU instead
+    of 8.7 s for 20,000 papers."""
+    from readinglist import db, library
+    from readinglist.records import PaperRecord, Person
+
+    records = [
+        PaperRecord(
+            citekey=f"p{i}",
+            entry_type="article",
+            title=generated_title(i),
+            doi=f"10.5555/p{i}",
+            authors=(Person(family=f"Family{i % 500}", given="Given"),),
+            year=1990 + i % 30,
+            abstract=generated_abstract(i),
+        )
+        for i in range(count)
+    ]
+    engine = db.make_engine(url)
+    try:
+        with db.session_scope(engine) as session:
+            report = library.import_records(session, records, source="many.bib", fmt="bibtex")
+            assert len(report.added) == count
+    finally:
+        engine.dispose()
 
 
 @pytest.fixture
@@ -140,7 +179,7 @@ def first_triage_screen_rows(database: str) -> tuple[str, int]:
     return screen, rows
 
 
-@pytest.mark.slow  # a 20,000-paper import and its first index
+@pytest.mark.slow  # a 20,000-paper library and its first index
 def test_interest_listing_and_first_triage_screen_read_only_what_they_show(
     sqlite_url: str,
     tmp_path: Path,
@@ -157,7 +196,7 @@ def test_interest_listing_and_first_triage_screen_read_only_what_they_show(
         assert result.exit_code == 0, result.output
         return result
 
-    run("import", str(generated_bib(tmp_path / "many.bib", PAPERS)))
+    import_generated(sqlite_url, PAPERS)
     run("mark", "to-read", "p1", "p2", "p3")
     run("mark", "skipped", "p4", "p5")
     first = run("list", "--sort", "interest", "--limit", "1")
