@@ -21,7 +21,7 @@ from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush ho
 from readinglist.library.matching import (
     Index,
     Pool,
-    candidate_of,
+    candidates_of,
     identifier_shared_apart,
     load_pool,
 )
@@ -132,7 +132,7 @@ def duplicate_pairs(session: Session, query_text: str = "") -> list[Pair]:
     ids = query.paper_ids(session, query_text)
     papers = load_papers(session, ids)
     pool = Pool()
-    candidates = {paper.id: candidate_of(paper) for paper in papers}
+    candidates = {c.paper_id: c for c in candidates_of(session, papers) if c.paper_id is not None}
     records = {paper.id: to_record(paper, with_notes=False) for paper in papers}
     for paper in papers:
         pool.add(candidates[paper.id], paper.abstract)
