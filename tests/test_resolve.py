@@ -153,6 +153,47 @@ def test_resolve_only_completes_what_the_query_selects(
     assert len(_state(invoke)) == 270  # nothing added
 
 
+def _statements(invoke: Invoke, *args: str) -> tuple[Result, int]:
+    """Run ``readinglist ARGS`` and count the SQL statements it sends (an executemany
+    counts once), with an SQLAlchemy event listener on every engine."""
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    sent: list[str] = []
+
+    def count(*_: Any) -> None:
+        sent.append("")
+
+    event.listen(Engine, "before_cursor_execute", count)
+    try:
+        result = invoke(*args)
+    finally:
+        event.remove(Engine, "before_cursor_execute", count)
+    return result, len(sent)
+
+
+def test_resolve_sends_no_statements_per_paper(tmp_path: Path, invoke: Invoke) -> None:
+    """Completing 40 papers costs no more statements than completing 5: the look-ups and
+    the writes are batched (no query, flush or search-text update per paper)."""
+    text = shared_data(ICML).read_text(encoding="utf-8")
+    blocks = [b for b in re.split(r"(?m)^(?=@)", text) if b.startswith("@")][:45]
+    entries = _bib_entries(shared_data(ICML))
+    keys = list(entries)[:45]
+    listing = tmp_path / "list.txt"
+    listing.write_text(_abstracts_list(entries, keys), encoding="utf-8")
+    assert invoke("import", str(listing)).exit_code == 0
+    few, many = tmp_path / "few.bib", tmp_path / "many.bib"
+    few.write_text("".join(blocks[:5]), encoding="utf-8")
+    many.write_text("".join(blocks[5:]), encoding="utf-8")
+    result, for_few = _statements(invoke, "resolve", "--from", str(few))
+    assert "5 of 45 incomplete papers completed, 40 not found" in result.stderr
+    result, for_many = _statements(invoke, "resolve", "--from", str(many))
+    assert "40 of 45 incomplete papers completed, 5 not found" in result.stderr
+    assert result.stdout.count(" -> pmlr-v37-") == 40
+    # Per paper this was 37 statements (1,500 for 40 papers on SQLite).
+    assert for_many <= for_few + 5, (for_few, for_many)
+
+
 @SQLITE_ONLY
 def test_resolve_needs_a_source(invoke: Invoke) -> None:
     result = invoke("resolve")
