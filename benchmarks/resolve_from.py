@@ -13,7 +13,8 @@ paragraph, as ``tests/test_resolve.py`` builds it) of every entry of the ``--bib
 ``readinglist resolve --from BIB...`` (case ``resolve``) or ``readinglist import BIB...``
 (case ``import``). Each timed command is a new process; its CPU time (user + system,
 ``os.wait4``) is printed, with the papers completed. ``--db postgresql`` makes a new
-database on ``127.0.0.1:5432`` per case and drops it after.
+database on ``127.0.0.1:5432`` per case and drops it after. ``PYTHONPATH=../other``
+times another checkout's package (the commands run outside the project folder).
 """
 
 from __future__ import annotations
@@ -46,9 +47,17 @@ def abstracts_list(paths: list[Path]) -> tuple[str, int]:
 
 
 def run(db: str, *args: str) -> tuple[float, str]:
-    """Run ``readinglist --db DB ARGS`` in a new process; return (CPU seconds, stderr)."""
+    """Run ``readinglist --db DB ARGS`` in a new process (in the temporary folder, so
+    that ``PYTHONPATH`` can name another checkout's package); return (CPU seconds,
+    stderr)."""
     command = [sys.executable, "-m", "readinglist", "--db", db, *args]
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tempfile.gettempdir(),
+    )
     assert proc.stderr is not None
     err = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)

@@ -39,7 +39,7 @@ floors below its own (``tests/test_architecture.py`` holds the table)::
                              kinds of change reach each. Only Core on export_profiles.
       merging.py    floor 4  the one merge rule (plan_merge): what a paper takes from
                              another record of it; the merge history; real keys.
-      completing.py floor 4½ stored papers completed from other records of them, many
+      completing.py floor 4.5 stored papers completed from other records of them, many
                              at once in a fixed number of statements (complete_papers).
       matching.py   floor 5  an import's decisions: duplicate candidates (exact, and
                              tolerant: near-identical abstracts/titles), vetoes, free keys.

@@ -54,13 +54,11 @@ from readinglist.records import PaperRecord
 @dataclass
 class _Item:
     """One paper of a batch: the ``record`` (normalized) it is completed from, found at
-    ``source``; its key before, its state ``before`` (for undo), the ``plan`` and the
-    names ``filled``."""
+    ``source``; its state ``before`` (for undo), the ``plan`` and the names ``filled``."""
 
     paper: Paper
     record: PaperRecord
     source: str
-    key: str
     before: dict[str, Any] | None = None
     plan: MergePlan = field(default_factory=MergePlan)
     filled: list[str] = field(default_factory=list)
@@ -98,10 +96,7 @@ def complete_papers(
     if not pairs:
         return []
     session.flush()
-    items = [
-        _Item(paper, normalize_record(record), source, paper.citekey)
-        for paper, record, source in pairs
-    ]
+    items = [_Item(paper, normalize_record(record), source) for paper, record, source in pairs]
     ids = [item.paper.id for item in items]
     assert len(set(ids)) == len(ids), "a paper is completed once per batch"
     _plan(session, items, undo_batch is not None)

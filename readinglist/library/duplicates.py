@@ -73,7 +73,8 @@ def match_in_pool(pool: Pool, records: Sequence[PaperRecord]) -> list[Match]:
             values.get("doi"),
             values.get("arxiv"),
             title_key(cand.title) if cand.title and not values.get("title_provisional") else None,
-            dedupe.abstract_key(values.get("abstract")),
+            # The stored key when the pool has it (the abstract's LaTeX decoded once).
+            pool.akeys.get(cand.paper_id or 0) or dedupe.abstract_key(values.get("abstract")),
             [cand.key],
         )
     matches: list[Match] = []

@@ -499,12 +499,18 @@ class Pool:
         self.abstracts = dedupe.AbstractIndex()
         self.titles = dedupe.TitleIndex()
         self.cands: dict[int, Candidate] = {}
+        #: Paper id -> its stored ``abstract_key`` (``dedupe.abstract_key`` of its
+        #: abstract), for the papers added with it.
+        self.akeys: dict[int, str | None] = {}
 
-    def add(self, cand: Candidate, abstract: str | None) -> None:
-        """Offer ``cand`` (a stored paper) with its abstract and, when real, its title."""
+    def add(self, cand: Candidate, abstract: str | None, akey: str | None = None) -> None:
+        """Offer ``cand`` (a stored paper) with its abstract and, when real, its title;
+        ``akey``: the paper's stored ``abstract_key`` (kept in :attr:`akeys`)."""
         if cand.paper_id is None:
             return
         self.cands[cand.paper_id] = cand
+        if akey is not None:
+            self.akeys[cand.paper_id] = akey
         if abstract:
             self.abstracts.add(cand.paper_id, search_tokens(abstract))
         if cand.title and not cand.values.get("title_provisional"):
@@ -513,6 +519,7 @@ class Pool:
     def remove(self, paper_id: int | None) -> None:
         """Stop offering a paper (it took its source record)."""
         if paper_id is not None and self.cands.pop(paper_id, None) is not None:
+            self.akeys.pop(paper_id, None)
             self.abstracts.discard(paper_id)
             self.titles.discard(paper_id)
 
@@ -599,7 +606,7 @@ def extend_pool(session: Session, pool: Pool, paper_ids: Sequence[int]) -> None:
     wanted = [i for i in paper_ids if i not in pool.cands]
     papers = load_papers(session, wanted)
     for paper, cand in zip(papers, candidates_of(session, papers), strict=True):
-        pool.add(cand, paper.abstract)
+        pool.add(cand, paper.abstract, paper.abstract_key)
 
 
 #: At most this many complete papers are offered to a list of abstracts imported after
