@@ -7,10 +7,10 @@ Usage (from the project root)::
     .venv/bin/python benchmarks/resolve_from.py --bib pmlr-v37-icml2015.bib \\
         --bib pmlr-v48-icml2016.bib --bib pmlr-v247-colt2024.bib --bib acl-2020.bib
 
-What it does, per case: the user's pasted list (a header line, then one abstract per
-paragraph, as ``tests/test_resolve.py`` builds it) of every entry of the ``--bib`` files
-(``../shared/data``) with an abstract is imported into a new library; then, timed, either
-``readinglist resolve --from BIB...`` (case ``resolve``) or ``readinglist import BIB...``
+What it does, per case: the user's pasted lists (a header line, then one abstract per
+paragraph, as ``tests/test_resolve.py`` builds it), one per ``--bib`` file
+(``../shared/data``) of its entries with an abstract, are imported into a new library; then, timed, either
+``readinglist resolve --from BIB ...`` (one ``--from`` per file; case ``resolve``) or ``readinglist import BIB...``
 (case ``import``). Each timed command is a new process; its CPU time (user + system,
 ``os.wait4``) is printed, with the papers completed. ``--db postgresql`` makes a new
 database on ``127.0.0.1:5432`` per case and drops it after. ``PYTHONPATH=../other``
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -33,17 +34,21 @@ DATA = ROOT.parent / "shared" / "data"
 PG = "postgresql+psycopg://postgres@127.0.0.1:5432/"
 
 
-def abstracts_list(paths: list[Path]) -> tuple[str, int]:
-    """The pasted list of every entry of ``paths`` with an abstract, and its length."""
+def abstracts_list(path: Path) -> tuple[str, int]:
+    """The pasted list of every entry of ``path`` with an abstract, and its length. Its
+    header names the venue and year of the file's name (``pmlr-v37-icml2015.bib``:
+    "ICML 2015 Papers"), as the list of a conference does; a list's papers take that year,
+    and a paper of another year is never the same paper."""
     import bibtexparser
 
+    found = re.search(r"([a-z]+)-?(\d{4})$", path.stem)
+    header = f"{found.group(1).upper()} {found.group(2)}" if found else path.stem
     abstracts = []
-    for path in paths:
-        for entry in bibtexparser.parse_file(str(path)).entries:
-            field = entry.fields_dict.get("abstract")
-            if field is not None and str(field.value).strip():
-                abstracts.append(" ".join(str(field.value).split()))
-    return "ICML 2015 Papers\n\n" + "\n\n".join(abstracts) + "\n", len(abstracts)
+    for entry in bibtexparser.parse_file(str(path)).entries:
+        field = entry.fields_dict.get("abstract")
+        if field is not None and str(field.value).strip():
+            abstracts.append(" ".join(str(field.value).split()))
+    return f"{header} Papers\n\n" + "\n\n".join(abstracts) + "\n", len(abstracts)
 
 
 def run(db: str, *args: str) -> tuple[float, str]:
@@ -95,19 +100,24 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="runs per case (best is shown)")
     args = parser.parse_args()
     bibs = [DATA / name for name in args.bib or ["pmlr-v37-icml2015.bib"]]
-    text, count = abstracts_list(bibs)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        listing = folder / "list.txt"
-        listing.write_text(text, encoding="utf-8")
+        listings, count = [], 0
+        for bib in bibs:
+            text, size = abstracts_list(bib)
+            listings.append(folder / f"{bib.stem}.txt")
+            listings[-1].write_text(text, encoding="utf-8")
+            count += size
         for case in args.case or ["resolve", "import"]:
             times = []
             for _ in range(args.repeat):
                 db = new_db(args.db, folder)
                 try:
-                    run(db, "import", str(listing))
+                    for listing in listings:
+                        run(db, "import", str(listing))
                     if case == "resolve":
-                        cpu, err = run(db, "resolve", "--from", *map(str, bibs))
+                        froms = [arg for bib in bibs for arg in ("--from", str(bib))]
+                        cpu, err = run(db, "resolve", *froms)
                     else:
                         cpu, err = run(db, "import", *map(str, bibs))
                 finally:
