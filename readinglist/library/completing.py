@@ -179,12 +179,12 @@ def _write_plans(session: Session, items: Sequence[_Item]) -> None:
 
 
 def _reload(session: Session, ids: Sequence[int]) -> dict[int, Paper]:
-    """The papers ``ids`` read again (columns and people), after Core writes to them."""
-    for paper_id in ids:
-        paper = session.identity_map.get(session.identity_key(Paper, paper_id))
-        if paper is not None:
-            session.expire(paper)
-    return {paper.id: paper for paper in load_papers(session, ids)}
+    """The papers ``ids`` read again (columns, people links and people), after Core
+    writes to them: a people link the session held keeps its identity (paper, role,
+    position) when Core statements relink it to another person, so only a reload that
+    overwrites what the session holds (``rows.load_papers(fresh=True)``) reads the new
+    person."""
+    return {paper.id: paper for paper in load_papers(session, ids, fresh=True)}
 
 
 def _give_keys(
