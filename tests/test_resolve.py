@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -473,3 +474,39 @@ def test_resolve_from_a_file_then_online(tmp_path: Path, invoke: Invoke, replay:
     shown = _json(invoke, "show", "pmlr-v37-ioffe15", "--json")
     assert shown["arxiv"] == "1502.03167"
     assert shown["fields"]["pages"] == "448--456"
+
+
+def _preprints_of_icml(count: int) -> str:
+    """Preprint records of the first ``count`` ICML 2015 entries, as users collect them
+    (``benchmarks/versions.py``: Google Scholar's, arXiv's and DataCite's forms, given
+    names cut to initials, some author lists cut short)."""
+    import importlib.util
+    import random
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "versions.py"
+    spec = importlib.util.spec_from_file_location("bench_versions", path)
+    assert spec is not None
+    assert spec.loader is not None
+    versions = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("bench_versions", versions)  # its dataclasses look it up
+    spec.loader.exec_module(versions)
+    entries = versions.read_entries(shared_data(ICML))[:count]
+    rng = random.Random(27)
+    return "\n".join(versions.preprint(e, i, rng)[1] for i, e in enumerate(entries))
+
+
+def test_undo_of_resolve_restores_every_superseded_preprint(tmp_path: Path, invoke: Invoke) -> None:
+    """The state a completion left is read back from the database for undo: a preprint
+    whose initials the proceedings' full names replaced is not "changed since resolve"
+    (the digest was taken from a stale people link: 3 of 270 papers were kept)."""
+    pre = tmp_path / "pre.bib"
+    pre.write_text(_preprints_of_icml(270), encoding="utf-8")
+    assert invoke("import", str(pre)).exit_code == 0
+    before = _state(invoke)
+    result = invoke("resolve", "--from", str(shared_data(ICML)))
+    assert "270 of 270 incomplete papers completed" in result.stderr, result.output
+    result = invoke("import", "--undo", "2")
+    assert result.exit_code == 0, result.output
+    assert "kept" not in result.stderr
+    assert "restored 270 papers" in result.stderr
+    assert _state(invoke) == before
