@@ -104,10 +104,10 @@ def instrument(every: int) -> None:
     """Wrap the Importer's steps; print a line every ``every`` records."""
     from sqlalchemy import func, select
 
-    from readinglist.library import _sql, importing, matching
+    from readinglist.library import _sql, importing, refs
 
     importing.load_candidates = timed("candidates", importing.load_candidates)
-    matching.KeyRegistry.prefetch = timed("keys", matching.KeyRegistry.prefetch)  # type: ignore[method-assign]
+    refs.KeyRegistry.prefetch = timed("keys", refs.KeyRegistry.prefetch)  # type: ignore[method-assign]
     importing.Importer._write = timed("write", importing.Importer._write)  # type: ignore[method-assign]
     _sql.Statistics.grew = timed("analyze", _sql.Statistics.grew)  # type: ignore[method-assign]
     importing.insert_papers = timed("papers", importing.insert_papers)

@@ -95,6 +95,17 @@ LIBRARY_FLOORS: dict[str, set[str]] = {
         "refs",
         "snapshots",
     },
+    "completing": {
+        "_sql",
+        "readers",
+        "rows",
+        "marks",
+        "search",
+        "hooks",
+        "refs",
+        "merging",
+        "snapshots",
+    },
     "matching": {
         "_sql",
         "readers",
@@ -115,6 +126,7 @@ LIBRARY_FLOORS: dict[str, set[str]] = {
         "refs",
         "tags",
         "merging",
+        "completing",
     },
     "versioning": {
         "_sql",
@@ -164,6 +176,7 @@ LIBRARY_FLOORS: dict[str, set[str]] = {
         "tags",
         "papers",
         "merging",
+        "completing",
         "matching",
         "duplicates",
     },

@@ -111,6 +111,40 @@ def test_icml2015_bibliography_completes_the_abstracts_list(session, variant) ->
     assert set(by_key) == {r.citekey for r in records}
 
 
+def _import_statements(session, records: list[PaperRecord]) -> int:
+    """The SQL statements ``import_records`` of ``records`` sends (an executemany counts
+    once), counted with an SQLAlchemy event listener on the session's engine."""
+    from sqlalchemy import event
+
+    sent: list[str] = []
+
+    def count(*_: object) -> None:
+        sent.append("")
+
+    engine = session.get_bind()
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        report = library.import_records(session, records, source=ICML, fmt="bibtex")
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    assert len(report.merged) == len(records)
+    return len(sent)
+
+
+def test_proceedings_merge_sends_no_statements_per_paper(session) -> None:
+    """Merging 40 proceedings entries into a list's papers costs no more statements than
+    merging 5 (the pool's LaTeX flags are read together, not one query per paper)."""
+    records = bib_records()[:45]
+    counts = []
+    for part in (records[:5], records[5:]):  # the list of 5 papers, then of 40 more
+        text = abstracts_list(part, "exact")
+        listed = formats.read(text, "abstracts", "icml.txt").records
+        library.import_records(session, listed, source="icml.txt", fmt="abstracts")
+        counts.append(_import_statements(session, part))
+    few, many = counts
+    assert many <= few + 5, (few, many)
+
+
 def test_icml2015_export_has_no_empty_author_for_bibtex(session, tmp_path: Path) -> None:
     require_tools("bibtex")
     records = bib_records()

@@ -38,7 +38,9 @@ floors below its own (``tests/test_architecture.py`` holds the table)::
       profiles.py   floor 0  export profiles (kept exports): stored, listed, and which
                              kinds of change reach each. Only Core on export_profiles.
       merging.py    floor 4  the one merge rule (plan_merge): what a paper takes from
-                             another record of it; complete_paper; the merge history.
+                             another record of it; the merge history; real keys.
+      completing.py floor 4.5 stored papers completed from other records of them, many
+                             at once in a fixed number of statements (complete_papers).
       matching.py   floor 5  an import's decisions: duplicate candidates (exact, and
                              tolerant: near-identical abstracts/titles), vetoes, free keys.
       papers.py     floor 5  status, priority, title, edit, rekey, merge, delete.
@@ -67,6 +69,7 @@ if TYPE_CHECKING:
         insert_or_ignore,
     )
     from readinglist.library.bibtex_rows import bibtex_context, iter_bibtex_records
+    from readinglist.library.completing import complete_paper
     from readinglist.library.duplicates import (
         Match,
         Pair,
@@ -98,7 +101,6 @@ if TYPE_CHECKING:
     from readinglist.library.merging import (
         adopt_source_keys,
         are_not_duplicates,
-        complete_paper,
         conflicts_of,
         take_conflict,
     )
@@ -198,7 +200,7 @@ _HOMES: dict[str, str] = {
     "bibliographic_digest": "readinglist.library.rows",
     "bibtex_context": "readinglist.library.bibtex_rows",
     "check_tag_name": "readinglist.library.tags",
-    "complete_paper": "readinglist.library.merging",
+    "complete_paper": "readinglist.library.completing",
     "conflicts_of": "readinglist.library.merging",
     "count_papers": "readinglist.library.listing",
     "delete_notes": "readinglist.library.notes",

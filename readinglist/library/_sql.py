@@ -15,7 +15,7 @@ from contextlib import contextmanager, suppress
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Table, delete, func, insert, select
+from sqlalchemy import Table, bindparam, delete, func, insert, select, update
 from sqlalchemy import text as sql_text
 
 from readinglist.tables import PAPER_PEOPLE, PAPERS, Executor, connection_of, dialect_name
@@ -341,3 +341,17 @@ def unlink_people(session: Executor, roles: Iterable[tuple[int, str]]) -> None:
                     PAPER_PEOPLE.c.paper_id.in_(chunk), PAPER_PEOPLE.c.role == role
                 )
             )
+
+
+def update_many(session: Executor, groups: dict[tuple[str, ...], list[dict[str, Any]]]) -> None:
+    """Run one executemany ``UPDATE papers`` per column set of ``groups`` (rows keyed
+    ``b_id`` and ``b_<column>``)."""
+    table = PAPERS
+    for columns, rows in groups.items():
+        stmt = (
+            update(table)
+            .where(table.c.id == bindparam("b_id"))
+            .values({c: bindparam(f"b_{c}", type_=table.c[c].type) for c in columns})
+        )
+        for start in range(0, len(rows), CHUNK):
+            session.execute(stmt, rows[start : start + CHUNK])

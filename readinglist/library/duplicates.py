@@ -21,7 +21,7 @@ from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush ho
 from readinglist.library.matching import (
     Index,
     Pool,
-    candidate_of,
+    candidates_of,
     identifier_shared_apart,
     load_pool,
 )
@@ -73,7 +73,8 @@ def match_in_pool(pool: Pool, records: Sequence[PaperRecord]) -> list[Match]:
             values.get("doi"),
             values.get("arxiv"),
             title_key(cand.title) if cand.title and not values.get("title_provisional") else None,
-            dedupe.abstract_key(values.get("abstract")),
+            # The stored key when the pool has it (the abstract's LaTeX decoded once).
+            pool.akeys.get(cand.paper_id or 0) or dedupe.abstract_key(values.get("abstract")),
             [cand.key],
         )
     matches: list[Match] = []
@@ -132,7 +133,7 @@ def duplicate_pairs(session: Session, query_text: str = "") -> list[Pair]:
     ids = query.paper_ids(session, query_text)
     papers = load_papers(session, ids)
     pool = Pool()
-    candidates = {paper.id: candidate_of(paper) for paper in papers}
+    candidates = {c.paper_id: c for c in candidates_of(session, papers) if c.paper_id is not None}
     records = {paper.id: to_record(paper, with_notes=False) for paper in papers}
     for paper in papers:
         pool.add(candidates[paper.id], paper.abstract)

@@ -15,12 +15,17 @@ from sqlalchemy.orm import Session
 
 from readinglist import citekeys, dedupe
 from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
-from readinglist.library._sql import Statistics, insert_papers, serialize_imports, unlink_people
+from readinglist.library._sql import (
+    Statistics,
+    insert_papers,
+    serialize_imports,
+    unlink_people,
+    update_many,
+)
 from readinglist.library.marks import import_statuses
 from readinglist.library.matching import (
     Candidate,
     Index,
-    KeyRegistry,
     Pool,
     apply_merges,
     choose_key,
@@ -29,13 +34,12 @@ from readinglist.library.matching import (
     load_candidates,
     load_pool,
     merge_into,
-    update_many,
 )
 from readinglist.library.merging import (
     conflict_rows,
     write_conflicts,
 )
-from readinglist.library.refs import follow_crossrefs
+from readinglist.library.refs import KeyRegistry, follow_crossrefs
 from readinglist.library.rows import (
     PERSON_CACHE,
     bibliographic_digest,

@@ -10,27 +10,27 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
 from typing import Any
 
 from rapidfuzz import fuzz
-from sqlalchemy import bindparam, select, true, update
+from sqlalchemy import select, true
 from sqlalchemy.orm import Session
 
 from readinglist import citekeys, dedupe, versions
 from readinglist.identifiers import arxiv_from_doi
 from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
-from readinglist.library._sql import CHUNK
+from readinglist.library._sql import CHUNK, update_many
 from readinglist.library.merging import (
     MergePlan,
     derived_values,
+    latex_paper_ids,
     paper_values,
     plan_merge,
 )
+from readinglist.library.refs import KeyRegistry
 from readinglist.library.rows import load_papers, person_record
 from readinglist.library.snapshots import paper_snapshot
 from readinglist.models import (
-    Alias,
     Paper,
     utcnow,
 )
@@ -283,12 +283,20 @@ class Index:
         return None, conflict, ""
 
 
-def candidate_of(paper: Paper) -> Candidate:
-    """The :class:`Candidate` of a stored paper (loaded with its people and tags)."""
+def candidates_of(session: Session, papers: Sequence[Paper]) -> list[Candidate]:
+    """The :class:`Candidate` of each of ``papers`` (:func:`candidate_of`), their LaTeX
+    flags read together (``merging.latex_paper_ids``: one query, not one per paper)."""
+    latex = latex_paper_ids(session, papers)
+    return [candidate_of(paper, latex=paper.id in latex) for paper in papers]
+
+
+def candidate_of(paper: Paper, *, latex: bool | None = None) -> Candidate:
+    """The :class:`Candidate` of a stored paper (loaded with its people and tags);
+    ``latex``: whether its fields are LaTeX, when known (``merging.paper_values``)."""
     authors = tuple(person_record(pp.person) for pp in paper.people if pp.role == "author")
     editors = tuple(person_record(pp.person) for pp in paper.people if pp.role == "editor")
     family = next((pp.person.family_folded for pp in paper.people if pp.role == "author"), "")
-    values = paper_values(paper)
+    values = paper_values(paper, latex=latex)
     cand = Candidate(
         paper.id,
         paper.citekey,
@@ -353,8 +361,10 @@ def load_candidates(
     if not ids:
         return
     known = known if known is not None else {}
-    for paper in load_papers(session, sorted(ids)):
-        cand = known.get(paper.id) or candidate_of(paper)
+    papers = load_papers(session, sorted(ids))
+    latex = latex_paper_ids(session, [p for p in papers if p.id not in known])
+    for paper in papers:
+        cand = known.get(paper.id) or candidate_of(paper, latex=paper.id in latex)
         index.add(
             cand, paper.doi, paper.arxiv, paper.title_key, paper.abstract_key, [paper.citekey]
         )
@@ -410,81 +420,6 @@ def apply_merges(session: Session, merged: dict[int, tuple[Candidate, set[str]]]
             {"b_id": paper_id, **{f"b_{k}": v for k, v in values.items()}}
         )
     update_many(session, groups)
-
-
-def update_many(session: Session, groups: dict[tuple[str, ...], list[dict[str, Any]]]) -> None:
-    """Run one executemany ``UPDATE papers`` per column set of ``groups`` (rows keyed
-    ``b_id`` and ``b_<column>``)."""
-    table = Paper.__table__
-    for columns, rows in groups.items():
-        stmt = (
-            update(table)
-            .where(table.c.id == bindparam("b_id"))
-            .values({c: bindparam(f"b_{c}", type_=table.c[c].type) for c in columns})
-        )
-        for start in range(0, len(rows), CHUNK):
-            session.execute(stmt, rows[start : start + CHUNK])
-
-
-#: How many suffixed forms of a taken key :class:`KeyRegistry` asks the database about
-#: at once (``a`` .. ``z``: most taken keys need one or two).
-SUFFIX_BATCH = 26
-
-
-class KeyRegistry:
-    """Case-insensitive set of citation keys in use: the database's plus this import's.
-
-    :meth:`prefetch` asks the database, in ``IN (...)`` chunks, which of a chunk's
-    wanted keys are taken (papers' keys and aliases). Only a key that is taken
-    needs its suffixed forms (``a``, ``b``, ... from ``citekeys.suffixes``): the
-    first time one is asked, the next :data:`SUFFIX_BATCH` of them are prefetched
-    the same way. Exact ``IN`` look-ups are served by the unique index and the
-    primary key on both databases; a prefix query (``LIKE 'key%'``) cannot use a
-    btree index on PostgreSQL under any collation but ``C`` and was a Seq Scan of
-    ``papers`` per taken key (issue 17).
-    """
-
-    def __init__(self, session: Session) -> None:
-        self.session = session
-        self.local: set[str] = set()
-        self.checked: set[str] = set()  # folded keys whose presence in the database is known
-        self.stored: set[str] = set()  # those of them that are taken there
-        self.suffixed: dict[str, int] = {}  # folded base -> suffixed forms prefetched
-
-    def prefetch(self, bases: Iterable[str]) -> None:
-        """Learn which of the (case-insensitive) keys ``bases`` the database already uses."""
-        wanted = sorted({b.lower() for b in bases} - self.checked)
-        for start in range(0, len(wanted), CHUNK):
-            chunk = wanted[start : start + CHUNK]
-            self.stored.update(
-                self.session.scalars(
-                    select(Paper.citekey_folded).where(Paper.citekey_folded.in_(chunk))
-                )
-            )
-            self.stored.update(
-                self.session.scalars(
-                    select(Alias.alias_folded).where(Alias.alias_folded.in_(chunk))
-                )
-            )
-            self.checked.update(chunk)
-
-    def taken(self, folded: str, base: str) -> bool:
-        """True when the folded key is used by a paper, an alias or this import
-        (``base`` is the key the record asked for; ``folded`` is it or one of its
-        suffixed forms, ``citekeys.unique_key``)."""
-        if folded in self.local:
-            return True
-        if folded not in self.checked:
-            lowered = base.lower()
-            done = self.suffixed.get(lowered, 0)
-            self.suffixed[lowered] = done + SUFFIX_BATCH
-            later = islice(citekeys.suffixes(), done, done + SUFFIX_BATCH)
-            self.prefetch([folded, *(lowered + suffix for suffix in later)])
-        return folded in self.stored
-
-    def claim(self, key: str) -> None:
-        """Mark ``key`` as used by this import."""
-        self.local.add(key.lower())
 
 
 def choose_key(
@@ -564,12 +499,18 @@ class Pool:
         self.abstracts = dedupe.AbstractIndex()
         self.titles = dedupe.TitleIndex()
         self.cands: dict[int, Candidate] = {}
+        #: Paper id -> its stored ``abstract_key`` (``dedupe.abstract_key`` of its
+        #: abstract), for the papers added with it.
+        self.akeys: dict[int, str | None] = {}
 
-    def add(self, cand: Candidate, abstract: str | None) -> None:
-        """Offer ``cand`` (a stored paper) with its abstract and, when real, its title."""
+    def add(self, cand: Candidate, abstract: str | None, akey: str | None = None) -> None:
+        """Offer ``cand`` (a stored paper) with its abstract and, when real, its title;
+        ``akey``: the paper's stored ``abstract_key`` (kept in :attr:`akeys`)."""
         if cand.paper_id is None:
             return
         self.cands[cand.paper_id] = cand
+        if akey is not None:
+            self.akeys[cand.paper_id] = akey
         if abstract:
             self.abstracts.add(cand.paper_id, search_tokens(abstract))
         if cand.title and not cand.values.get("title_provisional"):
@@ -578,6 +519,7 @@ class Pool:
     def remove(self, paper_id: int | None) -> None:
         """Stop offering a paper (it took its source record)."""
         if paper_id is not None and self.cands.pop(paper_id, None) is not None:
+            self.akeys.pop(paper_id, None)
             self.abstracts.discard(paper_id)
             self.titles.discard(paper_id)
 
@@ -662,8 +604,9 @@ def load_pool(session: Session, paper_ids: Sequence[int] | None = None) -> Pool:
 def extend_pool(session: Session, pool: Pool, paper_ids: Sequence[int]) -> None:
     """Add the papers ``paper_ids`` (not in it yet) to ``pool``."""
     wanted = [i for i in paper_ids if i not in pool.cands]
-    for paper in load_papers(session, wanted):
-        pool.add(candidate_of(paper), paper.abstract)
+    papers = load_papers(session, wanted)
+    for paper, cand in zip(papers, candidates_of(session, papers), strict=True):
+        pool.add(cand, paper.abstract, paper.abstract_key)
 
 
 #: At most this many complete papers are offered to a list of abstracts imported after

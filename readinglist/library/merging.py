@@ -2,7 +2,7 @@
 
 :func:`plan_merge` decides, on plain values, for the import merge
 (``library.importing``), ``merge`` (``library.papers.merge_papers``) and ``resolve``
-(:func:`complete_paper`) alike:
+(``library.completing.complete_papers``) alike:
 
 * everything the paper lacks is filled: the columns of ``records.FILLABLE``, authors
   and editors, the entry type (for ``misc``) and every ``fields`` entry (pages,
@@ -22,7 +22,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -31,11 +31,11 @@ from sqlalchemy.orm import Session, object_session
 
 from readinglist import citekeys, dedupe
 from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
-from readinglist.library._sql import unlink_people
+from readinglist.library._sql import CHUNK
 from readinglist.library.refs import follow_crossrefs, key_taken
 from readinglist.library.rows import insert_people, person_key, person_record, record_values
 from readinglist.library.search import refresh_search_text
-from readinglist.library.snapshots import HIDDEN_FIELDS, paper_snapshot, remember_before
+from readinglist.library.snapshots import HIDDEN_FIELDS
 from readinglist.models import (
     Alias,
     ImportBatch,
@@ -44,7 +44,6 @@ from readinglist.models import (
     Paper,
     utcnow,
 )
-from readinglist.prepare import normalize_record
 from readinglist.records import (
     COLUMN_FIELDS,
     FILLABLE,
@@ -338,25 +337,50 @@ def _plan_fields(
         plan.values["fields"] = new_fields
 
 
-def paper_values(paper: Paper) -> dict[str, Any]:
+def paper_values(paper: Paper, *, latex: bool | None = None) -> dict[str, Any]:
     """The values :func:`plan_merge` reads of a stored paper (without ``title_by_user``:
-    :func:`title_by_user` or ``matching.load_history`` adds it)."""
+    :func:`titles_by_user` or ``matching.load_history`` adds it). ``latex``: whether its
+    fields are LaTeX, when the caller knows (:func:`latex_paper_ids`, one query for many
+    papers); None asks :func:`holds_latex` (a query for a paper without a source text)."""
     values: dict[str, Any] = {name: getattr(paper, name) for name in FILLABLE}
     values["title_provisional"] = paper.title_provisional
     values["citekey_provisional"] = paper.citekey_provisional
     values["entry_type"] = paper.entry_type
     values["fields"] = dict(paper.fields or {})
-    values["latex_fields"] = holds_latex(paper)
+    values["latex_fields"] = holds_latex(paper) if latex is None else latex
     return values
 
 
-def title_by_user(session: Session, paper_id: int) -> bool:
-    """True when the merge history marks the paper's title as the user's
-    (``versions.USER_TITLE_FIELD``, written by ``title`` and ``edit``)."""
-    stmt = select(MergeConflict.id).where(
-        MergeConflict.paper_id == paper_id, MergeConflict.field == USER_TITLE_FIELD
-    )
-    return session.scalar(stmt.limit(1)) is not None
+def latex_paper_ids(session: Session, papers: Sequence[Paper]) -> set[int]:
+    """The ids of ``papers`` whose fields are LaTeX (:func:`holds_latex`'s rule), with one
+    query per :data:`~readinglist.library._sql.CHUNK` import batches, not one per paper."""
+    plain = [p for p in papers if p.source_text is None and p.batch_id is not None]
+    batches = sorted({int(p.batch_id) for p in plain if p.batch_id is not None})
+    bibtex: set[int] = set()
+    for start in range(0, len(batches), CHUNK):
+        chunk = batches[start : start + CHUNK]
+        stmt = select(ImportBatch.id).where(
+            ImportBatch.id.in_(chunk), ImportBatch.format == "bibtex"
+        )
+        bibtex.update(session.scalars(stmt))
+    return {p.id for p in papers if p.source_text is not None} | {
+        p.id for p in plain if p.batch_id in bibtex
+    }
+
+
+def titles_by_user(session: Session, paper_ids: Sequence[int]) -> set[int]:
+    """The ids of ``paper_ids`` whose title is the user's: the merge history marks it
+    (``versions.USER_TITLE_FIELD``, written by ``title`` and ``edit``), with
+    one query per :data:`~readinglist.library._sql.CHUNK` papers."""
+    ids = sorted(set(paper_ids))
+    found: set[int] = set()
+    for start in range(0, len(ids), CHUNK):
+        stmt = select(MergeConflict.paper_id).where(
+            MergeConflict.paper_id.in_(ids[start : start + CHUNK]),
+            MergeConflict.field == USER_TITLE_FIELD,
+        )
+        found.update(session.scalars(stmt))
+    return found
 
 
 def derived_values(values: dict[str, Any]) -> dict[str, Any]:
@@ -447,15 +471,27 @@ def _new_conflicts(session: Session, rows: Sequence[dict[str, Any]]) -> list[dic
     ]
 
 
-def real_key(session: Session, paper: Paper, record: PaperRecord) -> str:
+def real_key(
+    session: Session,
+    paper: Paper,
+    record: PaperRecord,
+    *,
+    taken: Callable[[str, str], bool] | None = None,
+    own: set[str] | None = None,
+) -> str:
     """The key a provisional paper takes from ``record``: the record's own when usable
     and free (or already this paper's alias), else one generated from the completed
-    paper's authors, year and title (made unique)."""
-    own = {a.alias_folded for a in paper.aliases}
+    paper's authors, year and title (made unique). ``taken(folded, base)`` says whether a
+    folded key (``base`` or a suffixed form of it) is used (default
+    :func:`~readinglist.library.refs.key_taken`; a batch passes its
+    ``refs.KeyRegistry``, which knows the keys the batch gave); ``own``: the paper's
+    folded aliases when the caller read them (default: ``paper.aliases``)."""
+    used = taken or (lambda folded, _base: key_taken(session, folded))
+    mine = own if own is not None else {a.alias_folded for a in paper.aliases}
     given = record.citekey
     if given and citekeys.is_valid_key(given):
         folded = given.lower()
-        if folded in own or folded == paper.citekey_folded or not key_taken(session, folded):
+        if folded in mine or folded == paper.citekey_folded or not used(folded, given):
             return given
     completed = replace(
         record,
@@ -465,7 +501,7 @@ def real_key(session: Session, paper: Paper, record: PaperRecord) -> str:
     )
     base = citekeys.base_key(completed)
     return citekeys.unique_key(
-        base, lambda k: k != paper.citekey_folded and k not in own and key_taken(session, k)
+        base, lambda k: k != paper.citekey_folded and k not in mine and used(k, base)
     )
 
 
@@ -482,65 +518,6 @@ def adopt_key(session: Session, paper: Paper, new_key: str) -> str | None:
     session.flush()
     follow_crossrefs(session, {old: new_key})
     return old
-
-
-def complete_paper(
-    session: Session,
-    paper: Paper,
-    record: PaperRecord,
-    *,
-    source: str,
-    undo_batch: int | None = None,
-) -> list[str]:
-    """Complete ``paper`` from ``record`` (another record of the same paper) by
-    :func:`plan_merge`; write the conflicts to the merge history under ``source``; give
-    a provisional paper the record's key (old key an alias). Returns the names filled
-    (``"key"`` included when the key changed). Flushes, never commits.
-
-    With ``undo_batch`` (``resolve``'s import batch), the paper as it was is kept in the
-    merge history (:func:`remember_before`), so ``import --undo`` can put it back
-    (:func:`undo_completions`).
-    """
-    before = paper_snapshot(paper) if undo_batch is not None else None
-    filled = _complete(session, paper, record, source)
-    if before is not None and undo_batch is not None and filled:
-        remember_before(session, paper, before, undo_batch, source)
-    return filled
-
-
-def _complete(session: Session, paper: Paper, record: PaperRecord, source: str) -> list[str]:
-    """:func:`complete_paper`'s work."""
-    record = normalize_record(record)
-    authors = [person_record(pp.person) for pp in paper.people if pp.role == "author"]
-    editors = [person_record(pp.person) for pp in paper.people if pp.role == "editor"]
-    values = paper_values(paper)
-    values["title_by_user"] = title_by_user(session, paper.id)
-    plan = plan_merge(values, authors, editors, record)
-    for name, value in derived_values(plan.values).items():
-        setattr(paper, name, value)
-    if plan.values:
-        paper.source_digest = None
-        paper.updated_at = utcnow()
-    session.flush()
-    if plan.people:
-        people = PaperRecord(
-            authors=plan.people.get("authors", ()), editors=plan.people.get("editors", ())
-        )
-        unlink_people(session, [(paper.id, role) for role in plan.people])
-        insert_people(session, [people], [paper.id])
-        session.expire(paper, ["people"])
-    write_conflicts(session, conflict_rows(paper.id, plan.conflicts, source))
-    key = record.citekey or ""
-    if plan.supersede and citekeys.is_valid_key(key) and not key_taken(session, key.lower()):
-        # The published version's key answers too, as after an import's merge.
-        session.add(Alias(alias=key, alias_folded=key.lower(), paper_id=paper.id))
-        session.flush()
-    filled = list(plan.filled)
-    if plan.real and adopt_key(session, paper, real_key(session, paper, record)) is not None:
-        filled.append("key")
-    if filled:
-        refresh_search_text(session, [paper.id])
-    return filled
 
 
 def take_conflict(session: Session, paper: Paper, name: str) -> Any:

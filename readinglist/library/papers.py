@@ -264,7 +264,7 @@ def merge_papers(
     """Merge ``others`` into ``keep`` and delete them; their keys become aliases of ``keep``.
 
     The merge rule is the import's (``merging.plan_merge`` through
-    :func:`~readinglist.library.merging.complete_paper`): ``keep`` is completed from
+    :func:`~readinglist.library.completing.complete_paper`): ``keep`` is completed from
     each other in order (authors, editors, every field it lacks; a provisional title
     or key replaced), values both have stay ``keep``'s (the others' go to the merge
     history); tags and notes are united; the status history is moved over; each
@@ -273,7 +273,8 @@ def merge_papers(
     Raises UsageError when ``keep`` is among ``others``, and Conflict (exit 4), before
     any change, for a pair the user marked ``not-duplicate`` unless ``force``.
     """
-    from readinglist.library.merging import are_not_duplicates, complete_paper, holds_latex
+    from readinglist.library.completing import complete_paper
+    from readinglist.library.merging import are_not_duplicates, holds_latex
     from readinglist.library.tags import add_tags
 
     if any(o.id == keep.id for o in others):

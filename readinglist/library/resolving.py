@@ -11,7 +11,8 @@ adds a paper. The writes are one import batch in the caller's transaction; a dry
 is the caller rolling it back.
 
 Matching and completing are the import's (one rule, one home): ``match_records``
-(``library.duplicates``) and ``complete_paper`` (``library.merging``).
+(``library.duplicates``) and ``complete_papers`` (``library.completing``, the merge rule
+of ``library.merging``).
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from sqlalchemy.orm import Session
 
 from readinglist import bounds
 from readinglist.library import hooks as _hooks  # noqa: F401  (the ORM flush hooks)
+from readinglist.library.completing import complete_paper, complete_papers
 from readinglist.library.duplicates import match_in_pool, match_records
 from readinglist.library.matching import Candidate, Pool, candidate_of, merge_into
-from readinglist.library.merging import complete_paper, paper_values
+from readinglist.library.merging import paper_values
 from readinglist.library.refs import select_papers
 from readinglist.library.rows import to_record
 from readinglist.models import ImportBatch, Paper
@@ -82,7 +84,8 @@ def needs_completion(paper: Paper) -> bool:
         or getattr(paper, "citekey_provisional", False)
         or not any(pp.role == "author" for pp in paper.people)
         or not (paper.doi or paper.arxiv)
-        or Version.of_values(paper_values(paper)).preprint
+        # The version reads no LaTeX flag: none asked (it would cost a query per paper).
+        or Version.of_values(paper_values(paper, latex=False)).preprint
     )
 
 
@@ -115,23 +118,28 @@ def resolve_records(
     """Complete ``papers`` from ``records`` (a local bibliography named ``source``).
 
     Each record matches at most one of ``papers`` and each paper takes at most one
-    record (the best); records that match nothing are ignored (never added). Returns a
-    :class:`ResolveReport`; the changes are one import batch (format ``resolve``).
+    record (the best); records that match nothing are ignored (never added). The papers
+    are completed together (``completing.complete_papers``: a fixed number of
+    statements, however many papers). Returns a :class:`ResolveReport`; the changes are
+    one import batch (format ``resolve``).
     """
     report = ResolveReport(selected=len(papers), batch_id=_open_batch(session, source))
     records = [normalize_record(r) for r in records]
-    done: set[int] = set()
+    by_id = {p.id: p for p in papers}
+    chosen: dict[int, tuple[PaperRecord, str]] = {}
     for paper_id, record, evidence in _match(session, papers, records):
-        if paper_id in done:
-            continue
-        done.add(paper_id)
-        paper = session.get(Paper, paper_id)
-        assert paper is not None
-        where = f"{source}:{record.line}" if record.line else source
-        report.completions.append(
-            _complete(session, paper, record, where, evidence, report.batch_id)
-        )
-    report.unmatched = [p.citekey for p in papers if p.id not in done]
+        chosen.setdefault(paper_id, (record, evidence))
+    pairs = [
+        (by_id[paper_id], record, f"{source}:{record.line}" if record.line else source)
+        for paper_id, (record, _) in chosen.items()
+    ]
+    keys = [paper.citekey for paper, _, _ in pairs]
+    filled = complete_papers(session, pairs, undo_batch=report.batch_id)
+    for key, (paper, _, where), names in zip(keys, pairs, filled, strict=True):
+        new_key = paper.citekey if paper.citekey != key else None
+        evidence = chosen[paper.id][1]
+        report.completions.append(Completion(key, where, evidence, names, new_key))
+    report.unmatched = [p.citekey for p in papers if p.id not in chosen]
     _close_batch(session, report)
     return report
 

@@ -516,13 +516,19 @@ def iter_records(
 
 
 def load_papers(
-    session: Session, ids: Sequence[int] | None = None, *, lock: bool = False
+    session: Session,
+    ids: Sequence[int] | None = None,
+    *,
+    lock: bool = False,
+    fresh: bool = False,
 ) -> list[Paper]:
     """Load papers (all, or ``ids`` in that order) with people, tags and notes in few queries.
 
     ``lock=True`` (with ``ids``) first locks the papers' rows until the transaction
     ends (PostgreSQL ``FOR NO KEY UPDATE``, in id order; SQLite's write lock is
     already held) and reloads them, people, tags and notes, as committed by then.
+    ``fresh=True`` reloads objects the session holds already (papers, their people
+    links and people), after Core statements changed their rows.
     """
     from sqlalchemy.orm import selectinload
 
@@ -541,6 +547,8 @@ def load_papers(
             .with_for_update(key_share=True, of=Paper)
             .execution_options(populate_existing=True)
         )
+    if fresh:
+        stmt = stmt.execution_options(populate_existing=True)
     if ids is None:
         return list(session.scalars(stmt.order_by(Paper.added_at, Paper.id)))
     found: dict[int, Paper] = {}

@@ -2,17 +2,18 @@
 superseded it, kept in the merge history so that ``import --undo`` puts it back.
 
 :func:`paper_snapshot` takes a paper's bibliographic state (columns and people) as JSON
-data; :func:`remember_before` keeps it under the import batch, with the digest of the
+data; :func:`before_row` and :func:`remember_before` keep it under the import batch, with the digest of the
 state the change left; :func:`undo_completions` restores each paper whose state is still
 that digest (a paper edited, merged or resolved since is kept as it is and said).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
 from readinglist.digest import json_digest
@@ -61,25 +62,23 @@ def _state_digest(session: Session, paper: Paper) -> str:
     return json_digest(paper_snapshot(paper))
 
 
-def remember_before(
-    session: Session,
-    paper: Paper,
-    before: dict[str, Any],
-    batch_id: int,
-    source: str,
-    *,
-    loaded: bool = False,
-) -> None:
-    """Keep ``before`` (:func:`paper_snapshot` taken before ``resolve`` completed
-    ``paper`` from ``source``, or before an import superseded it) in the merge history
-    under import batch ``batch_id``, with the digest of the state the change left.
-    ``loaded``: the paper was just read with its people (no flush, no reload; the
-    caller flushes)."""
+def before_row(paper: Paper, before: dict[str, Any], batch_id: int, source: str) -> dict[str, Any]:
+    """The merge-history row that keeps ``before`` (:func:`paper_snapshot` taken before
+    ``resolve`` completed ``paper`` from ``source``, or before an import superseded it)
+    under import batch ``batch_id``, with the digest of the state the change left:
+    ``paper`` as read again after it, with its people (:func:`remember_before` writes
+    the rows)."""
     value = {"batch": batch_id, "source": source, "before": before}
-    value["after"] = json_digest(paper_snapshot(paper)) if loaded else _state_digest(session, paper)
-    session.add(MergeConflict(paper_id=paper.id, field=BEFORE_FIELD, value=value, source=source))
-    if not loaded:
-        session.flush()
+    value["after"] = json_digest(paper_snapshot(paper))
+    return {"paper_id": paper.id, "field": BEFORE_FIELD, "value": value, "source": source}
+
+
+def remember_before(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert the :func:`before_row` ``rows`` into the merge history, in order (one
+    ``executemany``), so ``import --undo`` can put the papers back."""
+    if rows:
+        now = utcnow()
+        session.execute(insert(MergeConflict), [{**row, "at": now} for row in rows])
 
 
 def undo_completions(

@@ -13,10 +13,10 @@ from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from readinglist.library._sql import CHUNK
-from readinglist.library.matching import LIST_POOL_LIMIT, Candidate, Pool, candidate_of
+from readinglist.library.matching import LIST_POOL_LIMIT, Candidate, Pool, candidates_of
 from readinglist.library.merging import history_key, unseen_history
 from readinglist.library.rows import load_papers
-from readinglist.library.snapshots import remember_before
+from readinglist.library.snapshots import before_row, remember_before
 from readinglist.models import MergeConflict, NotDuplicate, Paper
 from readinglist.records import PaperRecord
 from readinglist.versions import (
@@ -114,8 +114,8 @@ def extend_pool_preprints(session: Session, pool: Pool, years: set[int | None]) 
     """Add the preprints of ``years`` (:func:`preprints_for`) to ``pool``."""
     wanted = [i for i in preprints_for(session, years) if i not in pool.cands]
     cands = []
-    for paper in load_papers(session, wanted):
-        cand = candidate_of(paper)
+    papers = load_papers(session, wanted)
+    for paper, cand in zip(papers, candidates_of(session, papers), strict=True):
         if Version.of_values(cand.values).preprint:
             pool.add(cand, paper.abstract)
             cands.append(cand)
@@ -145,7 +145,7 @@ def remember_superseded(
 ) -> None:
     """Keep in the merge history each preprint an import superseded as it was
     (``before``: paper id -> (``snapshots.paper_snapshot``, aliases the import gave it);
-    ``snapshots.remember_before``), so ``import --undo`` puts it back
+    ``snapshots.before_row``), so ``import --undo`` puts it back
     (``snapshots.undo_completions``, which drops those aliases too). The papers are read
     again once, together (their rows were changed by Core statements)."""
     if not before:
@@ -154,8 +154,9 @@ def remember_superseded(
     session.expire_all()
     ids = sorted(before)
     for start in range(0, len(ids), CHUNK):
+        rows = []
         for paper in load_papers(session, ids[start : start + CHUNK]):
             snapshot, aliases = before[paper.id]
             value = {**snapshot, "added_aliases": aliases}
-            remember_before(session, paper, value, int(batch_id or 0), source, loaded=True)
-    session.flush()
+            rows.append(before_row(paper, value, int(batch_id or 0), source))
+        remember_before(session, rows)
