@@ -76,6 +76,11 @@ PROFILE_ACTIONS = (
         help="Run every export profile of this machine now (after another machine's change, "
         "or a new .aux file).",
     ),
+    click.option(
+        "--force",
+        is_flag=True,
+        help="With --refresh: also overwrite kept files changed by hand since they were written.",
+    ),
 )
 
 
@@ -240,9 +245,11 @@ def _manage_profiles(
     pause: str | None,
     resume: str | None,
     refresh: bool,
+    force: bool,
 ) -> bool:
     """Run the one profile action asked for (``--profiles``, ``--forget``, ``--pause``,
-    ``--resume``, ``--refresh``); False when none was. Two at once is a usage error."""
+    ``--resume``, ``--refresh`` with or without ``--force``); False when none was. Two
+    at once, or ``--force`` without ``--refresh``, is a usage error."""
     asked = [list_profiles, forget is not None, pause is not None, resume is not None, refresh]
     if sum(asked) > 1:
         raise click.UsageError(
@@ -250,6 +257,8 @@ def _manage_profiles(
         )
     if as_json and not list_profiles:
         raise click.UsageError("--json goes with --profiles")
+    if force and not refresh:
+        raise click.UsageError("--force goes with --refresh")
     if not any(asked):
         return False
     from readinglist.cli import _profiles
@@ -263,5 +272,5 @@ def _manage_profiles(
     elif resume is not None:
         _profiles.pause(app, resume, paused=False)
     else:
-        _profiles.refresh(app)
+        _profiles.refresh(app, force)
     return True
