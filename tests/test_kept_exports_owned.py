@@ -1,6 +1,7 @@
 """Kept exports write only where their owner asked: a profile someone else stored in the
 library (any owner name, any target) is never written; a kept file changed by hand is
-not overwritten without ``--force``. On SQLite and PostgreSQL."""
+not overwritten without ``--force``; ``-o`` is never the ``.aux`` file read; a query
+that selects nothing leaves an existing file as it is. On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -161,6 +162,37 @@ def test_force_goes_with_refresh(invoke) -> None:
     result = invoke("export", "--profiles", "--force")
     assert result.exit_code == 2
     assert "--force goes with --refresh" in result.stderr
+
+
+def test_the_aux_file_read_is_never_the_output(invoke, db_url: str, tmp_path: Path) -> None:
+    """``--aux main.aux -o main.aux`` (or another name of that file) is refused, as the
+    library file is: exit 2, the .aux file as it was, no profile kept."""
+    imported(invoke, tmp_path)
+    aux = tmp_path / "main.aux"
+    aux.write_text("\\relax\n\\citation{alpha2020}\n", encoding="utf-8")
+    (tmp_path / "link.aux").symlink_to(aux)
+    for output in (str(aux), str(tmp_path / "link.aux")):
+        for keep in ((), ("--keep",)):
+            result = invoke("export", "bibtex", "--aux", str(aux), "-o", output, *keep)
+            assert result.exit_code == 2, result.output
+            assert "is the .aux file the export reads" in result.stderr
+            assert "Traceback" not in result.output
+    assert aux.read_text(encoding="utf-8") == "\\relax\n\\citation{alpha2020}\n"
+    assert json.loads(invoke("export", "--profiles", "--json").stdout) == []
+
+
+def test_a_query_that_selects_nothing_leaves_the_file(invoke, db_url: str, tmp_path: Path) -> None:
+    imported(invoke, tmp_path)
+    paper = tmp_path / "paper.tex"
+    paper.write_text("\\documentclass{article}\n", encoding="utf-8")
+    result = invoke("export", "bibtex", "-o", str(paper), "a1")
+    err = ok(result)
+    assert "no paper matches 'a1'" in err
+    assert f"{paper} not written: the query selects no paper" in err
+    assert paper.read_text(encoding="utf-8") == "\\documentclass{article}\n"
+    absent = tmp_path / "none.bib"
+    ok(invoke("export", "bibtex", "-o", str(absent), "a1"))
+    assert not absent.exists()
 
 
 def test_a_registry_that_cannot_be_read_writes_nothing(invoke, db_url: str, tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ def keep(
     (:mod:`readinglist.pipelines.kept_here`: only those are ever written), run it at
     once (FILE is written whatever it holds: this command asks for it) and say so.
     Raises UsageError without ``-o FILE``, with ``--date``, when FILE is the SQLite
-    library itself; InvalidInput (exit 5) when its first run
+    library itself or the ``.aux`` file read; InvalidInput (exit 5) when its first run
     fails: a new profile is then not kept, a replaced one stays, marked failing."""
     from readinglist.cli._keep import report, run
     from readinglist.library import profiles
@@ -43,9 +43,10 @@ def keep(
     if options.get("with_date"):
         raise UsageError("--keep cannot print --date: the file would change at every run")
     from readinglist.config import sqlite_path
-    from readinglist.pipelines.exporting import refuse_database
+    from readinglist.pipelines.exporting import refuse_aux, refuse_database
 
     refuse_database(output, sqlite_path(app.settings.database_url))  # never the library
+    refuse_aux(output, aux)  # nor the .aux file read
     stored = {k: v for k, v in options.items() if k != "with_date"}
     stored["library"] = app.where()  # a copy of the library keeps none of its files current
     reader = app.settings.reader_name()

@@ -206,10 +206,13 @@ def _export(
 ) -> None:
     """Write the papers the query ``text`` (or the ``.aux`` file ``aux``) selects as
     ``fmt`` with the writer ``options`` to ``output`` (None or ``-``: stdout), then say
-    what was written and what is not a real reference yet (``export_command``'s rules)."""
+    what was written and what is not a real reference yet (``export_command``'s rules).
+    A query that selects no paper writes no file (an existing one is left as it is: a
+    mistyped query must not empty a bibliography). UsageError when ``output`` is ``aux``."""
     from readinglist import render
     from readinglist.pipelines import exporting
 
+    exporting.refuse_aux(output, aux)
     with app.session(write=False) as session:
         selection = exporting.select_papers(session, text, aux, with_keys=exporting.needs_keys(fmt))
         for message in selection.warnings:
@@ -217,6 +220,9 @@ def _export(
         count = len(selection.ids)
         if not count and aux is None:
             warn_if_nothing_matched(session, text)
+            if text.strip() and output not in (None, "-"):
+                render.warn(f"{output} not written: the query selects no paper")
+                return
         with progress_bar(f"exporting to {output or 'stdout'}", count, "papers") as advance:
             audit = exporting.export_to(
                 session,

@@ -98,10 +98,11 @@ def render(
     """The text ``profile`` exports now, its selection and the audit of its entries.
 
     Raises ReadingListError as the export does: an unreadable ``.aux`` file
-    (InvalidInput), a bad query (QueryError), a target that is the library itself
-    (UsageError).
+    (InvalidInput), a bad query (QueryError), a target that is the library itself or
+    the ``.aux`` file read (UsageError).
     """
     exporting.refuse_database(profile.target, database)
+    exporting.refuse_aux(profile.target, profile.aux)
     with decided.acting_as(profile_reader(profile)):
         session.expire_all()  # papers loaded for another reader hold their decisions
         with_keys = exporting.needs_keys(profile.format)
