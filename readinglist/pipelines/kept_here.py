@@ -57,6 +57,10 @@ class Entry:
     noticed: str | None = None
 
 
+#: The fields of an entry's JSON object.
+_FIELDS = frozenset(f.name for f in fields(Entry))
+
+
 def definition(profile: Profile) -> str:
     """SHA-256 of what ``profile`` exports where: format, target, query, ``.aux`` file
     and options (without :data:`RUN_OPTIONS`), as sorted JSON."""
@@ -149,7 +153,7 @@ def load(path: Path | None = None) -> Registry:
 def _entry(item: object) -> Entry:
     """One :class:`Entry` from its JSON object; TypeError when a field is missing or of
     the wrong type."""
-    if not isinstance(item, dict) or set(item) != {f.name for f in fields(Entry)}:
+    if not isinstance(item, dict) or set(item) != _FIELDS:
         raise TypeError("an entry without the fields of a kept export")
     entry = Entry(**item)
     strings = (entry.library, entry.target, entry.definition)
@@ -169,18 +173,26 @@ def editing(path: Path | None = None) -> Iterator[Registry]:
     that holds it), yield it as :func:`load` reads it, and replace its file atomically
     with the yielded registry's entries when the block ends without error and they
     changed. The data directory is made (mode 0700) when missing. Raises
-    ReadingListError as :func:`load`, OSError when the file cannot be written."""
+    ReadingListError as :func:`load`, and naming the file when it cannot be written."""
     path = path or registry_path()
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    with open(path.parent / LOCK_NAME, "a+b") as lock:
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        lock = open(path.parent / LOCK_NAME, "a+b")  # noqa: SIM115 - closed below
+    except OSError as err:
+        raise ReadingListError(f"{path}: cannot record kept exports: {err.strerror}") from None
+    with lock:
         _lock(lock.fileno())
         registry = load(path)
         before = registry.text()
         yield registry
         after = registry.text()
         if after != before:
-            with open_atomically(path) as handle:
-                handle.write(after)
+            try:
+                with open_atomically(path) as handle:
+                    handle.write(after)
+            except OSError as err:
+                message = f"{path}: cannot record kept exports: {err.strerror}"
+                raise ReadingListError(message) from None
 
 
 def _lock(fd: int) -> None:
