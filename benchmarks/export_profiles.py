@@ -51,7 +51,10 @@ def rl(db: Path, *args: str) -> harness.Run:
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "READINGLIST_PROFILE_OWNER": OWNER}
+    """The benchmark's owner, and a data directory of its own: the exports it keeps are
+    listed there (``kept-exports.json``), not in the account's."""
+    data = str(harness.WORK / "profiles-data")
+    return {**os.environ, "READINGLIST_PROFILE_OWNER": OWNER, "XDG_DATA_HOME": data}
 
 
 def copy_db(source: Path, name: str) -> Path:

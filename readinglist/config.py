@@ -77,13 +77,20 @@ def reader_name(option: str | None = None) -> str | None:
     return reader
 
 
-def default_database_path() -> Path:
-    """Return the default SQLite file in the user data directory (platformdirs)."""
+def data_directory() -> Path:
+    """The user data directory, ``platformdirs.user_data_dir("readinglist")`` (on Linux
+    ``$XDG_DATA_HOME/readinglist``, else ``~/.local/share/readinglist``): this account's
+    own files, the default library and the exports it keeps."""
     from pathlib import Path
 
     from platformdirs import user_data_dir
 
-    return Path(user_data_dir("readinglist", appauthor=False)) / "readinglist.db"
+    return Path(user_data_dir("readinglist", appauthor=False))
+
+
+def default_database_path() -> Path:
+    """Return the default SQLite file in the user data directory (:func:`data_directory`)."""
+    return data_directory() / "readinglist.db"
 
 
 def contact_address() -> str | None:

@@ -202,6 +202,14 @@ def _pg_url(name: str) -> str:
     return f"{base}/{name}"
 
 
+@pytest.fixture(autouse=True)
+def _own_data_directory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test has a data directory of its own (``XDG_DATA_HOME``, not yet made, in the
+    run's folder; programs it runs inherit it): the exports it keeps are listed in a
+    registry there (:mod:`readinglist.pipelines.kept_here`), never in the account's."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(RUN_TMP / "data" / uuid.uuid4().hex))
+
+
 @pytest.fixture(scope="session")
 def pg_template() -> Iterator[str]:
     """Create a PostgreSQL database migrated at head to clone from; drop it at the end."""

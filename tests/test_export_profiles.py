@@ -336,10 +336,14 @@ def test_profiles_list_forget_and_other_owners(invoke, db_url, tmp_path, monkeyp
     paper = library(invoke, tmp_path)
     mine = paper / "refs.bib"
     ok(invoke("export", "bibtex", "year:2021", "-o", str(mine), "--keep", "--strict"))
+    # Another machine: another owner, and that account's own data directory.
+    mine_data = os.environ["XDG_DATA_HOME"]
     monkeypatch.setenv("READINGLIST_PROFILE_OWNER", "other@laptop")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "laptop-data"))
     theirs = tmp_path / "theirs.bib"
     ok(invoke("export", "biblatex", "-o", str(theirs), "--keep", "--name", "thesis"))
     monkeypatch.setenv("READINGLIST_PROFILE_OWNER", OWNER)
+    monkeypatch.setenv("XDG_DATA_HOME", mine_data)
     listed = json.loads(ok_out(invoke("export", "--profiles", "--json")))
     assert [(p["name"], p["owner"], p["mine"]) for p in listed] == [
         ("refs.bib", OWNER, True),
@@ -416,7 +420,7 @@ def test_concurrent_refreshes_leave_one_complete_file(db_url, tmp_path) -> None:
     assert rl("export", "bibtex", "-o", str(refs), "--keep") == 0
     script = (
         "import sys\nfrom readinglist.cli import main\n"
-        "sys.argv = ['readinglist', 'export', '--refresh']\nmain()\n"
+        "sys.argv = ['readinglist', 'export', '--refresh', '--force']\nmain()\n"
     )
     for round_ in range(3):
         assert rl("title", "alpha2020", f"Alpha Title {round_}") == 0

@@ -76,6 +76,11 @@ PROFILE_ACTIONS = (
         help="Run every export profile of this machine now (after another machine's change, "
         "or a new .aux file).",
     ),
+    click.option(
+        "--force",
+        is_flag=True,
+        help="With --refresh: also overwrite kept files changed by hand since they were written.",
+    ),
 )
 
 
@@ -201,10 +206,13 @@ def _export(
 ) -> None:
     """Write the papers the query ``text`` (or the ``.aux`` file ``aux``) selects as
     ``fmt`` with the writer ``options`` to ``output`` (None or ``-``: stdout), then say
-    what was written and what is not a real reference yet (``export_command``'s rules)."""
+    what was written and what is not a real reference yet (``export_command``'s rules).
+    A query that selects no paper writes no file (an existing one is left as it is: a
+    mistyped query must not empty a bibliography). UsageError when ``output`` is ``aux``."""
     from readinglist import render
     from readinglist.pipelines import exporting
 
+    exporting.refuse_aux(output, aux)
     with app.session(write=False) as session:
         selection = exporting.select_papers(session, text, aux, with_keys=exporting.needs_keys(fmt))
         for message in selection.warnings:
@@ -212,6 +220,9 @@ def _export(
         count = len(selection.ids)
         if not count and aux is None:
             warn_if_nothing_matched(session, text)
+            if text.strip() and output not in (None, "-"):
+                render.warn(f"{output} not written: the query selects no paper")
+                return
         with progress_bar(f"exporting to {output or 'stdout'}", count, "papers") as advance:
             audit = exporting.export_to(
                 session,
@@ -240,9 +251,11 @@ def _manage_profiles(
     pause: str | None,
     resume: str | None,
     refresh: bool,
+    force: bool,
 ) -> bool:
     """Run the one profile action asked for (``--profiles``, ``--forget``, ``--pause``,
-    ``--resume``, ``--refresh``); False when none was. Two at once is a usage error."""
+    ``--resume``, ``--refresh`` with or without ``--force``); False when none was. Two
+    at once, or ``--force`` without ``--refresh``, is a usage error."""
     asked = [list_profiles, forget is not None, pause is not None, resume is not None, refresh]
     if sum(asked) > 1:
         raise click.UsageError(
@@ -250,6 +263,8 @@ def _manage_profiles(
         )
     if as_json and not list_profiles:
         raise click.UsageError("--json goes with --profiles")
+    if force and not refresh:
+        raise click.UsageError("--force goes with --refresh")
     if not any(asked):
         return False
     from readinglist.cli import _profiles
@@ -263,5 +278,5 @@ def _manage_profiles(
     elif resume is not None:
         _profiles.pause(app, resume, paused=False)
     else:
-        _profiles.refresh(app)
+        _profiles.refresh(app, force)
     return True

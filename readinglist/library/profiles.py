@@ -3,9 +3,11 @@
 A profile is an export (format, absolute target path, query or ``.aux`` file, writer
 options) that ``readinglist export ... --keep`` registered; the commands that commit a
 change re-export the profiles that change can show (:func:`depends_on`,
-:func:`affected`). A profile belongs to the account and machine that registered it,
-``user@host`` (:func:`owner_here`): on a PostgreSQL library shared by several machines
-each keeps its own files current, since a path means something on one machine only.
+:func:`affected`). A profile is listed with the account and machine that registered it,
+``user@host`` (:func:`owner_here`), but the owner column grants nothing: anyone who can
+write the library can store any row. Which profiles a process writes is decided by its
+account's own registry (:mod:`readinglist.pipelines.kept_here`), since a path means
+something on one machine only.
 
 Core statements on :data:`readinglist.tables.EXPORT_PROFILES` only; every function takes
 an :data:`~readinglist.tables.Executor` and never commits. Stdlib and SQLAlchemy Core:
@@ -34,7 +36,9 @@ from readinglist.tables import EXPORT_PROFILES, Executor, utcnow
 CHANGE_KINDS: frozenset[str] = frozenset({"papers", "status", "priority", "tags", "notes"})
 
 #: Environment variable that names the owner instead of ``user@host`` (a machine whose
-#: host name changes, or tests that play two machines on one library).
+#: host name changes, or tests that play two machines on one library): a label for
+#: listing and finding profiles (``--profiles``, ``--forget``, ``--pause``), never a
+#: permission to write (:mod:`readinglist.pipelines.kept_here` decides that).
 OWNER_VARIABLE = "READINGLIST_PROFILE_OWNER"
 
 

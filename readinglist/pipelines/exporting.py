@@ -374,6 +374,20 @@ def refuse_database(output: str | None, database: Path | None) -> None:
         raise UsageError(f"{output} is the database itself; name another file")
 
 
+def refuse_aux(output: str | None, aux: str | None) -> None:
+    """Raise UsageError (exit 2) when ``output`` is the ``.aux`` file ``aux`` the export
+    reads (the same file by ``os.path.samefile``, or the same resolved path when one
+    does not exist yet): the LaTeX run's record of its citations is never replaced."""
+    if output is None or output == "-" or not aux:
+        return
+    try:
+        same = os.path.samefile(output, aux)
+    except OSError:
+        same = Path(output).resolve() == Path(aux).resolve()
+    if same:
+        raise UsageError(f"{output} is the .aux file the export reads (--aux); name another file")
+
+
 @contextmanager
 def open_output(
     output: str | None,

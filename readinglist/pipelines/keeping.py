@@ -9,6 +9,9 @@ same library state giving the same bytes. :func:`write_if_changed` leaves a file
 bytes are already those untouched (its mtime and inode stay, so latexmk and sync tools
 do not fire) and otherwise replaces it atomically (a temporary file in the target's
 folder, then a rename: two processes refreshing one profile leave one complete file).
+A file whose bytes are neither the new text nor what readinglist last wrote there
+(the digest the caller passes, :attr:`readinglist.pipelines.kept_here.Entry.written`)
+was changed by hand: it is left as it is (``edited``) unless the refresh is forced.
 A profile that cannot be written (its folder gone or read-only, its ``.aux`` file
 unreadable, ``strict`` refused) gives an :class:`Outcome` ``failing``; nothing raises.
 Receives a Session; never prints, never commits.
@@ -19,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,11 +42,14 @@ WRITER_OPTIONS = ("keywords", "annote", "group_by", "abstracts", "notes", "title
 @dataclass
 class Outcome:
     """One refresh of ``profile``: ``state`` is ``written`` (the file was replaced),
-    ``unchanged`` (its bytes were already these; not touched) or ``failing``
+    ``unchanged`` (its bytes were already these; not touched), ``edited`` (changed by
+    hand since readinglist wrote it: not touched; ``edited`` is the SHA-256 of its
+    bytes), ``foreign`` (not a profile this account kept here: not run) or ``failing``
     (``message`` says why; nothing written); ``papers`` exported; ``digest`` the
-    SHA-256 of the text (None when failing); ``warnings`` met while selecting (a
-    cited key not in the library) and the audit of entries that are not real
-    references yet (:attr:`new_warnings`: those not said by the last run)."""
+    SHA-256 of the text written or found (None otherwise); ``warnings`` met while
+    selecting (a cited key not in the library) and the audit of entries that are not
+    real references yet (:attr:`new_warnings`: those not said by the last run);
+    ``repeated`` when the caller had already reported this same hand edit."""
 
     profile: Profile
     state: str
@@ -50,6 +57,8 @@ class Outcome:
     digest: str | None = None
     message: str | None = None
     warnings: list[str] = field(default_factory=list)
+    edited: str | None = None
+    repeated: bool = False
 
     @property
     def said(self) -> str | None:
@@ -89,10 +98,11 @@ def render(
     """The text ``profile`` exports now, its selection and the audit of its entries.
 
     Raises ReadingListError as the export does: an unreadable ``.aux`` file
-    (InvalidInput), a bad query (QueryError), a target that is the library itself
-    (UsageError).
+    (InvalidInput), a bad query (QueryError), a target that is the library itself or
+    the ``.aux`` file read (UsageError).
     """
     exporting.refuse_database(profile.target, database)
+    exporting.refuse_aux(profile.target, profile.aux)
     with decided.acting_as(profile_reader(profile)):
         session.expire_all()  # papers loaded for another reader hold their decisions
         with_keys = exporting.needs_keys(profile.format)
@@ -138,11 +148,42 @@ def write_if_changed(target: str, text: str, warnings: list[str] | None = None) 
     return True
 
 
-def refresh_profile(session: Session, profile: Profile, database: Path | None = None) -> Outcome:
+def changed_by_hand(target: str, written: str | None, data: bytes) -> str | None:
+    """The SHA-256 of the bytes of ``target`` when they are neither ``data`` (the text
+    about to be written) nor those whose SHA-256 is ``written`` (what readinglist last
+    wrote there; None: nothing yet, so any bytes found are someone else's); None when
+    the file may be replaced: absent, not a regular file (a FIFO is written to, never
+    read), or holding one of those. Raises OSError when it cannot be read."""
+    from readinglist.pipelines.kept_here import digest
+
+    path = Path(os.path.realpath(target))
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            return None
+        found = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    if found == data:
+        return None
+    found_digest = digest(found)
+    return None if found_digest == written else found_digest
+
+
+def refresh_profile(
+    session: Session,
+    profile: Profile,
+    database: Path | None = None,
+    *,
+    written: str | None = None,
+    force: bool = False,
+) -> Outcome:
     """Export ``profile`` now (:func:`render`) and write its file when the text changed
-    (:func:`write_if_changed`); return the :class:`Outcome`. Never raises for the
-    profile's own problems: a ReadingListError or OSError gives ``failing``, as does a
-    ``strict`` profile with entries that are not real references yet."""
+    (:func:`write_if_changed`); return the :class:`Outcome`. A file changed by hand
+    since the bytes whose SHA-256 is ``written`` were written there
+    (:func:`changed_by_hand`) is left as it is (``edited``) unless ``force``. Never
+    raises for the profile's own problems: a ReadingListError or OSError gives
+    ``failing``, as does a ``strict`` profile with entries that are not real
+    references yet."""
     try:
         text, selection, audit = render(session, profile, database)
     except ReadingListError as err:
@@ -154,11 +195,16 @@ def refresh_profile(session: Session, profile: Profile, database: Path | None = 
             message = f"{audit.summary()}; not written (strict)"
             return Outcome(profile, "failing", papers, message=message, warnings=warnings)
         warnings.append(f"{audit.summary()}; complete them with readinglist resolve")
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    data = text.encode("utf-8")
+    digest = hashlib.sha256(data).hexdigest()
     try:
-        written = write_if_changed(profile.target, text, warnings)
+        edited = None if force else changed_by_hand(profile.target, written, data)
+        if edited is not None:
+            message = "changed by hand since readinglist wrote it; not refreshed"
+            return Outcome(profile, "edited", papers, message=message, edited=edited)
+        done = write_if_changed(profile.target, text, warnings)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         return Outcome(profile, "failing", papers, message=f"cannot write: {reason}")
-    state = "written" if written else "unchanged"
+    state = "written" if done else "unchanged"
     return Outcome(profile, state, papers, digest, warnings=warnings)
