@@ -32,6 +32,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from readinglist.bounds import is_entry_type_name
+from readinglist.citekeys import inert_key
 from readinglist.formats.bibtex.fields import decode_text, parse_names
 from readinglist.formats.bibtex.inert import is_inert, is_kernel_math, offending
 from readinglist.formats.bibtex.values import ValueSyntaxError, matching_brace
@@ -630,15 +631,12 @@ def entry_type_name(entry_type: str) -> str:
     return name if is_entry_type_name(name) else "misc"
 
 
-_KEY_ILLEGAL = re.compile(r"[\s,{}()\"#%'=\\~]+")
-
-
 def valid_citekey(key: str, dialect: Dialect = "bibtex") -> str:
     """Return ``key`` made safe to write as a BibTeX/biblatex citation key.
 
-    BibTeX's scanner ends a key at white space, ``,`` and the delimiters, and its
-    ``.bst`` functions choke on ``" # % ' ( ) = { } \\ ~`` (``bibtex.web``, class
-    ``legal_id_char``); each run of those becomes ``-``. For the ``bibtex`` dialect
+    Each run of characters a key may not hold (:data:`readinglist.citekeys.BAD_KEY_RUN`:
+    what BibTeX refuses and what TeX reads as markup) becomes ``-``
+    (:func:`readinglist.citekeys.inert_key`). For the ``bibtex`` dialect
     non-ASCII letters lose their accents (``Müller`` -> ``Muller``) and other
     non-ASCII characters become ``-``. A valid key is returned unchanged.
     """
@@ -646,4 +644,4 @@ def valid_citekey(key: str, dialect: Dialect = "bibtex") -> str:
         key = unicodedata.normalize("NFKD", key)
         key = "".join(ch for ch in key if not unicodedata.combining(ch))
         key = re.sub(r"[^\x00-\x7f]+", "-", key)
-    return _KEY_ILLEGAL.sub("-", key)
+    return inert_key(key)
