@@ -393,7 +393,12 @@ def _balance_braces(value: str) -> str:
 
     BibTeX counts every brace, escaped or not ("Tame the BeaST", section 2.2): one
     stray ``}`` in an abstract ends the field early and loses the rest of the
-    entry. Balanced values are returned unchanged.
+    entry. An unmatched brace written as LaTeX's control symbol ``\\{`` / ``\\}`` (its
+    backslash not itself escaped: ``\\\\{`` is a line break and a brace) is one
+    character, a literal brace: the pair is replaced whole (``Thi\\{'ebaux`` ->
+    ``Thi\\textbraceleft{}'ebaux``, which decodes to the same text; replacing the
+    brace alone would leave ``\\\\textbraceleft``, a line break and a word). Balanced
+    values are returned unchanged.
     """
     if _braces_balanced(value):
         return value
@@ -408,10 +413,22 @@ def _balance_braces(value: str) -> str:
             else:
                 unmatched.add(i)
     unmatched.update(opened)
-    return "".join(
-        ("\\textbraceleft{}" if ch == "{" else "\\textbraceright{}") if i in unmatched else ch
-        for i, ch in enumerate(value)
-    )
+    out: list[str] = []
+    for i, ch in enumerate(value):
+        if i not in unmatched:
+            out.append(ch)
+            continue
+        if _escaped(value, i):
+            out.pop()  # the backslash of ``\\{``: the pair is the one literal brace
+        out.append("\\textbraceleft{}" if ch == "{" else "\\textbraceright{}")
+    return "".join(out)
+
+
+def _escaped(value: str, i: int) -> bool:
+    """True when the character at ``i`` follows an odd run of backslashes (it is the
+    symbol of a control symbol such as ``\\{``)."""
+    run = len(value[:i]) - len(value[:i].rstrip("\\"))
+    return run % 2 == 1
 
 
 #: The characters :func:`_escape_specials` looks at; it copies the text between them.
