@@ -177,8 +177,23 @@ FILLER_WORDS = frozenset(
     ]
 )
 _NON_KEY = re.compile(r"[^a-z0-9]+")
-#: Characters BibTeX and biber accept in a key (no spaces, commas, braces, quotes, %, #, ~, \).
-_BAD_KEY_CHARS = re.compile(r'[\s,{}()"#%~\\\'=\x00-\x1f\x7f]')  # control chars: issue 18
+#: A run of characters a citation key may not hold, the one rule of what a key holds.
+#: BibTeX ends a key at white space and ``,`` and its ``.bst`` functions refuse
+#: ``" # % ' ( ) = { }`` (``bibtex.web``, ``legal_id_char``). BibTeX and biber copy the
+#: key verbatim into the ``.bbl`` (``\bibitem{key}``, ``\entry{key}``) and LaTeX into
+#: the ``.aux`` (``\bibcite{key}``), which TeX reads with LaTeX's category codes (The
+#: TeXbook, chapters 7 and 8), so none of TeX's special characters either: ``\``
+#: (escape), ``{ }`` (group), ``$`` (math), ``&`` (alignment), ``#`` (parameter), ``^``
+#: (superscript: ``^^5c`` is read as ``\`` and ``^^7d`` as ``}``, so ``k^^7d^^5cinput``
+#: runs ``\input``), ``%`` (comment), ``~`` (active); no control characters (C0, DEL,
+#: C1: invalid, ignored or line ends in TeX). ``_``, ``:``, ``-``, ``.``, ``/``, ``+``,
+#: ``@`` and non-ASCII letters stay (TeX reads them as themselves inside the key).
+#: :data:`BAD_KEY_RUN` in words, for the messages refusing a key.
+KEY_RULE = (
+    "no spaces, commas, quotes, parentheses, '=', control characters, "
+    "nor TeX's special characters \\ { } $ & # ^ % ~"
+)
+BAD_KEY_RUN = re.compile(r'[\s,{}()"#%~\\\'=^$&\x00-\x1f\x7f-\x9f]+')
 
 
 def ascii_word(value: str) -> str:
@@ -304,10 +319,23 @@ def unique_key(base: str, taken: Callable[[str], bool]) -> str:
 
 
 def is_valid_key(key: str) -> bool:
-    """True when ``key`` is non-empty and free of characters BibTeX/biber reject in keys."""
+    """True when ``key`` may be a citation key: non-empty, at most 250 characters, not
+    starting with ``-`` (:func:`looks_like_option`) and free of the characters of
+    :data:`BAD_KEY_RUN` (which BibTeX/biber reject, or which TeX would read as markup
+    when the key is copied into a ``.bbl`` or ``.aux`` file)."""
     return (
-        bool(key)
-        and not _BAD_KEY_CHARS.search(key)
-        and len(key) <= 250
-        and not looks_like_option(key)
+        bool(key) and not BAD_KEY_RUN.search(key) and len(key) <= 250 and not looks_like_option(key)
     )
+
+
+def is_inert_key(key: str) -> bool:
+    """True when ``key`` holds none of the characters of :data:`BAD_KEY_RUN`: TeX reads
+    it as itself wherever BibTeX, biber or LaTeX copy it."""
+    return not BAD_KEY_RUN.search(key)
+
+
+def inert_key(key: str) -> str:
+    """``key`` with each run of :data:`BAD_KEY_RUN` characters replaced by ``-``: what a
+    BibTeX export writes for a key that breaks the rule (a library made before the rule
+    held such keys); a valid key is returned unchanged."""
+    return BAD_KEY_RUN.sub("-", key)

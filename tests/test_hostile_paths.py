@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from readinglist.citekeys import KEY_RULE
 from readinglist.cli import cli
 
 BIB = "@article{{{key}, title={{{title}}}, author={{Doe, Jane}}, year={{2020}}}}\n"
@@ -192,7 +193,7 @@ def test_a_key_with_a_control_character_is_replaced(invoke, tmp_path: Path) -> N
     result = invoke("import", str(ris))
     assert (result.exit_code, result.stderr.splitlines()[0]) == (
         0,
-        f"warning: {ris}:1: citation key 'k\\x1b' is not usable in BibTeX; imported as "
+        f"warning: {ris}:1: citation key 'k\\x1b' is not usable ({KEY_RULE}); imported as "
         "'doe2020title'",
     )
     assert invoke("list", "-k").stdout == "doe2020title\n"

@@ -60,7 +60,8 @@ def parse_entry(text: str) -> tuple[PaperRecord | None, list[tuple[int | None, s
     if not record.citekey:
         return None, [(record.line, "the entry has no citation key (write it back to keep it)")]
     if not citekeys.is_valid_key(record.citekey):
-        return None, [(record.line, f"{record.citekey!r} is not a usable citation key")]
+        why = f"{record.citekey!r} is not a usable citation key ({citekeys.KEY_RULE})"
+        return None, [(record.line, why)]
     return record, []
 
 

@@ -461,7 +461,8 @@ def choose_key(
     elif record.citekey and not given:
         problems.append(
             ParseProblem(
-                f"citation key {record.citekey!r} is not usable in BibTeX; imported as {key!r}",
+                f"citation key {record.citekey!r} is not usable ({citekeys.KEY_RULE}); "
+                f"imported as {key!r}",
                 source,
                 record.line,
                 "warning",

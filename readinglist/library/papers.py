@@ -227,7 +227,7 @@ def rekey(session: Session, paper: Paper, new_key: str) -> str:
 
     new_key = new_key.strip()
     if not citekeys.is_valid_key(new_key):
-        raise UsageError(f"{new_key!r} is not a usable citation key (no spaces, commas, braces)")
+        raise UsageError(f"{new_key!r} is not a usable citation key ({citekeys.KEY_RULE})")
     old = paper.citekey
     folded = new_key.lower()
     owner = find_paper(session, new_key)

@@ -453,6 +453,7 @@ def write_papers(
         selected = (ids, selection.keys)
         if selection.unlinked:
             options["unlinked"] = selection.unlinked
+        audit.warnings.extend(key_warnings(selection.keys, aliases))
         _write_bibtex_in_chunks(session, out, options, selected, advance or _ignore, audit, aliases)
         return
     write_chunks = formats.module(fmt).write_chunks
@@ -487,6 +488,22 @@ def write_papers(
     with collector_paused():  # rows and records only, no cycles (issue 17)
         for piece in pieces:
             out.write(piece)
+
+
+def key_warnings(keys: Iterable[str], aliases: dict[str, list[str]]) -> list[str]:
+    """A warning for each of ``keys`` (and of the cited old keys ``aliases`` holds by
+    key) that breaks the key rule (:func:`readinglist.citekeys.is_inert_key`: TeX would
+    read it as markup, a library made before the rule may hold one), naming the key a
+    BibTeX export writes instead (:func:`readinglist.citekeys.inert_key`)."""
+    from readinglist.citekeys import inert_key, is_inert_key
+
+    olds = (old for key in keys for old in aliases.get(key, ()))
+    return [
+        f"citation key {key!r} holds characters TeX would read as markup; "
+        f"written as {inert_key(key)!r} (rename it with rekey)"
+        for key in (*keys, *olds)
+        if not is_inert_key(key)
+    ]
 
 
 def _with_alias_copies(

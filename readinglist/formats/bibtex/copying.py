@@ -9,6 +9,7 @@ notes merged in, provisional marks, biblatex's old keys, or biblatex-only forms 
 
 from __future__ import annotations
 
+from readinglist.citekeys import is_inert_key
 from readinglist.formats.bibtex.encode import Dialect
 from readinglist.formats.bibtex.fields import (
     decode_ids,
@@ -28,6 +29,16 @@ def needs_user_state(record: Facts, keywords: bool, annote: bool) -> bool:
     if keywords and merged_keywords(record) != record.keywords:
         return True
     return annote and merged_annote(record) != record.fields.get("annote")
+
+
+def keys_break_rule(record: Facts, dialect: Dialect) -> bool:
+    """True when ``record``'s citation key (or, for biblatex, an old key written in
+    ``ids``) holds a character TeX would read as markup
+    (:func:`readinglist.citekeys.is_inert_key`; a library made before that rule may
+    hold such keys): its ``source_text`` holds the key as read and is never copied;
+    the entry is generated, its keys made inert (:func:`~.encode.valid_citekey`)."""
+    keys = (record.citekey or "", *(record.aliases if dialect == "biblatex" else ()))
+    return not all(map(is_inert_key, keys))
 
 
 def marks_or_ids_differ(record: Facts, dialect: Dialect) -> bool:

@@ -32,6 +32,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from readinglist.bounds import is_entry_type_name
+from readinglist.citekeys import inert_key
 from readinglist.formats.bibtex.fields import decode_text, parse_names
 from readinglist.formats.bibtex.inert import is_inert, is_kernel_math, offending
 from readinglist.formats.bibtex.values import ValueSyntaxError, matching_brace
@@ -389,7 +390,12 @@ def _balance_braces(value: str) -> str:
 
     BibTeX counts every brace, escaped or not ("Tame the BeaST", section 2.2): one
     stray ``}`` in an abstract ends the field early and loses the rest of the
-    entry. Balanced values are returned unchanged.
+    entry. An unmatched brace written as LaTeX's control symbol ``\\{`` / ``\\}`` (its
+    backslash not itself escaped: ``\\\\{`` is a line break and a brace) is one
+    character, a literal brace: the pair is replaced whole (``Thi\\{'ebaux`` ->
+    ``Thi\\textbraceleft{}'ebaux``, which decodes to the same text; replacing the
+    brace alone would leave ``\\\\textbraceleft``, a line break and a word). Balanced
+    values are returned unchanged.
     """
     if _braces_balanced(value):
         return value
@@ -404,10 +410,22 @@ def _balance_braces(value: str) -> str:
             else:
                 unmatched.add(i)
     unmatched.update(opened)
-    return "".join(
-        ("\\textbraceleft{}" if ch == "{" else "\\textbraceright{}") if i in unmatched else ch
-        for i, ch in enumerate(value)
-    )
+    out: list[str] = []
+    for i, ch in enumerate(value):
+        if i not in unmatched:
+            out.append(ch)
+            continue
+        if _escaped(value, i):
+            out.pop()  # the backslash of ``\\{``: the pair is the one literal brace
+        out.append("\\textbraceleft{}" if ch == "{" else "\\textbraceright{}")
+    return "".join(out)
+
+
+def _escaped(value: str, i: int) -> bool:
+    """True when the character at ``i`` follows an odd run of backslashes (it is the
+    symbol of a control symbol such as ``\\{``)."""
+    run = len(value[:i]) - len(value[:i].rstrip("\\"))
+    return run % 2 == 1
 
 
 #: The characters :func:`_escape_specials` looks at; it copies the text between them.
@@ -627,15 +645,12 @@ def entry_type_name(entry_type: str) -> str:
     return name if is_entry_type_name(name) else "misc"
 
 
-_KEY_ILLEGAL = re.compile(r"[\s,{}()\"#%'=\\~]+")
-
-
 def valid_citekey(key: str, dialect: Dialect = "bibtex") -> str:
     """Return ``key`` made safe to write as a BibTeX/biblatex citation key.
 
-    BibTeX's scanner ends a key at white space, ``,`` and the delimiters, and its
-    ``.bst`` functions choke on ``" # % ' ( ) = { } \\ ~`` (``bibtex.web``, class
-    ``legal_id_char``); each run of those becomes ``-``. For the ``bibtex`` dialect
+    Each run of characters a key may not hold (:data:`readinglist.citekeys.BAD_KEY_RUN`:
+    what BibTeX refuses and what TeX reads as markup) becomes ``-``
+    (:func:`readinglist.citekeys.inert_key`). For the ``bibtex`` dialect
     non-ASCII letters lose their accents (``Müller`` -> ``Muller``) and other
     non-ASCII characters become ``-``. A valid key is returned unchanged.
     """
@@ -643,4 +658,4 @@ def valid_citekey(key: str, dialect: Dialect = "bibtex") -> str:
         key = unicodedata.normalize("NFKD", key)
         key = "".join(ch for ch in key if not unicodedata.combining(ch))
         key = re.sub(r"[^\x00-\x7f]+", "-", key)
-    return _KEY_ILLEGAL.sub("-", key)
+    return inert_key(key)

@@ -58,6 +58,7 @@ from dataclasses import dataclass
 from readinglist.formats.bibtex.copying import (
     BIBLATEX_FOR_BIBTEX,
     biblatex_in_bibtex,
+    keys_break_rule,
     marks_or_ids_differ,
     needs_user_state,
     stale_fields,
@@ -509,7 +510,7 @@ class Writer:
         when read, nothing else is asked of it), else None. The plan key (macro names,
         blocks read) is shared by the entries whose macros mean the same."""
         source, check = record.source_text, record.source_check
-        if not source or not is_inert(source):
+        if not source or not is_inert(source) or keys_break_rule(record, self.dialect):
             return None
         read = self._read(record)
         # The macro half of ``source_check`` is a digest of the macro names the text
@@ -539,9 +540,10 @@ class Writer:
         return read, needed, key
 
     def _entry(self, record: PaperRecord) -> str:
-        """One entry: copied (with the definitions it needs first) or generated."""
+        """One entry: copied (with the definitions it needs first) or generated (always
+        when a key breaks the key rule, :func:`~.copying.keys_break_rule`)."""
         source = record.source_text
-        if not source:
+        if not source or keys_break_rule(record, self.dialect):
             return format_entry(record, self.dialect, self.keywords, self.annote)
         read = self._read(record)
         names = macro_names(source)
