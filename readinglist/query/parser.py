@@ -144,7 +144,6 @@ def is_whole_query(word: str) -> bool:
     return sum(m.group(1).lower() in FIELDS for m in _TERM_FIELD.finditer(word)) >= 2
 
 
-
 def join_words(words: Sequence[str]) -> str:
     """Join command-line arguments into one query string.
 
