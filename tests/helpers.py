@@ -156,6 +156,21 @@ def sql_value(db_url: str, sql: str, params: dict[str, Any] | None = None) -> An
         engine.dispose()
 
 
+def run_sql(db_url: str, sql: str, params: dict[str, Any] | None = None) -> None:
+    """Run one writing statement on the library at ``db_url`` and commit, as another of
+    its writers (or a hand edit of the database) would."""
+    from sqlalchemy import text
+
+    from readinglist import db
+
+    engine = db.make_engine(db_url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(text(sql), params or {})
+    finally:
+        engine.dispose()
+
+
 def search_text(db_url: str, key: str) -> str:
     """The stored ``search_text`` of the paper with citation key ``key``."""
     return str(sql_value(db_url, "SELECT search_text FROM papers WHERE citekey = :k", {"k": key}))

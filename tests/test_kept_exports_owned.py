@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import SQLITE_ONLY
+from helpers import SQLITE_ONLY, run_sql
 
 LIBRARY = """\
 @article{alpha2020,
@@ -42,20 +42,6 @@ def imported(invoke, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     source = tmp_path / "library.bib"
     source.write_text(LIBRARY, encoding="utf-8")
     ok(invoke("import", str(source)))
-
-
-def execute(db_url: str, sql: str, params: dict[str, object]) -> None:
-    """Run one statement on the library as another of its writers would."""
-    from sqlalchemy import text
-
-    from readinglist import db
-
-    engine = db.make_engine(db_url)
-    try:
-        with engine.begin() as conn:
-            conn.execute(text(sql), params)
-    finally:
-        engine.dispose()
 
 
 def as_alice(db_url: str, data: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -92,7 +78,7 @@ def test_a_profile_another_writer_stored_is_never_written(
     ok(invoke("add", "--title", "x; touch PWNBASH; #", "--author", "Evil, Bob", "--year", "2020"))
     ok(invoke("export", "ris", "-o", str(victim), "--keep"))
     # The library option a profile records is no defence either: Bob removes it.
-    execute(db_url, "UPDATE export_profiles SET options = :o", {"o": json.dumps({})})
+    run_sql(db_url, "UPDATE export_profiles SET options = :o", {"o": json.dumps({})})
     victim.write_text("alias ll='ls -l'\n", encoding="utf-8")  # Alice's own file
 
     alice = tmp_path / "alice-data"
@@ -119,7 +105,7 @@ def test_a_kept_profile_another_writer_retargets_is_not_written(
     refs, victim = tmp_path / "refs.bib", tmp_path / "victim.txt"
     ok(invoke("export", "bibtex", "-o", str(refs), "--keep"))
     victim.write_text("mine\n", encoding="utf-8")
-    execute(db_url, "UPDATE export_profiles SET target = :t", {"t": str(victim)})
+    run_sql(db_url, "UPDATE export_profiles SET target = :t", {"t": str(victim)})
     ok(invoke("rekey", "beta2021", "jones2021"))
     assert victim.read_text(encoding="utf-8") == "mine\n"
     assert "jones2021" not in refs.read_text(encoding="utf-8")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from helpers import sql_value, sql_values
+from helpers import run_sql, sql_value, sql_values
 from test_cli_mark import three
 from test_ranking import cache_dir_fixture, filled_fixture  # noqa: F401 (fixtures)
 
@@ -319,19 +319,6 @@ def test_a_reader_stored_before_nfkc_is_found_and_two_look_alikes_refused(invoke
     assert "refused" in result.stderr
     assert "Traceback" not in result.output
     assert sql_value(db_url, "SELECT count(*) FROM readers") == 2
-
-
-def run_sql(db_url: str, sql: str, params: dict[str, object]) -> None:
-    from sqlalchemy import text
-
-    from readinglist import db
-
-    engine = db.make_engine(db_url)
-    try:
-        with engine.begin() as conn:
-            conn.execute(text(sql), params)
-    finally:
-        engine.dispose()
 
 
 def test_a_name_whose_folded_form_is_too_long_is_refused_on_both_databases(invoke, db_url) -> None:
