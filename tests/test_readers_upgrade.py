@@ -5,9 +5,10 @@ markdown and bibtex, note list and triage's first screen, on SQLite and PostgreS
 The golden file holds the outputs of the code of revision 0007 on the library that
 ``test_migrations_data.rows_0007`` makes (a paper decided, prioritised, noted, its
 status history with an undo; a new one): written by ``tests/readers_upgrade.py`` run
-with that code first on the path (see its docstring). One output was corrected since:
+with that code first on the path (see its docstring). Two outputs were corrected since:
 ``stats`` no longer counts in "Read per month" the read that the history's undo took
-back (that code counted it).
+back (that code counted it), and the notice of a first interest index no longer says
+the index is built "once" (an import or a text or tag change builds it again).
 """
 
 from __future__ import annotations
