@@ -193,7 +193,13 @@ def _name_key(person: Person) -> str:
     return "".join(_GIVEN_PARTS.findall(_family(person)))
 
 
-def authors_conflict(have: Sequence[Person], new: Sequence[Person]) -> str | None:
+class NamesDiffer(str):
+    """A reason from the author lists that two look-alike records are two works
+    (:func:`authors_conflict`): an import never merges them, ``duplicates`` offers the
+    pair (a name written two ways, "Jon" and "Jonathan", is for a person to judge)."""
+
+
+def authors_conflict(have: Sequence[Person], new: Sequence[Person]) -> NamesDiffer | None:
     """Why two author lists cannot be the authors of one work, or None.
 
     Following JabRef's DuplicateCheck (authors compared with their given-name initials):
@@ -208,10 +214,10 @@ def authors_conflict(have: Sequence[Person], new: Sequence[Person]) -> str | Non
     if not a or not b:
         return None
     if _name_key(a[0]) == _name_key(b[0]) and not same_person(a[0], b[0]):
-        return f"different first authors ({a[0].display()} vs {b[0].display()})"
+        return NamesDiffer(f"different first authors ({a[0].display()} vs {b[0].display()})")
     shared = {_name_key(p) for p in a[1:]} & {_name_key(p) for p in b[1:]}
     if len(a) >= 2 and len(b) >= 2 and not shared:
-        return "no co-author in common"
+        return NamesDiffer("no co-author in common")
     return None
 
 

@@ -100,6 +100,13 @@ def test_jane_and_john_smith_of_one_title_and_venue_stay_two(invoke, tmp_path: P
     summary = _import(invoke, tmp_path, "smiths.bib", text)
     assert summary.endswith("2 added, 0 merged, 0 already present, 0 rejected")
     assert _keys(invoke) == ["jane", "john"]
+    # Not merged, but offered: a name written two ways is for a person to judge.
+    pairs = json.loads(invoke("duplicates", "--json").stdout)
+    assert [(p["a"], p["b"], p["kind"]) for p in pairs] == [("jane", "john", "candidate")]
+    evidence = pairs[0]["evidence"]
+    assert evidence.startswith("looks alike, different first authors (Smith, J")
+    assert "Smith, Jane" in evidence
+    assert "Smith, John" in evidence
 
 
 def test_initials_and_a_shared_co_author_still_merge(invoke, tmp_path: Path) -> None:
