@@ -394,11 +394,11 @@ def other_work(a: Version, b: Version) -> str | None:
     One is an erratum, correction, comment, reply, retraction or review and the other
     not (:func:`about_other_work`; both titles known: a provisional title made up from
     an abstract is no evidence); numbered parts (:func:`parts_conflict`: Part I and
-    Part II); other editions (``edition`` or ISBN differ: the ISBN
-    standard gives each edition its own); a thesis and an article; a technical report
-    (:data:`REPORTS`) and a published version (:func:`is_published`); a journal article
-    and a conference paper of different years (a journal extension). A preprint is
-    never another work of its published version.
+    Part II); other editions (``edition`` or ISBN differ: the ISBN standard gives each
+    edition its own); a thesis and an article; a technical report (:data:`REPORTS`) and
+    a published version (:func:`is_published`: JabRef and Zotero never join entries of
+    two types); a journal article and a conference paper of different years (a journal
+    extension). A preprint is never another work of its published version.
     """
     if a.title and b.title and about_other_work(a.title) != about_other_work(b.title):
         return OtherWork("one is an erratum, correction, comment, reply or review of the other")

@@ -77,8 +77,14 @@ def test_same_title_first_family_and_year_other_given_names_stay_two(
     invoke, tmp_path: Path
 ) -> None:
     _import(invoke, tmp_path, "ka.bib", WANG_WEI)
-    summary = _import(invoke, tmp_path, "kb.bib", WANG_YAN)
-    assert summary.endswith("1 added, 0 merged, 0 already present, 0 rejected")
+    path = tmp_path / "kb.bib"
+    path.write_text(WANG_YAN, encoding="utf-8")
+    result = invoke("import", str(path))
+    assert result.exit_code == 0, result.output
+    assert "1 added, 0 merged, 0 already present, 0 rejected" in result.stderr
+    assert "looks like s1 but not merged: different first authors (Wang, Wei vs Wang, Yan)" in (
+        result.stderr
+    )
     summary = _import(invoke, tmp_path, "kc.bib", WANG_YAN_MEDIA)
     # Wang Yan's journal paper shares its co-author Zhao with the workshop paper: the
     # same work (a journal and a workshop paper of one year), not Wang Wei's.

@@ -287,7 +287,7 @@ class Index:
                 reason = veto(cand, record, family)
                 if reason is None:
                     return cand, None, "same title, author and year"
-                if isinstance(reason, versions.OtherWork):
+                if isinstance(reason, (versions.OtherWork, versions.NamesDiffer)):
                     self.vetoed.append((cand, reason))
         return None, conflict, ""
 
