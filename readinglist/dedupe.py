@@ -202,6 +202,24 @@ def pages_conflict(a: str | None, b: str | None) -> bool:
     return bool(first_a and first_b and first_a != first_b)
 
 
+#: Fields numbering a publication inside its venue: two published records of one entry
+#: type numbered differently are two publications (JabRef's DuplicateCheck: an entry
+#: type's fields that conflict mean different entries).
+NUMBERING: tuple[str, ...] = ("volume", "number")
+_INTEGER = re.compile(r"[0-9]+")
+
+
+def numbering_conflict(a: Mapping[str, str], b: Mapping[str, str]) -> str | None:
+    """Return the first of :data:`NUMBERING` both field maps give with a different first
+    integer (``95`` and ``Vol. 95`` agree, ``95`` and ``96`` do not; a value without
+    digits is no evidence), else None."""
+    for name in NUMBERING:
+        va, vb = _INTEGER.search(a.get(name) or ""), _INTEGER.search(b.get(name) or "")
+        if va and vb and int(va.group(0)) != int(vb.group(0)):
+            return name
+    return None
+
+
 def _first_page(value: str | None) -> str | None:
     if not value:
         return None

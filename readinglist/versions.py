@@ -188,6 +188,39 @@ def people_agree(have: Sequence[Person], new: Sequence[Person]) -> bool:
     return all(same_person(x, y) for x, y in zip(a, b, strict=False))
 
 
+def _name_key(person: Person) -> str:
+    """The family name (or literal) as letters only: "St-Denis", "St.-Denis" -> "stdenis"."""
+    return "".join(_GIVEN_PARTS.findall(_family(person)))
+
+
+class NamesDiffer(str):
+    """A reason from the author lists that two look-alike records are two works
+    (:func:`authors_conflict`): an import never merges them, ``duplicates`` offers the
+    pair (a name written two ways, "Jon" and "Jonathan", is for a person to judge)."""
+
+
+def authors_conflict(have: Sequence[Person], new: Sequence[Person]) -> NamesDiffer | None:
+    """Why two author lists cannot be the authors of one work, or None.
+
+    Following JabRef's DuplicateCheck (authors compared with their given-name initials):
+    the first authors share a family name but not the person (:func:`same_person`:
+    "Wang, Wei" and "Wang, Yan", "Smith, Jane" and "Smith, John"; "W." and "Wei", or a
+    missing given name, agree); or both lists name two or more people and no co-author
+    after the first has a family name (letters only) found in the other list's co-authors.
+    A list cut to one person with ``and others``, or empty, is no evidence.
+    """
+    a = [p for p in have if not p.is_others]
+    b = [p for p in new if not p.is_others]
+    if not a or not b:
+        return None
+    if _name_key(a[0]) == _name_key(b[0]) and not same_person(a[0], b[0]):
+        return NamesDiffer(f"different first authors ({a[0].display()} vs {b[0].display()})")
+    shared = {_name_key(p) for p in a[1:]} & {_name_key(p) for p in b[1:]}
+    if len(a) >= 2 and len(b) >= 2 and not shared:
+        return NamesDiffer("no co-author in common")
+    return None
+
+
 def complete_people(have: Sequence[Person], new: Sequence[Person]) -> tuple[Person, ...] | None:
     """The one list two agreeing author lists (:func:`people_agree`) make: the longer
     list's order and count (an untruncated list beats an ``and others`` one of the same
@@ -222,6 +255,8 @@ _ABOUT = re.compile(
 )
 #: Entry types of theses.
 THESES = frozenset({"phdthesis", "mastersthesis", "thesis"})
+#: Entry types of technical reports.
+REPORTS = frozenset({"techreport", "report"})
 #: Entry types of conference papers and of journal articles.
 CONFERENCE = frozenset({"inproceedings", "conference"})
 
@@ -230,6 +265,65 @@ def about_other_work(title: str | None) -> bool:
     """True when ``title`` names a work about another one (an erratum, a correction,
     a comment, a reply, a retraction, a review)."""
     return bool(title) and bool(_ABOUT.match(title or ""))
+
+
+_ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
+_WORD_NUMBERS = {
+    w: n
+    for n, words in enumerate(
+        [("one", "first"), ("two", "second"), ("three", "third"), ("four", "fourth")], 1
+    )
+    for w in words
+}
+#: A numbered part of a work named in its title: "Part I", "Part 2", "Vol. 3",
+#: "Volume II", "Book Two", "Chapter 4", "Task 5", "Lecture 1", "No. 7".
+_PART = re.compile(
+    r"\b(part|vol|volume|book|chapter|task|lecture|episode|no|number)\.?\s*"
+    r"(\d{1,3}|[ivxlc]{1,6}|one|two|three|four|first|second|third|fourth)\b",
+)
+#: A sequel numeral ending a title or its main title: "Reasoning about Action I: ...".
+_SEQUEL = re.compile(r"\s(\d{1,2}|[IVX]{1,5})\s*(?::|\.(?:\s|$)|$)")
+
+
+def _numeral(text: str) -> int | None:
+    word = text.lower()
+    if word.isdigit():
+        return int(word)
+    if word in _WORD_NUMBERS:
+        return _WORD_NUMBERS[word]
+    values = [_ROMAN[c] for c in word]
+    total = sum(-v if v < w else v for v, w in zip(values, [*values[1:], 0], strict=True))
+    return total if total > 0 else None
+
+
+def title_parts(title: str | None) -> dict[str, int]:
+    """The numbered parts a title names (marker -> number, roman, arabic and spelled
+    numerals alike): "Graphs, Part II: Applications" -> {"part": 2, "": 2}; the marker
+    "" is a numeral ending the title or its main title ("Reasoning about Action I: ...")."""
+    if not title:
+        return {}
+    plain = title.replace("{", "").replace("}", "")
+    parts: dict[str, int] = {}
+    for marker, numeral in _PART.findall(fold(plain)):
+        number = _numeral(numeral)
+        if number is not None:
+            parts.setdefault("vol" if marker == "volume" else marker, number)
+    sequel = _SEQUEL.search(plain)
+    if sequel and (number := _numeral(sequel.group(1))) is not None:
+        parts[""] = number
+    return parts
+
+
+def parts_conflict(a: str | None, b: str | None) -> str | None:
+    """The part both titles number differently ("part 1 vs 2"), else None:
+    "..., Part I: Foundations" and "..., Part II: Applications" are two works however
+    alike the rest of the titles and the abstracts are. A title naming no part is no
+    evidence."""
+    pa, pb = title_parts(a), title_parts(b)
+    for marker in sorted(pa.keys() & pb.keys(), reverse=True):  # a named marker first
+        if pa[marker] != pb[marker]:
+            return f"{marker or 'number'} {pa[marker]} vs {pb[marker]}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -298,13 +392,18 @@ def other_work(a: Version, b: Version) -> str | None:
     """Why two records that look alike are different works, or None.
 
     One is an erratum, correction, comment, reply, retraction or review and the other
-    not (:func:`about_other_work`); other editions (``edition`` or ISBN differ: the ISBN
-    standard gives each edition its own); a thesis and an article; a journal article
-    and a conference paper of different years (a journal extension). A preprint is
-    never another work of its published version.
+    not (:func:`about_other_work`; both titles known: a provisional title made up from
+    an abstract is no evidence); numbered parts (:func:`parts_conflict`: Part I and
+    Part II); other editions (``edition`` or ISBN differ: the ISBN standard gives each
+    edition its own); a thesis and an article; a technical report (:data:`REPORTS`) and
+    a published version (:func:`is_published`: JabRef and Zotero never join entries of
+    two types); a journal article and a conference paper of different years (a journal
+    extension). A preprint is never another work of its published version.
     """
-    if about_other_work(a.title) != about_other_work(b.title):
+    if a.title and b.title and about_other_work(a.title) != about_other_work(b.title):
         return OtherWork("one is an erratum, correction, comment, reply or review of the other")
+    if (clash := parts_conflict(a.title, b.title)) is not None:
+        return OtherWork(f"titles of different parts ({clash})")
     for name, label in (("edition", "editions"), ("isbn", "ISBNs")):
         va, vb = a.fields.get(name), b.fields.get(name)
         if va and vb and _edition(va) != _edition(vb):
@@ -314,6 +413,8 @@ def other_work(a: Version, b: Version) -> str | None:
     ta, tb = (a.entry_type or "misc").lower(), (b.entry_type or "misc").lower()
     if (ta in THESES) != (tb in THESES) and "misc" not in (ta, tb):
         return OtherWork("a thesis and another publication")
+    if (ta in REPORTS) != (tb in REPORTS) and (b.published if ta in REPORTS else a.published):
+        return OtherWork("a technical report and a published version")
     if (
         {ta, tb} & CONFERENCE
         and "article" in (ta, tb)

@@ -30,7 +30,7 @@ from readinglist.models import NotDuplicate, Paper
 from readinglist.prepare import prepare_record
 from readinglist.records import PaperRecord
 from readinglist.text import search_tokens, title_key
-from readinglist.versions import OtherWork
+from readinglist.versions import NamesDiffer, OtherWork
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,8 @@ def duplicate_pairs(session: Session, query_text: str = "") -> list[Pair]:
     """Return candidate duplicate pairs among the papers ``query_text`` selects (all when
     empty): the same DOI or arXiv id, near-identical abstracts or titles. Vetoed pairs
     are left out, except look-alikes whose only fault is different titles
-    (:data:`SOFT_VETO`, a candidate of score 50, as the import reports them); pairs
+    (:data:`SOFT_VETO`, as the import reports them) or author names
+    (``versions.NamesDiffer``): candidates of score 50; pairs
     marked with :func:`not_duplicate` are left out. Strongest first.
     Raises InvalidQuery for a bad query.
     """
@@ -175,9 +176,10 @@ def duplicate_pairs(session: Session, query_text: str = "") -> list[Pair]:
             if cand.paper_id is not None:
                 offer(paper.id, cand.paper_id, "candidate", evidence.score, evidence.text)
         for cand, reason in result.vetoed:
-            # Titles that differ are the one veto a person may overrule (a retitled
-            # camera-ready version): the import reported the pair, so list it here too.
-            if reason == SOFT_VETO and cand.paper_id is not None:
+            # Titles or author names that differ are the vetoes a person may overrule
+            # (a retitled camera-ready version, "Jon" and "Jonathan"): listed here too.
+            soft = reason == SOFT_VETO or isinstance(reason, NamesDiffer)
+            if soft and cand.paper_id is not None:
                 offer(paper.id, cand.paper_id, "candidate", 50.0, f"looks alike, {reason}")
             elif isinstance(reason, OtherWork) and cand.paper_id is not None:
                 # Another work of the same title (an erratum, another edition, a journal

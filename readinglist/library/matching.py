@@ -96,12 +96,15 @@ def veto(cand: Candidate, record: PaperRecord, family: str) -> str | None:
     """Why ``record`` cannot be the paper ``cand`` whatever else they share, or None.
 
     Different DOIs, different arXiv ids, years more than one apart, different first
-    authors, clearly different real titles, different first pages
-    (``dedupe.pages_conflict``), and for a generic title ("Editorial", "Books Received",
+    authors (family names, or given names: ``versions.authors_conflict``), no co-author
+    in common, clearly different real titles, different first pages
+    (``dedupe.pages_conflict``), two published records of one entry type in different
+    volumes or numbers (``dedupe.numbering_conflict``), and for a generic title ("Editorial", "Books Received",
     ``dedupe.GENERIC_TITLES``) different volume, number, issue, venue or URL; front matter
     without authors unless venue, volume and pages agree; a record resembling a paper
     marked not-duplicate of ``cand``; another work (``versions.other_work``: an erratum,
-    another edition, a thesis, a journal extension; returned as ``versions.OtherWork``).
+    another edition, Part I and Part II, a thesis, a technical report and its published
+    version, a journal extension; returned as ``versions.OtherWork``).
     An arXiv DOI beside a publisher's is no veto, and a preprint may be dated up to
     ``versions.PREPRINT_YEARS`` before its published version.
     """
@@ -121,6 +124,8 @@ def veto(cand: Candidate, record: PaperRecord, family: str) -> str | None:
         return f"different years ({cand.year} vs {record.year})"
     if family and cand.family and family != cand.family:
         return "different first authors"
+    if (people := versions.authors_conflict(cand.authors, record.authors)) is not None:
+        return people
     if (
         not record.title_provisional
         and not values.get("title_provisional")
@@ -131,6 +136,10 @@ def veto(cand: Candidate, record: PaperRecord, family: str) -> str | None:
     fields = values.get("fields") or {}
     if dedupe.pages_conflict(fields.get("pages"), record.fields.get("pages")):
         return "different pages"
+    same_type = fold(theirs.entry_type or "misc") == fold(ours.entry_type or "misc")
+    numbered = same_type and theirs.published and ours.published
+    if numbered and (clash := dedupe.numbering_conflict(fields, record.fields)):
+        return f"different {clash}s ({fields[clash]} vs {record.fields[clash]})"
     generic = dedupe.is_generic_title(record.title) or dedupe.is_generic_title(cand.title)
     if generic and not cand.authors and not record.authors:
         # Front matter without authors ("Title Index", "Advertisements") of different
@@ -278,7 +287,7 @@ class Index:
                 reason = veto(cand, record, family)
                 if reason is None:
                     return cand, None, "same title, author and year"
-                if isinstance(reason, versions.OtherWork):
+                if isinstance(reason, (versions.OtherWork, versions.NamesDiffer)):
                     self.vetoed.append((cand, reason))
         return None, conflict, ""
 
