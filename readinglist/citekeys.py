@@ -323,9 +323,7 @@ def is_valid_key(key: str) -> bool:
     starting with ``-`` (:func:`looks_like_option`) and free of the characters of
     :data:`BAD_KEY_RUN` (which BibTeX/biber reject, or which TeX would read as markup
     when the key is copied into a ``.bbl`` or ``.aux`` file)."""
-    return (
-        bool(key) and not BAD_KEY_RUN.search(key) and len(key) <= 250 and not looks_like_option(key)
-    )
+    return bool(key) and is_inert_key(key) and len(key) <= 250 and not looks_like_option(key)
 
 
 def is_inert_key(key: str) -> bool:

@@ -264,7 +264,7 @@ def _dollar_scan(text: str) -> tuple[list[tuple[int, int]], list[int]]:
         return formulas, signs
     at, size = 0, len(text)
     while (at := text.find("$", at)) >= 0:
-        if _escaped(text, at):
+        if is_escaped(text, at):
             at += 1
             continue
         end = _closing_dollar(text, at) if at + 1 < size and not text[at + 1].isspace() else -1
@@ -277,8 +277,10 @@ def _dollar_scan(text: str) -> tuple[list[tuple[int, int]], list[int]]:
     return formulas, signs
 
 
-def _escaped(text: str, at: int) -> bool:
-    """True when ``text[at]`` follows an odd number of backslashes (``\\$``)."""
+def is_escaped(text: str, at: int) -> bool:
+    """True when ``text[at]`` follows an odd number of backslashes: the symbol of a
+    control symbol (``\\$``, ``\\{``), not the character itself; an even run
+    (``\\\\$``) is escaped backslashes and leaves it bare."""
     start = at
     while start > 0 and text[start - 1] == "\\":
         start -= 1
@@ -289,11 +291,11 @@ def _closing_dollar(text: str, opening: int) -> int:
     """Where the formula opened at ``text[opening]`` ends (its closing ``$``), or -1: the
     next ``$`` not escaped, after a non-space and before no digit (:func:`inline_formulas`)."""
     at = opening + 1
-    while (at := text.find("$", at)) >= 0 and _escaped(text, at):
+    while (at := text.find("$", at)) >= 0 and is_escaped(text, at):
         at += 1
     if at < 0 or text[at + 1 : at + 2].isdigit():
         return -1
-    if text[at - 1].isspace() and not _escaped(text, at - 1):  # ``\\ $`` is a control space
+    if text[at - 1].isspace() and not is_escaped(text, at - 1):  # ``\\ $`` is a control space
         return -1
     return at
 

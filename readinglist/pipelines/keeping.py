@@ -32,7 +32,7 @@ from sqlalchemy.orm import Session
 from readinglist import decided
 from readinglist.errors import ReadingListError
 from readinglist.library.profiles import Profile
-from readinglist.pipelines import exporting
+from readinglist.pipelines import exporting, kept_here
 from readinglist.pipelines.atomic import open_atomically, stale_message
 
 #: The option names a profile stores for its format's writer (``export`` options).
@@ -154,8 +154,6 @@ def changed_by_hand(target: str, written: str | None, data: bytes) -> str | None
     wrote there; None: nothing yet, so any bytes found are someone else's); None when
     the file may be replaced: absent, not a regular file (a FIFO is written to, never
     read), or holding one of those. Raises OSError when it cannot be read."""
-    from readinglist.pipelines.kept_here import digest
-
     path = Path(os.path.realpath(target))
     try:
         if not stat.S_ISREG(path.stat().st_mode):
@@ -165,7 +163,7 @@ def changed_by_hand(target: str, written: str | None, data: bytes) -> str | None
         return None
     if found == data:
         return None
-    found_digest = digest(found)
+    found_digest = kept_here.digest(found)
     return None if found_digest == written else found_digest
 
 
@@ -196,7 +194,7 @@ def refresh_profile(
             return Outcome(profile, "failing", papers, message=message, warnings=warnings)
         warnings.append(f"{audit.summary()}; complete them with readinglist resolve")
     data = text.encode("utf-8")
-    digest = hashlib.sha256(data).hexdigest()
+    digest = kept_here.digest(data)
     try:
         edited = None if force else changed_by_hand(profile.target, written, data)
         if edited is not None:

@@ -40,6 +40,7 @@ from readinglist.records import LIST_FIELD_PREFIX, Person
 from readinglist.text import (
     LATEX_ACCENTS,
     has_markup,
+    is_escaped,
     latex_to_unicode,
     readable,
     readable_pieces,
@@ -415,17 +416,10 @@ def _balance_braces(value: str) -> str:
         if i not in unmatched:
             out.append(ch)
             continue
-        if _escaped(value, i):
+        if is_escaped(value, i):
             out.pop()  # the backslash of ``\\{``: the pair is the one literal brace
         out.append("\\textbraceleft{}" if ch == "{" else "\\textbraceright{}")
     return "".join(out)
-
-
-def _escaped(value: str, i: int) -> bool:
-    """True when the character at ``i`` follows an odd run of backslashes (it is the
-    symbol of a control symbol such as ``\\{``)."""
-    run = len(value[:i]) - len(value[:i].rstrip("\\"))
-    return run % 2 == 1
 
 
 #: The characters :func:`_escape_specials` looks at; it copies the text between them.
