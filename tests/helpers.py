@@ -171,6 +171,16 @@ def run_sql(db_url: str, sql: str, params: dict[str, Any] | None = None) -> None
         engine.dispose()
 
 
+def import_text(invoke: Any, tmp_path: Path, name: str, text: str) -> str:
+    """Write ``text`` to ``tmp_path / name``, import it (exit 0 asserted) and return the
+    import's last line on stderr: its summary (``... 2 added, 0 merged, ...``)."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    result = invoke("import", str(path))
+    assert result.exit_code == 0, result.output
+    return str(result.stderr.splitlines()[-1])
+
+
 def search_text(db_url: str, key: str) -> str:
     """The stored ``search_text`` of the paper with citation key ``key``."""
     return str(sql_value(db_url, "SELECT search_text FROM papers WHERE citekey = :k", {"k": key}))

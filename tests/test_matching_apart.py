@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from helpers import import_text
+
 from readinglist import dedupe, versions
 from readinglist.records import Person
 
@@ -61,14 +63,6 @@ KABANZA = """@techreport  {Kabanza:97TR,
 """
 
 
-def _import(invoke, tmp_path: Path, name: str, text: str) -> str:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    result = invoke("import", str(path))
-    assert result.exit_code == 0, result.output
-    return str(result.stderr.splitlines()[-1])
-
-
 def _keys(invoke) -> list[str]:
     return sorted(invoke("list", "-k").stdout.split())
 
@@ -76,7 +70,7 @@ def _keys(invoke) -> list[str]:
 def test_same_title_first_family_and_year_other_given_names_stay_two(
     invoke, tmp_path: Path
 ) -> None:
-    _import(invoke, tmp_path, "ka.bib", WANG_WEI)
+    import_text(invoke, tmp_path, "ka.bib", WANG_WEI)
     path = tmp_path / "kb.bib"
     path.write_text(WANG_YAN, encoding="utf-8")
     result = invoke("import", str(path))
@@ -85,7 +79,7 @@ def test_same_title_first_family_and_year_other_given_names_stay_two(
     assert "looks like s1 but not merged: different first authors (Wang, Wei vs Wang, Yan)" in (
         result.stderr
     )
-    summary = _import(invoke, tmp_path, "kc.bib", WANG_YAN_MEDIA)
+    summary = import_text(invoke, tmp_path, "kc.bib", WANG_YAN_MEDIA)
     # Wang Yan's journal paper shares its co-author Zhao with the workshop paper: the
     # same work (a journal and a workshop paper of one year), not Wang Wei's.
     assert "0 added" in summary
@@ -103,7 +97,7 @@ def test_jane_and_john_smith_of_one_title_and_venue_stay_two(invoke, tmp_path: P
     text = entry.format(key="jane", name="Smith, Jane") + entry.format(
         key="john", name="John Smith"
     )
-    summary = _import(invoke, tmp_path, "smiths.bib", text)
+    summary = import_text(invoke, tmp_path, "smiths.bib", text)
     assert summary.endswith("2 added, 0 merged, 0 already present, 0 rejected")
     assert _keys(invoke) == ["jane", "john"]
     # Not merged, but offered: a name written two ways is for a person to judge.
@@ -117,8 +111,8 @@ def test_jane_and_john_smith_of_one_title_and_venue_stay_two(invoke, tmp_path: P
 
 def test_initials_and_a_shared_co_author_still_merge(invoke, tmp_path: Path) -> None:
     """The initial "W." is "Wei"; a third author added by the later record is no veto."""
-    _import(invoke, tmp_path, "ka.bib", WANG_WEI)
-    summary = _import(invoke, tmp_path, "kd.bib", WANG_W_SHORT)
+    import_text(invoke, tmp_path, "ka.bib", WANG_WEI)
+    summary = import_text(invoke, tmp_path, "kd.bib", WANG_W_SHORT)
     assert summary.endswith("0 added, 1 merged, 0 already present, 0 rejected")
     assert _keys(invoke) == ["s1"]
     assert json.loads(invoke("show", "s1", "--json").stdout)["aliases"] == ["s4"]
@@ -126,12 +120,12 @@ def test_initials_and_a_shared_co_author_still_merge(invoke, tmp_path: Path) -> 
 
 def test_part_one_and_part_two_with_one_abstract_stay_two(invoke, tmp_path: Path) -> None:
     first, second = _part("b1", "I", "Foundations"), _part("b2", "II", "Applications")
-    _import(invoke, tmp_path, "p1.bib", first)
-    summary = _import(invoke, tmp_path, "p2.bib", second)
+    import_text(invoke, tmp_path, "p1.bib", first)
+    summary = import_text(invoke, tmp_path, "p2.bib", second)
     assert summary.endswith("1 added, 0 merged, 0 already present, 0 rejected")
     assert _keys(invoke) == ["b1", "b2"]
     # In one file as well, and listed as related works by `duplicates`.
-    summary = _import(invoke, tmp_path, "p34.bib", first.replace("b1", "b3") + second)
+    summary = import_text(invoke, tmp_path, "p34.bib", first.replace("b1", "b3") + second)
     assert _keys(invoke) == ["b1", "b2"]
     pairs = json.loads(invoke("duplicates", "--json").stdout)
     assert [(p["a"], p["b"], p["kind"]) for p in pairs] == [("b1", "b2", "related")]
@@ -139,7 +133,7 @@ def test_part_one_and_part_two_with_one_abstract_stay_two(invoke, tmp_path: Path
 
 def test_part_one_and_part_two_in_one_file_stay_two(invoke, tmp_path: Path) -> None:
     text = _part("c1", "1", "Foundations") + _part("c2", "Two", "Applications")
-    summary = _import(invoke, tmp_path, "parts.bib", text)
+    summary = import_text(invoke, tmp_path, "parts.bib", text)
     assert summary.endswith("2 added, 0 merged, 0 already present, 0 rejected")
 
 
@@ -200,11 +194,11 @@ def test_two_articles_in_other_volumes_stay_two(invoke, tmp_path: Path) -> None:
         "@article{{{key}, author={{Ito, Ken and Sato, Mai}}, title={{Annual Survey of "
         "Reinforcement Learning}}, journal={{AI Review}}, year={{2021}}, volume={{{vol}}}}}\n"
     )
-    _import(invoke, tmp_path, "v12.bib", entry.format(key="v12", vol="12"))
-    summary = _import(invoke, tmp_path, "v13.bib", entry.format(key="v13", vol="13"))
+    import_text(invoke, tmp_path, "v12.bib", entry.format(key="v12", vol="12"))
+    summary = import_text(invoke, tmp_path, "v13.bib", entry.format(key="v13", vol="13"))
     assert summary.endswith("1 added, 0 merged, 0 already present, 0 rejected")
     # "Vol. 12" is volume 12: the same paper.
-    summary = _import(invoke, tmp_path, "again.bib", entry.format(key="w12", vol="Vol. 12"))
+    summary = import_text(invoke, tmp_path, "again.bib", entry.format(key="w12", vol="Vol. 12"))
     assert "0 added" in summary
     assert _keys(invoke) == ["v12", "v13"]
     assert json.loads(invoke("show", "v12", "--json").stdout)["aliases"] == ["w12"]
@@ -221,13 +215,13 @@ def test_a_pasted_abstract_completes_from_a_review_titled_entry(invoke, tmp_path
     """A title made up from a pasted abstract says nothing of being "a review of"
     another work: the bibliography's "A Review of ..." entry completes it (5 of 2,000
     ACL Anthology 2020 papers of benchmarks/match_quality.py stayed unmerged)."""
-    _import(invoke, tmp_path, "list.txt", f"COLING 2020 Papers\n\n{REVIEW_ABSTRACT}\n")
+    import_text(invoke, tmp_path, "list.txt", f"COLING 2020 Papers\n\n{REVIEW_ABSTRACT}\n")
     entry = (
         "@inproceedings{yang-2020-review, author={Yang, Jie}, title={A Review of Dataset "
         "and Labeling Methods for Causality Extraction}, booktitle={COLING}, year={2020}, "
         f"abstract={{{REVIEW_ABSTRACT}}}}}\n"
     )
-    summary = _import(invoke, tmp_path, "coling.bib", entry)
+    summary = import_text(invoke, tmp_path, "coling.bib", entry)
     assert summary.endswith("0 added, 1 merged, 0 already present, 0 rejected")
     (paper,) = json.loads(invoke("list", "--json").stdout)
     assert paper["title"].startswith("A Review of Dataset")

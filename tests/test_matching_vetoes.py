@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from helpers import import_text
+
 from readinglist import dedupe
 
 BOOKS_RECEIVED = "\n".join(
@@ -36,25 +38,17 @@ TWO_VERSIONS = """
 """
 
 
-def _import(invoke, tmp_path: Path, name: str, text: str) -> str:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    result = invoke("import", str(path))
-    assert result.exit_code == 0, result.output
-    return str(result.stderr.splitlines()[-1])
-
-
 def test_four_books_received_of_four_issues_stay_four(invoke, tmp_path: Path) -> None:
-    summary = _import(invoke, tmp_path, "books.bib", BOOKS_RECEIVED)
+    summary = import_text(invoke, tmp_path, "books.bib", BOOKS_RECEIVED)
     assert summary.endswith("4 added, 0 merged, 0 already present, 0 rejected")
     assert len(invoke("list", "-k").stdout.split()) == 4
 
 
 def test_a_workshop_paper_and_its_journal_version_stay_two(invoke, tmp_path: Path) -> None:
-    summary = _import(invoke, tmp_path, "two.bib", TWO_VERSIONS)
+    summary = import_text(invoke, tmp_path, "two.bib", TWO_VERSIONS)
     assert summary.endswith("2 added, 0 merged, 0 already present, 0 rejected")
     journal = TWO_VERSIONS.strip().split("\n@")[1]
-    _import(invoke, tmp_path, "again.bib", "@" + journal.replace("ginsberg-88", "gs88"))
+    import_text(invoke, tmp_path, "again.bib", "@" + journal.replace("ginsberg-88", "gs88"))
     keys = ["ginsberg-87", "ginsberg-88"]
     assert sorted(invoke("list", "-k").stdout.split()) == keys
 
