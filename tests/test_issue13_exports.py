@@ -4,6 +4,7 @@ SQLite and PostgreSQL; biblatex ``ids``; the ICML 2015 story through real ``bibt
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 from pathlib import Path
@@ -382,12 +383,19 @@ _BCF_PARTS = (
 )
 
 
+@functools.cache
+def tool_config() -> str:
+    """The text of biber's default tool configuration (the file ``biber --tool-config``
+    names), read once per test process: the installed file does not change during a run."""
+    found = subprocess.run(["biber", "--tool-config"], capture_output=True, text=True, timeout=60)
+    return Path(found.stdout.strip().splitlines()[-1]).read_text(encoding="utf-8")
+
+
 def control_file(bib: str, cited: list[str]) -> str:
     """A biblatex control file (``.bcf``, what a LaTeX run with biblatex writes for
     biber) citing ``cited`` from ``bib``, built from biber's default tool configuration
     (this machine's TeX Live lacks etoolbox.sty, without which biblatex cannot run)."""
-    found = subprocess.run(["biber", "--tool-config"], capture_output=True, text=True, timeout=60)
-    conf = Path(found.stdout.strip().splitlines()[-1]).read_text(encoding="utf-8")
+    conf = tool_config()
     conf = re.sub(r"<!--.*?-->", "", conf, flags=re.DOTALL)
     parts = [m for tag in _BCF_PARTS for m in re.findall(rf"<{tag}\b.*?</{tag}>", conf, re.DOTALL)]
     body = re.sub(r"<(/?)([A-Za-z])", r"<\1bcf:\2", "\n".join(parts))
