@@ -11,10 +11,12 @@ fails a test (one line) when a program or LaTeX package it runs is missing.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -206,3 +208,34 @@ def statuses(url: str, reader: str | None = None) -> dict[int, str]:
             return readers.status_of(conn, ids, reader)
     finally:
         engine.dispose()
+
+
+#: What each compile of :func:`compile_once` left in its folder, by the digest of its
+#: recipe and inputs: the files it made or changed, and what it returned.
+_COMPILES: dict[str, tuple[dict[str, bytes], Any]] = {}
+
+
+def compile_once(folder: Path, recipe: str, compile_: Callable[[], Any]) -> Any:
+    """Run ``compile_()`` (real programs working in ``folder``, their effects confined to
+    it) unless this test process already ran the same ``recipe`` on a folder holding the
+    same files byte for byte: then write the files that run made or changed into
+    ``folder`` and return what it returned. The same programs on the same bytes do the
+    same thing, so a document compiled on SQLite is not compiled again for PostgreSQL.
+
+    Inputs: ``folder`` with the document's files; ``recipe``, a name of what
+    ``compile_`` runs (the programs and options). Output: ``compile_``'s result. Errors:
+    what ``compile_`` raises (a compile that raises is not remembered)."""
+    before = {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+    digest = hashlib.sha256(recipe.encode())
+    for name, data in before.items():
+        digest.update(b"\0%s\0%d\0" % (name.encode(), len(data)) + data)
+    key = digest.hexdigest()
+    if key in _COMPILES:
+        made, result = _COMPILES[key]
+        for name, data in made.items():
+            (folder / name).write_bytes(data)
+        return result
+    result = compile_()
+    after = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    _COMPILES[key] = ({n: d for n, d in after.items() if before.get(n) != d}, result)
+    return result

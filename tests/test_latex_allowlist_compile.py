@@ -23,7 +23,7 @@ import httpx
 import pytest
 import respx
 from click.testing import Result
-from helpers import require_tools
+from helpers import compile_once, require_tools
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -108,6 +108,10 @@ def _run(folder: Path, *command: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+#: The LaTeX run of every compile: shell escape on, as the most permissive build would.
+LATEX = ("pdflatex", "-shell-escape", "-interaction=nonstopmode", "doc.tex")
+
+
 def _prepare(folder: Path, bib: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "refs.bib").write_text(bib, encoding="utf-8")
@@ -117,18 +121,17 @@ def _prepare(folder: Path, bib: str) -> None:
 
 def compile_bibtex(folder: Path, bib: str, style: str) -> int:
     """``pdflatex -shell-escape``, bibtex, ``pdflatex -shell-escape`` twice on ``bib``
-    cited whole in ``style``; returns the number of ``\\bibitem`` in the ``.bbl``."""
+    cited whole in ``style``; returns the number of ``\\bibitem`` in the ``.bbl``. The
+    same files compiled before in this process are not compiled again
+    (:func:`helpers.compile_once`: their outputs and markers are written back)."""
     _prepare(folder, bib)
     package = "\\usepackage{natbib}" if style == "plainnat" else ""
     (folder / "doc.tex").write_text(
         f"\\documentclass{{article}}{package}\\begin{{document}}Text.\\nocite{{*}}"
         f"\\bibliographystyle{{{style}}}\\bibliography{{refs}}\\end{{document}}\n"
     )
-    latex = ("pdflatex", "-shell-escape", "-interaction=nonstopmode", "doc.tex")
-    _run(folder, *latex)
-    _run(folder, "bibtex", "doc")
-    _run(folder, *latex)
-    _run(folder, *latex)
+    steps = (LATEX, ("bibtex", "doc"), LATEX, LATEX)
+    compile_once(folder, repr(steps), lambda: [_run(folder, *step) for step in steps])
     return (folder / "doc.bbl").read_text(encoding="latin-1").count("\\bibitem")
 
 
@@ -140,11 +143,8 @@ def compile_biber(folder: Path, bib: str) -> int:
         "\\addbibresource{refs.bib}\\begin{document}Text.\\nocite{*}"
         "\\printbibliography\\end{document}\n"
     )
-    latex = ("pdflatex", "-shell-escape", "-interaction=nonstopmode", "doc.tex")
-    _run(folder, *latex)
-    _run(folder, "biber", "doc")
-    _run(folder, *latex)
-    _run(folder, *latex)
+    steps = (LATEX, ("biber", "doc"), LATEX, LATEX)
+    compile_once(folder, repr(steps), lambda: [_run(folder, *step) for step in steps])
     return (folder / "doc.bbl").read_text(encoding="utf-8").count("\\entry{")
 
 

@@ -16,11 +16,12 @@ import json
 import re
 import subprocess
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
 from click.testing import Result
-from helpers import require_tools, shared_data
+from helpers import compile_once, require_tools, shared_data
 
 from readinglist.formats import abstracts, bibtex
 from readinglist.formats.bibtex.encode import math_title
@@ -280,6 +281,19 @@ def _math_papers(invoke: Invoke) -> list[str]:
     return sorted(p["key"] for p in listed if p["title"] in titles)
 
 
+LATEX = ("pdflatex", "-interaction=nonstopmode", "doc.tex")
+
+
+def _run(
+    folder: Path, steps: tuple[tuple[str, ...], ...]
+) -> list[subprocess.CompletedProcess[bytes]]:
+    """Run each program of ``steps`` in ``folder`` (a compile): their completed processes."""
+    return [
+        subprocess.run(step, cwd=folder, capture_output=True, timeout=120, check=False)
+        for step in steps
+    ]
+
+
 @pytest.mark.slow
 def test_the_neurips_math_titles_compile_with_bibtex_and_biber(
     invoke: Invoke, tmp_path: Path
@@ -291,7 +305,6 @@ def test_the_neurips_math_titles_compile_with_bibtex_and_biber(
     keys = _math_papers(invoke)
     assert len(keys) == 4
     query = " OR ".join(f"key:{key}" for key in keys).split(" ")
-    run = {"capture_output": True, "timeout": 120, "check": False}
     for dialect, tool in (("bibtex", "bibtex"), ("biblatex", "biber")):
         folder = tmp_path / dialect
         folder.mkdir()
@@ -310,14 +323,12 @@ def test_the_neurips_math_titles_compile_with_bibtex_and_biber(
             f"\\documentclass{{article}}\\usepackage[T1]{{fontenc}}{head}"
             f"\\begin{{document}}\\nocite{{*}}{tail}\\end{{document}}\n"
         )
-        latex = ["pdflatex", "-interaction=nonstopmode", "doc.tex"]
-        subprocess.run(latex, cwd=folder, **run)  # type: ignore[call-overload]
-        step = subprocess.run([tool, "doc"], cwd=folder, **run)  # type: ignore[call-overload]
-        assert step.returncode == 0, step.stdout
-        subprocess.run(latex, cwd=folder, **run)  # type: ignore[call-overload]
-        final = subprocess.run(latex, cwd=folder, **run)  # type: ignore[call-overload]
+        steps = (LATEX, (tool, "doc"), LATEX, LATEX)
+        # Identical files on the other database are not compiled again (helpers.compile_once).
+        done = compile_once(folder, repr(steps), partial(_run, folder, steps))
+        assert done[1].returncode == 0, done[1].stdout
         log = (folder / "doc.log").read_text(errors="replace")
-        assert final.returncode == 0, log[-2000:]
+        assert done[3].returncode == 0, log[-2000:]
         assert "Undefined control sequence" not in log
         assert "Missing $ inserted" not in log
         bbl = (folder / "doc.bbl").read_text(encoding="utf-8")
