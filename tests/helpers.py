@@ -239,3 +239,15 @@ def compile_once(folder: Path, recipe: str, compile_: Callable[[], Any]) -> Any:
     after = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
     _COMPILES[key] = ({n: d for n, d in after.items() if before.get(n) != d}, result)
     return result
+
+
+def run_steps(
+    folder: Path, steps: tuple[tuple[str, ...], ...], timeout: float = 120
+) -> list[subprocess.CompletedProcess[bytes]]:
+    """Run each program of ``steps`` (a compile: pdflatex, bibtex or biber, pdflatex...) in
+    ``folder``, output captured, whatever each exits with (``timeout`` seconds each, else
+    :class:`subprocess.TimeoutExpired`): their completed processes, in order."""
+    return [
+        subprocess.run(step, cwd=folder, capture_output=True, timeout=timeout, check=False)
+        for step in steps
+    ]

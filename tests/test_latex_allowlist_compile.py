@@ -490,3 +490,32 @@ def test_generated_payloads_compile_inert(values: list[str], tmp_path: Path) -> 
     folder = tmp_path / f"gen{abs(hash(tuple(values)))}"
     assert compile_bibtex(folder, bibtex.write(records), "allfields") == len(records)
     assert effects(folder) == INERT
+
+
+def test_a_compile_of_the_same_files_is_replayed_with_what_it_made(tmp_path: Path) -> None:
+    """The harness (helpers.compile_once): a folder holding the same bytes as one compiled
+    before gets the files that compile made or changed, markers included, and its result;
+    one byte different, or another recipe, compiles again."""
+    calls: list[Path] = []
+
+    def fake_compile(folder: Path) -> str:
+        calls.append(folder)
+        (folder / "pwnmark").write_text("ran")
+        (folder / "doc.tex").write_text("changed by the run")
+        return f"result {len(calls)}"
+
+    def folder_with(name: str, text: str) -> Path:
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "doc.tex").write_text(text)
+        return folder
+
+    first, again, other = folder_with("a", "x"), folder_with("b", "x"), folder_with("c", "y")
+    assert compile_once(first, "recipe", lambda: fake_compile(first)) == "result 1"
+    assert compile_once(again, "recipe", lambda: fake_compile(again)) == "result 1"
+    assert calls == [first]
+    assert sorted(p.name for p in again.iterdir()) == ["doc.tex", "pwnmark"]
+    assert (again / "doc.tex").read_text() == "changed by the run"
+    assert compile_once(other, "recipe", lambda: fake_compile(other)) == "result 2"
+    assert compile_once(folder_with("d", "x"), "other", lambda: "result 3") == "result 3"
+    assert calls == [first, other]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
-from helpers import compile_once, require_tools, shared_data
+from helpers import compile_once, require_tools, run_steps, shared_data
 
 from readinglist.formats import abstracts, bibtex
 from readinglist.formats.bibtex.encode import math_title
@@ -284,16 +284,6 @@ def _math_papers(invoke: Invoke) -> list[str]:
 LATEX = ("pdflatex", "-interaction=nonstopmode", "doc.tex")
 
 
-def _run(
-    folder: Path, steps: tuple[tuple[str, ...], ...]
-) -> list[subprocess.CompletedProcess[bytes]]:
-    """Run each program of ``steps`` in ``folder`` (a compile): their completed processes."""
-    return [
-        subprocess.run(step, cwd=folder, capture_output=True, timeout=120, check=False)
-        for step in steps
-    ]
-
-
 @pytest.mark.slow
 def test_the_neurips_math_titles_compile_with_bibtex_and_biber(
     invoke: Invoke, tmp_path: Path
@@ -325,7 +315,7 @@ def test_the_neurips_math_titles_compile_with_bibtex_and_biber(
         )
         steps = (LATEX, (tool, "doc"), LATEX, LATEX)
         # Identical files on the other database are not compiled again (helpers.compile_once).
-        done = compile_once(folder, repr(steps), partial(_run, folder, steps))
+        done = compile_once(folder, repr(steps), partial(run_steps, folder, steps))
         assert done[1].returncode == 0, done[1].stdout
         log = (folder / "doc.log").read_text(errors="replace")
         assert done[3].returncode == 0, log[-2000:]
