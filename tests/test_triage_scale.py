@@ -347,3 +347,40 @@ def test_topic_labels_are_the_topics_own_terms_not_venue_or_shared_words() -> No
     assert "networks" not in words
     first = next(t for t in topics if 0 in t.paper_ids)
     assert set(first.label.split("-")) <= {"reward", "policy", *own}, first.label
+
+
+def test_topics_cluster_with_the_numerical_libraries_on_one_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """k-means and its SVD run with every thread pool of the numerical libraries at one
+    thread (``store.one_thread``): by default, one OpenMP thread a core made ``topics``
+    of 12 papers spend 15 times the CPU on a busy 2-core machine (threads waiting)."""
+    import numpy as np
+    from threadpoolctl import threadpool_info
+
+    from readinglist.ranking import topics
+    from readinglist.ranking.features import document, fit
+    from readinglist.ranking.store import Index, lsa
+
+    pools: list[list[int]] = []
+
+    def spying(cls: Any) -> type:
+        class Spy(cls):  # type: ignore[misc,valid-type]
+            def fit_predict(self, *args: Any, **kwargs: Any) -> Any:
+                pools.append([pool["num_threads"] for pool in threadpool_info()])
+                return super().fit_predict(*args, **kwargs)
+
+            def fit_transform(self, *args: Any, **kwargs: Any) -> Any:
+                pools.append([pool["num_threads"] for pool in threadpool_info()])
+                return super().fit_transform(*args, **kwargs)
+
+        return Spy
+
+    monkeypatch.setattr(topics, "KMeans", spying(topics.KMeans))
+    monkeypatch.setattr(topics, "TruncatedSVD", spying(topics.TruncatedSVD))
+    docs = [document(f"{word} networks", f"{word} learning {i}") for i, word in enumerate(WORDS)]
+    matrix, vocabulary, idf = fit(docs)
+    index = Index(np.arange(len(docs), dtype=np.int64), matrix, vocabulary, idf, lsa(matrix))
+    assert topics.cluster(index, list(range(len(docs))), 3)
+    assert len(pools) == 2, pools  # the SVD, then k-means
+    assert all(pool and set(pool) == {1} for pool in pools), pools
