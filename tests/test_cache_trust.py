@@ -98,6 +98,7 @@ def test_out_of_range_indices_never_reach_scipy(
         prelude=RANKING_IMPORTS,
         body=save + RUN_MAIN,
         env={**os.environ, "COLUMNS": "160"},
+        timeout=120 * len(COMMANDS),  # 120 s a command, as _run gives one
     )
     for command, result in zip(COMMANDS, done, strict=True):
         assert result.returncode == 0, (command, result.returncode, result.stderr)
