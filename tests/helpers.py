@@ -251,3 +251,82 @@ def run_steps(
         subprocess.run(step, cwd=folder, capture_output=True, timeout=timeout, check=False)
         for step in steps
     ]
+
+
+#: The program :func:`run_forked` runs: ``argv[1]`` a JSON list of command lines,
+#: ``argv[2]`` a folder, ``argv[3]`` Python run once first (the imports the commands
+#: share), ``argv[4]`` Python each child runs with ``sys.argv`` set to its command line
+#: and its standard output and error in ``N.out`` and ``N.err`` of the folder. The child
+#: runs that code at the top level of the program, so it ends as ``python -c`` would: an
+#: uncaught exception prints its traceback and exits 1, ``SystemExit`` gives its code,
+#: a signal kills it. The parent writes each child's wait status to ``N.status``.
+_FORK_RUNNER = """
+import json, os, sys
+commands, folder = json.loads(sys.argv[1]), sys.argv[2]
+prelude, body = sys.argv[3], sys.argv[4]
+exec(prelude)
+for number, argv in enumerate(commands):
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        for fd, suffix in ((1, "out"), (2, "err")):
+            target = os.open(f"{folder}/{number}.{suffix}", os.O_WRONLY | os.O_CREAT, 0o600)
+            os.dup2(target, fd)
+            os.close(target)
+        sys.argv = ["readinglist", *argv]
+        exec(body)
+        sys.exit(0)
+    _, status = os.waitpid(pid, 0)
+    with open(f"{folder}/{number}.status", "w") as handle:
+        handle.write(str(status))
+"""
+
+#: The child code of :func:`run_forked` that runs the command as ``python -m readinglist``.
+RUN_MAIN = "import runpy\nrunpy.run_module('readinglist', run_name='__main__')\n"
+
+
+def run_forked(
+    commands: list[list[str]],
+    folder: Path,
+    *,
+    prelude: str = "import readinglist.cli",
+    body: str = RUN_MAIN,
+    env: dict[str, str] | None = None,
+    timeout: float = 600,
+) -> list[subprocess.CompletedProcess[str]]:
+    """Run each command line of ``commands`` (``readinglist`` ARGS) in a process of its
+    own, as ``python -m readinglist ARGS`` would, but forked from one process that ran
+    ``prelude`` once (the imports every command makes: ~1.3 s of CPU a process saved).
+    Each child starts from that process's state after its imports: no connection, no
+    cache, no thread is open before the fork. ``body`` is the Python each child runs
+    (:data:`RUN_MAIN`: the command). Output files go to ``folder`` (made if missing).
+
+    Returns one ``CompletedProcess`` per command, its ``returncode`` as ``subprocess``
+    gives it (negative: killed by that signal). Fails (``AssertionError``, its stderr)
+    when the forking process itself fails; raises ``subprocess.TimeoutExpired`` past
+    ``timeout`` seconds for all commands together."""
+    import sys
+
+    folder.mkdir(parents=True, exist_ok=True)
+    runner = subprocess.run(
+        [sys.executable, "-c", _FORK_RUNNER, json.dumps(commands), str(folder), prelude, body],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+        timeout=timeout,
+    )
+    assert runner.returncode == 0, runner.stderr
+    done = []
+    for number, argv in enumerate(commands):
+        status = int((folder / f"{number}.status").read_text())
+        done.append(
+            subprocess.CompletedProcess(
+                ["readinglist", *argv],
+                os.waitstatus_to_exitcode(status),
+                (folder / f"{number}.out").read_text(encoding="utf-8"),
+                (folder / f"{number}.err").read_text(encoding="utf-8"),
+            )
+        )
+    return done

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import RUN_MAIN, run_forked
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -56,6 +57,16 @@ def _decided(filled: Callable[..., Any], db_url: str) -> tuple[Path, dict[str, A
     return path, outputs
 
 
+#: What the ranking commands import, imported once before they are forked (:func:`run_forked`).
+RANKING_IMPORTS = """
+import numpy, scipy.sparse, sqlalchemy.orm
+import readinglist.cli, readinglist.cli._root, readinglist.cli._rank, readinglist.cli.list_
+import readinglist.cli.similar, readinglist.cli.topics, readinglist.ranking.store
+import readinglist.ranking.ranker, readinglist.ranking.topics, readinglist.library
+import sqlalchemy.dialects.postgresql.psycopg, sqlalchemy.dialects.sqlite.pysqlite
+"""
+
+
 def _run(db_url: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "readinglist", "--db", db_url, *args],
@@ -67,17 +78,29 @@ def _run(db_url: str, *args: str, timeout: float = 120) -> subprocess.CompletedP
     )
 
 
-def test_out_of_range_indices_never_reach_scipy(filled: Callable[..., Any], db_url: str) -> None:
+def test_out_of_range_indices_never_reach_scipy(
+    filled: Callable[..., Any], db_url: str, tmp_path: Path
+) -> None:
     """Column indices past the columns (the counter left as it was) made ``show --why``,
     ``similar``, ``topics`` and ``triage`` die of SIGSEGV (exit 139): scipy checks no
     index of a CSR matrix on a product. Each command now exits 0 with the output of the
     library without the file (real processes: a crash is an exit code, not a lost run)."""
     path, outputs = _decided(filled, db_url)
     arrays = _arrays(path)
-    for command in COMMANDS:
-        forged = dict(arrays, indices=np.full_like(arrays["indices"], 2**31 - 1))
-        _save(path, forged)
-        result = _run(db_url, *command)
+    forged = dict(arrays, indices=np.full_like(arrays["indices"], 2**31 - 1))
+    # Each command in a process of its own, forked after the imports they share; the
+    # file is forged again before each (a command that rebuilds the cache rewrites it).
+    save = f"import shutil\nshutil.copyfile({str(tmp_path / 'forged.npz')!r}, {str(path)!r})\n"
+    _save(tmp_path / "forged.npz", forged)
+    done = run_forked(
+        [["--db", db_url, *command] for command in COMMANDS],
+        tmp_path / "runs",
+        prelude=RANKING_IMPORTS,
+        body=save + RUN_MAIN,
+        env={**os.environ, "COLUMNS": "160"},
+        timeout=120 * len(COMMANDS),  # 120 s a command, as _run gives one
+    )
+    for command, result in zip(COMMANDS, done, strict=True):
         assert result.returncode == 0, (command, result.returncode, result.stderr)
         assert result.stdout == outputs[" ".join(command)]
         assert "Traceback" not in result.stderr

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from conftest import make_database
+from helpers import run_forked
 
 #: A process that completes ``COMP_WORDS`` the way bash asks Click to, then prints the
 #: candidates and the modules it imported as one JSON line on stderr.
@@ -107,13 +108,11 @@ def test_completion_of_a_missing_sqlite_file_is_empty_and_creates_nothing(tmp_pa
     assert not path.exists()
 
 
-#: Runs ``readinglist ARGS`` with stdout to the null device under tracemalloc and prints
-#: the peak of Python allocations made by the command (after start-up) in bytes. The
-#: modules ``list`` and ``export`` import are imported first: code is not the command's
-#: memory, and importing it under tracemalloc took a third of a small run's time.
-TRACED = """
-import os, sys, tracemalloc
-sys.argv = ["readinglist", *sys.argv[1:]]
+#: The imports of ``list`` and ``export`` (with the database's driver), made once before
+#: the commands are forked (:func:`helpers.run_forked`): code is not the command's memory,
+#: and importing it under tracemalloc took a third of a small run's time.
+TRACED_IMPORTS = """
+import sys
 from readinglist.cli import main
 import sqlalchemy.orm, readinglist.library  # start-up imports are not the command's memory
 import readinglist.cli.list_, readinglist.cli.export, readinglist.pipelines.exporting
@@ -123,10 +122,14 @@ import readinglist.ranking.fitted, readinglist.cli._rank, readinglist.ranking.mo
 import readinglist.ranking.stored, readinglist.ranking.trust, readinglist.render, scipy.sparse
 import readinglist.db, readinglist.cli._root, readinglist.opening, readinglist.library.readers
 import readinglist.library.refs, readinglist.query.parser, readinglist.query.statements
-if sys.argv[2].startswith("postgresql"):
-    import sqlalchemy.dialects.postgresql.psycopg
-else:
-    import sqlalchemy.dialects.sqlite.pysqlite
+import sqlalchemy.dialects.postgresql.psycopg, sqlalchemy.dialects.sqlite.pysqlite
+"""
+
+#: Runs ``readinglist ARGS`` (``sys.argv``) with stdout to the null device under
+#: tracemalloc and prints the peak of Python allocations made by the command (after
+#: start-up: :data:`TRACED_IMPORTS`) in bytes, on stderr.
+TRACED = """
+import os, tracemalloc
 sys.stdout = open(os.devnull, "w")
 tracemalloc.start()
 try:
@@ -137,15 +140,18 @@ print(tracemalloc.get_traced_memory()[1], file=sys.stderr)
 """
 
 
-def traced_peak(db_url: str, *args: str) -> int:
-    """Return the peak bytes allocated while ``readinglist --db db_url ARGS`` ran."""
-    done = subprocess.run(
-        [sys.executable, "-c", TRACED, "--db", db_url, *args],
-        capture_output=True,
-        text=True,
-        check=True,
+def traced_peaks(db_url: str, folder: Path, *commands: tuple[str, ...]) -> list[int]:
+    """Return the peak bytes allocated while each ``readinglist --db db_url ARGS`` of
+    ``commands`` ran, each in a process of its own (forked after the imports)."""
+    done = run_forked(
+        [["--db", db_url, *args] for args in commands],
+        folder,
+        prelude=TRACED_IMPORTS,
+        body=TRACED,
     )
-    return int(done.stderr.strip().splitlines()[-1])
+    for run in done:
+        assert run.returncode == 0, (run.args, run.stderr)
+    return [int(run.stderr.strip().splitlines()[-1]) for run in done]
 
 
 def title(number: int) -> str:
@@ -218,30 +224,32 @@ def five_thousand(
     next(urls, None)
 
 
-def test_listing_5000_papers_streams_in_bounded_memory(five_thousand: str) -> None:
+def test_listing_5000_papers_streams_in_bounded_memory(five_thousand: str, tmp_path: Path) -> None:
     """list --json and the table of 5,000 papers allocate a bounded amount: the ids and
     one chunk of records, not every paper (the ORM listing of main took 86 MB more than 10 papers; this takes ~0)."""
-    db_url = five_thousand
-    as_json = traced_peak(db_url, "list", "--json")
-    table = traced_peak(db_url, "list")
-    small = traced_peak(db_url, "list", "--json", "--limit", "10")
+    as_json, table, small = traced_peaks(
+        five_thousand, tmp_path, ("list", "--json"), ("list",), ("list", "--json", "--limit", "10")
+    )
     # Beyond what listing 10 papers takes (caches, compiled SQL, the query machinery):
     # the 5,000 ids and one chunk of 1,000 records, a few MB; not 5,000 papers.
     assert as_json - small < 6_000_000, (as_json, small)
     assert table - small < 6_000_000, (table, small)
 
 
-def test_exporting_5000_papers_streams_in_bounded_memory(five_thousand: str) -> None:
+def test_exporting_5000_papers_streams_in_bounded_memory(
+    five_thousand: str, tmp_path: Path
+) -> None:
     """export markdown, csl-json and ris of 5,000 papers hold one chunk of records at a
     time (and, for Markdown, a light outline of every paper to group and order them),
     not every record and the whole text (issue 17)."""
-    db_url = five_thousand
-    growth: dict[str, int] = {}
-    for fmt in ("markdown", "csl-json", "ris"):
+    formats = ("markdown", "csl-json", "ris")
+    commands = []
+    for fmt in formats:
         extra = ("--abstracts",) if fmt == "markdown" else ()
-        whole = traced_peak(db_url, "export", fmt, *extra)
-        small = traced_peak(db_url, "export", fmt, *extra, "year:1950")  # 72 papers
-        growth[fmt] = whole - small
+        commands += [("export", fmt, *extra), ("export", fmt, *extra, "year:1950")]  # 72 papers
+    peaks = traced_peaks(five_thousand, tmp_path, *commands)
+    # each format's whole export less its export of 72 papers
+    growth = {fmt: peaks[2 * i] - peaks[2 * i + 1] for i, fmt in enumerate(formats)}
     # Beyond one chunk: library.rows' PersonRecord cache (one record per distinct name,
     # shared by the papers naming it; emptied past PERSON_CACHE names), ~1.5 MB for the
     # 10,000 names of these papers (session 8: 7.0-7.3 MB in all).
