@@ -144,6 +144,31 @@ def test_latex_fast_path_leaves_the_rest_to_pylatexenc(raw: str) -> None:
     assert text.simple_latex(raw) is None
 
 
+def test_a_long_value_only_pylatexenc_decodes_is_decoded_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An abstract longer than the decoding cache's limit that the fast path leaves to
+    pylatexenc (``\\url``) runs pylatexenc once however often an import decodes it (its
+    matching key, merge and search text did, four or five times), with the same text."""
+    raw = "An abstract about " + "salmon runs and fish ladders; " * 12 + r"see \url{x.org}."
+    assert len(raw) > text.CACHED_LENGTH
+    assert text.simple_latex(raw, formula=text._formula_text) is None
+    expected = text._converter("text").latex_to_text(raw)
+    converter = type(text._converter("text"))
+    calls: list[str] = []
+
+    def counted(self: Any, value: str, *args: Any, **kwargs: Any) -> Any:
+        calls.append(value)
+        return real(self, value, *args, **kwargs)
+
+    real = converter.latex_to_text
+    monkeypatch.setattr(converter, "latex_to_text", counted)
+    text._pylatexenc_text.cache_clear()
+    decoded = {text.latex_to_unicode(raw) for _ in range(5)}
+    assert decoded == {" ".join(expected.split())}
+    assert len(calls) == 1
+
+
 LATEX_PIECES = st.sampled_from(
     [
         "a", "B", " ", "-", "--", "'", "''", "`", "``", "{", "}", "$", "~", "\\'", "\\\"",
