@@ -330,3 +330,18 @@ def run_forked(
             )
         )
     return done
+
+
+def sql_rows(db_url: str, sql: str, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
+    """Every row ``sql`` returns on the database at ``db_url``, as tuples (for a check of
+    a few columns of many papers, without loading each paper and its relations)."""
+    from sqlalchemy import text
+
+    from readinglist import db
+
+    engine = db.make_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            return [tuple(row) for row in conn.execute(text(sql), params or {})]
+    finally:
+        engine.dispose()

@@ -144,6 +144,31 @@ def test_latex_fast_path_leaves_the_rest_to_pylatexenc(raw: str) -> None:
     assert text.simple_latex(raw) is None
 
 
+def test_a_long_value_only_pylatexenc_decodes_is_decoded_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An abstract longer than the decoding cache's limit that the fast path leaves to
+    pylatexenc (``\\url``) runs pylatexenc once however often an import decodes it (its
+    matching key, merge and search text did, four or five times), with the same text."""
+    raw = "An abstract about " + "salmon runs and fish ladders; " * 12 + r"see \url{x.org}."
+    assert len(raw) > text.CACHED_LENGTH
+    assert text.simple_latex(raw, formula=text._formula_text) is None
+    expected = text._converter("text").latex_to_text(raw)
+    converter = type(text._converter("text"))
+    calls: list[str] = []
+
+    def counted(self: Any, value: str, *args: Any, **kwargs: Any) -> Any:
+        calls.append(value)
+        return real(self, value, *args, **kwargs)
+
+    real = converter.latex_to_text
+    monkeypatch.setattr(converter, "latex_to_text", counted)
+    text._pylatexenc_text.cache_clear()
+    decoded = {text.latex_to_unicode(raw) for _ in range(5)}
+    assert decoded == {" ".join(expected.split())}
+    assert len(calls) == 1
+
+
 LATEX_PIECES = st.sampled_from(
     [
         "a", "B", " ", "-", "--", "'", "''", "`", "``", "{", "}", "$", "~", "\\'", "\\\"",
@@ -670,13 +695,20 @@ def test_reader_process_reports_corrupt_gzip_like_the_import(
     assert serial[2] == []
 
 
-def test_reader_process_stops_when_the_import_is_killed(tmp_path: Path) -> None:
+def test_reader_process_stops_when_the_import_is_killed(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     """SIGKILL the importing process: its reader process exits too (no orphan), and the
-    library is unchanged (the transaction never committed)."""
+    library is unchanged (the transaction never committed). The kill comes once the
+    reader is at work (it ignores SIGINT: ``/proc`` says so) and the import is inside its
+    transaction (it holds the write lock of the library, made beforehand so that no
+    migration holds it), with most of the 12 copies unread."""
     import signal
     import subprocess
     import sys
     import time
+
+    from test_crash import sqlite_write_lock_held
 
     source = shared_data("acl-2020.bib")
     big = tmp_path / "big.bib"
@@ -685,7 +717,9 @@ def test_reader_process_stops_when_the_import_is_killed(tmp_path: Path) -> None:
         "".join(text.replace("@inproceedings{", f"@inproceedings{{c{i}-") for i in range(12)),
         encoding="utf-8",
     )
-    db_path = tmp_path / "lib.db"
+    db_path = Path(
+        next(make_database("sqlite", request, tmp_path / "db")).removeprefix("sqlite:///")
+    )
     env = {**__import__("os").environ, "READINGLIST_READER_PROCESS": "1"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "readinglist", "--db", str(db_path), "import", str(big)],
@@ -693,13 +727,19 @@ def test_reader_process_stops_when_the_import_is_killed(tmp_path: Path) -> None:
         stderr=subprocess.DEVNULL,
     )
     children = _child_processes(proc)
-    time.sleep(1.0)
+    deadline = time.monotonic() + 60
+    at_work = False
+    while not at_work and time.monotonic() < deadline:
+        assert proc.poll() is None, "the import ended before the kill"
+        time.sleep(0.005)
+        at_work = all(_ignores_sigint(c) for c in children) and sqlite_write_lock_held(db_path)
+    assert at_work, "the reader never started its work or the import its transaction"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     deadline = time.monotonic() + 20
     alive = list(children)
     while alive and time.monotonic() < deadline:
-        time.sleep(0.2)
+        time.sleep(0.02)
         alive = [c for c in alive if Path(f"/proc/{c}").exists() and _not_zombie(c)]
     assert alive == []
     result = subprocess.run(

@@ -513,3 +513,40 @@ def test_undo_of_resolve_restores_every_superseded_preprint(tmp_path: Path, invo
     assert "kept" not in result.stderr
     assert "restored 270 papers" in result.stderr
     assert _state(invoke) == before
+
+
+def test_undo_of_resolve_writes_the_search_text_once_for_all_papers(
+    tmp_path: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Undoing a resolve recomputes the search text of the papers it put back once, all
+    together (it did so again for each paper at each flush), and the text is the one
+    ``db check`` expects: the words of the provisional papers are found again."""
+    from test_merge_completion import abstracts_list, bib_records
+
+    from readinglist.formats import bibtex
+    from readinglist.library import search
+
+    records = bib_records()[:6]
+    listed = tmp_path / "icml.txt"
+    listed.write_text(abstracts_list(records, "exact"), encoding="utf-8")
+    assert invoke("import", str(listed)).exit_code == 0
+    keys = invoke("list", "-k").stdout.split()
+    proceedings = tmp_path / "icml.bib"
+    proceedings.write_text(bibtex.write(records), encoding="utf-8")
+    assert invoke("resolve", "--from", str(proceedings)).exit_code == 0
+    written: list[list[int]] = []
+    real = search.write_search_text
+
+    def counted(session: Any, ids: Any) -> Any:
+        written.append(list(ids))
+        return real(session, ids)
+
+    monkeypatch.setattr(search, "write_search_text", counted)
+    result = invoke("import", "--undo", "2")
+    assert result.exit_code == 0, result.output
+    assert "restored 6 papers" in result.stderr
+    assert len(written) == 1
+    assert len(written[0]) == 6
+    monkeypatch.undo()
+    assert invoke("db", "check").exit_code == 0
+    assert invoke("list", "-k").stdout.split() == keys

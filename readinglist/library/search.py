@@ -19,7 +19,8 @@ bulk (:func:`search_text_prepared`). This module imports no ORM.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +59,8 @@ INDEXED_COLUMNS = (
 STALE = "readinglist.search_stale"
 #: ``session.info`` key of ORM objects seen changed by ``before_flush`` (ids known after it).
 SEEN = "readinglist.search_seen"
+#: ``Session.info`` key: set inside :func:`search_text_deferred`.
+DEFERRED = "readinglist.search_deferred"
 
 
 def search_text_for(
@@ -158,10 +161,27 @@ def mark_stale(session: Session, paper_ids: Iterable[int]) -> None:
     session.info.setdefault(STALE, set()).update(paper_ids)
 
 
+@contextmanager
+def search_text_deferred(session: Session) -> Iterator[None]:
+    """Within the block, a flush of ``session`` marks the papers it changed stale but
+    recomputes nothing (:func:`recompute_stale` waits): for a loop that changes papers one
+    flush at a time and then refreshes them all at once (:func:`refresh_search_text`
+    after the block, which recomputes every mark). Yields nothing; raises what the block
+    raises (the marks then wait for the next flush)."""
+    session.info[DEFERRED] = True
+    try:
+        yield
+    finally:
+        session.info.pop(DEFERRED, None)
+
+
 def recompute_stale(session: Session) -> None:
     """Recompute the search text of the papers marked stale in ``session``
     (:func:`write_search_text`); the papers of the session's identity map get the new
-    ``search_text`` and ``updated_at`` as committed values."""
+    ``search_text`` and ``updated_at`` as committed values. Does nothing inside
+    :func:`search_text_deferred` (the marks are kept)."""
+    if session.info.get(DEFERRED):
+        return
     ids = sorted(session.info.pop(STALE, set()))
     if not ids:
         return

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from readinglist.digest import json_digest
 from readinglist.library.rows import insert_people, person_record
-from readinglist.library.search import refresh_search_text
+from readinglist.library.search import refresh_search_text, search_text_deferred
 from readinglist.models import Alias, MergeConflict, Paper, PaperPerson, utcnow
 from readinglist.records import FILLABLE, PaperRecord, Person
 from readinglist.versions import USER_TITLE_FIELD, VERSION_FIELD
@@ -106,28 +106,32 @@ def undo_completions(
             by_paper.setdefault(row.paper_id, []).append(row)
     restored: list[str] = []
     kept: list[tuple[str, str]] = []
-    for paper_id, mine in by_paper.items():
-        paper = session.get(Paper, paper_id)
-        if paper is None:
-            continue
-        if _state_digest(session, paper) != mine[-1].value.get("after"):
-            kept.append((paper.citekey, f"changed since {since}"))
-            continue
-        key = paper.citekey
-        before = mine[0].value["before"]
-        _restore(session, paper, before)
-        for alias in before.get("added_aliases", ()):  # an import's superseding merge
+    # One search-text refresh for all at the end, not one per paper at each flush.
+    with search_text_deferred(session):
+        for paper_id, mine in by_paper.items():
+            paper = session.get(Paper, paper_id)
+            if paper is None:
+                continue
+            if _state_digest(session, paper) != mine[-1].value.get("after"):
+                kept.append((paper.citekey, f"changed since {since}"))
+                continue
+            key = paper.citekey
+            before = mine[0].value["before"]
+            _restore(session, paper, before)
+            for alias in before.get("added_aliases", ()):  # an import's superseding merge
+                session.execute(
+                    delete(Alias).where(
+                        Alias.paper_id == paper_id, Alias.alias_folded == alias.lower()
+                    )
+                )
+            sources = {row.value.get("source") for row in mine}
             session.execute(
-                delete(Alias).where(Alias.paper_id == paper_id, Alias.alias_folded == alias.lower())
+                delete(MergeConflict).where(
+                    MergeConflict.paper_id == paper_id,
+                    MergeConflict.source.in_(sources) | MergeConflict.id.in_([r.id for r in mine]),
+                )
             )
-        sources = {row.value.get("source") for row in mine}
-        session.execute(
-            delete(MergeConflict).where(
-                MergeConflict.paper_id == paper_id,
-                MergeConflict.source.in_(sources) | MergeConflict.id.in_([r.id for r in mine]),
-            )
-        )
-        restored.append(f"{key} -> {paper.citekey}" if key != paper.citekey else key)
+            restored.append(f"{key} -> {paper.citekey}" if key != paper.citekey else key)
     if restored:
         refresh_search_text(session, list(by_paper))
     return restored, kept
