@@ -178,11 +178,40 @@ def _weight(item: pytest.Item) -> int:
     return 2 if item.get_closest_marker("tools") is not None else 3
 
 
+#: Test modules whose real-program runs or parses are cached per test process, keyed by
+#: the bytes they read (``helpers.compile_once``, ``functools.cache``): the SQLite and the
+#: PostgreSQL run of one of their tests read the same bytes, so both go to one worker.
+SHARED_BY_DATABASES = (
+    "test_latex_allowlist_compile.py",
+    "test_latex_injection.py",
+    "test_pasted_math.py",
+    "test_s11_fidelity.py",
+    "test_bibtex_library_round_trip.py",
+)
+
+
+def _database_pair(item: pytest.Item) -> str | None:
+    """The name shared by the two database runs of ``item`` (its id without the database
+    parameter) when its module caches by input bytes, else None."""
+    if item.path.name not in SHARED_BY_DATABASES or "[" not in item.nodeid:
+        return None
+    head, _, params = item.nodeid.partition("[")
+    parts = [p for p in params.rstrip("]").split("-") if p not in ("sqlite", "postgresql")]
+    return f"{head}[{'-'.join(parts)}]" if len(parts) < params.count("-") + 1 else None
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Start the longest tests first (a stable sort, the same in every xdist worker): with
-    ``--dist load`` they are spread over the workers at once instead of one of them ending
-    the run alone on a test that started last."""
+    """Start the longest tests first (a stable sort, the same in every xdist worker): they
+    are spread over the workers at once instead of one of them ending the run alone on a
+    test that started last. The two database runs of a test whose module caches by input
+    bytes (:data:`SHARED_BY_DATABASES`) form one ``xdist_group`` (``--dist loadgroup``,
+    collection order kept by ``--no-loadscope-reorder``): one worker runs both, so the
+    second finds the first's programs' results."""
     items.sort(key=_weight)
+    for item in items:
+        pair = _database_pair(item)
+        if pair is not None:
+            item.add_marker(pytest.mark.xdist_group(pair))
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
