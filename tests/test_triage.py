@@ -437,6 +437,14 @@ def spawn(database: Path, *args: str, rows: int = 50, cols: int = 100) -> Any:
         timeout=30,
     )
     child.delaybeforesend = None  # every key waits for the screen it causes anyway
+    return no_wait_at_close(child)
+
+
+def no_wait_at_close(child: Any) -> Any:
+    """``child`` without pexpect's 0.1 s sleep when it is closed (for the kernel to note
+    the exit): the tests close it after its EOF, when it has exited (a child still
+    alive is still ended, as before); returns ``child``."""
+    child.ptyproc.delayafterclose = 0
     return child
 
 
@@ -840,6 +848,7 @@ def test_scikit_learn_loads_only_when_ranking(icml: Path) -> None:
             encoding="utf-8",
             timeout=30,
         )
+        no_wait_at_close(child)
         if keys:
             child.expect(r"/19, ")
             child.send(keys)
@@ -1012,6 +1021,7 @@ def test_the_interest_order_opens_before_any_decision_and_again_after_quitting(
             encoding="utf-8",
             timeout=60,
         )
+        no_wait_at_close(child)
         child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
         assert child.before == before
         child.send("q")
@@ -1043,6 +1053,7 @@ def test_a_first_index_built_behind_the_first_screen_is_said_before_it(icml: Pat
         encoding="utf-8",
         timeout=60,
     )
+    no_wait_at_close(child)
     child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
     assert child.before == BUILDING
     child.send("q")
