@@ -31,6 +31,7 @@ runs :func:`run_concurrency` small.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import random
@@ -159,36 +160,71 @@ def export_worker(url: str, index: int, stop_file: str, start_at: float) -> dict
     return {"reader": reader, "failures": failures, "snapshots": snapshots}
 
 
+#: What a worker imports before it says it is ready: the modules of the commands it runs,
+#: so that the workers begin together, none still importing while the others work.
+WORKER_IMPORTS = (
+    "click.testing",
+    "readinglist.cli",
+    "readinglist.cli._root",
+    "readinglist.cli.mark",
+    "readinglist.cli.export",
+    "readinglist.cli.list_",
+    "readinglist.db",
+    "readinglist.library",
+    "readinglist.formats.markdown",
+)
+
+
 def _worker_main(argv: list[str]) -> None:
-    """``readers.py worker ROLE URL INDEX N START_AT [STOP_FILE]``: one worker process;
-    prints its result as one JSON line."""
-    role, url, index, count, start_at = argv[0], argv[1], int(argv[2]), int(argv[3]), float(argv[4])
+    """``readers.py worker ROLE URL INDEX N [STOP_FILE]``: one worker process. It imports
+    :data:`WORKER_IMPORTS`, prints ``ready``, reads from stdin the moment to begin
+    (seconds since the epoch) and works; prints its result as one JSON line."""
+    role, url, index, count = argv[0], argv[1], int(argv[2]), int(argv[3])
+    for name in WORKER_IMPORTS:
+        importlib.import_module(name)
+    print("ready", flush=True)
+    start_at = float(sys.stdin.readline())
     if role == "decide":
         result = decide_worker(url, index, count, start_at)
     elif role == "export":
-        result = export_worker(url, index, argv[5], start_at)
+        result = export_worker(url, index, argv[4], start_at)
     else:
         result = load_worker(url, index, count, start_at)
     print(json.dumps(result))
 
 
 def run_workers(
-    jobs: list[list[str]], stop_file: Path | None = None, delay: float = 4.0
-) -> list[dict[str, Any]]:
-    """Start one ``readers.py worker`` process per job (``[ROLE, URL, INDEX, N, extra...]``),
-    all told to begin at the same moment ``delay`` seconds on (time for their imports);
-    return their results in job order. Once every job before the last has ended,
-    ``stop_file`` (when given) is created, which ends an ``export`` job placed last. A
-    worker that fails raises RuntimeError with its stderr."""
-    start_at = time.time() + delay
-    procs = []
-    for job in jobs:
-        args = [sys.executable, str(Path(__file__).resolve()), "worker", *job[:4], str(start_at)]
-        procs.append(
-            subprocess.Popen(
-                [*args, *job[4:]], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-            )
+    jobs: list[list[str]], stop_file: Path | None = None
+) -> tuple[float, list[dict[str, Any]]]:
+    """Start one ``readers.py worker`` process per job (``[ROLE, URL, INDEX, N, extra...]``);
+    once every one has said it is ready (its imports done), tell them all to begin at
+    the same moment; return that moment (:func:`time.time`) and their results in job
+    order. Once every job before the last has ended, ``stop_file`` (when given) is
+    created, which ends an ``export`` job placed last. A worker that fails raises
+    RuntimeError with its stderr."""
+    script = str(Path(__file__).resolve())
+    procs = [
+        subprocess.Popen(
+            [sys.executable, script, "worker", *job],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
+        for job in jobs
+    ]
+    for proc in procs:
+        assert proc.stdout is not None
+        if proc.stdout.readline().strip() != "ready":
+            for other in procs:
+                other.kill()
+            _, err = proc.communicate()
+            raise RuntimeError(f"worker failed (exit {proc.returncode}):\n{err}")
+    start_at = time.time() + 0.05  # every worker is waiting on its stdin by then
+    for proc in procs:
+        assert proc.stdin is not None
+        proc.stdin.write(f"{start_at!r}\n")
+        proc.stdin.flush()
     results = []
     for number, proc in enumerate(procs):
         if stop_file is not None and number == len(procs) - 1:
@@ -197,7 +233,7 @@ def run_workers(
         if proc.returncode != 0:
             raise RuntimeError(f"worker failed (exit {proc.returncode}):\n{err}")
         results.append(json.loads(out.strip().splitlines()[-1]))
-    return results
+    return start_at, results
 
 
 # --- the concurrency run ---------------------------------------------------------------------
@@ -308,9 +344,8 @@ def run_concurrency(url: str, readers: int, decisions: int) -> dict[str, Any]:
         stop = Path(tmp) / "stop"
         jobs = [["decide", url, str(i), str(decisions)] for i in range(readers)]
         jobs.append(["export", url, "0", "0", str(stop)])
-        started = time.perf_counter()
-        results = run_workers(jobs, stop_file=stop)
-        seconds = time.perf_counter() - started - 4.0  # from the common start
+        start_at, results = run_workers(jobs, stop_file=stop)
+        seconds = time.time() - start_at
     failures = [f for r in results for f in r["failures"]]
     times = sorted(t for r in results[:-1] for t in r["times"])
     snapshots = results[-1]["snapshots"]
@@ -499,7 +534,7 @@ def latency_phases(url: str, readers: int, runs: int) -> list[tuple[str, list[di
     phases.append((f"{readers} readers' decisions", [load_worker(url, 0, runs, 0.0)]))
     rounds = str(max(1, runs * 2 // readers))
     jobs = [["load", url, str(i), rounds] for i in range(readers)]
-    phases.append((f"{readers} readers at once", run_workers(jobs)))
+    phases.append((f"{readers} readers at once", run_workers(jobs)[1]))
     set_readers(url, 1)
     phases.append(("1 reader again", [load_worker(url, 0, runs, 0.0)]))
     for name, results in phases:

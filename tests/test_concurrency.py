@@ -7,19 +7,17 @@
   through ``readinglist.library`` in ``db.session_scope``) on one database, each
   operation contending with the others for new tags, new people and one shared
   paper; then every effect is counted.
-* CLI: 4 workers x 5 commands (import, mark, tag, note, list), each a real
-  ``python -m readinglist`` process, all at once.
+* CLI: 4 workers x 5 commands (import, mark, tag, note, list), each a
+  ``python -m readinglist`` process of its own, all at once.
 
-Workers are forked from a fork server (a fresh interpreter that has imported the
-library once; no state of the test process inherited, see tests/workers.py) and each
-makes its own engine. Runs on SQLite and on PostgreSQL.
+Workers and commands are forked from a fork server (a fresh interpreter that has
+imported the library once; no state of the test process inherited, see
+tests/workers.py) and each makes its own engine. Runs on SQLite and on PostgreSQL.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -28,7 +26,7 @@ from pathlib import Path
 import pytest
 from conftest import FAST_COMMITS, PG_ADMIN_URL, run_name
 from sqlalchemy import func, select, text
-from workers import first_use_worker, library_worker, run_workers
+from workers import first_use_worker, library_worker, run_commands, run_workers
 
 from readinglist import db, library, maintenance
 from readinglist.models import ImportBatch, Note, Paper, Person, StatusEvent, Tag
@@ -139,17 +137,13 @@ def test_processes_starting_together_on_a_new_database(new_database_url: str) ->
 # --- the real command line ------------------------------------------------------------------------
 
 
-def _cli(db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+def _cli(db_url: str, *args: str) -> tuple[int, str]:
+    """Run ``python -m readinglist --db db_url ARGS`` as a process of its own
+    (:func:`workers.run_commands`); return its exit code and stderr."""
     env = {**os.environ, "NO_COLOR": "1"}
     env.pop("READINGLIST_DB", None)
-    return subprocess.run(
-        [sys.executable, "-m", "readinglist", "--db", db_url, *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=120,
-    )
+    [(code, _, err)] = run_commands([["--db", db_url, *args]], env, ROOT)
+    return code, err
 
 
 def _cli_worker(db_url: str, worker: int, folder: Path) -> list[str]:
@@ -170,9 +164,9 @@ def _cli_worker(db_url: str, worker: int, folder: Path) -> list[str]:
         ["note", "add", key, "-m", f"note on {key}"],
         ["list", "-k"],
     ):
-        done = _cli(db_url, *args)
-        if done.returncode != 0 or "Traceback" in done.stderr or "locked" in done.stderr:
-            failures.append(f"{args}: exit {done.returncode}: {done.stderr.strip()}")
+        code, err = _cli(db_url, *args)
+        if code != 0 or "Traceback" in err or "locked" in err:
+            failures.append(f"{args}: exit {code}: {err.strip()}")
     return failures
 
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 import difflib
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -400,7 +398,11 @@ def test_usage_errors(invoke, db_url, tmp_path) -> None:
 
 def test_concurrent_refreshes_leave_one_complete_file(db_url, tmp_path) -> None:
     """Four processes refresh the same profile at once, after changes that each rewrite
-    it: the file is always one whole export, and no temporary file is left."""
+    it: the file is always one whole export, and no temporary file is left. (Each is
+    ``python -m readinglist export --refresh --force`` forked from one interpreter that
+    has imported the library: tests/workers.py.)"""
+    from workers import run_commands
+
     env = {**os.environ, "READINGLIST_DB": db_url, "READINGLIST_PROFILE_OWNER": OWNER}
     source = tmp_path / "library.bib"
     source.write_text(LIBRARY_BIB, encoding="utf-8")
@@ -418,27 +420,13 @@ def test_concurrent_refreshes_leave_one_complete_file(db_url, tmp_path) -> None:
     assert rl("import", str(source)) == 0
     refs = tmp_path / "refs.bib"
     assert rl("export", "bibtex", "-o", str(refs), "--keep") == 0
-    script = (
-        "import sys\nfrom readinglist.cli import main\n"
-        "sys.argv = ['readinglist', 'export', '--refresh', '--force']\nmain()\n"
-    )
     for round_ in range(3):
         assert rl("title", "alpha2020", f"Alpha Title {round_}") == 0
         # Edit the file behind the library's back, so every refresh must rewrite it.
         refs.write_text("stale\n", encoding="utf-8")
-        procs = [
-            subprocess.Popen(
-                [sys.executable, "-c", script],
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            for _ in range(4)
-        ]
-        for proc in procs:
-            _, err = proc.communicate(timeout=120)
-            assert proc.returncode == 0, err
+        refreshes = run_commands([["export", "--refresh", "--force"]] * 4, env, tmp_path)
+        for code, _, err in refreshes:
+            assert code == 0, err
         expected = tmp_path / "expected.bib"
         assert rl("export", "bibtex", "-o", str(expected)) == 0
         assert refs.read_bytes() == expected.read_bytes()

@@ -438,43 +438,51 @@ def test_readme_test_command_does_its_own_setup_and_ci_runs_it() -> None:
     assert done.returncode == 0
 
 
-def test_a_test_needing_a_missing_program_fails_with_one_line(tmp_path: Path) -> None:
-    (tmp_path / "conftest.py").write_text(
-        (ROOT / "tests" / "conftest.py").read_text(encoding="utf-8"), encoding="utf-8"
-    )
-    (tmp_path / "helpers.py").write_text(
-        (ROOT / "tests" / "helpers.py").read_text(encoding="utf-8"), encoding="utf-8"
-    )
-    (tmp_path / "test_x.py").write_text(
-        "import pytest\n\n@pytest.mark.tools('no-such-program-rl')\ndef test_x():\n    pass\n",
+@pytest.fixture(scope="module")
+def nested_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str, list[str]]:
+    """One run of pytest, in a process of its own, on a folder holding the suite's
+    conftest.py and helpers.py and two tests: one marked ``tools`` with a program that
+    does not exist, one writing a file in its ``tmp_path``; the system temp folder is an
+    empty folder of its own. Returns the exit code, the output, and what the system temp
+    folder holds after the run. (One run for the two tests below: a run costs a pytest
+    start-up, the suite's conftest and the sweep of leftovers.)"""
+    folder = tmp_path_factory.mktemp("nested")
+    system = folder / "system-tmp"
+    system.mkdir()
+    for name in ("conftest.py", "helpers.py"):
+        (folder / name).write_text(
+            (ROOT / "tests" / name).read_text(encoding="utf-8"), encoding="utf-8"
+        )
+    (folder / "test_x.py").write_text(
+        "import pytest\n\n@pytest.mark.tools('no-such-program-rl')\ndef test_x():\n    pass\n"
+        "\n\ndef test_y(tmp_path):\n    (tmp_path / 'f.txt').write_text('x')\n",
         encoding="utf-8",
     )
+    env = {**os.environ, "TMPDIR": str(system), "RLTEST_SYSTEM_TMP": str(system)}
     done = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-n",
-            "0",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:randomly",
-            "--rootdir",
-            str(tmp_path),
-            "-c",
-            str(ROOT / "pyproject.toml"),
-            str(tmp_path / "test_x.py"),
+            *(sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider"),
+            *("-p", "no:randomly", "-rA"),
+            *("--rootdir", str(folder), "-c", str(ROOT / "pyproject.toml")),
+            str(folder / "test_x.py"),
         ],
         capture_output=True,
         text=True,
-        cwd=tmp_path,
+        cwd=folder,
+        env=env,
         check=False,
     )
-    assert done.returncode == 1, done.stdout
-    assert "needs no-such-program-rl, not installed (run: sh tests/setup-tools.sh)" in done.stdout
-    assert "skipped" not in done.stdout
+    return done.returncode, done.stdout, sorted(p.name for p in system.iterdir())
+
+
+def test_a_test_needing_a_missing_program_fails_with_one_line(
+    nested_run: tuple[int, str, list[str]],
+) -> None:
+    code, out, _ = nested_run
+    assert code == 1, out
+    assert "ERROR test_x.py::test_x - Failed: needs no-such-program-rl" in out
+    assert "needs no-such-program-rl, not installed (run: sh tests/setup-tools.sh)" in out
+    assert "skipped" not in out
 
 
 def test_leftovers_of_ended_runs_are_swept_and_live_ones_kept() -> None:
@@ -549,34 +557,17 @@ def test_import_verbose_with_hostile_input(invoke: Callable[..., Result], tmp_pa
     assert "Traceback" not in result.output
 
 
-def test_a_run_leaves_nothing_in_the_system_temp_folder(tmp_path: Path) -> None:
+def test_a_run_leaves_nothing_in_the_system_temp_folder(
+    nested_run: tuple[int, str, list[str]],
+) -> None:
     """pytest's own ``pytest-of-<user>/pytest-<n>`` folders (kept three runs) were left in
     the system temp folder with a thousand test folders each. A run (here one test using
-    ``tmp_path``) leaves that folder as it found it."""
-    system = tmp_path / "system-tmp"
-    system.mkdir()
-    for name in ("conftest.py", "helpers.py"):
-        (tmp_path / name).write_text(
-            (ROOT / "tests" / name).read_text(encoding="utf-8"), encoding="utf-8"
-        )
-    (tmp_path / "test_x.py").write_text(
-        "def test_x(tmp_path):\n    (tmp_path / 'f.txt').write_text('x')\n", encoding="utf-8"
-    )
-    env = {**os.environ, "TMPDIR": str(system), "RLTEST_SYSTEM_TMP": str(system)}
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider"),
-            *("--rootdir", str(tmp_path), "-c", str(ROOT / "pyproject.toml")),
-            str(tmp_path / "test_x.py"),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout
-    assert sorted(p.name for p in system.iterdir()) == []
+    ``tmp_path``, and one failing at its set-up) leaves that folder as it found it."""
+    code, out, left = nested_run
+    assert "PASSED test_x.py::test_y" in out
+    assert "1 passed, 1 error" in out, out
+    assert code == 1, out
+    assert left == []
 
 
 def test_a_re_import_of_a_file_with_warnings_says_only_its_summary(

@@ -46,13 +46,27 @@ def test_db_path_in_an_impossible_folder_is_one_line_exit_6() -> None:
     )
 
 
+@pytest.fixture(scope="module")
+def example_library(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An SQLite library of the example list, imported once for the module (each test
+    works on a copy)."""
+    from helpers import EXAMPLES
+
+    path = tmp_path_factory.mktemp("example") / "lib.db"
+    source = EXAMPLES / "icml2026-abstracts.txt"
+    result = CliRunner().invoke(cli, ["--db", str(path), "import", str(source)])
+    assert result.exit_code == 0, result.stderr
+    return path
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 @pytest.mark.parametrize("extra", [[], ["--json"], ["-k"]])
 def test_full_stdout_is_one_line_exit_1(
-    tmp_path: Path, example_abstracts: Path, extra: list[str]
+    tmp_path: Path, example_library: Path, extra: list[str]
 ) -> None:
-    db = str(tmp_path / "lib.db")
-    assert run_installed("--db", db, "import", str(example_abstracts)).returncode == 0
+    from readinglist import db as database
+
+    db = str(database.backup_sqlite(example_library, tmp_path / "lib.db"))
     with open("/dev/full", "w") as full:
         result = subprocess.run(
             [

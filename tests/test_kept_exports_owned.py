@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -46,21 +45,18 @@ def imported(invoke, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
 
 def as_alice(db_url: str, data: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``readinglist ARGS`` in a process of its own, as Alice: her data directory, and
-    READINGLIST_PROFILE_OWNER naming the owner the library's profiles name."""
+    READINGLIST_PROFILE_OWNER naming the owner the library's profiles name. (The
+    process is forked from the fork server of tests/workers.py: nothing of this one.)"""
+    from workers import run_commands
+
     env = {
         **os.environ,
         "READINGLIST_DB": db_url,
         "READINGLIST_PROFILE_OWNER": OWNER,
         "XDG_DATA_HOME": str(data),
     }
-    return subprocess.run(
-        [sys.executable, "-m", "readinglist", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    [(code, out, err)] = run_commands([list(args)], env, Path.cwd())
+    return subprocess.CompletedProcess(["readinglist", *args], code, out, err)
 
 
 def test_a_profile_another_writer_stored_is_never_written(

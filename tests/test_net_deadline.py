@@ -16,7 +16,7 @@ import pytest
 #: without a total deadline gets that answer (and the tests fail), never a hang.
 TRICKLE_FOR = 20.0
 #: Seconds between two bytes (well within any per-read timeout used here).
-BYTE_EVERY = 0.25
+BYTE_EVERY = 0.1
 
 ANSWER = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
 
@@ -74,13 +74,13 @@ def trickler() -> Iterator[Trickler]:
 
 def test_a_trickled_answer_ends_at_the_total_deadline(trickler: Trickler) -> None:
     """Each byte comes within the 5-second read timeout; the request still ends, with
-    SourceUnavailable naming the service and the deadline, once 1.5 s have passed."""
+    SourceUnavailable naming the service and the deadline, once 0.5 s have passed."""
     from readinglist.errors import SourceUnavailable
     from readinglist.sources.http import HttpClient
 
-    client = HttpClient(None, None, timeout=5.0, total=1.5)
+    client = HttpClient(None, None, timeout=5.0, total=0.5)
     try:
-        with pytest.raises(SourceUnavailable, match=r"Slow \(127\.0\.0\.1\).*within 1\.5 s"):
+        with pytest.raises(SourceUnavailable, match=r"Slow \(127\.0\.0\.1\).*within 0\.5 s"):
             client.get("Slow", f"http://127.0.0.1:{trickler.port}/x")
     finally:
         client.close()
@@ -120,13 +120,13 @@ def test_resolve_online_through_a_trickling_proxy_ends(
     library is unchanged; on SQLite and PostgreSQL."""
     from readinglist.sources import http
 
-    monkeypatch.setattr(http, "DEADLINE", 1.5)
+    monkeypatch.setattr(http, "DEADLINE", 0.5)
     assert invoke("add", "--title", "Attention is all you need").exit_code == 0
     before = invoke("list", "--json").stdout
     proxy = f"http://127.0.0.1:{trickler.port}"
     env = {"HTTPS_PROXY": proxy, "HTTP_PROXY": proxy, "ALL_PROXY": proxy, "NO_PROXY": ""}
     result = invoke("resolve", "--online", "--service", "crossref", env=env)
     assert result.exit_code == 6, result.output
-    assert "within 1.5 s" in result.stderr
+    assert "within 0.5 s" in result.stderr
     assert "Traceback" not in result.output
     assert invoke("list", "--json").stdout == before

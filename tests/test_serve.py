@@ -37,13 +37,28 @@ VENDOR = Path(present.__file__).resolve().parent / "static" / "vendor"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """A server on the example list (SQLite: nothing here depends on the database)."""
-    url = f"sqlite:///{tmp_path_factory.mktemp('serve') / 'library.db'}"
+def example_library(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An SQLite library of the example list, imported once for the module: a test
+    serves a copy of it (:func:`example_copy`)."""
+    path = tmp_path_factory.mktemp("example") / "library.db"
     result = CliRunner().invoke(
-        cli, ["--db", url, "import", str(EXAMPLES / "icml2026-abstracts.txt")]
+        cli, ["--db", str(path), "import", str(EXAMPLES / "icml2026-abstracts.txt")]
     )
     assert result.exit_code == 0, result.stderr
+    return path
+
+
+def example_copy(example_library: Path, folder: Path) -> str:
+    """The URL of a copy of ``example_library`` in ``folder`` (SQLite's backup API)."""
+    from readinglist import db
+
+    return f"sqlite:///{db.backup_sqlite(example_library, folder / 'library.db')}"
+
+
+@pytest.fixture(scope="module")
+def server(example_library: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server on the example list (SQLite: nothing here depends on the database)."""
+    url = example_copy(example_library, tmp_path_factory.mktemp("serve"))
     running = Server(url, "--order", "added")
     yield running
     code, err = running.stop()
@@ -147,9 +162,8 @@ def test_every_answer_carries_the_policy(server: Server) -> None:
     assert re.search(r"\son\w+=", page.text) is None
 
 
-def test_host_option_warns(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'library.db'}"
-    CliRunner().invoke(cli, ["--db", url, "import", str(EXAMPLES / "icml2026-abstracts.txt")])
+def test_host_option_warns(example_library: Path, tmp_path: Path) -> None:
+    url = example_copy(example_library, tmp_path)
     running = Server(url, "--host", "127.0.0.2")
     try:
         assert running.url.startswith("http://127.0.0.2:")
@@ -160,9 +174,10 @@ def test_host_option_warns(tmp_path: Path) -> None:
     assert "warning: listening on 127.0.0.2: other machines can reach this page" in err
 
 
-def test_a_busy_port_and_a_missing_library_are_clear_errors(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'library.db'}"
-    CliRunner().invoke(cli, ["--db", url, "import", str(EXAMPLES / "icml2026-abstracts.txt")])
+def test_a_busy_port_and_a_missing_library_are_clear_errors(
+    example_library: Path, tmp_path: Path
+) -> None:
+    url = example_copy(example_library, tmp_path)
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
@@ -227,14 +242,15 @@ def _page_state(text: str) -> tuple[str, str, int]:
     return csrf.group(1), view.group(1), int(paper.group(1))
 
 
-def test_a_key_for_a_paper_outside_the_list_is_refused(tmp_path: Path) -> None:
+def test_a_key_for_a_paper_outside_the_list_is_refused(
+    example_library: Path, tmp_path: Path
+) -> None:
     """A key names the paper it acts on: one the tab's list does not hold (decided before
     the page opened, or no paper at all) is refused with 409 and nothing is changed;
     the paper shown is never decided in its place."""
     from helpers import sql_values, statuses
 
-    url = f"sqlite:///{tmp_path / 'library.db'}"
-    CliRunner().invoke(cli, ["--db", url, "import", str(EXAMPLES / "icml2026-abstracts.txt")])
+    url = example_copy(example_library, tmp_path)
     keys = sql_values(url, "SELECT citekey FROM papers ORDER BY id")
     assert CliRunner().invoke(cli, ["--db", url, "mark", "to-read", keys[-1]]).exit_code == 0
     decided = sql_values(url, "SELECT id FROM papers WHERE citekey = :k", {"k": keys[-1]})[0]
@@ -279,13 +295,14 @@ def test_similar_papers_come_with_their_own_request(server: Server) -> None:
             assert wrong.status_code == 409, paper
 
 
-def test_a_wildcard_host_answers_the_machines_own_names(tmp_path: Path) -> None:
+def test_a_wildcard_host_answers_the_machines_own_names(
+    example_library: Path, tmp_path: Path
+) -> None:
     """``--host 0.0.0.0`` listens on every interface: the page answers at the machine's
     host name and addresses, and still refuses any other name (DNS rebinding)."""
     from readinglist.web.security import allowed_hosts, interface_addresses
 
-    url = f"sqlite:///{tmp_path / 'library.db'}"
-    CliRunner().invoke(cli, ["--db", url, "import", str(EXAMPLES / "icml2026-abstracts.txt")])
+    url = example_copy(example_library, tmp_path)
     running = Server(url, "--host", "0.0.0.0", "--order", "added")
     try:
         port = int(running.base.rstrip("/").rsplit(":", 1)[1])
@@ -309,14 +326,15 @@ def test_a_wildcard_host_answers_the_machines_own_names(tmp_path: Path) -> None:
     assert "evil.example:8750" not in allowed_hosts("::", 8750)
 
 
-def test_ctrl_c_stops_with_one_line_even_twice_during_a_request(tmp_path: Path) -> None:
+def test_ctrl_c_stops_with_one_line_even_twice_during_a_request(
+    example_library: Path, tmp_path: Path
+) -> None:
     """Ctrl-C (SIGINT) stops the server with one line and exit 0: also a second one while
     a request is still open (it is cut short), without an error log or a traceback."""
     import signal
     import time
 
-    url = f"sqlite:///{tmp_path / 'library.db'}"
-    CliRunner().invoke(cli, ["--db", url, "import", str(EXAMPLES / "icml2026-abstracts.txt")])
+    url = example_copy(example_library, tmp_path)
     running = Server(url, "--order", "added")
     port = int(running.base.rstrip("/").rsplit(":", 1)[1])
     csrf = _page_state(get(running.url).text)[0]
@@ -425,12 +443,13 @@ def _csrf_meta(csrf: str) -> str:
     return f'<meta name="csrf-token" content="{csrf}">'
 
 
-def test_blind_hides_the_other_readers_decisions_until_decided(tmp_path: Path) -> None:
+def test_blind_hides_the_other_readers_decisions_until_decided(
+    example_library: Path, tmp_path: Path
+) -> None:
     """``serve --blind`` (``triage --blind``'s meaning): no "N others want it" on a paper
     the reader has not decided, in the list or the paper shown, on the first page and
     after a key; the header line says they are hidden. Once decided, the count shows."""
-    url = f"sqlite:///{tmp_path / 'library.db'}"
-    CliRunner().invoke(cli, ["--db", url, "import", str(EXAMPLES / "icml2026-abstracts.txt")])
+    url = example_copy(example_library, tmp_path)
     from helpers import sql_values
 
     keys = sql_values(url, "SELECT citekey FROM papers ORDER BY id")

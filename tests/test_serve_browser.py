@@ -10,7 +10,6 @@ tests/test_serve_browser.py -k sqlite``.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -156,8 +155,15 @@ def test_triage_by_keyboard_in_chromium(
 
     # search: / and words go to the paper they select (one of the list still undecided:
     # which ones the first keys decided depends on the interest order)
-    listed = CliRunner().invoke(cli, ["--db", url, "list", "--json", "status:new"])
-    named = [p for p in json.loads(listed.stdout) if p["key"] == f"{p['short_name']}2026".lower()]
+    new = {pid for pid, status in statuses(url).items() if status == "new"}
+    ids = sql_values(url, "SELECT id FROM papers ORDER BY id")
+    keys = sql_values(url, "SELECT citekey FROM papers ORDER BY id")
+    names = sql_values(url, "SELECT coalesce(short_name, '') FROM papers ORDER BY id")
+    named = [
+        {"key": key, "short_name": name}
+        for pid, key, name in zip(ids, keys, names, strict=True)
+        if pid in new and key == f"{name}2026".lower()
+    ]
     target = max(named, key=lambda p: len(p["short_name"]))  # the most distinctive name
     answer(page, "/", target["short_name"])
     assert target["short_name"] in page.inner_text("#title")

@@ -411,11 +411,7 @@ def test_triage_refuses_without_a_terminal(invoke) -> None:
 def icml_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An SQLite library with the 19 papers of the example list, imported by the CLI."""
     path = tmp_path_factory.mktemp("icml") / "icml.db"
-    subprocess.run(
-        [str(BINARY), "--db", str(path), "import", str(EXAMPLE)],
-        check=True,
-        capture_output=True,
-    )
+    readinglist(path, "import", str(EXAMPLE))
     return path
 
 
@@ -441,14 +437,28 @@ def spawn(database: Path, *args: str, rows: int = 50, cols: int = 100) -> Any:
         timeout=30,
     )
     child.delaybeforesend = None  # every key waits for the screen it causes anyway
+    return no_wait_at_close(child)
+
+
+def no_wait_at_close(child: Any) -> Any:
+    """``child`` without pexpect's 0.1 s sleep when it is closed (for the kernel to note
+    the exit): the tests close it after its EOF, when it has exited (a child still
+    alive is still ended, as before); returns ``child``."""
+    child.ptyproc.delayafterclose = 0
     return child
 
 
-def readinglist(database: Path, *args: str) -> Any:
-    result = subprocess.run(
-        [str(BINARY), "--db", str(database), *args], capture_output=True, text=True, check=True
-    )
-    return json.loads(result.stdout)
+def readinglist(database: Path, *args: str) -> str:
+    """Run ``readinglist --db DATABASE ARGS`` in this process (checking or preparing what
+    the terminal runs did; the program under test is the one in the terminal); assert
+    it succeeded; return its stdout."""
+    from click.testing import CliRunner
+
+    from readinglist.cli import cli
+
+    result = CliRunner().invoke(cli, ["--db", str(database), *args])
+    assert result.exit_code == 0, (result.stderr, result.exception)
+    return result.stdout
 
 
 #: What Click writes to clear the screen: every card starts with it.
@@ -598,7 +608,7 @@ def test_triage_the_example_list_in_a_terminal(icml: Path) -> None:
     ends(child, r"triaged 1 paper in this run \(1 to-read\); inbox: 19 of 19 decided\r\n")
     elapsed = time.time() - start
 
-    listed = {p["key"]: p for p in readinglist(icml, "list", "--json")}
+    listed = {p["key"]: p for p in json.loads(readinglist(icml, "list", "--json"))}
     expected = {keys[0]: "to-read", keys[1]: "skipped", keys[2]: "read", **plan}
     assert {k: p["status"] for k, p in listed.items()} == expected
     third = listed[keys[2]]
@@ -609,7 +619,7 @@ def test_triage_the_example_list_in_a_terminal(icml: Path) -> None:
         False,
     )
     assert third["read_at"] is not None
-    shown = readinglist(icml, "show", keys[2], "--json")
+    shown = json.loads(readinglist(icml, "show", keys[2], "--json"))
     assert [n["text"] for n in shown["notes"]] == ["Check the D4RL table."]
     changes = history(icml)
     assert [(old, new) for old, new, _ in changes[keys[2]]] == [
@@ -726,7 +736,7 @@ def test_interest_order_changes_after_a_skip_in_a_terminal(icml: Path) -> None:
     import pexpect
 
     for args in (("mark", "to-read", "spar2026"), ("tag", "add", "robotics", "spar2026")):
-        subprocess.run([str(BINARY), "--db", str(icml), *args], check=True, capture_output=True)
+        readinglist(icml, *args)
     child = spawn(icml, "--order", "interest")
     child.expect(CLEAR + r"2/19, 1 to read, 0 skipped\r\n")  # the inbox: all 19
     child.expect(r"GSFixer: a framework designed")
@@ -838,6 +848,7 @@ def test_scikit_learn_loads_only_when_ranking(icml: Path) -> None:
             encoding="utf-8",
             timeout=30,
         )
+        no_wait_at_close(child)
         if keys:
             child.expect(r"/19, ")
             child.send(keys)
@@ -1010,6 +1021,7 @@ def test_the_interest_order_opens_before_any_decision_and_again_after_quitting(
             encoding="utf-8",
             timeout=60,
         )
+        no_wait_at_close(child)
         child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
         assert child.before == before
         child.send("q")
@@ -1041,6 +1053,7 @@ def test_a_first_index_built_behind_the_first_screen_is_said_before_it(icml: Pat
         encoding="utf-8",
         timeout=60,
     )
+    no_wait_at_close(child)
     child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
     assert child.before == BUILDING
     child.send("q")
@@ -1062,13 +1075,7 @@ def test_keys_typed_before_the_first_screen_decide_nothing(icml: Path) -> None:
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
-    listed = subprocess.run(
-        [str(BINARY), "--db", str(icml), "list", "-k", "status:to-read"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert listed.stdout == ""
+    assert readinglist(icml, "list", "-k", "status:to-read") == ""
 
 
 def test_the_resume_hint_repeats_the_reader_options_and_query() -> None:
