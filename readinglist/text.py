@@ -179,7 +179,10 @@ def _latex_to_unicode(value: str, math: str) -> str:
     decoded = simple_latex(value, formula=_formula_text if math == "text" else None)
     if decoded is None:
         try:
-            decoded = _pylatexenc_text(value, math)
+            if len(value) <= SLOW_PATH_LONGEST:
+                decoded = _pylatexenc_text(value, math)
+            else:
+                decoded = str(_converter(math).latex_to_text(value))
         except Exception:  # pylatexenc raises assorted errors on broken markup
             return value
     return _SPACE.sub(" ", decoded).strip() if "\n" in decoded else decoded
@@ -190,6 +193,10 @@ def _latex_to_unicode(value: str, math: str) -> str:
 #: proceedings: 160 pylatexenc runs for 40 abstracts, 60% of the import's CPU). Few values
 #: need pylatexenc, so this holds far fewer abstracts than a cache of every long value would.
 SLOW_PATH_CACHE_SIZE = 256
+#: The longest value kept there (characters): abstracts are a few thousand; a longer value
+#: (a hostile or broken file) is decoded each time, so the cache holds at most
+#: 256 x 20,000 characters and their text, whatever the input.
+SLOW_PATH_LONGEST = 20_000
 
 
 @lru_cache(maxsize=SLOW_PATH_CACHE_SIZE)

@@ -167,6 +167,12 @@ def test_a_long_value_only_pylatexenc_decodes_is_decoded_once(
     decoded = {text.latex_to_unicode(raw) for _ in range(5)}
     assert decoded == {" ".join(expected.split())}
     assert len(calls) == 1
+    # A value longer than the cache keeps is decoded each time (the cache stays bounded).
+    huge = raw + " more words" * (text.SLOW_PATH_LONGEST // 10)
+    calls.clear()
+    assert len({text.latex_to_unicode(huge) for _ in range(2)}) == 1
+    assert len(calls) == 2
+    assert text._pylatexenc_text.cache_info().currsize == 1
 
 
 LATEX_PIECES = st.sampled_from(
