@@ -199,3 +199,50 @@ def test_import_of_a_file_without_papers_exits_5(invoke, tmp_path) -> None:
     assert result.exit_code == 5
     assert result.stderr == f"Error: {path}: no papers found (read as abstracts)\n"
     assert invoke("list", "--json").stdout.strip() == "[]"
+
+
+#: Two papers as title, author line and abstract paragraphs, the first by a single author
+#: (the first ICML 2015 papers, pasted from the proceedings' page; abstracts cut).
+SOLO_PAPER = """The Fundamental Incompatibility of Scalable Hamiltonian Monte Carlo and Naive Data Subsampling
+
+Michael Betancourt
+
+Leveraging the coherent exploration of Hamiltonian flow, Hamiltonian Monte Carlo produces computationally efficient Monte Carlo estimators."""
+TEAM_PAPER = """Optimal and Adaptive Algorithms for Online Boosting
+
+Alina Beygelzimer, Satyen Kale, Haipeng Luo
+
+We study online boosting, the task of converting any weak online learner into a strong online learner."""
+
+
+@pytest.mark.parametrize("solo_first", [True, False], ids=["first", "second"])
+def test_a_single_author_line_is_the_author_not_a_paper(solo_first: bool) -> None:
+    """A one-name author paragraph ("Michael Betancourt") in a list whose other papers
+    have author paragraphs is that paper's author: neither a paper titled with the name
+    (with the real title a paper of its own) nor, first after the header, taking the
+    title into the header."""
+    papers = [SOLO_PAPER, TEAM_PAPER] if solo_first else [TEAM_PAPER, SOLO_PAPER]
+    result = read("\n\n".join(["ICML 2015 Papers", *papers]) + "\n", "icml.txt")
+    assert {r.title: names(r) for r in result.records} == {
+        "The Fundamental Incompatibility of Scalable Hamiltonian Monte Carlo and Naive "
+        "Data Subsampling": ["Betancourt, Michael"],
+        "Optimal and Adaptive Algorithms for Online Boosting": [
+            "Beygelzimer, Alina",
+            "Kale, Satyen",
+            "Luo, Haipeng",
+        ],
+    }
+    assert result.meta.get("list_title") == "ICML 2015 Papers"
+    assert all(r.abstract for r in result.records)
+
+
+def test_a_short_second_title_is_no_author_where_no_paper_has_an_author_paragraph() -> None:
+    """Where no paper of the list has a paragraph of people, a short paragraph between a
+    title and an abstract is not read as one person ("Deep Residual Learning" also reads
+    as a name): the single-name rule needs the list's own author paragraphs."""
+    text = (
+        "Deep Residual Learning\n\nImage Recognition Revisited\n\n"
+        "We train deeper networks than before and find that they generalise.\n"
+    )
+    result = read(text, "list.txt")
+    assert all(not r.authors for r in result.records)

@@ -424,11 +424,13 @@ def _header_by_shape(part: Part, rest: list[Part]) -> bool:
     papers = [p for p in rest if p.abstract]
     if not papers:
         return False
-    following = next((p for p in rest if not p.separator), None)
+    later = [p for p in rest if not p.separator]
+    following = later[0] if later else None
     if following is not None and following.title and not following.heading_level:
         # Another title follows before any abstract, unless that "title" is the author
         # line of this paragraph's paper (title, authors, abstract: README's first shape).
-        return not looks_like_author_list(following.title)
+        after = later[1] if len(later) > 1 else None
+        return not is_author_paragraph(following, after, author_paragraphs(rest))
     titled = untitled = 0
     previous: Part | None = None
     for p in rest:
@@ -456,14 +458,21 @@ def group_blocks(parts: list[Part]) -> list[Block]:
     blocks: list[Block] = []
     pending: Block | None = None
     segment = 0
-    for part in parts:
+    layout = author_paragraphs(parts)
+    for index, part in enumerate(parts):
         if part.separator:
             if pending is not None:
                 blocks.append(pending)
             pending = None
             segment += part.rule
             continue
-        if pending is not None and _is_author_paragraph(pending, part):
+        after = parts[index + 1] if index + 1 < len(parts) else None
+        if (
+            pending is not None
+            and pending.title
+            and not (pending.authors or pending.abstract)
+            and is_author_paragraph(part, after, layout)
+        ):
             pending.authors, part.title = part.title, None
         if pending is not None and (
             (part.title and pending.title) or (part.abstract and pending.abstract)
@@ -481,15 +490,45 @@ def group_blocks(parts: list[Part]) -> list[Block]:
     return _join_paragraphs(blocks)
 
 
-def _is_author_paragraph(pending: Block, part: Part) -> bool:
-    """Is ``part`` (read as a title) the author line of the titled paper ``pending``?"""
+def is_author_paragraph(part: Part, after: Part | None, layout: bool) -> bool:
+    """Is ``part``, read as a title and coming after a paper's title, that paper's author
+    line (title, authors, abstract, each a paragraph)?
+
+    Surely when it lists two or more people (:func:`looks_like_author_list`). One name
+    ("Jane Doe": :func:`looks_like_authors`, which "Deep Residual Learning" also passes)
+    only where the list gives its authors paragraphs of their own (``layout``:
+    :func:`author_paragraphs`), the paragraph is that one line, and an abstract follows.
+    """
+    if not part.title or part.heading_level or part.numbered or part.authors:
+        return False
+    if looks_like_author_list(part.title):
+        return True
     return bool(
-        pending.title
-        and not (pending.authors or pending.abstract)
-        and part.title
-        and not (part.heading_level or part.numbered or part.authors)
-        and looks_like_author_list(part.title)
+        layout
+        and not part.abstract
+        and after is not None
+        and after.abstract
+        and not (after.title or after.heading_level)
+        and looks_like_authors(part.title)
     )
+
+
+def author_paragraphs(parts: list[Part]) -> bool:
+    """Does the list give a paper's authors a paragraph of their own? True when some
+    title-only paragraph that surely lists people (:func:`looks_like_author_list`) comes
+    between a title paragraph and an abstract paragraph."""
+    for before, part, after in zip(parts, parts[1:], parts[2:], strict=False):
+        if (
+            before.title
+            and not (before.abstract or before.separator)
+            and part.title
+            and not (part.abstract or part.heading_level or part.numbered or part.authors)
+            and after.abstract
+            and not after.title
+            and looks_like_author_list(part.title)
+        ):
+            return True
+    return False
 
 
 def _join_paragraphs(blocks: list[Block]) -> list[Block]:
