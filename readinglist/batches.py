@@ -132,8 +132,8 @@ def undo_batch(
     marked :data:`UNDONE` (its row stays, so its number is never reused).
     ``spare``, when given, is shown the papers about to be removed before anything is:
     each of their citation keys and aliases (a key they were merged from) mapped to
-    the paper's key; it may raise to refuse the undo (the caller's rule, such as kept
-    exports citing them). Raises NotFound (exit 3) for an unknown or already undone batch.
+    the paper's key, and then the keys a completion gave that its undo drops; it may
+    raise to refuse the undo (the caller's rule, such as kept exports citing them). Raises NotFound (exit 3) for an unknown or already undone batch.
     """
     batch = session.get(ImportBatch, batch_id)
     if batch is None or batch.format == UNDONE:
@@ -142,7 +142,7 @@ def undo_batch(
             f"no import batch {batch_id}{undone} (see `readinglist import --list-batches`)"
         )
     if batch.format == "resolve":
-        return _undo_resolve(session, batch)
+        return _undo_resolve(session, batch, spare)
     ids = list(
         session.scalars(select(Paper.id).where(Paper.batch_id == batch_id).order_by(Paper.id))
     )
@@ -164,7 +164,7 @@ def undo_batch(
     people = sorted({pp.person_id for paper in doomed for pp in paper.people})
     report.removed = library.delete_papers(session, doomed)
     # Preprints this import superseded with their published versions: put back.
-    report.restored, changed = library.undo_completions(session, batch_id, "this import")
+    report.restored, changed = library.undo_completions(session, batch_id, "this import", spare)
     report.kept += [(key, [reason]) for key, reason in changed]
     for start in range(0, len(people), library.CHUNK):
         chunk = people[start : start + library.CHUNK]
@@ -189,12 +189,17 @@ def _tombstone(session: Session, report: UndoReport) -> None:
     report.batch_deleted = True
 
 
-def _undo_resolve(session: Session, batch: ImportBatch) -> UndoReport:
+def _undo_resolve(
+    session: Session,
+    batch: ImportBatch,
+    spare: Callable[[Session, dict[str, str]], None] | None,
+) -> UndoReport:
     """Revert the completions of ``resolve``'s import ``batch``
-    (:func:`readinglist.library.snapshots.undo_completions`): ``removed`` names the papers
+    (:func:`readinglist.library.snapshots.undo_completions`; ``spare`` is shown the keys
+    it gave that the undo drops, and may refuse): ``removed`` names the papers
     put back as they were (``new -> old`` when the key changes back), ``kept`` those
     changed since; the batch record goes when nothing of it remains."""
-    restored, kept = library.undo_completions(session, batch.id)
+    restored, kept = library.undo_completions(session, batch.id, spare=spare)
     report = UndoReport(_batch_info(batch, 0), removed=restored)
     report.kept = [(key, [reason]) for key, reason in kept]
     if not kept:

@@ -157,3 +157,41 @@ def test_undo_refuses_when_a_kept_export_cites_a_paper_by_an_alias(
     assert result.exit_code == 4, result.output
     assert "k1 (cited as k2) (cited by kept export 'p.bib')" in result.stderr
     assert sql_value(db_url, "SELECT count(*) FROM papers") == 1
+
+
+def test_undo_of_a_resolve_refuses_to_drop_a_key_a_kept_aux_export_cites(
+    invoke, db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Undoing a ``resolve`` drops the keys it gave (the paper gets its provisional key
+    back): a kept ``.aux`` export citing such a key refuses it as an import's undo does
+    (exit 4, nothing changed), and ``--force`` goes ahead."""
+    monkeypatch.setenv("READINGLIST_PROFILE_OWNER", "me@desk")
+    pasted = tmp_path / "pasted.txt"
+    pasted.write_text(
+        "Attention Is All You Need\n\n"
+        "The dominant sequence transduction models are based on complex recurrent networks.\n",
+        encoding="utf-8",
+    )
+    proceedings = tmp_path / "proceedings.bib"
+    proceedings.write_text(
+        "@inproceedings{NIPS2017_att, title = {Attention Is All You Need},\n"
+        " author = {Vaswani, Ashish and Shazeer, Noam}, year = {2017},\n"
+        " booktitle = {Advances in Neural Information Processing Systems}}\n",
+        encoding="utf-8",
+    )
+    assert invoke("import", str(pasted), "--year", "2017").exit_code == 0
+    resolved = invoke("resolve", "--from", str(proceedings))
+    assert "attention2017 -> NIPS2017_att" in resolved.stderr + resolved.output
+    batch = sql_value(db_url, "SELECT max(id) FROM import_batches")
+    aux = tmp_path / "main.aux"
+    aux.write_text("\\relax\n\\citation{NIPS2017_att}\n", encoding="utf-8")
+    kept = invoke("export", "bibtex", "--aux", str(aux), "-o", str(tmp_path / "p.bib"), "--keep")
+    assert kept.exit_code == 0, kept.stderr
+    result = invoke("import", "--undo", str(batch))
+    assert result.exit_code == 4, result.stderr
+    assert "NIPS2017_att (cited by kept export 'p.bib')" in result.stderr
+    assert "nothing removed" in result.stderr
+    assert sql_value(db_url, "SELECT citekey FROM papers") == "NIPS2017_att"
+    result = invoke("import", "--undo", str(batch), "--force")
+    assert result.exit_code == 0, result.stderr
+    assert sql_value(db_url, "SELECT citekey FROM papers") == "attention2017"

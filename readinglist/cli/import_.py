@@ -384,7 +384,8 @@ def _cited(session: Any, keys: dict[str, str]) -> None:
             for name, cited in citing
         )
         raise Conflict(
-            f"not undone: kept exports cite papers of this import: {named}; nothing removed "
+            f"not undone: kept exports cite papers or keys of this import: {named}; nothing "
+            "removed "
             "(--force removes them anyway; the next refresh of those exports warns of the "
             "missing keys)"
         )

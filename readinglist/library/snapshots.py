@@ -9,7 +9,7 @@ that digest (a paper edited, merged or resolved since is kept as it is and said)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -82,17 +82,67 @@ def remember_before(session: Session, rows: Sequence[dict[str, Any]]) -> None:
 
 
 def undo_completions(
-    session: Session, batch_id: int, since: str = "resolve"
+    session: Session,
+    batch_id: int,
+    since: str = "resolve",
+    spare: Callable[[Session, dict[str, str]], None] | None = None,
 ) -> tuple[list[str], list[tuple[str, str]]]:
     """Put back every paper ``resolve``'s import batch ``batch_id`` completed (or an
     import's published versions superseded: the preprint and the aliases it gained), as it was
     before (columns, people, key: the key it was given is dropped, the old one is its
     key again), and drop the merge history that completion wrote.
 
+    ``spare``, when given, is shown the citation keys the undo would drop (each mapped
+    to its paper's key) before anything changes, and may raise to refuse (the caller's
+    rule, such as kept exports citing them).
+
     Returns the keys restored and ``(key, reason)`` of papers kept as they are because
     their bibliographic data changed since ``since`` (what made the batch: "resolve",
     "this import"): an edit, a later merge or resolve.
     """
+    plan, kept = _restorable(session, batch_id, since)
+    if spare is not None:
+        dropped = {
+            name: paper.citekey
+            for paper, before, _ in plan
+            for name in (
+                *([paper.citekey] if paper.citekey != before["citekey"] else []),
+                *before.get("added_aliases", ()),
+            )
+        }
+        if dropped:
+            spare(session, dropped)
+    restored: list[str] = []
+    # One search-text refresh for all at the end, not one per paper at each flush.
+    with search_text_deferred(session):
+        for paper, before, mine in plan:
+            key = paper.citekey
+            _restore(session, paper, before)
+            for alias in before.get("added_aliases", ()):  # an import's superseding merge
+                session.execute(
+                    delete(Alias).where(
+                        Alias.paper_id == paper.id, Alias.alias_folded == alias.lower()
+                    )
+                )
+            sources = {row.value.get("source") for row in mine}
+            session.execute(
+                delete(MergeConflict).where(
+                    MergeConflict.paper_id == paper.id,
+                    MergeConflict.source.in_(sources) | MergeConflict.id.in_([r.id for r in mine]),
+                )
+            )
+            restored.append(f"{key} -> {paper.citekey}" if key != paper.citekey else key)
+    if restored:
+        refresh_search_text(session, [paper.id for paper, _, _ in plan])
+    return restored, kept
+
+
+def _restorable(
+    session: Session, batch_id: int, since: str
+) -> tuple[list[tuple[Paper, dict[str, Any], list[MergeConflict]]], list[tuple[str, str]]]:
+    """The papers import batch ``batch_id`` completed that :func:`undo_completions` can put
+    back (each with its state before and its merge-history rows of the batch: its state
+    is still the one the completion left), and ``(key, reason)`` of those changed since."""
     rows = list(
         session.scalars(
             select(MergeConflict)
@@ -104,37 +154,17 @@ def undo_completions(
     for row in rows:
         if row.value.get("batch") == batch_id:
             by_paper.setdefault(row.paper_id, []).append(row)
-    restored: list[str] = []
+    plan: list[tuple[Paper, dict[str, Any], list[MergeConflict]]] = []
     kept: list[tuple[str, str]] = []
-    # One search-text refresh for all at the end, not one per paper at each flush.
-    with search_text_deferred(session):
-        for paper_id, mine in by_paper.items():
-            paper = session.get(Paper, paper_id)
-            if paper is None:
-                continue
-            if _state_digest(session, paper) != mine[-1].value.get("after"):
-                kept.append((paper.citekey, f"changed since {since}"))
-                continue
-            key = paper.citekey
-            before = mine[0].value["before"]
-            _restore(session, paper, before)
-            for alias in before.get("added_aliases", ()):  # an import's superseding merge
-                session.execute(
-                    delete(Alias).where(
-                        Alias.paper_id == paper_id, Alias.alias_folded == alias.lower()
-                    )
-                )
-            sources = {row.value.get("source") for row in mine}
-            session.execute(
-                delete(MergeConflict).where(
-                    MergeConflict.paper_id == paper_id,
-                    MergeConflict.source.in_(sources) | MergeConflict.id.in_([r.id for r in mine]),
-                )
-            )
-            restored.append(f"{key} -> {paper.citekey}" if key != paper.citekey else key)
-    if restored:
-        refresh_search_text(session, list(by_paper))
-    return restored, kept
+    for paper_id, mine in by_paper.items():
+        paper = session.get(Paper, paper_id)
+        if paper is None:
+            continue
+        if _state_digest(session, paper) != mine[-1].value.get("after"):
+            kept.append((paper.citekey, f"changed since {since}"))
+            continue
+        plan.append((paper, mine[0].value["before"], mine))
+    return plan, kept
 
 
 def _restore(session: Session, paper: Paper, before: dict[str, Any]) -> None:
