@@ -5,6 +5,7 @@ a non-zero exit, no traceback and nothing written; SQLite and PostgreSQL."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import SQLITE_ONLY, sql_value
@@ -96,6 +97,16 @@ def test_a_look_alike_reader_is_the_reader_not_a_new_one(invoke, db_url: str) ->
     assert sql_value(db_url, "SELECT count(*) FROM readers") == 1
 
 
+def undo_under_kept_aux(invoke, tmp_path: Path, batch: object, cited: str) -> Any:
+    """Keep a BibTeX export (``p.bib``) of a document citing key ``cited``, then undo
+    import batch ``batch``; return the undo's result."""
+    aux = tmp_path / "main.aux"
+    aux.write_text(f"\\relax\n\\citation{{{cited}}}\n", encoding="utf-8")
+    kept = invoke("export", "bibtex", "--aux", str(aux), "-o", str(tmp_path / "p.bib"), "--keep")
+    assert kept.exit_code == 0, kept.stderr
+    return invoke("import", "--undo", str(batch))
+
+
 def test_undo_refuses_to_remove_papers_a_kept_aux_export_cites(
     invoke, db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -108,14 +119,9 @@ def test_undo_refuses_to_remove_papers_a_kept_aux_export_cites(
     )
     assert invoke("import", str(bib)).exit_code == 0
     batch = sql_value(db_url, "SELECT max(id) FROM import_batches")
-    aux = tmp_path / "main.aux"
-    aux.write_text("\\relax\n\\citation{cited2024}\n", encoding="utf-8")
-    out = tmp_path / "paper.bib"
-    kept = invoke("export", "bibtex", "--aux", str(aux), "-o", str(out), "--keep")
-    assert kept.exit_code == 0, kept.stderr
-    result = invoke("import", "--undo", str(batch))
+    result = undo_under_kept_aux(invoke, tmp_path, batch, "cited2024")
     assert result.exit_code == 4
-    assert "Cited2024 (cited by kept export 'paper.bib')" in result.stderr
+    assert "Cited2024 (cited by kept export 'p.bib')" in result.stderr
     assert "nothing removed" in result.stderr
     assert "Traceback" not in result.output
     assert sql_value(db_url, "SELECT count(*) FROM papers") == 2
@@ -149,11 +155,7 @@ def test_undo_refuses_when_a_kept_export_cites_a_paper_by_an_alias(
     batch = sql_value(db_url, "SELECT max(id) FROM import_batches")
     assert invoke("import", str(second)).exit_code == 0
     assert sql_value(db_url, "SELECT count(*) FROM papers") == 1
-    aux = tmp_path / "main.aux"
-    aux.write_text("\\relax\n\\citation{k2}\n", encoding="utf-8")
-    kept = invoke("export", "bibtex", "--aux", str(aux), "-o", str(tmp_path / "p.bib"), "--keep")
-    assert kept.exit_code == 0, kept.stderr
-    result = invoke("import", "--undo", str(batch))
+    result = undo_under_kept_aux(invoke, tmp_path, batch, "k2")
     assert result.exit_code == 4, result.output
     assert "k1 (cited as k2) (cited by kept export 'p.bib')" in result.stderr
     assert sql_value(db_url, "SELECT count(*) FROM papers") == 1
@@ -183,11 +185,7 @@ def test_undo_of_a_resolve_refuses_to_drop_a_key_a_kept_aux_export_cites(
     resolved = invoke("resolve", "--from", str(proceedings))
     assert "attention2017 -> NIPS2017_att" in resolved.stderr + resolved.output
     batch = sql_value(db_url, "SELECT max(id) FROM import_batches")
-    aux = tmp_path / "main.aux"
-    aux.write_text("\\relax\n\\citation{NIPS2017_att}\n", encoding="utf-8")
-    kept = invoke("export", "bibtex", "--aux", str(aux), "-o", str(tmp_path / "p.bib"), "--keep")
-    assert kept.exit_code == 0, kept.stderr
-    result = invoke("import", "--undo", str(batch))
+    result = undo_under_kept_aux(invoke, tmp_path, batch, "NIPS2017_att")
     assert result.exit_code == 4, result.stderr
     assert "NIPS2017_att (cited by kept export 'p.bib')" in result.stderr
     assert "nothing removed" in result.stderr
