@@ -179,10 +179,8 @@ def _latex_to_unicode(value: str, math: str) -> str:
     decoded = simple_latex(value, formula=_formula_text if math == "text" else None)
     if decoded is None:
         try:
-            if len(value) <= SLOW_PATH_LONGEST:
-                decoded = _pylatexenc_text(value, math)
-            else:
-                decoded = str(_converter(math).latex_to_text(value))
+            cached = len(value) <= SLOW_PATH_LONGEST
+            decoded = (_pylatexenc_text if cached else _pylatexenc_uncached)(value, math)
         except Exception:  # pylatexenc raises assorted errors on broken markup
             return value
     return _SPACE.sub(" ", decoded).strip() if "\n" in decoded else decoded
@@ -199,12 +197,15 @@ SLOW_PATH_CACHE_SIZE = 256
 SLOW_PATH_LONGEST = 20_000
 
 
-@lru_cache(maxsize=SLOW_PATH_CACHE_SIZE)
-def _pylatexenc_text(value: str, math: str) -> str:
+def _pylatexenc_uncached(value: str, math: str) -> str:
     """pylatexenc's text of ``value`` (``math``: its ``math_mode``), for values
     :func:`simple_latex` leaves to it. Raises whatever pylatexenc raises on broken markup
     (not cached: the caller returns the value as given)."""
     return str(_converter(math).latex_to_text(value))
+
+
+#: :func:`_pylatexenc_uncached`, kept for the last values up to :data:`SLOW_PATH_LONGEST`.
+_pylatexenc_text = lru_cache(maxsize=SLOW_PATH_CACHE_SIZE)(_pylatexenc_uncached)
 
 
 @lru_cache(maxsize=CACHE_SIZE)

@@ -360,12 +360,13 @@ def split_header(parts: list[Part]) -> tuple[list[Part], list[Part]]:
         else:
             body.append(part)
     index = 0
+    layout = author_paragraphs(body)
     while index < len(body) and len(header) < 4:
         part = body[index]
         if part.separator:
             index += 1
             continue
-        if not _is_header_candidate(part) or not _header_by_shape(part, body[index + 1 :]):
+        if not _is_header_candidate(part) or not _header_by_shape(part, body[index + 1 :], layout):
             break
         header.append(part)
         index += 1
@@ -415,8 +416,9 @@ def _split_markdown_header(parts: list[Part], paper_level: int) -> tuple[list[Pa
     return header, body
 
 
-def _header_by_shape(part: Part, rest: list[Part]) -> bool:
-    """Decide if a leading title-only paragraph is the list's header rather than a paper title."""
+def _header_by_shape(part: Part, rest: list[Part], layout: bool) -> bool:
+    """Decide if a leading title-only paragraph is the list's header rather than a paper
+    title (``layout``: the list gives authors paragraphs, :func:`author_paragraphs`)."""
     if part.heading_level and any(p.heading_level == part.heading_level for p in rest):
         return False  # the same heading level titles the papers
     if parse_header(header_line(part)).keys() & {"venue", "year"}:
@@ -430,7 +432,7 @@ def _header_by_shape(part: Part, rest: list[Part]) -> bool:
         # Another title follows before any abstract, unless that "title" is the author
         # line of this paragraph's paper (title, authors, abstract: README's first shape).
         after = later[1] if len(later) > 1 else None
-        return not is_author_paragraph(following, after, author_paragraphs(rest))
+        return not is_author_paragraph(following, after, layout)
     titled = untitled = 0
     previous: Part | None = None
     for p in rest:
@@ -517,18 +519,14 @@ def author_paragraphs(parts: list[Part]) -> bool:
     """Does the list give a paper's authors a paragraph of their own? True when some
     title-only paragraph that surely lists people (:func:`looks_like_author_list`) comes
     between a title paragraph and an abstract paragraph."""
-    for before, part, after in zip(parts, parts[1:], parts[2:], strict=False):
-        if (
-            before.title
-            and not (before.abstract or before.separator)
-            and part.title
-            and not (part.abstract or part.heading_level or part.numbered or part.authors)
-            and after.abstract
-            and not after.title
-            and looks_like_author_list(part.title)
-        ):
-            return True
-    return False
+    return any(
+        before.title
+        and not (before.abstract or before.separator or part.abstract)
+        and after.abstract
+        and not after.title
+        and is_author_paragraph(part, after, layout=False)
+        for before, part, after in zip(parts, parts[1:], parts[2:], strict=False)
+    )
 
 
 def _join_paragraphs(blocks: list[Block]) -> list[Block]:

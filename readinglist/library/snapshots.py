@@ -102,14 +102,12 @@ def undo_completions(
     """
     plan, kept = _restorable(session, batch_id, since)
     if spare is not None:
-        dropped = {
-            name: paper.citekey
-            for paper, before, _ in plan
-            for name in (
-                *([paper.citekey] if paper.citekey != before["citekey"] else []),
-                *before.get("added_aliases", ()),
-            )
-        }
+        dropped: dict[str, str] = {}
+        for paper, before, _ in plan:  # the key it was given, the aliases it gained
+            names = list(before.get("added_aliases", ()))
+            if paper.citekey != before["citekey"]:
+                names.append(paper.citekey)
+            dropped.update(dict.fromkeys(names, paper.citekey))
         if dropped:
             spare(session, dropped)
     restored: list[str] = []
