@@ -422,22 +422,27 @@ def icml(icml_template: Path, tmp_path: Path) -> Path:
     return db.backup_sqlite(icml_template, tmp_path / "library.db")
 
 
-def spawn(database: Path, *args: str, rows: int = 50, cols: int = 100) -> Any:
+def terminal(
+    program: str, argv: list[str], rows: int = 50, cols: int = 100, timeout: float = 30
+) -> Any:
+    """Start ``program ARGV`` in a pseudo-terminal of ``rows`` x ``cols`` (an xterm, no
+    library from the environment); return the pexpect child."""
     import pexpect
 
     env = dict(os.environ, TERM="xterm", COLUMNS=str(cols), LINES=str(rows))
     env["PYTHONIOENCODING"] = "utf-8"
     env.pop("READINGLIST_DB", None)
     child = pexpect.spawn(
-        str(BINARY),
-        ["--db", str(database), "triage", "--order", "added", *args],
-        env=env,
-        dimensions=(rows, cols),
-        encoding="utf-8",
-        timeout=30,
+        program, argv, env=env, dimensions=(rows, cols), encoding="utf-8", timeout=timeout
     )
     child.delaybeforesend = None  # every key waits for the screen it causes anyway
     return no_wait_at_close(child)
+
+
+def spawn(database: Path, *args: str, rows: int = 50, cols: int = 100) -> Any:
+    """The installed command's ``triage --order added ARGS`` on ``database`` in a terminal."""
+    argv = ["--db", str(database), "triage", "--order", "added", *args]
+    return terminal(str(BINARY), argv, rows, cols)
 
 
 def no_wait_at_close(child: Any) -> Any:
@@ -838,17 +843,7 @@ def test_scikit_learn_loads_only_when_ranking(icml: Path) -> None:
     )
 
     def loaded(*args: str, keys: str = "") -> bool:
-        env = dict(os.environ, TERM="xterm", COLUMNS="100", LINES="50")
-        env.pop("READINGLIST_DB", None)
-        child = pexpect.spawn(
-            sys.executable,
-            ["-c", code, "--db", str(icml), *args],
-            env=env,
-            dimensions=(50, 100),
-            encoding="utf-8",
-            timeout=30,
-        )
-        no_wait_at_close(child)
+        child = terminal(sys.executable, ["-c", code, "--db", str(icml), *args])
         if keys:
             child.expect(r"/19, ")
             child.send(keys)
@@ -1011,17 +1006,7 @@ def test_the_interest_order_opens_before_any_decision_and_again_after_quitting(
     import pexpect
 
     for before in (BUILDING, ""):
-        env = dict(os.environ, TERM="xterm", COLUMNS="100", LINES="50")
-        env.pop("READINGLIST_DB", None)
-        child = pexpect.spawn(
-            str(BINARY),
-            ["--db", str(icml), "triage"],
-            env=env,
-            dimensions=(50, 100),
-            encoding="utf-8",
-            timeout=60,
-        )
-        no_wait_at_close(child)
+        child = terminal(str(BINARY), ["--db", str(icml), "triage"], timeout=60)
         child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
         assert child.before == before
         child.send("q")
@@ -1043,17 +1028,7 @@ def test_a_first_index_built_behind_the_first_screen_is_said_before_it(icml: Pat
         "from readinglist.cli import cli\n"
         "cli.main(sys.argv[1:], prog_name='readinglist')\n"
     )
-    env = dict(os.environ, TERM="xterm", COLUMNS="100", LINES="50")
-    env.pop("READINGLIST_DB", None)
-    child = pexpect.spawn(
-        sys.executable,
-        ["-c", code, "--db", str(icml), "triage"],
-        env=env,
-        dimensions=(50, 100),
-        encoding="utf-8",
-        timeout=60,
-    )
-    no_wait_at_close(child)
+    child = terminal(sys.executable, ["-c", code, "--db", str(icml), "triage"], timeout=60)
     child.expect(CLEAR + r"1/19, 0 to read, 0 skipped\r\n")
     assert child.before == BUILDING
     child.send("q")
