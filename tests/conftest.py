@@ -5,7 +5,7 @@ on a fresh SQLite file and on a fresh PostgreSQL database at 127.0.0.1:5432 (unl
 marked ``helpers.SQLITE_ONLY``: a usage error refused before the library is read). Both
 are cloned from a template migrated once per test session with the real Alembic
 migrations (SQLite: online backup copy; PostgreSQL: ``CREATE DATABASE ... TEMPLATE``,
-recycled in the background between tests, see :class:`PgDatabases`; commits do not
+recycled in the background between tests, see :class:`pg_pool.PgDatabases`; commits do not
 wait for the disk, see :data:`FAST_COMMITS`). PostgreSQL tests skip, with the reason,
 only where no server answers.
 """
@@ -13,14 +13,11 @@ only where no server answers.
 from __future__ import annotations
 
 import os
-import queue
 import signal
 import sys
 import tempfile
-import time
 import uuid
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +25,7 @@ import pytest
 from click.testing import CliRunner, Result
 from helpers import EXAMPLES, require_tools, shared_data
 from hypothesis import settings
+from pg_pool import PgDatabases
 
 #: Property tests draw the same examples on every run of the suite (``derandomize``: each
 #: test's seed is a hash of the test), so a red run reproduces and a green one stays green
@@ -85,7 +83,14 @@ HERE = Path(__file__).resolve().parent
 #: last commits, which no test does. It makes a commit 2-3 times faster on this machine.
 FAST_COMMITS = 'ALTER DATABASE "{name}" SET synchronous_commit = off'
 
-__all__ = ["FAST_COMMITS", "PG_ADMIN_URL", "make_database", "run_name", "shared_data"]
+__all__ = [
+    "FAST_COMMITS",
+    "PG_ADMIN_URL",
+    "blank_pg_database",
+    "make_database",
+    "run_name",
+    "shared_data",
+]
 
 
 def run_name(kind: str) -> str:
@@ -266,7 +271,7 @@ def pg_template() -> Iterator[str]:
     with admin.connect() as conn:
         conn.exec_driver_sql(FAST_COMMITS.format(name=name))
     yield name
-    with admin.connect() as conn:
+    with admin.connect() as conn:  # dropped with the pool's databases; kept when none was
         conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     admin.dispose()
 
@@ -283,179 +288,25 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-#: One text describing everything a test could change in a database besides its rows:
-#: columns, relations, indexes, constraints, triggers, functions, schemas, extensions,
-#: text-search configurations, types, settings and the Alembic revision.
-_PG_SHAPE = """
-SELECT md5(string_agg(x, E'\\n' ORDER BY x)) FROM (
-  SELECT 'col ' || c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
-         || ' ' || a.attnotnull || ' ' || coalesce(pg_get_expr(d.adbin, d.adrelid), '') AS x
-    FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
-    LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-   WHERE c.relnamespace = 'public'::regnamespace AND a.attnum > 0 AND NOT a.attisdropped
-  UNION ALL SELECT 'rel ' || relname || ' ' || relkind::text FROM pg_class
-   WHERE relnamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace,
-                              'pg_toast'::regnamespace)
-  UNION ALL SELECT 'idx ' || indexdef FROM pg_indexes WHERE schemaname = 'public'
-  UNION ALL SELECT 'con ' || conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint
-   WHERE connamespace = 'public'::regnamespace
-  UNION ALL SELECT 'trg ' || tgrelid::regclass::text || ' ' || tgname FROM pg_trigger
-   WHERE NOT tgisinternal
-  UNION ALL SELECT 'fn ' || oid::regprocedure::text || ' ' || md5(prosrc) FROM pg_proc
-   WHERE pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
-  UNION ALL SELECT 'ns ' || nspname FROM pg_namespace
-  UNION ALL SELECT 'ext ' || extname || ' ' || extversion FROM pg_extension
-  UNION ALL SELECT 'ts ' || cfgname FROM pg_ts_config
-  UNION ALL SELECT 'type ' || typname FROM pg_type WHERE typnamespace = 'public'::regnamespace
-  UNION ALL SELECT 'set ' || array_to_string(setconfig, ',') FROM pg_db_role_setting
-   WHERE setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database())
-  UNION ALL SELECT 'rev ' || version_num FROM alembic_version
-) AS shape
-"""
-
-
-class PgDatabases:
-    """Fresh PostgreSQL databases for tests: cloned from the template, then recycled.
-
-    ``CREATE DATABASE ... TEMPLATE`` and ``DROP DATABASE`` (which forces a checkpoint
-    of the whole server) take about a second each here, longer under load. A used
-    database is instead given back, and a background thread ends its connections,
-    empties every table but ``alembic_version`` (:meth:`_empty`: it then reads and
-    plans as a fresh clone, sequences at their start) and compares its shape
-    (:data:`_PG_SHAPE`: schema, functions, revision...) with the template's. Only a
-    database that matches the template again is handed out again; any other (a test
-    migrated it, added a table...) is dropped. A test takes a recycled
-    database when one is ready, else a new clone, so it never waits for a recycling.
-    """
-
-    def __init__(self, template: str) -> None:
-        self.template = template
-        self.admin = _pg_admin()
-        self._worker = ThreadPoolExecutor(1, thread_name_prefix="pg-recycle")
-        self._ready: queue.SimpleQueue[str] = queue.SimpleQueue()
-        self._all: set[str] = set()
-        self._jobs: list[Future[None]] = []
-        self._shape = self._describe(template)
-
-    def _describe(self, name: str) -> str:
-        from sqlalchemy import create_engine, text
-        from sqlalchemy.pool import NullPool
-
-        engine = create_engine(_pg_url(name), poolclass=NullPool)
-        try:
-            with engine.connect() as conn:
-                shape = conn.scalar(text(_PG_SHAPE))
-        finally:
-            engine.dispose()
-        return str(shape)
-
-    def _clone(self) -> str:
-        name = run_name("t")
-        with self.admin.connect() as conn:
-            conn.exec_driver_sql(f'CREATE DATABASE "{name}" TEMPLATE "{self.template}"')
-            conn.exec_driver_sql(FAST_COMMITS.format(name=name))
-        self._all.add(name)
-        return name
-
-    def _drop(self, name: str) -> None:
-        self._all.discard(name)
-        with self.admin.connect() as conn:
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-    def _recycle(self, name: str) -> None:
-        """Empty database ``name`` and hand it out again if it has the template's shape."""
-        from sqlalchemy import create_engine, text
-        from sqlalchemy.exc import SQLAlchemyError
-        from sqlalchemy.pool import NullPool
-
-        others = text(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-            "WHERE datname = :name AND pid <> pg_backend_pid()"
-        )
-        deadline = time.monotonic() + 20
-        with self.admin.connect() as conn:  # end the test's connections; wait until gone
-            while conn.scalar(others, {"name": name}) and time.monotonic() < deadline:
-                time.sleep(0.005)
-        engine = create_engine(_pg_url(name), poolclass=NullPool)
-        try:
-            with engine.begin() as conn:
-                conn.exec_driver_sql("SET LOCAL lock_timeout = '20s'")
-                shape = conn.scalar(text(_PG_SHAPE))
-                if shape == self._shape:
-                    self._empty(conn)
-        except SQLAlchemyError:
-            shape = None
-        finally:
-            engine.dispose()
-        if shape == self._shape:
-            self._ready.put(name)
-        else:
-            self._drop(name)
-
-    def _empty(self, conn: Any) -> None:
-        """Delete every row of the tables a test wrote to, in ``conn``'s transaction, and
-        start every sequence again: the database then reads and plans as a fresh clone.
-
-        ``TRUNCATE`` gives each table and index new files (0.2-0.7 s for the 14 tables
-        here, most of a recycling); a table that was never written has no page and is
-        left alone. A small table never analysed is emptied with ``DELETE`` (foreign
-        keys and triggers off: ``session_replication_role = replica``): its dead rows
-        are invisible, and the planner takes a table of fewer than 10 pages that was
-        never vacuumed or analysed for 10 pages whatever it holds (PostgreSQL 14+,
-        ``table_block_relation_estimate_size``), as it does an empty one. A table that
-        was analysed (statistics a fresh clone lacks) or is larger is truncated.
-        """
-        rows = conn.exec_driver_sql(
-            "SELECT quote_ident(c.relname), c.reltuples < 0 AND "
-            "pg_relation_size(c.oid) < 10 * current_setting('block_size')::int "
-            "FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace "
-            "AND c.relkind = 'r' AND c.relname <> 'alembic_version' "
-            "AND pg_relation_size(c.oid) > 0"
-        ).all()
-        small = [table for table, fresh in rows if fresh]
-        large = [table for table, fresh in rows if not fresh]
-        if small:
-            conn.exec_driver_sql("SET LOCAL session_replication_role = replica")
-            for table in small:
-                conn.exec_driver_sql(f"DELETE FROM {table}")
-            conn.exec_driver_sql("SET LOCAL session_replication_role = origin")
-        if large:
-            conn.exec_driver_sql(f"TRUNCATE {', '.join(large)} CASCADE")
-        conn.exec_driver_sql(
-            "SELECT setval(s.seqrelid, s.seqstart, false) FROM pg_sequence s "
-            "JOIN pg_class c ON c.oid = s.seqrelid "
-            "WHERE c.relnamespace = 'public'::regnamespace"
-        ).all()
-
-    def take(self) -> str:
-        """Return the name of a database at head with no rows: a recycled one, else a clone."""
-        try:
-            return self._ready.get_nowait()
-        except queue.Empty:
-            return self._clone()
-
-    def give_back(self, name: str) -> None:
-        """Recycle database ``name`` in the background (its connections are ended first)."""
-        self._jobs.append(self._worker.submit(self._recycle, name))
-
-    def close(self) -> None:
-        """Wait for the recycling, drop every database made; raise the first recycling error."""
-        self._worker.shutdown(wait=True)
-        for name in sorted(self._all):
-            self._drop(name)
-        self.admin.dispose()
-        for job in self._jobs:
-            job.result()
-
-
 @pytest.fixture(scope="session")
 def pg_databases(pg_template: str) -> Iterator[PgDatabases]:
-    """The session's supply of fresh PostgreSQL databases (see :class:`PgDatabases`)."""
-    supply = PgDatabases(pg_template)
+    """The session's supply of fresh PostgreSQL databases (see :class:`pg_pool.PgDatabases`)."""
+    supply = PgDatabases(_pg_admin(), pg_template, _pg_url, run_name, FAST_COMMITS)
     try:
         yield supply
     finally:
-        supply.close()
+        supply.close(pg_template)
+
+
+def blank_pg_database(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Yield the URL of a PostgreSQL database with no table at all, as a new database of
+    the server (skip, with the reason, where no server answers); recycled afterwards."""
+    supply: PgDatabases = request.getfixturevalue("pg_databases")
+    name = supply.take_blank()
+    try:
+        yield _pg_url(name)
+    finally:
+        supply.give_back(name)
 
 
 def make_database(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:

@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import FAST_COMMITS, PG_ADMIN_URL, run_name
+from conftest import blank_pg_database
 from sqlalchemy import func, select, text
 from workers import first_use_worker, library_worker, run_commands, run_workers
 
@@ -100,24 +100,7 @@ def new_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'new' / 'library.db'}"
         return
-    from sqlalchemy import create_engine
-    from sqlalchemy.exc import OperationalError
-
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    name = run_name("new")
-    try:
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    except OperationalError as exc:
-        pytest.skip(f"PostgreSQL at {PG_ADMIN_URL} does not answer: {exc.orig}")
-    with admin.connect() as conn:
-        conn.exec_driver_sql(FAST_COMMITS.format(name=name))
-    try:
-        yield f"{PG_ADMIN_URL.rpartition('/')[0]}/{name}"
-    finally:
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.dispose()
+    yield from blank_pg_database(request)
 
 
 def test_processes_starting_together_on_a_new_database(new_database_url: str) -> None:

@@ -10,6 +10,7 @@ too) leaves the library as it was.
 
 from __future__ import annotations
 
+import functools
 import signal
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from conftest import PG_ADMIN_URL, run_name
+from conftest import blank_pg_database
 from helpers import sql_value
 
 from readinglist.cli import cli
@@ -52,20 +53,9 @@ def new_library(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[NewL
             lambda: sorted(str(p.relative_to(place)) for p in place.rglob("*")),
         )
         return
-    from sqlalchemy import create_engine
-
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    name = run_name("new")
-    with admin.connect() as conn:
-        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    url = f"{PG_ADMIN_URL.rpartition('/')[0]}/{name}"
     tables = "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1"
-    try:
-        yield NewLibrary(url, lambda: list(_values(url, tables)))
-    finally:
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.dispose()
+    for url in blank_pg_database(request):
+        yield NewLibrary(url, functools.partial(_values, url, tables))
 
 
 def _values(url: str, sql: str) -> list[str]:

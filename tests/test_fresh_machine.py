@@ -23,7 +23,7 @@ import httpx
 import pytest
 import respx
 from click.testing import CliRunner, Result
-from conftest import PG_ADMIN_URL, RUN_TMP, SYSTEM_TMP, run_name, sweep_leftovers
+from conftest import PG_ADMIN_URL, RUN_TMP, SYSTEM_TMP, blank_pg_database, sweep_leftovers
 from helpers import ROOT, sql_value, sql_values
 
 from readinglist.cli import cli
@@ -59,20 +59,9 @@ def run(*args: str, env: dict[str, str | None] | None = None, input: str | None 
 
 
 @pytest.fixture
-def empty_pg() -> Iterator[str]:
+def empty_pg(request: pytest.FixtureRequest) -> Iterator[str]:
     """The URL of a PostgreSQL database with no table at all (as the server's ``postgres``)."""
-    from sqlalchemy import create_engine
-
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    name = run_name("empty")
-    with admin.connect() as conn:
-        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    try:
-        yield f"{PG_ADMIN_URL.rpartition('/')[0]}/{name}"
-    finally:
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.dispose()
+    yield from blank_pg_database(request)
 
 
 def pg_tables(url: str) -> int:
@@ -449,7 +438,7 @@ def nested_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str, list
     folder = tmp_path_factory.mktemp("nested")
     system = folder / "system-tmp"
     system.mkdir()
-    for name in ("conftest.py", "helpers.py"):
+    for name in ("conftest.py", "helpers.py", "pg_pool.py"):
         (folder / name).write_text(
             (ROOT / "tests" / name).read_text(encoding="utf-8"), encoding="utf-8"
         )
