@@ -13,6 +13,7 @@ only where no server answers.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -285,6 +286,9 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     engine = db.make_engine(f"sqlite:///{path}")
     db.ensure_schema(engine)
     engine.dispose()
+    # closed: its last connection folded the write-ahead log into the file (SQLite's
+    # checkpoint on close), so the file alone is the database and a copy of it is whole
+    assert not path.with_name(path.name + "-wal").exists()
     return path
 
 
@@ -311,12 +315,13 @@ def blank_pg_database(request: pytest.FixtureRequest) -> Iterator[str]:
 
 def make_database(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """Yield the URL of a fresh database of ``kind`` ("sqlite" or "postgresql") at head."""
-    from readinglist import db
 
     if kind == "sqlite":
         template: Path = request.getfixturevalue("sqlite_template")
         path = tmp_path / "library.db"
-        db.backup_sqlite(template, path)
+        # a plain copy of the closed template (no connection, no write-ahead log): 0.1 ms,
+        # where the backup API's commit waits for the disk (~10 ms a test here)
+        shutil.copyfile(template, path)
         yield f"sqlite:///{path}"
         return
     supply: PgDatabases = request.getfixturevalue("pg_databases")
