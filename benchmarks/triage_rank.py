@@ -569,6 +569,7 @@ class Corpus:
             features.document(clean(e.get("title")), clean(e["abstract"]), a)
             for e, a in zip(self.papers, authors, strict=True)
         ]
+        self.docs = docs
         matrix, vocab, idf = features.fit(docs)
         ids = np.arange(len(docs), dtype=np.int64)
         self.index = Index(ids, matrix, vocab, idf, lsa(matrix))
