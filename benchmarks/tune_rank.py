@@ -137,11 +137,13 @@ def screen_select(
 
 def cost(opts: select_rank.Options | None) -> None:
     """The CPU of one re-rank: the fit(s) and every paper's score, 5 wanted + 45 skipped
-    (protocol A's first draw) on the ACL 2020 index; median of 15, process CPU."""
+    (protocol A's first draw) on the ACL 2020 index; median of 15, process CPU; the
+    committed Ranker and, with ``opts``, its selection at full, 1,000 and 500 undecided
+    rows per fold's fit, alternated (one index build for all)."""
     import random
 
     corpus = triage_rank.Corpus(triage_rank.read_entries(triage_rank.DATA), "2020")
-    second = select_rank.second_index(corpus.docs) if opts is not None else None
+    second = select_rank.second_index(corpus.docs)
     rel = corpus.relevant(corpus.workshops[0])
     rng = random.Random(1000)
     pos = rng.sample(list(np.flatnonzero(rel)), 5)
@@ -151,15 +153,26 @@ def cost(opts: select_rank.Options | None) -> None:
         status[i] = "to-read"
     for i in neg:
         status[i] = "skipped"
-    times = []
+    variants: dict[str, select_rank.Options | None] = {"committed": None}
+    if opts is not None:
+        for rows in (None, 1000, 500):
+            variants[f"select fold_rows={rows}"] = select_rank.Options(opts.k, fold_rows=rows)
+    times: dict[str, list[float]] = {name: [] for name in variants}
     for _ in range(15):
-        begin = time.process_time()
-        if opts is None or second is None:
-            Ranker(corpus.index, status, [None] * corpus.n, {}).scores()
-        else:
-            select_rank.SelectRanker(corpus.index, second, status, opts, None).scores()
-        times.append(time.process_time() - begin)
-    print(f"re-rank CPU: median {1000 * float(np.median(times)):.0f} ms", flush=True)
+        for name, variant in variants.items():
+            begin = time.process_time()
+            if variant is None:
+                Ranker(corpus.index, status, [None] * corpus.n, {}).scores()
+            else:
+                select_rank.SelectRanker(corpus.index, second, status, variant, None).scores()
+            times[name].append(time.process_time() - begin)
+    for name, spent in times.items():
+        print(f"re-rank CPU, {name}: median {1000 * float(np.median(spent)):.0f} ms", flush=True)
+    print(
+        f"second index: {second.matrix.nnz} non-zeros, {second.matrix.shape[1]} columns;"
+        f" committed {corpus.index.matrix.nnz}, {corpus.index.matrix.shape[1]}",
+        flush=True,
+    )
 
 
 def synergy(seeds: int, only: list[str] | None, opts: select_rank.Options | None) -> None:
