@@ -168,11 +168,9 @@ def cost(opts: select_rank.Options | None) -> None:
             times[name].append(time.process_time() - begin)
     for name, spent in times.items():
         print(f"re-rank CPU, {name}: median {1000 * float(np.median(spent)):.0f} ms", flush=True)
-    print(
-        f"second index: {second.matrix.nnz} non-zeros, {second.matrix.shape[1]} columns;"
-        f" committed {corpus.index.matrix.nnz}, {corpus.index.matrix.shape[1]}",
-        flush=True,
-    )
+    for name, index in (("second", second), ("committed", corpus.index)):
+        nnz = getattr(index.matrix, "nnz", -1)
+        print(f"{name} index: {nnz} non-zeros, {index.matrix.shape[1]} columns", flush=True)
 
 
 def synergy(seeds: int, only: list[str] | None, opts: select_rank.Options | None) -> None:
