@@ -526,6 +526,78 @@ vocabulary for `--why` and its streamed reader). Not adopted: no variant meets b
 on the held-out year. Left for later: selection's cost could be cut (the folds' fits with
 fewer undecided rows, or re-selected every few decisions rather than at each); not
 measured: selection with the first round's profile on session 12's index as well.
+
+## Session 17: selection as a reproducible variant, cheaper selection, the first round on the second index (nothing adopted)
+
+The same target as sessions 14-16 (ACL 2020: ours >= arxiv-sanity-lite on P@20, nDCG@20
+and recall@100; SYNERGY: mean WSS@95 >= ASReview LAB's + 0.02, no review below -0.03).
+Session 16's per-reader model selection (two ELAS u4 classifiers, one on the committed
+index and one on session 12's; 3-fold stratified cross-validation on the reader's own
+decisions once they have >= 3 wanted and >= 3 skipped, the higher held-out AUC ranks,
+ties to the committed one) is now a variant of benchmarks/tune_rank.py (`--select`,
+with `--k`, `--first`, `--fold-rows`, `--regrow`; `--only-c` for protocol C alone,
+`--cost` for the re-rank CPU), in benchmarks/select_rank.py: a subclass of the product's
+`Ranker` whose `scores` picks the classifier (fits by `model.balanced` and
+`model.classifier`'s rule; the committed index's path is the Ranker's own). It
+reproduces session 16 exactly (ACL 2019 recall@100 0.598; SYNERGY +0.025, Sep -0.021,
+228 of 732 selections to session 12's classifier). Tuned on ACL 2019, protocol C alone
+(arxiv-sanity-lite there: recall@100 0.602), then the held-out year and SYNERGY 3 seeds
+for what was not worse; load average 3.5-11 on 2 cores (other helpers' suites), so run
+times are not compared across rows.
+
+| variant (session 17) | recall@100 (C) 2019 | ACL 2020 (A, C): P@20 / nDCG@20 / recall@100 | SYNERGY 3 seeds: mean / - ASReview / worst review | run (s), load |
+|---|---:|---|---|---:|
+| as committed (earlier sessions' runs) | 0.577 | 0.438 / 0.483 / 0.599 | 0.559 / +0.021 / Menon -0.029 | - |
+| **select, k 3 (session 16's rule, rewritten)** | **0.598** | 0.442 / 0.487 / **0.613** (arxiv-sanity-lite in the same run: 0.423 / 0.469 / **0.616**) | 0.563 / +0.025 / Sep -0.021 | C 256, 4.4; 2020 256, 3.5; SYNERGY 533, 4.2 |
+| select; first round's profile on session 12's index | 0.595 | - | (same as select: SYNERGY's priors hold a skip) | 411, 5.5 |
+| select; first round: both profiles' standardised scores averaged | 0.596 | - | (same as select) | 267, 4.2 |
+| select, k 2 (2 folds once >= 2 wanted and 2 skipped) | 0.595 | - | - | 381, 6.1 |
+| select, folds' fits read 1,000 undecided rows (the final fit 5,000) | 0.598 | 0.442 / 0.487 / 0.613 (arxiv-sanity-lite in the same run: 0.423 / 0.469 / 0.616) | 0.563 / +0.025 / Sep -0.021 (every run's order as select's) | C 168, 5.3; 2020 1039, 7.7; SYNERGY 1858, 7.3 |
+| select, folds' fits read 500 undecided rows | 0.595 | - | - | 642, 7.6 |
+| select, re-selected only when the decisions grew >= 25% (else the last choice) | 0.596 | - | - | 188, 4.6 |
+| select, 1,000 rows per fold + re-select at >= 25% growth | 0.595 | - | - | 637, 7.9 |
+
+What each buys and costs:
+
+* The first round's profile (protocol C's first ten papers: one wanted paper, no skip)
+  on session 12's index (0.595) or on both indexes (their standardised Rocchio scores,
+  each with its own LSA half, averaged: 0.596) loses 0.002-0.003 against the committed
+  profile (0.598): the first round is not where the recall is lost. SYNERGY's runs are
+  unchanged by it (every prior holds a skipped record, so no run has a first round
+  without a classifier), so they were not rerun.
+* k 2 selects from the second round on in more re-ranks (195 selections against 184)
+  with folds of one or two decisions a class, and recall drops to 0.595, as k 5's (0.595,
+  session 16) did the other way: k 3 stays the best of the three.
+* Cheaper selection. The folds' fits read up to 5,000 undecided rows each, as the final
+  fit; at 1,000 they pick session 12's classifier about as often, with the same recall
+  (ACL 2019 98 against 102 picks, 0.598 both; ACL 2020 124 against 123 of 258, the
+  same 0.442 / 0.487 / 0.613; SYNERGY identical per review and seed, 228 of 732), at
+  500 they choose worse (0.595). Re-selecting only when the decisions grew by 25% since
+  the last selection (the last choice reused in between) cuts the selections from 184
+  to 118 on ACL 2019 and costs 0.002 (0.596; with 1,000 rows per fold 0.595). Re-rank
+  CPU (5 wanted + 45 skipped, protocol A's first draw of the first workshop, the ACL
+  2020 index of 6,537 papers; median of 15, the four alternated in one process, load
+  6-11): committed 146 ms; select 627 ms (session 16: 647); select with 1,000 rows per
+  fold 151 ms; with 500, 113 ms. The last two are at or below the committed model's
+  because on this draw the winner is session 12's classifier, whose index holds half the
+  non-zeros (0.70 M and 76,995 columns against 1.41 M and 262,144), so the final fit and
+  the scores read half as much; a reader for whom the committed classifier wins pays the
+  committed 146 ms plus the six smaller folds' fits (not measured separately: one draw,
+  not a distribution). So selection at 1,000 rows per fold costs about what the
+  committed model does per re-rank, not 4-5x, with no loss of recall on either year.
+
+Not adopted: no variant reaches arxiv-sanity-lite's recall@100 on the held-out year
+(the best, select with k 3 at 5,000 or 1,000 undecided rows per fold, 0.613 against
+0.616 in the same run, P@20 and nDCG@20 ahead: 0.442 / 0.487 against 0.423 / 0.469), so
+bar (a) fails and the product is unchanged (its index, cache and cold build too). The
+ideas of this session were chosen on ACL 2019 and none beat session 16's rule there; the
+held-out figures were run only for the rule and its cheaper twin. What selection would
+still cost in the product, measured here: a second index beside the first (+50% of the
+non-zeros a cold build writes and a streamed re-rank reads, its own vocabulary for
+`--why`, its cache member and invalidation) and, with 1,000 rows per fold, a re-rank CPU
+about the committed model's. The remaining 0.003 on ACL 2020 is one paper in 100 of
+recall@100 over 29 users; nothing tried in sessions 14-17 that keeps SYNERGY closes it,
+and session 12's index alone (0.619 on 2020) fails SYNERGY (Donners -0.121).
 """
 
 
