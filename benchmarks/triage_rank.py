@@ -581,10 +581,14 @@ What each buys and costs:
   fold 151 ms; with 500, 113 ms. The last two are at or below the committed model's
   because on this draw the winner is session 12's classifier, whose index holds half the
   non-zeros (0.70 M and 76,995 columns against 1.41 M and 262,144), so the final fit and
-  the scores read half as much; a reader for whom the committed classifier wins pays the
-  committed 146 ms plus the six smaller folds' fits (not measured separately: one draw,
-  not a distribution). So selection at 1,000 rows per fold costs about what the
-  committed model does per re-rank, not 4-5x, with no loss of recall on either year.
+  the scores read half as much. The selection alone (the six folds' fits and their
+  held-out scores; a second run on the same draw, load 6.5: re-rank 147 / 652 / 163 / 115
+  ms) takes 614 ms at 5,000 rows per fold, 110 ms at 1,000 and 58 ms at 500, so a reader
+  for whom the committed classifier wins would pay about 147 + 110 = 260 ms a re-rank at
+  1,000 rows (1.8x the committed model; added from the parts, not timed as a whole), one
+  for whom session 12's wins about 160 ms, against 650-760 ms at 5,000 rows: selection
+  at 1,000 rows per fold costs 1.1-1.8x the committed re-rank instead of 4-5x, with no
+  loss of recall on either year.
 
 Not adopted: no variant reaches arxiv-sanity-lite's recall@100 on the held-out year
 (the best, select with k 3 at 5,000 or 1,000 undecided rows per fold, 0.613 against

@@ -168,6 +168,19 @@ def cost(opts: select_rank.Options | None) -> None:
             times[name].append(time.process_time() - begin)
     for name, spent in times.items():
         print(f"re-rank CPU, {name}: median {1000 * float(np.median(spent)):.0f} ms", flush=True)
+    probe = Ranker(corpus.index, status, [None] * corpus.n, {})
+    for name, variant in variants.items():
+        if variant is not None:  # the selection alone: what any winner adds to its fit
+            spent = []
+            for _ in range(15):
+                begin = time.process_time()
+                pick = select_rank.choose([corpus.index, second], probe.y, probe.weight, variant)
+                spent.append(time.process_time() - begin)
+            print(
+                f"selection CPU, {name}: median {1000 * float(np.median(spent)):.0f} ms"
+                f" (picks {'second' if pick else 'committed'})",
+                flush=True,
+            )
     for name, index in (("second", second), ("committed", corpus.index)):
         nnz = getattr(index.matrix, "nnz", -1)
         print(f"{name} index: {nnz} non-zeros, {index.matrix.shape[1]} columns", flush=True)
