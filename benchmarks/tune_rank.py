@@ -139,7 +139,7 @@ def cost(opts: select_rank.Options | None) -> None:
     """The CPU of one re-rank: the fit(s) and every paper's score, 5 wanted + 45 skipped
     (protocol A's first draw) on the ACL 2020 index; median of 15, process CPU; the
     committed Ranker and, with ``opts``, its selection at full, 1,000 and 500 undecided
-    rows per fold's fit, alternated (one index build for all)."""
+    rows per fold's fit, alternated (one index build for all), then the selection alone."""
     import random
 
     corpus = triage_rank.Corpus(triage_rank.read_entries(triage_rank.DATA), "2020")
