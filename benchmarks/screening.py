@@ -116,14 +116,19 @@ def priors(review: Review, seed: int) -> list[int]:
 # --- rankers: each returns the order in which records were screened -----------------------
 
 
-def product_index(review: Review) -> Index:
-    """The index the product builds for these records (store.build without a database)."""
-    docs = [
+def documents(review: Review) -> list[str]:
+    """The text the product's vectorizer reads for each record (features.document)."""
+    return [
         features.document(t, a, au, v)
         for t, a, au, v in zip(
             review.titles, review.abstracts, review.authors, review.venues, strict=True
         )
     ]
+
+
+def product_index(review: Review) -> Index:
+    """The index the product builds for these records (store.build without a database)."""
+    docs = documents(review)
     matrix, vocab, idf = features.fit(docs)
     return Index(np.arange(review.n, dtype=np.int64), matrix, vocab, idf, lsa(matrix))
 

@@ -16,6 +16,12 @@ benchmarks/TRIAGE_RANK.md by hand).
   (``stop_words=english``, ``max_df=0.5``; values are Python literals, else strings);
   ``--set``: a module constant of :mod:`readinglist.ranking` (``model.UNLABELLED=0.05``).
   Both apply to every index and fit the run makes.
+* ``--select``: per-reader model selection between the committed index's classifier and
+  session 12's (benchmarks/select_rank.py, sessions 16-17), with ``--k``, ``--first``
+  (the first round's profile: committed, second, both), ``--fold-rows`` (undecided rows
+  per fold's fit) and ``--regrow`` (re-select when the decisions grew by this share);
+  ``--first`` without ``--select`` changes the first round alone. ``--cost``: the CPU of
+  one re-rank (5 wanted + 45 skipped on the ACL 2020 index; median of 15).
 """
 
 from __future__ import annotations
@@ -34,9 +40,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import screening
+import select_rank
 import triage_rank
 
 from readinglist.ranking import features
+from readinglist.ranking.ranker import Ranker
 
 
 def literal(text: str) -> Any:
@@ -79,13 +87,32 @@ def apply(vec: list[str], sets: list[str]) -> None:
                     function.__defaults__ = tuple(values)
 
 
-def acl(year: str, baseline: bool) -> None:
-    """Protocols A and C of triage_rank.py for ours (and arxiv-sanity-lite)."""
+def acl(year: str, baseline: bool, opts: select_rank.Options | None, only_c: bool) -> None:
+    """Protocols A and C of triage_rank.py for ours (and arxiv-sanity-lite); ``opts``:
+    ours is :class:`select_rank.SelectRanker`; ``only_c``: protocol C alone."""
     if not baseline:
         triage_rank.RANKERS = {"ours": triage_rank.rank_ours}
     corpus = triage_rank.Corpus(triage_rank.read_entries(triage_rank.DATA), year)
-    a = triage_rank.protocol_a(corpus, 2)
+    if opts is not None:
+        second = select_rank.second_index(corpus.docs)
+
+        def rank_select(corpus: Any, pos: list[int], neg: list[int]) -> np.ndarray:
+            status = ["new"] * corpus.n
+            for i in pos:
+                status[i] = "to-read"
+            for i in neg:
+                status[i] = "skipped"
+            ranker = select_rank.SelectRanker(corpus.index, second, status, opts, pos[0])
+            scores = ranker.scores()
+            assert scores is not None
+            return scores
+
+        triage_rank.RANKERS["ours"] = rank_select
+    nan = (float("nan"), float("nan"))
+    a = dict.fromkeys(triage_rank.RANKERS, nan) if only_c else triage_rank.protocol_a(corpus, 2)
     c = triage_rank.protocol_c(corpus)
+    if opts is not None and opts.picks:
+        print(f"  selections: {sum(opts.picks)} of {len(opts.picks)} picked the second", flush=True)
     for name in triage_rank.RANKERS:
         print(
             f"ACL {year} {name}: P@20 {a[name][0]:.3f} nDCG@20 {a[name][1]:.3f}"
@@ -94,8 +121,74 @@ def acl(year: str, baseline: bool) -> None:
         )
 
 
-def synergy(seeds: int, only: list[str] | None) -> None:
-    """Our WSS@95 per review, paired with ASReview LAB's stored orders."""
+def screen_select(
+    review: Any, prior: list[int], index: Any, opts: select_rank.Options
+) -> list[int]:
+    """screening.screen_ours with :class:`select_rank.SelectRanker` (its second index
+    built here, per review)."""
+    second = select_rank.second_index(screening.documents(review))
+    ranker = select_rank.SelectRanker(index, second, ["new"] * review.n, opts, object())
+    for i in prior:
+        ranker.decide(i, "to-read" if review.included[i] else "skipped")
+    return screening._loop(
+        review, list(prior), ranker.order, screening.ranker_decide(ranker, review)
+    )
+
+
+def cost(opts: select_rank.Options | None) -> None:
+    """The CPU of one re-rank: the fit(s) and every paper's score, 5 wanted + 45 skipped
+    (protocol A's first draw) on the ACL 2020 index; median of 15, process CPU; the
+    committed Ranker and, with ``opts``, its selection at full, 1,000 and 500 undecided
+    rows per fold's fit, alternated (one index build for all), then the selection alone."""
+    import random
+
+    corpus = triage_rank.Corpus(triage_rank.read_entries(triage_rank.DATA), "2020")
+    second = select_rank.second_index(corpus.docs)
+    rel = corpus.relevant(corpus.workshops[0])
+    rng = random.Random(1000)
+    pos = rng.sample(list(np.flatnonzero(rel)), 5)
+    neg = rng.sample(list(np.flatnonzero(~rel)), 45)
+    status = ["new"] * corpus.n
+    for i in pos:
+        status[i] = "to-read"
+    for i in neg:
+        status[i] = "skipped"
+    variants: dict[str, select_rank.Options | None] = {"committed": None}
+    if opts is not None:
+        for rows in (None, 1000, 500):
+            variants[f"select fold_rows={rows}"] = select_rank.Options(opts.k, fold_rows=rows)
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(15):
+        for name, variant in variants.items():
+            begin = time.process_time()
+            if variant is None:
+                Ranker(corpus.index, status, [None] * corpus.n, {}).scores()
+            else:
+                select_rank.SelectRanker(corpus.index, second, status, variant, None).scores()
+            times[name].append(time.process_time() - begin)
+    for name, spent in times.items():
+        print(f"re-rank CPU, {name}: median {1000 * float(np.median(spent)):.0f} ms", flush=True)
+    probe = Ranker(corpus.index, status, [None] * corpus.n, {})
+    for name, variant in variants.items():
+        if variant is not None:  # the selection alone: what any winner adds to its fit
+            spent = []
+            for _ in range(15):
+                begin = time.process_time()
+                pick = select_rank.choose([corpus.index, second], probe.y, probe.weight, variant)
+                spent.append(time.process_time() - begin)
+            print(
+                f"selection CPU, {name}: median {1000 * float(np.median(spent)):.0f} ms"
+                f" (picks {'second' if pick else 'committed'})",
+                flush=True,
+            )
+    for name, index in (("second", second), ("committed", corpus.index)):
+        nnz = getattr(index.matrix, "nnz", -1)
+        print(f"{name} index: {nnz} non-zeros, {index.matrix.shape[1]} columns", flush=True)
+
+
+def synergy(seeds: int, only: list[str] | None, opts: select_rank.Options | None) -> None:
+    """Our WSS@95 per review, paired with ASReview LAB's stored orders (``opts``: ours
+    is :class:`select_rank.SelectRanker`)."""
     kept = json.loads((screening.HERE / "asreview_orders.json").read_text(encoding="utf-8"))
     reviews = [screening.read_review(p) for p in sorted(screening.DATA.glob("*.jsonl.gz"))]
     if only:
@@ -106,7 +199,12 @@ def synergy(seeds: int, only: list[str] | None) -> None:
         index = screening.product_index(review)
         for seed in range(seeds):
             prior = screening.priors(review, seed)
-            mine = screening.measure(review, screening.screen_ours(review, prior, index), 0)
+            order = (
+                screening.screen_ours(review, prior, index)
+                if opts is None
+                else screen_select(review, prior, index, opts)
+            )
+            mine = screening.measure(review, order, 0)
             key = f"{review.name} {seed} {prior} {screening.BATCH}"
             theirs = screening.measure(review, screening._truncate(review, kept[key]), 0)
             ours.append(mine.wss)
@@ -123,6 +221,8 @@ def synergy(seeds: int, only: list[str] | None) -> None:
         + " ".join(f"{n.split('_')[0]} {v:+.3f}" for n, v in per.items()),
         flush=True,
     )
+    if opts is not None and opts.picks:
+        print(f"  selections: {sum(opts.picks)} of {len(opts.picks)} picked the second", flush=True)
 
 
 def main() -> None:
@@ -133,14 +233,34 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", help="SYNERGY review names")
     parser.add_argument("--vec", nargs="*", default=[], help="vectorizer KEY=VALUE")
     parser.add_argument("--set", nargs="*", default=[], help="ranking MODULE.NAME=VALUE")
+    parser.add_argument("--select", action="store_true", help="per-reader model selection")
+    parser.add_argument("--k", type=int, default=3, help="folds (and decisions of each)")
+    parser.add_argument("--first", default="committed", help="committed, second or both")
+    parser.add_argument("--fold-rows", type=int, help="undecided rows per fold's fit")
+    parser.add_argument("--regrow", type=float, default=0.0, help="re-select after growth")
+    parser.add_argument("--only-c", action="store_true", help="protocol C alone")
+    parser.add_argument("--cost", action="store_true", help="re-rank CPU on ACL 2020")
     args = parser.parse_args()
     apply(args.vec, args.set)
+    opts = None
+    if args.select or args.first != "committed":
+        opts = select_rank.Options(args.k, args.first, args.fold_rows, args.regrow, args.select)
     begin = time.time()
-    print("variant:", " ".join(args.vec + args.set) or "(as committed)", flush=True)
+    print(
+        "variant:",
+        " ".join(args.vec + args.set) or "(as committed)",
+        ""
+        if opts is None
+        else f"select={opts.select} k={opts.k} first={opts.first}"
+        f" fold_rows={opts.fold_rows} regrow={opts.regrow}",
+        flush=True,
+    )
+    if args.cost:
+        cost(opts)
     if args.synergy:
-        synergy(args.synergy, args.only)
+        synergy(args.synergy, args.only, opts)
     if args.acl:
-        acl(args.acl, args.baseline)
+        acl(args.acl, args.baseline, opts, args.only_c)
     print(f"{time.time() - begin:.0f} s, load {os.getloadavg()}", flush=True)
 
 
