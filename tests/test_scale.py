@@ -319,17 +319,55 @@ def pg_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 ONCE_PER_IMPORT = "WHERE papers.title_provisional = true OR papers.citekey_provisional = true"
 
 
+#: The papers ``generated_papers`` inserts: the columns and values an import of
+#: ``PaperRecord(citekey=p<i>, entry_type="article", title=f"{title(i)} salmon",
+#: doi=10.5555/p<i>, arxiv=2401.<i:05d>, abstract=(title(i) + " ") * 4, year=1950 + i
+#: % 70)`` stores (its words are already folded: the title is its own ``title_key``),
+#: ``title`` computed by PostgreSQL (``sha256``); ``abstract_key`` (SHA-1, which
+#: PostgreSQL has not without pgcrypto) given per row.
+GENERATED_PAPERS = """
+INSERT INTO papers (citekey, citekey_folded, entry_type, title, title_provisional,
+    title_key, year, abstract, abstract_key, doi, arxiv, fields, search_text, added_at,
+    updated_at, batch_id, citekey_provisional)
+SELECT 'p' || i, 'p' || i, 'article', words || ' salmon', false, words || ' salmon',
+    1950 + i % 70, repeat(words || ' ', 4), akey, '10.5555/p' || i,
+    '2401.' || lpad(i::text, 5, '0'), '{}', words || ' salmon ' || rtrim(repeat(words || ' ', 4)),
+    now(), now(), :batch, false
+FROM (
+    SELECT i, akey, (SELECT string_agg('w' || substr(h, k, 6), ' ' ORDER BY k)
+                     FROM generate_series(1, 31, 6) AS k) AS words
+    FROM (SELECT i, encode(sha256(convert_to(i::text, 'UTF8')), 'hex') AS h, akey
+          FROM unnest(CAST(:akeys AS text[])) WITH ORDINALITY AS a(akey, n),
+               LATERAL (SELECT (:start + n - 1)::int AS i) AS numbered) AS hashed
+) AS generated
+"""
+
+
+def generated_papers(session: Any, start: int, stop: int, batch: int) -> None:
+    """Insert papers ``start`` to ``stop - 1`` of :data:`GENERATED_PAPERS` in import
+    batch ``batch`` (one statement; PostgreSQL)."""
+    from sqlalchemy import text
+
+    from readinglist import dedupe
+
+    akeys = [dedupe.abstract_key_of_words(title(i).split() * 4) for i in range(start, stop)]
+    session.execute(text(GENERATED_PAPERS), {"akeys": akeys, "start": start, "batch": batch})
+
+
 def test_postgresql_dedupe_look_ups_keep_an_index_plan_after_20000_rows(pg_url: str) -> None:
     """Issue 17: 20,000 papers imported in one transaction (never analysed but by the
-    import itself, as in a long import), then a second import in that transaction whose
+    import itself, as in a long import: the rows and the ANALYZE it writes, inserted
+    by :func:`generated_papers` without the import's Python work), then a second import in that transaction whose
     records take existing keys (so their suffixed forms are looked up), DOIs, arXiv
     ids, titles and abstracts: EXPLAIN of every SELECT it issued (the statement and
     parameters it sent) finds no Seq Scan on ``papers`` but :data:`ONCE_PER_IMPORT`.
     main looked up the suffixed forms of a taken key with ``LIKE 'key%'``, a Seq Scan."""
-    from sqlalchemy import event
+    from sqlalchemy import event, text
 
-    from readinglist import db, library
+    from readinglist import db, dedupe, library
+    from readinglist.library._sql import Statistics
     from readinglist.records import PaperRecord
+    from readinglist.text import title_key
 
     count = 20_000
 
@@ -344,7 +382,6 @@ def test_postgresql_dedupe_look_ups_keep_an_index_plan_after_20000_rows(pg_url: 
             year=1950 + words % 70,
         )
 
-    first = [record(i, f"p{i}", f"10.5555/p{i}", f"2401.{i:05d}", i) for i in range(count)]
     second = [
         # an existing key (p0..p299 taken: p0a.. looked up), new everything else
         *(
@@ -368,8 +405,25 @@ def test_postgresql_dedupe_look_ups_keep_an_index_plan_after_20000_rows(pg_url: 
 
     try:
         with db.session_scope(engine) as session:
-            report = library.import_records(session, first, source="gen.bib", fmt="bibtex")
-            assert len(report.added) == count
+            # The first import's rows (papers p0.. of GENERATED_PAPERS, in one batch) and
+            # its statistics: analysed last after 16,000 papers (Statistics: 1k, 2k, ...).
+            batch = session.scalar(
+                text(
+                    "INSERT INTO import_batches (source, format, started_at, added, merged,"
+                    " rejected) VALUES ('gen.bib', 'bibtex', now(), :count, 0, 0) RETURNING id"
+                ),
+                {"count": count},
+            )
+            generated_papers(session, 0, 16_000, batch)
+            Statistics(session).grew(16_000)
+            generated_papers(session, 16_000, count, batch)
+            sample = session.execute(
+                text(
+                    "SELECT title, title_key, abstract, abstract_key FROM papers WHERE citekey = 'p7'"
+                )
+            ).one()
+            assert sample.title_key == title_key(sample.title)  # the import's own keys
+            assert sample.abstract_key == dedupe.abstract_key(sample.abstract)
             event.listen(engine, "before_cursor_execute", capture)
             report = library.import_records(session, second, source="two.bib", fmt="bibtex")
             event.remove(engine, "before_cursor_execute", capture)
