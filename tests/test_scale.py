@@ -319,19 +319,24 @@ def pg_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 ONCE_PER_IMPORT = "WHERE papers.title_provisional = true OR papers.citekey_provisional = true"
 
 
-#: The papers ``generated_papers`` inserts: the columns and values an import of
-#: ``PaperRecord(citekey=p<i>, entry_type="article", title=f"{title(i)} salmon",
-#: doi=10.5555/p<i>, arxiv=2401.<i:05d>, abstract=(title(i) + " ") * 4, year=1950 + i
-#: % 70)`` stores (its words are already folded: the title is its own ``title_key``),
-#: ``title`` computed by PostgreSQL (``sha256``); ``abstract_key`` (SHA-1, which
-#: PostgreSQL has not without pgcrypto) given per row.
+#: Papers ``start`` to ``stop - 1`` of :func:`generated_library` (``:akeys``: their
+#: ``abstract_key``, or NULLs for papers without an abstract): the columns and values an
+#: import of ``PaperRecord(citekey=p<i>, entry_type="article", title=f"{title(i)}
+#: salmon", doi=10.5555/p<i>, year=1950 + i % 70)`` stores, with ``arxiv=2401.<i:05d>,
+#: abstract=(title(i) + " ") * 4`` (``:abstracts``) or with the authors ``Family<i>,
+#: Given`` and ``Other`` and the tag ``fish`` (search text only here; their rows:
+#: :data:`GENERATED_LINKS`). Its words are already folded: the title is its own
+#: ``title_key``. ``title`` is computed by PostgreSQL (``sha256``); ``abstract_key``
+#: (SHA-1, which PostgreSQL has not without pgcrypto) is given.
 GENERATED_PAPERS = """
 INSERT INTO papers (citekey, citekey_folded, entry_type, title, title_provisional,
     title_key, year, abstract, abstract_key, doi, arxiv, fields, search_text, added_at,
     updated_at, batch_id, citekey_provisional)
 SELECT 'p' || i, 'p' || i, 'article', words || ' salmon', false, words || ' salmon',
-    1950 + i % 70, repeat(words || ' ', 4), akey, '10.5555/p' || i,
-    '2401.' || lpad(i::text, 5, '0'), '{}', words || ' salmon ' || rtrim(repeat(words || ' ', 4)),
+    1950 + i % 70, CASE WHEN :abstracts THEN repeat(words || ' ', 4) END, akey,
+    '10.5555/p' || i, CASE WHEN :abstracts THEN '2401.' || lpad(i::text, 5, '0') END, '{}',
+    words || ' salmon ' || CASE WHEN :abstracts THEN rtrim(repeat(words || ' ', 4))
+                                ELSE 'family' || i || ' given other fish' END,
     now(), now(), :batch, false
 FROM (
     SELECT i, akey, (SELECT string_agg('w' || substr(h, k, 6), ' ' ORDER BY k)
@@ -342,32 +347,87 @@ FROM (
 ) AS generated
 """
 
+#: The authors and tag rows of papers ``:start`` to ``:stop - 1`` of
+#: :data:`GENERATED_PAPERS` without abstracts, as an import writes them.
+GENERATED_LINKS = (
+    """INSERT INTO people (name_key, family, given, von, jr, literal, family_folded,
+        name_folded)
+    SELECT 'Family' || i || '|Given|||', 'Family' || i, 'Given', '', '', '', 'family' || i,
+        'given family' || i FROM generate_series(:start, :stop - 1) AS i
+    UNION ALL SELECT 'Other||||', 'Other', '', '', '', '', 'other', 'other'
+    ON CONFLICT (name_key) DO NOTHING""",
+    """INSERT INTO paper_people (paper_id, role, position, person_id)
+    SELECT papers.id, 'author', 0, people.id FROM generate_series(:start, :stop - 1) AS i
+    JOIN papers ON papers.citekey_folded = 'p' || i
+    JOIN people ON people.name_key = 'Family' || i || '|Given|||'
+    UNION ALL
+    SELECT papers.id, 'author', 1, people.id FROM generate_series(:start, :stop - 1) AS i
+    JOIN papers ON papers.citekey_folded = 'p' || i
+    JOIN people ON people.name_key = 'Other||||'""",
+    """INSERT INTO tags (name, name_folded) VALUES ('fish', 'fish')
+    ON CONFLICT (name_folded) DO NOTHING""",
+    """INSERT INTO paper_tags (paper_id, tag_id)
+    SELECT papers.id, tags.id FROM generate_series(:start, :stop - 1) AS i
+    JOIN papers ON papers.citekey_folded = 'p' || i JOIN tags ON tags.name_folded = 'fish'""",
+)
 
-def generated_papers(session: Any, start: int, stop: int, batch: int) -> None:
-    """Insert papers ``start`` to ``stop - 1`` of :data:`GENERATED_PAPERS` in import
-    batch ``batch`` (one statement; PostgreSQL)."""
+
+def generated_library(session: Any, count: int, *, abstracts: bool) -> None:
+    """Write, in ``session``'s transaction on PostgreSQL, what one import of ``count``
+    generated papers (:data:`GENERATED_PAPERS`; with ``abstracts``, else with authors
+    and a tag: :data:`GENERATED_LINKS`) writes: its batch, its rows, and its
+    statistics (``Statistics``: analysed after 1k, 2k ... papers, so last after the
+    largest power-of-two thousand below ``count``), without the import's Python work
+    (reading, folding, ``COPY``): a few seconds of CPU a test. Checks that a sample
+    paper's keys are those the import computes (``title_key``, ``abstract_key``)."""
     from sqlalchemy import text
 
     from readinglist import dedupe
+    from readinglist.library._sql import Statistics
+    from readinglist.text import title_key
 
-    akeys = [dedupe.abstract_key_of_words(title(i).split() * 4) for i in range(start, stop)]
-    session.execute(text(GENERATED_PAPERS), {"akeys": akeys, "start": start, "batch": batch})
+    batch = session.scalar(
+        text(
+            "INSERT INTO import_batches (source, format, started_at, added, merged, rejected)"
+            " VALUES ('gen.bib', 'bibtex', now(), :count, 0, 0) RETURNING id"
+        ),
+        {"count": count},
+    )
+    statistics = Statistics(session)
+    last = statistics.next
+    while 2 * last <= count:
+        last *= 2
+    for start, stop in ((0, last), (last, count)):
+        akeys = [
+            dedupe.abstract_key_of_words(title(i).split() * 4) if abstracts else None
+            for i in range(start, stop)
+        ]
+        values = {"akeys": akeys, "start": start, "stop": stop, "batch": batch}
+        session.execute(text(GENERATED_PAPERS), {**values, "abstracts": abstracts})
+        if not abstracts:
+            for statement in GENERATED_LINKS:
+                session.execute(text(statement), values)
+        if start == 0:
+            statistics.grew(last)  # one ANALYZE: the import's last
+    sample = session.execute(
+        text("SELECT title, title_key, abstract, abstract_key FROM papers WHERE citekey = 'p7'")
+    ).one()
+    assert sample.title_key == title_key(sample.title)
+    assert sample.abstract_key == dedupe.abstract_key(sample.abstract)
 
 
 def test_postgresql_dedupe_look_ups_keep_an_index_plan_after_20000_rows(pg_url: str) -> None:
     """Issue 17: 20,000 papers imported in one transaction (never analysed but by the
     import itself, as in a long import: the rows and the ANALYZE it writes, inserted
-    by :func:`generated_papers` without the import's Python work), then a second import in that transaction whose
+    by :func:`generated_library` without the import's Python work), then a second import in that transaction whose
     records take existing keys (so their suffixed forms are looked up), DOIs, arXiv
     ids, titles and abstracts: EXPLAIN of every SELECT it issued (the statement and
     parameters it sent) finds no Seq Scan on ``papers`` but :data:`ONCE_PER_IMPORT`.
     main looked up the suffixed forms of a taken key with ``LIKE 'key%'``, a Seq Scan."""
-    from sqlalchemy import event, text
+    from sqlalchemy import event
 
-    from readinglist import db, dedupe, library
-    from readinglist.library._sql import Statistics
+    from readinglist import db, library
     from readinglist.records import PaperRecord
-    from readinglist.text import title_key
 
     count = 20_000
 
@@ -405,25 +465,7 @@ def test_postgresql_dedupe_look_ups_keep_an_index_plan_after_20000_rows(pg_url: 
 
     try:
         with db.session_scope(engine) as session:
-            # The first import's rows (papers p0.. of GENERATED_PAPERS, in one batch) and
-            # its statistics: analysed last after 16,000 papers (Statistics: 1k, 2k, ...).
-            batch = session.scalar(
-                text(
-                    "INSERT INTO import_batches (source, format, started_at, added, merged,"
-                    " rejected) VALUES ('gen.bib', 'bibtex', now(), :count, 0, 0) RETURNING id"
-                ),
-                {"count": count},
-            )
-            generated_papers(session, 0, 16_000, batch)
-            Statistics(session).grew(16_000)
-            generated_papers(session, 16_000, count, batch)
-            sample = session.execute(
-                text(
-                    "SELECT title, title_key, abstract, abstract_key FROM papers WHERE citekey = 'p7'"
-                )
-            ).one()
-            assert sample.title_key == title_key(sample.title)  # the import's own keys
-            assert sample.abstract_key == dedupe.abstract_key(sample.abstract)
+            generated_library(session, count, abstracts=True)
             event.listen(engine, "before_cursor_execute", capture)
             report = library.import_records(session, second, source="two.bib", fmt="bibtex")
             event.remove(engine, "before_cursor_execute", capture)
@@ -483,7 +525,8 @@ def test_postgresql_candidates_people_and_tags_keep_an_index_plan_after_20000_ro
     pg_url: str,
 ) -> None:
     """Issue 17 (session 8): 20,000 papers with two authors and a tag imported in one
-    transaction, then a second import in it whose ten records are duplicates (same
+    transaction (the rows and the ANALYZE the import writes: :func:`generated_library`),
+    then a second import in it whose ten records are duplicates (same
     DOI) of ten of them: the queries loading those candidates' people and tags
     (``paper_people JOIN people``, ``paper_tags JOIN tags``) scan no table of
     :data:`LINK_TABLES`. ``paper_people`` was never analysed during an import: ten ids
@@ -517,11 +560,7 @@ def test_postgresql_candidates_people_and_tags_keep_an_index_plan_after_20000_ro
 
     try:
         with db.session_scope(engine) as session:
-            first = [record(i) for i in range(count)]
-            report = library.import_records(
-                session, first, source="gen.bib", fmt="bibtex", tags=["fish"]
-            )
-            assert len(report.added) == count
+            generated_library(session, count, abstracts=False)
             event.listen(engine, "before_cursor_execute", capture)
             again = [record(i) for i in range(0, count, count // 10)]
             report = library.import_records(
