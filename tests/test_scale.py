@@ -246,6 +246,12 @@ def traced_library(
     next(urls, None)
 
 
+#: The tests of :func:`traced_library` run on one xdist worker (``--dist loadgroup``):
+#: each database's library is built and traced once, not once per worker.
+ON_ONE_WORKER = pytest.mark.xdist_group("test_scale-traced_library")
+
+
+@ON_ONE_WORKER
 def test_listing_many_papers_streams_in_bounded_memory(
     traced_library: dict[tuple[str, ...], int],
 ) -> None:
@@ -261,6 +267,7 @@ def test_listing_many_papers_streams_in_bounded_memory(
     assert table - small < 2_500_000, (table, small)
 
 
+@ON_ONE_WORKER
 def test_exporting_many_papers_streams_in_bounded_memory(
     traced_library: dict[tuple[str, ...], int],
 ) -> None:
