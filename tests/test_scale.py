@@ -170,7 +170,13 @@ def generated_entry(i: int) -> str:
     )
 
 
-def many_papers(url: str, count: int = 5000) -> None:
+#: The papers of the memory tests' library: 2.5 chunks of ``library.RECORD_CHUNK``
+#: (1,000), so a command that holds one chunk at a time is told apart from one holding
+#: every paper (see the bounds of the two tests: measured on both databases).
+PAPERS = 2500
+
+
+def many_papers(url: str, count: int = PAPERS) -> None:
     """Add ``count`` generated papers (:func:`generated_entry`, its text kept as the
     entry's source text), all tagged ``fish``, to the library at ``url`` in one import
     batch: ``library.import_records`` of the records, the rows an import of their file
@@ -210,52 +216,76 @@ def many_papers(url: str, count: int = 5000) -> None:
         engine.dispose()
 
 
+#: The commands whose peaks the memory tests compare: each whole-library command, then
+#: the same command on a few papers (``--limit 10``; ``year:1950``: 36 papers).
+LIST_COMMANDS = (("list", "--json"), ("list",), ("list", "--json", "--limit", "10"))
+EXPORT_FORMATS = ("markdown", "csl-json", "ris")
+EXPORT_COMMANDS = tuple(
+    command
+    for fmt in EXPORT_FORMATS
+    for extra in [("--abstracts",) if fmt == "markdown" else ()]
+    for command in (("export", fmt, *extra), ("export", fmt, *extra, "year:1950"))
+)
+
+
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def five_thousand(
+def traced_library(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[str]:
-    """The URL of a library of 5,000 generated papers (:func:`many_papers`), on SQLite,
-    then on PostgreSQL, built once (per xdist worker) for the tests that only read it."""
+) -> Iterator[dict[tuple[str, ...], int]]:
+    """The peak bytes (:func:`traced_peaks`) of every command of :data:`LIST_COMMANDS`
+    and :data:`EXPORT_COMMANDS` on a library of :data:`PAPERS` generated papers
+    (:func:`many_papers`), on SQLite, then on PostgreSQL: built and traced once (per
+    xdist worker, the commands forked from one process) for the two tests that read the
+    figures."""
     folder = tmp_path_factory.mktemp("scale")
     urls = make_database(request.param, request, folder)
     url = next(urls)
     many_papers(url)
-    yield url
+    commands = LIST_COMMANDS + EXPORT_COMMANDS
+    yield dict(zip(commands, traced_peaks(url, folder / "runs", *commands), strict=True))
     next(urls, None)
 
 
-def test_listing_5000_papers_streams_in_bounded_memory(five_thousand: str, tmp_path: Path) -> None:
-    """list --json and the table of 5,000 papers allocate a bounded amount: the ids and
-    one chunk of records, not every paper (the ORM listing of main took 86 MB more than 10 papers; this takes ~0)."""
-    as_json, table, small = traced_peaks(
-        five_thousand, tmp_path, ("list", "--json"), ("list",), ("list", "--json", "--limit", "10")
-    )
-    # Beyond what listing 10 papers takes (caches, compiled SQL, the query machinery):
-    # the 5,000 ids and one chunk of 1,000 records, a few MB; not 5,000 papers.
-    assert as_json - small < 6_000_000, (as_json, small)
-    assert table - small < 6_000_000, (table, small)
+#: The tests of :func:`traced_library` run on one xdist worker (``--dist loadgroup``):
+#: each database's library is built and traced once, not once per worker.
+ON_ONE_WORKER = pytest.mark.xdist_group("test_scale-traced_library")
 
 
-def test_exporting_5000_papers_streams_in_bounded_memory(
-    five_thousand: str, tmp_path: Path
+@ON_ONE_WORKER
+def test_listing_many_papers_streams_in_bounded_memory(
+    traced_library: dict[tuple[str, ...], int],
 ) -> None:
-    """export markdown, csl-json and ris of 5,000 papers hold one chunk of records at a
+    """list --json and the table of 2,500 papers allocate a bounded amount: the ids and
+    one chunk of records, not every paper (the ORM listing of main took 86 MB more than
+    10 papers at 5,000 papers; this takes ~0)."""
+    as_json, table, small = (traced_library[command] for command in LIST_COMMANDS)
+    # Beyond what listing 10 papers takes (caches, compiled SQL, the query machinery):
+    # the 2,500 ids and one chunk of 1,000 records, a few MB; not 2,500 papers. Measured
+    # (SQLite / PostgreSQL): --json 4.0 / 4.3 MB, the table 1.6 / 1.9 MB; with every
+    # paper in one chunk (RECORD_CHUNK past the library) 6.4 / 7.2 MB and 3.1 / 3.9 MB.
+    assert as_json - small < 5_200_000, (as_json, small)
+    assert table - small < 2_500_000, (table, small)
+
+
+@ON_ONE_WORKER
+def test_exporting_many_papers_streams_in_bounded_memory(
+    traced_library: dict[tuple[str, ...], int],
+) -> None:
+    """export markdown, csl-json and ris of 2,500 papers hold one chunk of records at a
     time (and, for Markdown, a light outline of every paper to group and order them),
     not every record and the whole text (issue 17)."""
-    formats = ("markdown", "csl-json", "ris")
-    commands = []
-    for fmt in formats:
-        extra = ("--abstracts",) if fmt == "markdown" else ()
-        commands += [("export", fmt, *extra), ("export", fmt, *extra, "year:1950")]  # 72 papers
-    peaks = traced_peaks(five_thousand, tmp_path, *commands)
-    # each format's whole export less its export of 72 papers
-    growth = {fmt: peaks[2 * i] - peaks[2 * i + 1] for i, fmt in enumerate(formats)}
+    peaks = [traced_library[command] for command in EXPORT_COMMANDS]
+    # each format's whole export less its export of 36 papers
+    growth = {fmt: peaks[2 * i] - peaks[2 * i + 1] for i, fmt in enumerate(EXPORT_FORMATS)}
     # Beyond one chunk: library.rows' PersonRecord cache (one record per distinct name,
-    # shared by the papers naming it; emptied past PERSON_CACHE names), ~1.5 MB for the
-    # 10,000 names of these papers (session 8: 7.0-7.3 MB in all).
-    assert growth["csl-json"] < 8_000_000, growth  # session 6 main: 40.8 MB
-    assert growth["ris"] < 8_000_000, growth  # session 6 main: 33.9 MB
-    assert growth["markdown"] < 10_000_000, growth  # main: 23.6 MB
+    # shared by the papers naming it; emptied past PERSON_CACHE names) for the 5,000
+    # names of these papers. Measured (SQLite / PostgreSQL): csl-json 5.2 / 5.5 MB, ris
+    # 5.0 / 5.3 MB, markdown 4.9 / 4.7 MB; with every paper in one chunk (RECORD_CHUNK
+    # past the library) 7.7 / 7.9, 7.8 / 8.0 and 7.3 / 7.3 MB. Session 6 main (every
+    # record and the whole text) took 40.8, 33.9 and 23.6 MB at 5,000 papers.
+    assert growth["csl-json"] < 6_600_000, growth
+    assert growth["ris"] < 6_600_000, growth
+    assert growth["markdown"] < 6_200_000, growth
 
 
 def test_streamed_writers_give_the_text_of_one_call() -> None:
@@ -296,9 +326,107 @@ def pg_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 ONCE_PER_IMPORT = "WHERE papers.title_provisional = true OR papers.citekey_provisional = true"
 
 
+#: Papers ``start`` to ``stop - 1`` of :func:`generated_library` (``:akeys``: their
+#: ``abstract_key``, or NULLs for papers without an abstract): the columns and values an
+#: import of ``PaperRecord(citekey=p<i>, entry_type="article", title=f"{title(i)}
+#: salmon", doi=10.5555/p<i>, year=1950 + i % 70)`` stores, with ``arxiv=2401.<i:05d>,
+#: abstract=(title(i) + " ") * 4`` (``:abstracts``) or with the authors ``Family<i>,
+#: Given`` and ``Other`` and the tag ``fish`` (search text only here; their rows:
+#: :data:`GENERATED_LINKS`). Its words are already folded: the title is its own
+#: ``title_key``. ``title`` is computed by PostgreSQL (``sha256``); ``abstract_key``
+#: (SHA-1, which PostgreSQL has not without pgcrypto) is given.
+GENERATED_PAPERS = """
+INSERT INTO papers (citekey, citekey_folded, entry_type, title, title_provisional,
+    title_key, year, abstract, abstract_key, doi, arxiv, fields, search_text, added_at,
+    updated_at, batch_id, citekey_provisional)
+SELECT 'p' || i, 'p' || i, 'article', words || ' salmon', false, words || ' salmon',
+    1950 + i % 70, CASE WHEN :abstracts THEN repeat(words || ' ', 4) END, akey,
+    '10.5555/p' || i, CASE WHEN :abstracts THEN '2401.' || lpad(i::text, 5, '0') END, '{}',
+    words || ' salmon ' || CASE WHEN :abstracts THEN rtrim(repeat(words || ' ', 4))
+                                ELSE 'family' || i || ' given other fish' END,
+    now(), now(), :batch, false
+FROM (
+    SELECT i, akey, (SELECT string_agg('w' || substr(h, k, 6), ' ' ORDER BY k)
+                     FROM generate_series(1, 31, 6) AS k) AS words
+    FROM (SELECT i, encode(sha256(convert_to(i::text, 'UTF8')), 'hex') AS h, akey
+          FROM unnest(CAST(:akeys AS text[])) WITH ORDINALITY AS a(akey, n),
+               LATERAL (SELECT (:start + n - 1)::int AS i) AS numbered) AS hashed
+) AS generated
+"""
+
+#: The authors and tag rows of papers ``:start`` to ``:stop - 1`` of
+#: :data:`GENERATED_PAPERS` without abstracts, as an import writes them.
+GENERATED_LINKS = (
+    """INSERT INTO people (name_key, family, given, von, jr, literal, family_folded,
+        name_folded)
+    SELECT 'Family' || i || '|Given|||', 'Family' || i, 'Given', '', '', '', 'family' || i,
+        'given family' || i FROM generate_series(:start, :stop - 1) AS i
+    UNION ALL SELECT 'Other||||', 'Other', '', '', '', '', 'other', 'other'
+    ON CONFLICT (name_key) DO NOTHING""",
+    """INSERT INTO paper_people (paper_id, role, position, person_id)
+    SELECT papers.id, 'author', 0, people.id FROM generate_series(:start, :stop - 1) AS i
+    JOIN papers ON papers.citekey_folded = 'p' || i
+    JOIN people ON people.name_key = 'Family' || i || '|Given|||'
+    UNION ALL
+    SELECT papers.id, 'author', 1, people.id FROM generate_series(:start, :stop - 1) AS i
+    JOIN papers ON papers.citekey_folded = 'p' || i
+    JOIN people ON people.name_key = 'Other||||'""",
+    """INSERT INTO tags (name, name_folded) VALUES ('fish', 'fish')
+    ON CONFLICT (name_folded) DO NOTHING""",
+    """INSERT INTO paper_tags (paper_id, tag_id)
+    SELECT papers.id, tags.id FROM generate_series(:start, :stop - 1) AS i
+    JOIN papers ON papers.citekey_folded = 'p' || i JOIN tags ON tags.name_folded = 'fish'""",
+)
+
+
+def generated_library(session: Any, count: int, *, abstracts: bool) -> None:
+    """Write, in ``session``'s transaction on PostgreSQL, what one import of ``count``
+    generated papers (:data:`GENERATED_PAPERS`; with ``abstracts``, else with authors
+    and a tag: :data:`GENERATED_LINKS`) writes: its batch, its rows, and its
+    statistics (``Statistics``: analysed after 1k, 2k ... papers, so last after the
+    largest power-of-two thousand below ``count``), without the import's Python work
+    (reading, folding, ``COPY``): a few seconds of CPU a test. Checks that a sample
+    paper's keys are those the import computes (``title_key``, ``abstract_key``)."""
+    from sqlalchemy import text
+
+    from readinglist import dedupe
+    from readinglist.library._sql import Statistics
+    from readinglist.text import title_key
+
+    batch = session.scalar(
+        text(
+            "INSERT INTO import_batches (source, format, started_at, added, merged, rejected)"
+            " VALUES ('gen.bib', 'bibtex', now(), :count, 0, 0) RETURNING id"
+        ),
+        {"count": count},
+    )
+    statistics = Statistics(session)
+    last = statistics.next
+    while 2 * last <= count:
+        last *= 2
+    for start, stop in ((0, last), (last, count)):
+        akeys = [
+            dedupe.abstract_key_of_words(title(i).split() * 4) if abstracts else None
+            for i in range(start, stop)
+        ]
+        values = {"akeys": akeys, "start": start, "stop": stop, "batch": batch}
+        session.execute(text(GENERATED_PAPERS), {**values, "abstracts": abstracts})
+        if not abstracts:
+            for statement in GENERATED_LINKS:
+                session.execute(text(statement), values)
+        if start == 0:
+            statistics.grew(last)  # one ANALYZE: the import's last
+    sample = session.execute(
+        text("SELECT title, title_key, abstract, abstract_key FROM papers WHERE citekey = 'p7'")
+    ).one()
+    assert sample.title_key == title_key(sample.title)
+    assert sample.abstract_key == dedupe.abstract_key(sample.abstract)
+
+
 def test_postgresql_dedupe_look_ups_keep_an_index_plan_after_20000_rows(pg_url: str) -> None:
     """Issue 17: 20,000 papers imported in one transaction (never analysed but by the
-    import itself, as in a long import), then a second import in that transaction whose
+    import itself, as in a long import: the rows and the ANALYZE it writes, inserted
+    by :func:`generated_library` without the import's Python work), then a second import in that transaction whose
     records take existing keys (so their suffixed forms are looked up), DOIs, arXiv
     ids, titles and abstracts: EXPLAIN of every SELECT it issued (the statement and
     parameters it sent) finds no Seq Scan on ``papers`` but :data:`ONCE_PER_IMPORT`.
@@ -321,7 +449,6 @@ def test_postgresql_dedupe_look_ups_keep_an_index_plan_after_20000_rows(pg_url: 
             year=1950 + words % 70,
         )
 
-    first = [record(i, f"p{i}", f"10.5555/p{i}", f"2401.{i:05d}", i) for i in range(count)]
     second = [
         # an existing key (p0..p299 taken: p0a.. looked up), new everything else
         *(
@@ -345,8 +472,7 @@ def test_postgresql_dedupe_look_ups_keep_an_index_plan_after_20000_rows(pg_url: 
 
     try:
         with db.session_scope(engine) as session:
-            report = library.import_records(session, first, source="gen.bib", fmt="bibtex")
-            assert len(report.added) == count
+            generated_library(session, count, abstracts=True)
             event.listen(engine, "before_cursor_execute", capture)
             report = library.import_records(session, second, source="two.bib", fmt="bibtex")
             event.remove(engine, "before_cursor_execute", capture)
@@ -406,7 +532,8 @@ def test_postgresql_candidates_people_and_tags_keep_an_index_plan_after_20000_ro
     pg_url: str,
 ) -> None:
     """Issue 17 (session 8): 20,000 papers with two authors and a tag imported in one
-    transaction, then a second import in it whose ten records are duplicates (same
+    transaction (the rows and the ANALYZE the import writes: :func:`generated_library`),
+    then a second import in it whose ten records are duplicates (same
     DOI) of ten of them: the queries loading those candidates' people and tags
     (``paper_people JOIN people``, ``paper_tags JOIN tags``) scan no table of
     :data:`LINK_TABLES`. ``paper_people`` was never analysed during an import: ten ids
@@ -440,11 +567,7 @@ def test_postgresql_candidates_people_and_tags_keep_an_index_plan_after_20000_ro
 
     try:
         with db.session_scope(engine) as session:
-            first = [record(i) for i in range(count)]
-            report = library.import_records(
-                session, first, source="gen.bib", fmt="bibtex", tags=["fish"]
-            )
-            assert len(report.added) == count
+            generated_library(session, count, abstracts=False)
             event.listen(engine, "before_cursor_execute", capture)
             again = [record(i) for i in range(0, count, count // 10)]
             report = library.import_records(
