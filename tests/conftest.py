@@ -169,6 +169,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 #: after each step, concurrent processes, fuzzed ranking caches, biber on the largest
 #: files): run first.
 LONGEST = (
+    "test_exporting_many_papers_streams_in_bounded_memory",
+    "test_listing_many_papers_streams_in_bounded_memory",
+    "keep_an_index_plan_after_20000_rows",
     "test_real_document_compiles_after_each_step",
     "test_out_of_range_indices_never_reach_scipy",
     "test_fuzzed_cache_arrays_never_crash_a_ranking_command",
