@@ -213,9 +213,12 @@ def _database_pair(item: pytest.Item) -> str | None:
         return None
     head, _, params = item.nodeid.partition("[")
     parts = [p for p in params.rstrip("]").split("-") if p not in ("sqlite", "postgresql")]
-    return f"{head}[{'-'.join(parts)}]" if len(parts) < params.count("-") + 1 else None
+    # no "]" in a group's name: loadgroup takes the text after the last "@" for the group
+    # only where that "@" comes after the last "]" of the id (pytest-xdist, loadgroup.py)
+    return f"{head}({'-'.join(parts)})" if len(parts) < params.count("-") + 1 else None
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Start the longest tests first (a stable sort, the same in every xdist worker): they
     are spread over the workers at once instead of one of them ending the run alone on a
