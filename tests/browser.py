@@ -40,9 +40,11 @@ def launch(playwright: Any, user_data: Path) -> Any:
 
 class Server:
     """``readinglist --db URL [--reader NAME] serve --port 0 ARGS`` in a process of its
-    own; :attr:`url` is the address it printed (with its token)."""
+    own; :attr:`url` is the address it printed (with its token), :attr:`db_url` the
+    library it serves."""
 
     def __init__(self, db_url: str, *args: str, reader: str | None = None) -> None:
+        self.db_url = db_url
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.log = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 - lives as long as the server
         self.process = subprocess.Popen(

@@ -3,6 +3,8 @@ tolerant and safe matching), on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import random
 import re
@@ -23,14 +25,29 @@ ICML = "pmlr-v37-icml2015.bib"
 _WORD = re.compile(r"\b[A-Za-z]{5,}\b")
 
 
-def bib_records() -> list[PaperRecord]:
+@functools.cache
+def _bib_records_read() -> tuple[PaperRecord, ...]:
     path = shared_data(ICML)
-    return formats.read(path.read_text(encoding="utf-8"), "bibtex", str(path)).records
+    return tuple(formats.read(path.read_text(encoding="utf-8"), "bibtex", str(path)).records)
+
+
+def bib_records() -> list[PaperRecord]:
+    """The 270 records of the ICML 2015 proceedings as our BibTeX reader reads them: read
+    once per test process (0.4 s of CPU; about ten tests here and in
+    tests/test_issue13_exports.py ask), each call given its own copies to change."""
+    return copy.deepcopy(list(_bib_records_read()))
+
+
+@functools.cache
+def _plain(abstract: str) -> str:
+    """``abstract`` decoded from LaTeX, its white space one space (kept per process: the
+    three variants start from the same 270 texts)."""
+    return " ".join(latex_to_unicode(abstract).split())
 
 
 def noisy(abstract: str, variant: str, rng: random.Random) -> str:
     """The abstract as a conference site shows it, changed as ``variant`` says."""
-    text = " ".join(latex_to_unicode(abstract).split())
+    text = _plain(abstract)
     if variant == "word":
         words = list(_WORD.finditer(text))[1:]
         if words:

@@ -1,7 +1,9 @@
 """``readinglist serve`` over HTTP without a browser: the safety rules (token, Host header,
 POST with the CSRF token, the Content-Security-Policy), ``--host``, a busy port, a missing
 library, and what the page shows of an abstract. One server (a real process) for the
-module; the browser tests are tests/test_serve_browser.py."""
+module; the browser tests are tests/test_serve_browser.py. The module is one
+``xdist_group``: under ``pytest -n 2 --dist loadgroup`` one worker imports the example
+list and starts that server once."""
 
 from __future__ import annotations
 
@@ -24,6 +26,8 @@ from test_triage_scale import generated_bib, rows_read  # noqa: F401 - a fixture
 from readinglist.cli import cli
 from readinglist.web import present
 from readinglist.web.security import CSP
+
+pytestmark = pytest.mark.xdist_group("serve")
 
 #: A first page builds the interest index: slow on a loaded machine.
 TIMEOUT = 120
@@ -164,7 +168,8 @@ def test_every_answer_carries_the_policy(server: Server) -> None:
 
 def test_host_option_warns(example_library: Path, tmp_path: Path) -> None:
     url = example_copy(example_library, tmp_path)
-    running = Server(url, "--host", "127.0.0.2")
+    # the order added: no interest model to fit for a page that only has to answer
+    running = Server(url, "--host", "127.0.0.2", "--order", "added")
     try:
         assert running.url.startswith("http://127.0.0.2:")
         assert get(running.url).status_code == 200
@@ -242,40 +247,32 @@ def _page_state(text: str) -> tuple[str, str, int]:
     return csrf.group(1), view.group(1), int(paper.group(1))
 
 
-def test_a_key_for_a_paper_outside_the_list_is_refused(
-    example_library: Path, tmp_path: Path
-) -> None:
+def test_a_key_for_a_paper_outside_the_list_is_refused(server: Server) -> None:
     """A key names the paper it acts on: one the tab's list does not hold (decided before
     the page opened, or no paper at all) is refused with 409 and nothing is changed;
-    the paper shown is never decided in its place."""
+    the paper shown is never decided in its place. (The module's server: its page opened
+    here, after the decision; the other tests' decisions are compared before and after.)"""
     from helpers import sql_values, statuses
 
-    url = example_copy(example_library, tmp_path)
+    url = server.db_url
     keys = sql_values(url, "SELECT citekey FROM papers ORDER BY id")
     assert CliRunner().invoke(cli, ["--db", url, "mark", "to-read", keys[-1]]).exit_code == 0
     decided = sql_values(url, "SELECT id FROM papers WHERE citekey = :k", {"k": keys[-1]})[0]
-    running = Server(url, "--order", "added")
-    try:
-        page = get(running.url)
-        csrf, view, current = _page_state(page.text)
-        with httpx.Client(
-            base_url=running.base,
-            cookies=page.cookies,
-            timeout=TIMEOUT,
-            headers={"X-CSRF-Token": csrf},
-        ) as client:
-            for paper in (str(decided), "999999", "abc", "\uff11", "9" * 30):
-                answer = client.post("/act", data={"view": view, "key": "s", "paper": paper})
-                assert answer.status_code == 409, paper
-                assert "nothing done" in answer.text
-            done = client.post("/act", data={"view": view, "key": "s", "paper": str(current)})
-            assert done.status_code == 200
-    finally:
-        code, err = running.stop()
-    assert code == 0, err
+    page = get(server.url)
+    csrf, view, current = _page_state(page.text)
+    before = statuses(url)
+    assert before[current] == "new"
+    with _client(server, page, csrf) as client:
+        for paper in (str(decided), "999999", "abc", "\uff11", "9" * 30):
+            answer = client.post("/act", data={"view": view, "key": "s", "paper": paper})
+            assert answer.status_code == 409, paper
+            assert "nothing done" in answer.text
+        assert statuses(url) == before  # nothing changed by the refused keys
+        done = client.post("/act", data={"view": view, "key": "s", "paper": str(current)})
+        assert done.status_code == 200
     found = statuses(url)
     assert (found[decided], found[current]) == ("to-read", "skipped")
-    assert sum(status != "new" for status in found.values()) == 2
+    assert found == {**before, current: "skipped"}
 
 
 def test_similar_papers_come_with_their_own_request(server: Server) -> None:

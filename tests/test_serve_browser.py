@@ -1,8 +1,14 @@
 """``readinglist serve`` in a real headless Chromium (Debian's, driven by Playwright): the
 example list triaged by keyboard with the database checked after each decision, undo
 after a reload, search, a whole topic skipped, hostile titles shown as text, and the
-token refused when missing, on SQLite and PostgreSQL. One server and one browser per
-database; the SQLite run writes the README's screenshot (docs/serve.png).
+token refused when missing, on SQLite and PostgreSQL. One browser for the module, and
+per database one library with two servers: the example list in its interest order for
+the implicit reader, and in the order added for reader ``ana`` (the second and third
+tests, in that order); the SQLite run writes the README's screenshot (docs/serve.png).
+The module is one ``xdist_group``: under ``pytest -n 2 --dist loadgroup`` one worker
+runs its tests one after the other, so the browser and the servers start once (spread
+over two workers, each started its own browser, and each database's library was
+imported and served on both).
 
 Regenerate the screenshot: ``.venv/bin/pytest -p no:cacheprovider -n 0
 tests/test_serve_browser.py -k sqlite``.
@@ -25,7 +31,7 @@ from test_hostile_cli import HOSTILE_RIS as HOSTILE_CONTROLS
 
 from readinglist.cli import cli
 
-pytestmark = pytest.mark.tools("chromium")
+pytestmark = [pytest.mark.tools("chromium"), pytest.mark.xdist_group("serve-browser")]
 
 SCREENSHOT = ROOT / "docs" / "serve.png"
 #: Titles and an abstract that would run script if the page did not escape them.
@@ -70,6 +76,18 @@ def served(
         code, err = server.stop()
     assert (code, err.splitlines()[-1]) == (0, "stopped the server")
     databases.close()
+
+
+@pytest.fixture(scope="module")
+def served_added(served: tuple[str, Server]) -> Iterator[Server]:
+    """A second server on ``served``'s library: the order added, for reader ``ana``
+    (none of the first test's decisions are hers); stopped with Ctrl-C at the end."""
+    server = Server(served[0], "--order", "added", reader="ana")
+    try:
+        yield server
+    finally:
+        code, err = server.stop()
+    assert code == 0, err
 
 
 @pytest.fixture(autouse=True)
@@ -250,57 +268,55 @@ def test_triage_by_keyboard_in_chromium(
     page.close()
 
 
-def test_serve_acts_for_the_reader_it_names(browser: Any, served: tuple[str, Server]) -> None:
+def test_serve_acts_for_the_reader_it_names(
+    browser: Any, served: tuple[str, Server], served_added: Server
+) -> None:
     url, _ = served
+    server = served_added
     key = sql_values(url, "SELECT citekey FROM papers ORDER BY id")[0]
     for reader in ("bo", "cy"):
         marked = CliRunner().invoke(cli, ["--db", url, "--reader", reader, "mark", "to-read", key])
         assert marked.exit_code == 0, marked.stderr
-    server = Server(url, "--order", "added", reader="ana")
-    try:
-        total = len(sql_values(url, "SELECT id FROM papers"))
-        page = browser.new_page()
-        page.goto(server.url)
-        assert page.inner_text("#reader") == "deciding: ana"
-        assert page.inner_text("#counts") == f"0 of {total} decided, {total} left"
-        # bo and cy want paper 1, and the implicit reader when the first test marked it
-        wanting = 2 + (statuses(url)[1] in ("to-read", "reading", "read"))
-        assert f"{wanting} others want it" in page.inner_text("#list li[data-paper='1']")
-        pid = shown(page)
-        mine = statuses(url)[pid]
-        press(page, "t")
-        assert status_of(url, pid, "ana") == "to-read"
-        assert statuses(url)[pid] == mine  # the implicit reader's decision is theirs
+    total = len(sql_values(url, "SELECT id FROM papers"))
+    page = browser.new_page()
+    page.goto(server.url)
+    assert page.inner_text("#reader") == "deciding: ana"
+    assert page.inner_text("#counts") == f"0 of {total} decided, {total} left"
+    # bo and cy want paper 1, and the implicit reader when the first test marked it
+    wanting = 2 + (statuses(url)[1] in ("to-read", "reading", "read"))
+    assert f"{wanting} others want it" in page.inner_text("#list li[data-paper='1']")
+    pid = shown(page)
+    mine = statuses(url)[pid]
+    press(page, "t")
+    assert status_of(url, pid, "ana") == "to-read"
+    assert statuses(url)[pid] == mine  # the implicit reader's decision is theirs
 
-        # two tabs and the CLI deciding at once: no decision is lost
-        other = browser.new_page()
-        other.goto(server.url)
-        press(other, " ")  # later: the second tab moves on to another paper
-        first, second = shown(page), shown(other)
-        keys = sql_values(url, "SELECT citekey FROM papers ORDER BY id")
-        third = next(i for i, k in enumerate(keys, start=1) if i not in (pid, first, second) and k)
-        before = (swaps(page), swaps(other))
-        page.keyboard.press("s")
-        other.keyboard.press("r")
-        marked = CliRunner().invoke(
-            cli, ["--db", url, "--reader", "ana", "mark", "read", keys[third - 1]]
-        )
-        assert marked.exit_code == 0, marked.stderr
-        page.wait_for_selector(f'body[data-swaps="{before[0] + 1}"]', state="attached")
-        other.wait_for_selector(f'body[data-swaps="{before[1] + 1}"]', state="attached")
-        found = statuses(url, "ana")
-        assert (found[pid], found[first], found[second], found[third]) == (
-            "to-read",
-            "skipped",
-            "reading",
-            "read",
-        )
-        other.close()
-        page.close()
-    finally:
-        code, err = server.stop()
-    assert code == 0, err
-    assert "new reader ana" in err
+    # two tabs and the CLI deciding at once: no decision is lost
+    other = browser.new_page()
+    other.goto(server.url)
+    press(other, " ")  # later: the second tab moves on to another paper
+    first, second = shown(page), shown(other)
+    keys = sql_values(url, "SELECT citekey FROM papers ORDER BY id")
+    third = next(i for i, k in enumerate(keys, start=1) if i not in (pid, first, second) and k)
+    before = (swaps(page), swaps(other))
+    page.keyboard.press("s")
+    other.keyboard.press("r")
+    marked = CliRunner().invoke(
+        cli, ["--db", url, "--reader", "ana", "mark", "read", keys[third - 1]]
+    )
+    assert marked.exit_code == 0, marked.stderr
+    page.wait_for_selector(f'body[data-swaps="{before[0] + 1}"]', state="attached")
+    other.wait_for_selector(f'body[data-swaps="{before[1] + 1}"]', state="attached")
+    found = statuses(url, "ana")
+    assert (found[pid], found[first], found[second], found[third]) == (
+        "to-read",
+        "skipped",
+        "reading",
+        "read",
+    )
+    other.close()
+    page.close()
+    assert "new reader ana" in server.errors()
 
 
 def _screenshot(page: Any) -> None:
@@ -312,44 +328,42 @@ def _screenshot(page: Any) -> None:
 
 
 def test_a_decision_made_elsewhere_is_shown_not_overwritten(
-    browser: Any, served: tuple[str, Server]
+    browser: Any, served: tuple[str, Server], served_added: Server
 ) -> None:
     """The paper shown is marked read by ``mark`` meanwhile: its key is refused, the page
     says "decided elsewhere as read" with the paper as it is now, and the key pressed
-    again applies. A poll shows the same paper: its similar papers stay, not asked again."""
+    again applies. A poll shows the same paper: its similar papers stay, not asked again.
+    (Reader ``ana`` of the server the test above used: a new tab shows her first paper
+    still new.)"""
     url, _ = served
-    server = Server(url, "--order", "added", reader="dee")
-    try:
-        page = browser.new_page()
-        asked: list[str] = []
-        page.on("request", lambda r: asked.append(r.url) if "/similar?" in r.url else None)
-        page.goto(server.url)
-        page.wait_for_selector("#similar h2", state="attached")
-        pid = shown(page)
-        assert len(asked) == 1
-        page.evaluate(
-            """() => htmx.ajax("POST", "/poll", {target: "#desk", swap: "innerHTML",
-                values: {view: document.getElementById("state").dataset.view},
-                headers: {"X-CSRF-Token": document.querySelector('meta[name="csrf-token"]').content}})"""
-        )
-        page.wait_for_timeout(500)  # past the page's wait before it asks (SIMILAR_MS)
-        assert shown(page) == pid
-        assert page.locator("#similar h2").count() == 1
-        assert len(asked) == 1
+    server = served_added
+    page = browser.new_page()
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/similar?" in r.url else None)
+    page.goto(server.url)
+    page.wait_for_selector("#similar h2", state="attached")
+    pid = shown(page)
+    assert len(asked) == 1
+    page.evaluate(
+        """() => htmx.ajax("POST", "/poll", {target: "#desk", swap: "innerHTML",
+            values: {view: document.getElementById("state").dataset.view},
+            headers: {"X-CSRF-Token": document.querySelector('meta[name="csrf-token"]').content}})"""
+    )
+    page.wait_for_timeout(500)  # past the page's wait before it asks (SIMILAR_MS)
+    assert shown(page) == pid
+    assert page.locator("#similar h2").count() == 1
+    assert len(asked) == 1
 
-        key = sql_values(url, "SELECT citekey FROM papers WHERE id = :i", {"i": pid})[0]
-        marked = CliRunner().invoke(cli, ["--db", url, "--reader", "dee", "mark", "read", key])
-        assert marked.exit_code == 0, marked.stderr
-        press(page, "s")
-        assert page.inner_text("#message") == (
-            "decided elsewhere as read: press s again to make it skipped"
-        )
-        assert (shown(page), page.inner_text("#status")) == (pid, "read")
-        assert status_of(url, pid, "dee") == "read"
-        press(page, "s")
-        assert status_of(url, pid, "dee") == "skipped"
-        assert shown(page) != pid
-        page.close()
-    finally:
-        code, err = server.stop()
-    assert code == 0, err
+    key = sql_values(url, "SELECT citekey FROM papers WHERE id = :i", {"i": pid})[0]
+    marked = CliRunner().invoke(cli, ["--db", url, "--reader", "ana", "mark", "read", key])
+    assert marked.exit_code == 0, marked.stderr
+    press(page, "s")
+    assert page.inner_text("#message") == (
+        "decided elsewhere as read: press s again to make it skipped"
+    )
+    assert (shown(page), page.inner_text("#status")) == (pid, "read")
+    assert status_of(url, pid, "ana") == "read"
+    press(page, "s")
+    assert status_of(url, pid, "ana") == "skipped"
+    assert shown(page) != pid
+    page.close()
