@@ -23,7 +23,7 @@ import httpx
 import pytest
 import respx
 from click.testing import Result
-from helpers import compile_once, require_tools
+from helpers import compile_once, require_tools, run_steps
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -136,7 +136,8 @@ def compile_bibtex(folder: Path, bib: str, style: str) -> int:
 
 
 def compile_biber(folder: Path, bib: str) -> int:
-    """The same with biblatex and biber; returns the number of entries in the ``.bbl``."""
+    """The same with biblatex and biber (:func:`helpers.run_steps`: biber forked from one
+    that compiled once); returns the number of entries in the ``.bbl``."""
     _prepare(folder, bib)
     (folder / "doc.tex").write_text(
         "\\documentclass{article}\\usepackage[backend=biber]{biblatex}"
@@ -144,7 +145,7 @@ def compile_biber(folder: Path, bib: str) -> int:
         "\\printbibliography\\end{document}\n"
     )
     steps = (LATEX, ("biber", "doc"), LATEX, LATEX)
-    compile_once(folder, repr(steps), lambda: [_run(folder, *step) for step in steps])
+    compile_once(folder, repr(steps), lambda: run_steps(folder, steps, 180))
     return (folder / "doc.bbl").read_text(encoding="utf-8").count("\\entry{")
 
 

@@ -12,9 +12,12 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from helpers import run_forked
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -47,8 +50,61 @@ def test_committed_exports_are_current(main_job: Path, name: str) -> None:
     )
 
 
-def test_list_json_shows_the_19_papers_with_whole_abstracts(main_job: Path) -> None:
-    result = run("readinglist", "--db", str(main_job / "example.db"), "list", "--json")
+#: The bad input files of :func:`test_bad_input_file_exits_5_with_one_line`, by test id:
+#: how each is made in a folder, and what its error names.
+BAD_INPUTS: dict[str, tuple[Callable[[Path], Path], str]] = {
+    "missing": (lambda d: d / "missing.txt", "missing.txt: no such file"),
+    "binary": (
+        lambda d: _write(d / "image.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"),
+        "binary file",
+    ),
+    "empty": (lambda d: _write(d / "empty.txt", b""), "empty.txt: the file is empty"),
+    "header-only": (
+        lambda d: _write(d / "header.txt", b"ICML 2026 Papers\n\n"),
+        "header.txt: no papers found (read as abstracts)",
+    ),
+}
+
+
+#: What the commands of :func:`commands` import, imported once before they are forked.
+PRELUDE = "\n".join(
+    f"import {module}"
+    for module in (
+        "readinglist.cli._root",
+        "readinglist.cli.import_",
+        "readinglist.cli.list_",
+        "readinglist.db",
+        "readinglist.library",
+        "readinglist.pipelines.importing",
+    )
+)
+
+
+@pytest.fixture(scope="module")
+def commands(main_job: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The commands the tests below check, run once, in order, each a process of its own
+    forked from one that imported the command line (:func:`helpers.run_forked`: what the
+    installed ``readinglist`` script runs, ``readinglist.cli.main``, without its
+    interpreter start each time; the main job itself ran the installed script): ``list
+    --json`` and a second import of the main job's library, and an import of each
+    :data:`BAD_INPUTS` file into a library of its own (``<id>.db``, to stay unwritten).
+    Returns each ``CompletedProcess`` by name, and the bad inputs' folder as ``"bad"``."""
+    bad = tmp_path_factory.mktemp("bad-inputs")
+    db = str(main_job / "example.db")
+    lines = {
+        "list": ["--db", db, "list", "--json"],
+        "reimport": ["--db", db, "import", str(ROOT / "examples" / "icml2026-abstracts.txt")],
+    }
+    for name, (make, _) in BAD_INPUTS.items():
+        lines[name] = ["--db", str(bad / f"{name}.db"), "import", str(make(bad))]
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env.pop("SOURCE_DATE_EPOCH", None)
+    done = run_forked(list(lines.values()), bad / "runs", prelude=PRELUDE, env=env)
+    return {**dict(zip(lines, done, strict=True)), "bad": bad}
+
+
+def test_list_json_shows_the_19_papers_with_whole_abstracts(commands: dict[str, Any]) -> None:
+    result = commands["list"]
     assert result.returncode == 0, result.stderr
     papers = json.loads(result.stdout)
     text = (ROOT / "examples" / "icml2026-abstracts.txt").read_text(encoding="utf-8")
@@ -62,9 +118,8 @@ def test_list_json_shows_the_19_papers_with_whole_abstracts(main_job: Path) -> N
     assert len({p["key"].lower() for p in papers}) == 19
 
 
-def test_reimport_adds_nothing(main_job: Path) -> None:
-    db = str(main_job / "example.db")
-    result = run("readinglist", "--db", db, "import", "examples/icml2026-abstracts.txt")
+def test_reimport_adds_nothing(commands: dict[str, Any]) -> None:
+    result = commands["reimport"]
     assert result.returncode == 0, result.stderr
     assert "0 added, 0 merged, 19 already present, 0 rejected" in result.stderr
 
@@ -79,29 +134,16 @@ def test_exported_bibtex_parses_back_into_19_unique_entries(main_job: Path) -> N
     assert len(set(keys)) == 19
 
 
-@pytest.mark.parametrize(
-    ("make", "message"),
-    [
-        (lambda d: d / "missing.txt", "missing.txt: no such file"),
-        (lambda d: _write(d / "image.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), "binary file"),
-        (lambda d: _write(d / "empty.txt", b""), "empty.txt: the file is empty"),
-        (
-            lambda d: _write(d / "header.txt", b"ICML 2026 Papers\n\n"),
-            "header.txt: no papers found (read as abstracts)",
-        ),
-    ],
-    ids=["missing", "binary", "empty", "header-only"],
-)
-def test_bad_input_file_exits_5_with_one_line(tmp_path: Path, make, message: str) -> None:
-    path = make(tmp_path)
-    db = tmp_path / "x.db"
-    result = run("readinglist", "--db", str(db), "import", str(path))
+@pytest.mark.parametrize("name", list(BAD_INPUTS))
+def test_bad_input_file_exits_5_with_one_line(commands: dict[str, Any], name: str) -> None:
+    message = BAD_INPUTS[name][1]
+    result = commands[name]
     assert result.returncode == 5
     assert result.stderr.count("\n") == 1, result.stderr
     assert result.stderr.startswith("Error: ")
     assert message in result.stderr
     assert "Traceback" not in result.stderr
-    assert not db.exists(), "nothing is written for bad input"
+    assert not (commands["bad"] / f"{name}.db").exists(), "nothing is written for bad input"
 
 
 def _write(path: Path, data: bytes) -> Path:

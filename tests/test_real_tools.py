@@ -44,7 +44,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from helpers import require_tools, shared_data
+from helpers import require_tools, run_biber, shared_data
 
 pytestmark = pytest.mark.tools("bibtex", "biber")
 
@@ -230,15 +230,11 @@ def bibtex_messages(bib: Path) -> tuple[int, set[str], int, set[str]]:
 
 
 def biber_messages(bib: Path) -> tuple[set[str], list[str]]:
-    """Run ``biber --tool --validate-datamodel`` on ``bib``: (error messages, warnings),
-    without the file name."""
-    out = subprocess.run(
-        ["biber", "--tool", "--validate-datamodel", f"--output-file={bib}.out", str(bib)],
-        capture_output=True,
-        text=True,
-        errors="replace",
-        check=False,
-        cwd=bib.parent,
+    """Run ``biber --tool --validate-datamodel`` on ``bib`` (:func:`helpers.run_biber`: a
+    fresh biber forked from one that compiled once): (error messages, warnings), without
+    the file name."""
+    out = run_biber(
+        ["--tool", "--validate-datamodel", f"--output-file={bib}.out", str(bib)], bib.parent
     )
     lines = (out.stdout + out.stderr).splitlines()
 
@@ -396,9 +392,7 @@ def test_a_macro_redefined_between_exported_entries_means_what_each_was_read_wit
         capture_output=True,
         check=False,
     )
-    run = subprocess.run(
-        ["biber", "doc"], cwd=tmp_path, capture_output=True, text=True, check=False
-    )
+    run = run_biber(["doc"], tmp_path)
     assert [line for line in run.stdout.splitlines() if not line.startswith("INFO")] == []
     bbl = (tmp_path / "doc.bbl").read_text("utf-8")
     fields = {
