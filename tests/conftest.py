@@ -327,6 +327,7 @@ def make_database(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> 
         path = tmp_path / "library.db"
         # a plain copy of the closed template (no connection, no write-ahead log): 0.1 ms,
         # where the backup API's commit waits for the disk (~10 ms a test here)
+        path.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(template, path)
         yield f"sqlite:///{path}"
         return
