@@ -338,6 +338,33 @@ def run_forked(
     return done
 
 
+@contextlib.contextmanager
+def statements_to(db_url: str, hook: Callable[[str], None] | None = None) -> Any:
+    """Yield the list of SQL statements sent to the database of ``db_url`` (by any
+    engine of this process) while the block runs, each also passed to ``hook``, which
+    may raise (a fault injected after a statement reached the database: the hook runs
+    at SQLAlchemy's ``after_cursor_execute``). Statements to other databases are not
+    seen: the listener is on every engine, and the PostgreSQL test databases' recycling
+    thread (``tests/pg_pool.py``) sends its own while a test runs."""
+    from sqlalchemy import event, make_url
+    from sqlalchemy.engine import Engine
+
+    database = make_url(db_url).database
+    sent: list[str] = []
+
+    def seen(conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if conn.engine.url.database == database:
+            sent.append(statement)
+            if hook is not None:
+                hook(statement)
+
+    event.listen(Engine, "after_cursor_execute", seen)
+    try:
+        yield sent
+    finally:
+        event.remove(Engine, "after_cursor_execute", seen)
+
+
 def sql_rows(db_url: str, sql: str, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
     """Every row ``sql`` returns on the database at ``db_url``, as tuples (for a check of
     a few columns of many papers, without loading each paper and its relations)."""

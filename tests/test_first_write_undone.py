@@ -17,12 +17,11 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
 from conftest import blank_pg_database
-from helpers import sql_value
+from helpers import sql_value, statements_to
 
 from readinglist.cli import cli
 
@@ -144,9 +143,6 @@ def test_ctrl_c_in_a_long_command_exits_130_and_changes_nothing(
 ) -> None:
     """Ctrl-C arrives (KeyboardInterrupt) right after the command's first write statement
     reached the database, inside its transaction."""
-    from sqlalchemy import event
-    from sqlalchemy.engine import Engine
-
     source, completion = tmp_path / "a.bib", tmp_path / "completion.bib"
     source.write_text("".join(ENTRY.format(i=i) for i in range(12)), encoding="utf-8")
     completion.write_text(COMPLETION, encoding="utf-8")
@@ -154,16 +150,13 @@ def test_ctrl_c_in_a_long_command_exits_130_and_changes_nothing(
     before = _library(db_url)
     writes: list[str] = []
 
-    def interrupt(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+    def interrupt(statement: str) -> None:
         if statement.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE")):
             writes.append(statement)
             raise KeyboardInterrupt
 
-    event.listen(Engine, "after_cursor_execute", interrupt)
-    try:
+    with statements_to(db_url, interrupt):
         result = invoke(*(a.format(completion=completion) for a in args))
-    finally:
-        event.remove(Engine, "after_cursor_execute", interrupt)
     assert writes, result.output  # the command did start writing
     assert (result.exit_code, result.stdout) == (130, "")
     assert result.stderr == "Interrupted: nothing was changed; the library is unchanged\n"

@@ -16,7 +16,7 @@ import pytest
 import respx
 from click.testing import Result
 
-from tests.helpers import SQLITE_ONLY, shared_data
+from tests.helpers import SQLITE_ONLY, shared_data, statements_to
 
 API = Path(__file__).resolve().parent / "data" / "api"
 ICML = "pmlr-v37-icml2015.bib"
@@ -156,26 +156,15 @@ def test_resolve_only_completes_what_the_query_selects(
     assert len(_state(invoke)) == 270  # nothing added
 
 
-def _statements(invoke: Invoke, *args: str) -> tuple[Result, int]:
-    """Run ``readinglist ARGS`` and count the SQL statements it sends (an executemany
-    counts once), with an SQLAlchemy event listener on every engine."""
-    from sqlalchemy import event
-    from sqlalchemy.engine import Engine
-
-    sent: list[str] = []
-
-    def count(*_: Any) -> None:
-        sent.append("")
-
-    event.listen(Engine, "before_cursor_execute", count)
-    try:
+def _statements(invoke: Invoke, db_url: str, *args: str) -> tuple[Result, int]:
+    """Run ``readinglist ARGS`` and count the SQL statements it sends to the library at
+    ``db_url`` (an executemany counts once; :func:`helpers.statements_to`)."""
+    with statements_to(db_url) as sent:
         result = invoke(*args)
-    finally:
-        event.remove(Engine, "before_cursor_execute", count)
     return result, len(sent)
 
 
-def test_resolve_sends_no_statements_per_paper(tmp_path: Path, invoke: Invoke) -> None:
+def test_resolve_sends_no_statements_per_paper(tmp_path: Path, invoke: Invoke, db_url: str) -> None:
     """Completing 40 papers costs no more statements than completing 5: the look-ups and
     the writes are batched (no query, flush or search-text update per paper)."""
     text = shared_data(ICML).read_text(encoding="utf-8")
@@ -188,9 +177,9 @@ def test_resolve_sends_no_statements_per_paper(tmp_path: Path, invoke: Invoke) -
     few, many = tmp_path / "few.bib", tmp_path / "many.bib"
     few.write_text("".join(blocks[:5]), encoding="utf-8")
     many.write_text("".join(blocks[5:]), encoding="utf-8")
-    result, for_few = _statements(invoke, "resolve", "--from", str(few))
+    result, for_few = _statements(invoke, db_url, "resolve", "--from", str(few))
     assert "5 of 45 incomplete papers completed, 40 not found" in result.stderr
-    result, for_many = _statements(invoke, "resolve", "--from", str(many))
+    result, for_many = _statements(invoke, db_url, "resolve", "--from", str(many))
     assert "40 of 45 incomplete papers completed, 5 not found" in result.stderr
     assert result.stdout.count(" -> pmlr-v37-") == 40
     # Per paper this was 37 statements (1,500 for 40 papers on SQLite).

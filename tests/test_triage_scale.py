@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from helpers import statements_to
 from test_ranking import cache_dir_fixture, corpus, filled_fixture  # noqa: F401
 
 WORDS = [
@@ -220,18 +221,10 @@ def test_interest_listing_and_first_triage_screen_read_only_what_they_show(
     assert [p["key"] for p in shown[:3]] == [line.split()[0] for line in lines[1:4]]
     # The fit is current: the listing reads the fitted scores, never the index, in the
     # same few statements as on 12 papers (main loaded the index and fitted every time).
-    from sqlalchemy import event
-    from sqlalchemy.engine import Engine
-
     from readinglist.ranking import store
 
     def no_index(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the index was loaded although the fit is current")
-
-    statements: list[str] = []
-
-    def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        statements.append(statement)
 
     from readinglist.ranking import ranker
 
@@ -242,11 +235,8 @@ def test_interest_listing_and_first_triage_screen_read_only_what_they_show(
         monkeypatch.setattr(ranker, "load", ranker_load)
 
     index_loads(no_index, no_index)  # until the library doubles: the fit is current
-    event.listen(Engine, "before_cursor_execute", seen)
-    try:
+    with statements_to(sqlite_url) as statements:
         again = run("list", "--sort", "interest", "--limit", "20")
-    finally:
-        event.remove(Engine, "before_cursor_execute", seen)
     assert again.stdout == result.stdout
     papers_read = [s for s in statements if s.lstrip().startswith("SELECT papers.id, ")]
     # schema check 6, the read's BEGIN 1, the reader 1, the change counter 1 (migration
