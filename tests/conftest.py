@@ -308,20 +308,25 @@ def pg_databases(pg_template: str) -> Iterator[PgDatabases]:
         supply.close(pg_template)
 
 
-def blank_pg_database(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Yield the URL of a PostgreSQL database with no table at all, as a new database of
-    the server (skip, with the reason, where no server answers); recycled afterwards."""
+def _pg_database(request: pytest.FixtureRequest, blank: bool) -> Iterator[str]:
+    """Yield the URL of a database of the pool (:class:`pg_pool.PgDatabases`): at head
+    with no rows, or ``blank`` (no table); given back (recycled) afterwards."""
     supply: PgDatabases = request.getfixturevalue("pg_databases")
-    name = supply.take_blank()
+    name = supply.take_blank() if blank else supply.take()
     try:
         yield _pg_url(name)
     finally:
         supply.give_back(name)
 
 
+def blank_pg_database(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Yield the URL of a PostgreSQL database with no table at all, as a new database of
+    the server (skip, with the reason, where no server answers); recycled afterwards."""
+    yield from _pg_database(request, blank=True)
+
+
 def make_database(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """Yield the URL of a fresh database of ``kind`` ("sqlite" or "postgresql") at head."""
-
     if kind == "sqlite":
         template: Path = request.getfixturevalue("sqlite_template")
         path = tmp_path / "library.db"
@@ -331,12 +336,7 @@ def make_database(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> 
         shutil.copyfile(template, path)
         yield f"sqlite:///{path}"
         return
-    supply: PgDatabases = request.getfixturevalue("pg_databases")
-    name = supply.take()
-    try:
-        yield _pg_url(name)
-    finally:
-        supply.give_back(name)
+    yield from _pg_database(request, blank=False)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
