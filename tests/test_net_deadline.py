@@ -33,6 +33,7 @@ class Trickler:
         self.port = self.sock.getsockname()[1]
         self.stop = threading.Event()
         self.connections = 0
+        self.accepted = threading.Event()
         threading.Thread(target=self._serve, daemon=True).start()
 
     def _serve(self) -> None:
@@ -42,6 +43,7 @@ class Trickler:
             except OSError:
                 return
             self.connections += 1
+            self.accepted.set()
             threading.Thread(target=self._trickle, args=(conn,), daemon=True).start()
 
     def _trickle(self, conn: socket.socket) -> None:
@@ -84,6 +86,9 @@ def test_a_trickled_answer_ends_at_the_total_deadline(trickler: Trickler) -> Non
             client.get("Slow", f"http://127.0.0.1:{trickler.port}/x")
     finally:
         client.close()
+    # the server's thread counts the connection once it runs: on a loaded machine that
+    # can be after the client has given up
+    assert trickler.accepted.wait(5)
     assert trickler.connections == 1
 
 
