@@ -186,11 +186,12 @@ class PgDatabases:
                 if shape == self._shape:
                     self._empty(conn)
                     to = self._ready
-                elif shape != self._blank_shape:
-                    for statement in CLEAR:
-                        conn.exec_driver_sql(statement)
-            if to is None and self._shape_of_blank(engine):
-                to = self._blank
+                elif self._blank_shape is not None:  # else no blank one is known: drop it
+                    if shape != self._blank_shape:
+                        for statement in CLEAR:
+                            conn.exec_driver_sql(statement)
+                        shape = self._shape_of(conn)  # the cleared schema, same transaction
+                    to = self._blank if shape == self._blank_shape else None
         except SQLAlchemyError:
             to = None
         finally:
@@ -199,12 +200,6 @@ class PgDatabases:
             to.put(name)
         else:
             self._drop([name])
-
-    def _shape_of_blank(self, engine: Any) -> bool:
-        if self._blank_shape is None:
-            return False
-        with engine.connect() as conn:
-            return self._shape_of(conn) == self._blank_shape
 
     def _empty(self, conn: Any) -> None:
         """Delete every row of the tables a test wrote to, in ``conn``'s transaction, and
