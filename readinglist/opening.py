@@ -146,7 +146,8 @@ def missing_folders(path: Path) -> list[Path]:
     return missing
 
 
-#: Seconds :func:`undo_creation` waits for SQLite's write lock (its own rollback ending).
+#: Seconds :func:`undo_creation` waits for the locks of the library it takes back: SQLite's
+#: write lock, PostgreSQL's table locks (the interrupted command's own rollback ending).
 UNDO_WAIT = 2.0
 
 
@@ -155,8 +156,8 @@ def undo_creation(engine: Engine, creation: Creation) -> bool:
     to the transaction that failed, so nothing of it is left: the SQLite file (with its
     ``-wal``/``-shm`` files; a file that existed empty is emptied again) and the folders
     made for it, or the tables on a server. Only a library that is still empty goes, with
-    no other writer on it: SQLite's write lock taken within :data:`UNDO_WAIT`; PostgreSQL's
-    ``LOCK TABLE ... NOWAIT`` on every table, dropped in that transaction. Returns True
+    no other writer on it: SQLite's write lock, or PostgreSQL's ``ACCESS EXCLUSIVE`` lock on
+    every table (dropped in that transaction), taken within :data:`UNDO_WAIT`. Returns True
     when it went; False, keeping it, when another process holds or has filled it. Never
     raises (the command's own error or interruption is the one to report)."""
     engine.dispose()
@@ -210,7 +211,10 @@ def _undo_server(engine: Engine) -> bool:
         tables = [quote(t) for t in inspect(conn).get_table_names()]
         if not tables:
             return True
-        conn.exec_driver_sql(f"LOCK TABLE {', '.join(tables)} IN ACCESS EXCLUSIVE MODE NOWAIT")
+        # The interrupted command's backend aborts its transaction, and frees its locks,
+        # only once it sees its client gone: wait for that a moment, as for SQLite's lock.
+        conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{int(UNDO_WAIT * 1000)}ms'")
+        conn.exec_driver_sql(f"LOCK TABLE {', '.join(tables)} IN ACCESS EXCLUSIVE MODE")
         for table in tables:
             if (
                 table != "alembic_version"

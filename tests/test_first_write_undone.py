@@ -271,3 +271,47 @@ def test_taking_back_a_new_file_waits_for_a_rollback_still_holding_the_lock(
     engine = create_engine(f"sqlite:///{path}")
     assert undo_creation(engine, Creation(str(path), path, False, [path.parent]))
     assert not path.parent.exists()
+
+
+def test_taking_back_new_tables_waits_for_a_rollback_still_holding_their_locks(
+    request: pytest.FixtureRequest,
+) -> None:
+    """PostgreSQL: the interrupted first import's backend may still hold its locks on the
+    new tables for a moment (it aborts its transaction only once it sees its client
+    gone) when the library is taken back: that waits (:data:`opening.UNDO_WAIT`), then
+    drops the tables. ``LOCK TABLE ... NOWAIT`` kept an empty library and said "in use
+    by another process" (seen once in a full run on a loaded machine). A lock held
+    longer than that keeps the library."""
+    import threading
+
+    from sqlalchemy import create_engine
+
+    from readinglist import opening
+    from readinglist.opening import Creation, undo_creation
+
+    for url in blank_pg_database(request):
+        holder = create_engine(url).connect()
+        holder.exec_driver_sql("CREATE TABLE papers (id integer)")
+        holder.commit()
+        holder.exec_driver_sql("LOCK TABLE papers IN ROW EXCLUSIVE MODE")  # as an INSERT
+        release = threading.Timer(0.5, holder.rollback)
+        release.start()
+        try:
+            assert undo_creation(create_engine(url), Creation(url, None, True, []))
+        finally:
+            release.join()
+        assert _values(url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'") == []
+        # a lock held past the wait keeps the library (another writer has it)
+        holder.exec_driver_sql("CREATE TABLE papers (id integer)")
+        holder.commit()
+        holder.exec_driver_sql("LOCK TABLE papers IN ROW EXCLUSIVE MODE")
+        started = time.monotonic()
+        try:
+            assert not undo_creation(create_engine(url), Creation(url, None, True, []))
+        finally:
+            holder.rollback()
+            holder.close()
+        assert opening.UNDO_WAIT <= time.monotonic() - started < opening.UNDO_WAIT + 5
+        assert _values(url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'") == [
+            "papers"
+        ]
