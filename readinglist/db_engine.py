@@ -404,8 +404,31 @@ def _damaged(exc: SQLAlchemyDatabaseError) -> bool:
 
 def not_a_database(path: str | Path, exc: BaseException) -> str:
     """The one-line message for an SQLite file that cannot be opened as a database:
-    ``PATH: not a readinglist database (file is not a database)``."""
-    return f"{path}: not a readinglist database ({str(exc).strip() or type(exc).__name__})"
+    ``PATH: not a readinglist database (file is not a database)``.
+
+    SQLite's "unable to open database file" for a file that exists means it could not
+    make the ``-wal``/``-shm`` files beside a WAL library, which it needs even to read
+    one (sqlite.org/wal.html, "Read-Only Databases"): the message then says the folder
+    is on a read-only file system (``statvfs``'s ``ST_RDONLY``) or cannot be written."""
+    reason = str(exc).strip() or type(exc).__name__
+    if "unable to open database file" in reason and Path(path).is_file():
+        folder = Path(path).absolute().parent
+        beside = "SQLite writes its -wal and -shm files beside a library even to read it"
+        try:
+            read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+        except OSError:
+            read_only = False
+        if read_only:
+            return (
+                f"{path}: the library is on a read-only file system ({reason}); {beside}: "
+                "copy it to a writable folder to use it"
+            )
+        if not os.access(folder, os.W_OK):
+            return (
+                f"{path}: the library's folder cannot be written ({reason}); {beside}: "
+                "check the folder's permissions"
+            )
+    return f"{path}: not a readinglist database ({reason})"
 
 
 def _describe(exc: SQLAlchemyDatabaseError) -> str:

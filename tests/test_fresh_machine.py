@@ -273,6 +273,37 @@ def test_a_write_to_a_read_only_sqlite_file_names_it(tmp_path: Path) -> None:
         folder.chmod(0o755)
 
 
+def test_a_library_on_a_read_only_file_system_says_so(tmp_path: Path) -> None:
+    """A library on a read-only file system (a read-only mount: a snapshot, a share): SQLite
+    cannot make the -wal/-shm files it needs even to read a WAL library, and its "unable
+    to open database file" was reported as "not a readinglist database". Reads and
+    writes now say the file system is read-only (exit 6), and the file is unchanged. The
+    mount is a real one, in a mount namespace of its own (``unshare``; as a user, in a
+    user namespace too)."""
+    folder = tmp_path / "ro"
+    db = folder / "lib.db"
+    source = tmp_path / "a.bib"
+    source.write_text(bib(2), encoding="utf-8")
+    assert run("--db", str(db), "import", str(source)).exit_code == 0
+    before = db.read_bytes()
+    user = [] if os.geteuid() == 0 else ["--user", "--map-root-user"]
+    script = 'mount --bind -o ro "$1" "$1" && shift && exec "$@"'
+    command = str(BIN / "readinglist")
+    for args in (["list"], ["mark", "read", "k1"]):
+        argv = ["unshare", *user, "--mount", "sh", "-c", script, "-", str(folder), command]
+        done = subprocess.run(
+            [*argv, "--db", str(db), *args], capture_output=True, text=True, check=False
+        )
+        assert "mount" not in done.stderr.split(":")[0], f"unshare cannot mount: {done.stderr}"
+        assert (done.returncode, done.stdout) == (6, ""), done.stderr
+        assert done.stderr == (
+            f"Error: {db}: the library is on a read-only file system (unable to open database "
+            "file); SQLite writes its -wal and -shm files beside a library even to read it: "
+            "copy it to a writable folder to use it\n"
+        )
+    assert db.read_bytes() == before
+
+
 def test_note_add_without_a_terminal_or_editor_says_to_use_m(
     invoke: Callable[..., Result], tmp_path: Path
 ) -> None:
