@@ -98,7 +98,9 @@ def open_library(engine: Engine, where: str, *, create: bool, migrate: bool = Tr
     :func:`readinglist.db.ensure_schema` does; anything else goes through it (upgrade,
     refusal of a newer or foreign schema) unless ``migrate`` is false (``db check``: the
     schema is looked at as it is). Raises NoLibrary, creating nothing, when the database
-    holds no table and ``create`` is false; DatabaseError as ensure_schema does."""
+    holds no table and ``create`` is false; DatabaseError as ensure_schema does. A server
+    database this was creating is left with no table when the creation fails or is
+    interrupted (:func:`undo_creation`)."""
     from sqlalchemy import inspect
     from sqlalchemy.exc import DatabaseError as SQLAlchemyDatabaseError
 
@@ -116,7 +118,15 @@ def open_library(engine: Engine, where: str, *, create: bool, migrate: bool = Tr
         raise NoLibrary(NO_LIBRARY.format(where=where, why="the database holds no tables"))
     if not migrate:
         return False
-    db.ensure_schema(engine)
+    try:
+        db.ensure_schema(engine)
+    except BaseException:
+        # Interrupted or failed while creating the tables of a server database: each
+        # migration commits its own step, so take back what the earlier steps made (an
+        # SQLite file this run made is taken back by its caller, which knew it was new).
+        if empty and db_engine.sqlite_path(engine) is None:
+            undo_creation(engine, Creation(where, None, True, []))
+        raise
     return empty
 
 
