@@ -115,7 +115,7 @@ def test_ctrl_c_during_a_first_import_leaves_no_library(
     assert process.poll() is None, "the import ended before it could be interrupted"
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=120)
-    assert (process.returncode, out) == (130, "")
+    assert (process.returncode, out) == (130, ""), err
     assert err == "Interrupted: nothing was imported; the library is unchanged\n"
     assert new_library.left() == []
 
@@ -262,7 +262,7 @@ def test_ctrl_c_during_db_upgrade_exits_130_and_leaves_the_old_revision(
         assert process.poll() is None, process.communicate()
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=120)
-        assert (process.returncode, out) == (130, "")
+        assert (process.returncode, out) == (130, ""), err
         assert err == "Interrupted: nothing was changed; the library is unchanged\n"
         with engine.connect() as conn:
             assert db.current_revision(conn) == old
