@@ -302,22 +302,24 @@ RUN_MAIN = "import runpy\nrunpy.run_module('readinglist', run_name='__main__')\n
 #: of its standard streams, its flags): a kept server serves only jobs that agree.
 _START_VARIABLES = ("PYTHON", "LC_", "LANG")
 
-#: The kept servers of :func:`run_forked` (``kept=True``) of this test process, by
-#: their prelude and start variables.
-_FORK_SERVERS: dict[tuple[str, str], subprocess.Popen[str]] = {}
+#: The kept servers of :func:`start_forked` of this test process, by their prelude and
+#: start variables; those running a command are in :data:`_BUSY`.
+_FORK_SERVERS: dict[tuple[str, str], list[subprocess.Popen[str]]] = {}
+_BUSY: set[int] = set()
 
 
 def _fork_server(prelude: str, env: dict[str, str], kept: bool) -> subprocess.Popen[str]:
-    """A :data:`_FORK_SERVER` that ran ``prelude``, started in ``env``: when ``kept``, the
-    one this process started before for the same prelude and start variables (else a
-    new one, kept for later calls and ended at exit); else a new one for one call."""
+    """A :data:`_FORK_SERVER` that ran ``prelude``, started in ``env``: when ``kept``, an
+    idle one this process started before for the same prelude and start variables (else
+    a new one, kept for later calls and ended at exit); else a new one, for one call."""
     import atexit
     import sys
 
     start = json.dumps(sorted((k, v) for k, v in env.items() if k.startswith(_START_VARIABLES)))
-    server = _FORK_SERVERS.get((prelude, start)) if kept else None
-    if server is not None and server.poll() is None:
-        return server
+    servers = _FORK_SERVERS.setdefault((prelude, start), []) if kept else []
+    for server in servers:
+        if server.pid not in _BUSY and server.poll() is None:
+            return server
     server = subprocess.Popen(
         [sys.executable, "-c", _FORK_SERVER, prelude],
         stdin=subprocess.PIPE,
@@ -326,7 +328,7 @@ def _fork_server(prelude: str, env: dict[str, str], kept: bool) -> subprocess.Po
         env=env,
     )
     if kept:
-        _FORK_SERVERS[(prelude, start)] = server
+        servers.append(server)
         atexit.register(_end_server, server)
     return server
 
@@ -352,30 +354,80 @@ def _answer(server: subprocess.Popen[str], word: str) -> int:
     return int(line.split()[1])
 
 
-def _run_job(
-    server: subprocess.Popen[str], job: dict[str, Any], deadline: float
-) -> tuple[int, bool]:
-    """Send ``job`` to ``server``; kill its child past ``deadline`` (``time.monotonic``).
-    Returns the child's wait status and whether it was killed for the deadline."""
-    import time
+class Forked:
+    """A program a fork server (:data:`_FORK_SERVER`, :data:`_BIBER_SERVER`) forked for a
+    job: what :class:`subprocess.Popen` offers of it (``args``, ``pid``, ``returncode``,
+    :meth:`poll`, :meth:`wait`, :meth:`send_signal`, :meth:`kill`). A thread reads the
+    server's ``status S`` line when the program ends; the server is busy until then."""
 
-    assert server.stdin is not None
-    server.stdin.write(json.dumps(job) + "\n")
-    server.stdin.flush()
-    pid = _answer(server, "pid")
-    fired = threading.Event()
+    def __init__(self, server: subprocess.Popen[str], job: dict[str, Any], args: list[str]):
+        """Send ``job`` (a JSON object) to ``server``; ``args``: the command line it runs."""
+        assert server.stdin is not None
+        server.stdin.write(json.dumps(job) + "\n")
+        server.stdin.flush()
+        _BUSY.add(server.pid)
+        self.args, self.pid = args, _answer(server, "pid")
+        self.returncode: int | None = None
+        self._server, self._ended = server, threading.Event()
+        self._failure: BaseException | None = None
+        threading.Thread(target=self._reap, daemon=True).start()
 
-    def kill() -> None:
-        fired.set()
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+    def _reap(self) -> None:
+        try:
+            self.returncode = os.waitstatus_to_exitcode(_answer(self._server, "status"))
+        except BaseException as failure:  # handed to wait()
+            self._failure = failure
+        finally:
+            _BUSY.discard(self._server.pid)
+            self._ended.set()
 
-    timer = threading.Timer(max(deadline - time.monotonic(), 0), kill)
-    timer.start()
-    try:
-        return _answer(server, "status"), fired.is_set()
-    finally:
-        timer.cancel()
+    def poll(self) -> int | None:
+        """The exit code (negative: the signal that killed it), or None while it runs."""
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Wait for the end, at most ``timeout`` seconds (else ``subprocess.TimeoutExpired``,
+        the program left running); its exit code. Errors: the server's failure."""
+        if not self._ended.wait(timeout):
+            raise subprocess.TimeoutExpired(self.args, timeout or 0)
+        if self._failure is not None:
+            raise self._failure
+        assert self.returncode is not None
+        return self.returncode
+
+    def send_signal(self, number: int) -> None:
+        """Send signal ``number`` to the program, unless it has ended."""
+        if self.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, number)
+
+    def kill(self) -> None:
+        """Kill the program (SIGKILL), unless it has ended."""
+        self.send_signal(signal.SIGKILL)
+
+
+def start_forked(
+    argv: list[str],
+    out: Path | str,
+    err: Path | str,
+    *,
+    prelude: str = "import readinglist.cli",
+    body: str = RUN_MAIN,
+    env: dict[str, str] | None = None,
+    cwd: Path | str | None = None,
+    server: subprocess.Popen[str] | None = None,
+) -> Forked:
+    """Start ``readinglist ARGV`` as :func:`run_forked` runs each of its commands, forked
+    from a kept server that ran ``prelude`` (an idle one of this test process, else a new
+    one) or from ``server``, in ``env`` (default: this process's environment) and ``cwd``
+    (default: this process's folder), its standard output and error written to the files
+    ``out`` and ``err`` (``os.devnull`` for none), without waiting: a Popen-like
+    :class:`Forked`, for a test that signals, kills or races the running command."""
+    env = dict(os.environ if env is None else env)
+    if server is None:
+        server = _fork_server(prelude, env, kept=True)
+    job = {"argv": argv, "env": env, "cwd": os.path.abspath(cwd or os.getcwd()), "body": body}
+    return Forked(server, job | {"out": str(out), "err": str(err)}, ["readinglist", *argv])
 
 
 def run_forked(
@@ -395,7 +447,7 @@ def run_forked(
     cache, no thread is open before the fork; it takes ``env`` (default: this process's
     environment) and this process's working folder, and reads the null device. ``body``
     is the Python each child runs (:data:`RUN_MAIN`: the command). Output files go to
-    ``folder`` (made if missing). ``kept``: fork from the process this test process
+    ``folder`` (made if missing). ``kept``: fork from a process this test process
     started for the same ``prelude`` before (:data:`_FORK_SERVERS`, ended at exit), so
     that tests calling one at a time share its imports too.
 
@@ -413,17 +465,25 @@ def run_forked(
     try:
         for number, argv in enumerate(commands):
             out, err = folder / f"{number}.out", folder / f"{number}.err"
-            job = {"argv": argv, "env": env, "cwd": os.getcwd(), "body": body}
-            status, late = _run_job(server, job | {"out": str(out), "err": str(err)}, deadline)
-            if late:
-                raise subprocess.TimeoutExpired(["readinglist", *argv], timeout)
-            code = os.waitstatus_to_exitcode(status)
+            run = start_forked(argv, out, err, body=body, env=env, server=server)
+            code = _wait_or_kill(run, deadline - time.monotonic(), timeout)
             stdout, stderr = out.read_text(encoding="utf-8"), err.read_text(encoding="utf-8")
-            done.append(subprocess.CompletedProcess(["readinglist", *argv], code, stdout, stderr))
+            done.append(subprocess.CompletedProcess(run.args, code, stdout, stderr))
     finally:
         if not kept:
             _end_server(server)
     return done
+
+
+def _wait_or_kill(run: Forked, seconds: float, timeout: float) -> int:
+    """``run``'s exit code within ``seconds``; else kill it and raise
+    ``subprocess.TimeoutExpired`` (saying ``timeout``, the limit the caller set)."""
+    try:
+        return run.wait(max(seconds, 0))
+    except subprocess.TimeoutExpired:
+        run.kill()
+        run.wait()
+        raise subprocess.TimeoutExpired(run.args, timeout) from None
 
 
 @contextlib.contextmanager
@@ -552,7 +612,6 @@ def run_biber_bytes(
     writes the same, and costs ~0.35 s of CPU less. Raises
     :class:`subprocess.TimeoutExpired` (the run killed) past ``timeout`` seconds."""
     import tempfile
-    import time
 
     server = _biber_server()
     if server is None or server.stdin is None or server.stdout is None:
@@ -563,10 +622,7 @@ def run_biber_bytes(
         out, err = Path(folder, "out"), Path(folder, "err")
         job: dict[str, Any] = {"cwd": os.path.abspath(cwd), "out": str(out), "err": str(err)}
         job |= {"argv": list(args), "env": dict(os.environ)}
-        status, late = _run_job(server, job, time.monotonic() + timeout)
-        if late:
-            raise subprocess.TimeoutExpired(["biber", *args], timeout)
-        code = os.waitstatus_to_exitcode(status)
+        code = _wait_or_kill(Forked(server, job, ["biber", *args]), timeout, timeout)
         return subprocess.CompletedProcess(
             ["biber", *args], code, out.read_bytes(), err.read_bytes()
         )
