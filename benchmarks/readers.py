@@ -39,7 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -334,9 +334,12 @@ def check(
     }
 
 
-def run_concurrency(url: str, readers: int, decisions: int) -> dict[str, Any]:
+def run_concurrency(
+    url: str, readers: int, decisions: int, run: Callable[..., Any] | None = None
+) -> dict[str, Any]:
     """Create the library at ``url``, run ``readers`` decide workers of ``decisions`` each
-    and one export worker at once (:func:`run_workers`), and return the figures: seconds,
+    and one export worker at once (``run``, :func:`run_workers` by default, or one that
+    starts and ends the same jobs as it does), and return the figures: seconds,
     commands, failures (and how many said "locked"), p50/p95 ms of a decision, exports
     made, and :func:`check`'s counts."""
     new_library(url)
@@ -344,7 +347,7 @@ def run_concurrency(url: str, readers: int, decisions: int) -> dict[str, Any]:
         stop = Path(tmp) / "stop"
         jobs = [["decide", url, str(i), str(decisions)] for i in range(readers)]
         jobs.append(["export", url, "0", "0", str(stop)])
-        start_at, results = run_workers(jobs, stop_file=stop)
+        start_at, results = (run or run_workers)(jobs, stop_file=stop)
         seconds = time.time() - start_at
     failures = [f for r in results for f in r["failures"]]
     times = sorted(t for r in results[:-1] for t in r["times"])

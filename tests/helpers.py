@@ -259,37 +259,175 @@ def run_steps(
     ]
 
 
-#: The program :func:`run_forked` runs: ``argv[1]`` a JSON list of command lines,
-#: ``argv[2]`` a folder, ``argv[3]`` Python run once first (the imports the commands
-#: share), ``argv[4]`` Python each child runs with ``sys.argv`` set to its command line
-#: and its standard output and error in ``N.out`` and ``N.err`` of the folder. The child
-#: runs that code at the top level of the program, so it ends as ``python -c`` would: an
-#: uncaught exception prints its traceback and exits 1, ``SystemExit`` gives its code,
-#: a signal kills it. The parent writes each child's wait status to ``N.status``.
-_FORK_RUNNER = """
+#: The program :func:`run_forked` talks to: it runs ``argv[1]`` once (the imports the
+#: commands share), then, for each job line on standard input (JSON: ``argv``, ``env``,
+#: ``cwd``, ``out``, ``err``, ``body``), forks a child that takes the environment
+#: ``env``, enters ``cwd``, reads the null device and writes its standard output and
+#: error to the files ``out`` and ``err``, and runs the Python ``body`` with ``sys.argv``
+#: set to ``readinglist ARGV``. The child runs that code at the top level of the
+#: program, so it ends as ``python -c`` would: an uncaught exception prints its traceback
+#: and exits 1, ``SystemExit`` gives its code, a signal kills it. The server answers
+#: ``pid N`` at the fork and ``status S`` (the wait status) when the child ends; it ends
+#: at the end of its standard input.
+_FORK_SERVER = """
 import json, os, sys
-commands, folder = json.loads(sys.argv[1]), sys.argv[2]
-prelude, body = sys.argv[3], sys.argv[4]
-exec(prelude)
-for number, argv in enumerate(commands):
+exec(sys.argv[1])
+while line := sys.stdin.buffer.readline():
+    job = json.loads(line)
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:
-        for fd, suffix in ((1, "out"), (2, "err")):
-            target = os.open(f"{folder}/{number}.{suffix}", os.O_WRONLY | os.O_CREAT, 0o600)
+        os.environ.clear()
+        os.environ.update(job["env"])
+        os.chdir(job["cwd"])
+        for fd, name in ((0, os.devnull), (1, job["out"]), (2, job["err"])):
+            flags = os.O_RDONLY if fd == 0 else os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+            target = os.open(name, flags, 0o600)
             os.dup2(target, fd)
             os.close(target)
-        sys.argv = ["readinglist", *argv]
-        exec(body)
+        sys.stdin = open(0, encoding=sys.stdin.encoding, errors=sys.stdin.errors, closefd=False)
+        sys.argv = ["readinglist", *job["argv"]]
+        exec(job["body"])
         sys.exit(0)
+    print("pid", pid, flush=True)
     _, status = os.waitpid(pid, 0)
-    with open(f"{folder}/{number}.status", "w") as handle:
-        handle.write(str(status))
+    print("status", status, flush=True)
 """
 
 #: The child code of :func:`run_forked` that runs the command as ``python -m readinglist``.
 RUN_MAIN = "import runpy\nrunpy.run_module('readinglist', run_name='__main__')\n"
+
+#: What a Python process reads from its environment once, at its start (the encoding
+#: of its standard streams, its flags): a kept server serves only jobs that agree.
+_START_VARIABLES = ("PYTHON", "LC_", "LANG")
+
+#: The kept servers of :func:`start_forked` of this test process, by their prelude and
+#: start variables; those running a command are in :data:`_BUSY`.
+_FORK_SERVERS: dict[tuple[str, str], list[subprocess.Popen[str]]] = {}
+_BUSY: set[int] = set()
+
+
+def _fork_server(prelude: str, env: dict[str, str], kept: bool) -> subprocess.Popen[str]:
+    """A :data:`_FORK_SERVER` that ran ``prelude``, started in ``env``: when ``kept``, an
+    idle one this process started before for the same prelude and start variables (else
+    a new one, kept for later calls and ended at exit); else a new one, for one call."""
+    import atexit
+    import sys
+
+    start = json.dumps(sorted((k, v) for k, v in env.items() if k.startswith(_START_VARIABLES)))
+    servers = _FORK_SERVERS.setdefault((prelude, start), []) if kept else []
+    for server in servers:
+        if server.pid not in _BUSY and server.poll() is None:
+            return server
+    server = subprocess.Popen(
+        [sys.executable, "-c", _FORK_SERVER, prelude],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    if kept:
+        servers.append(server)
+        atexit.register(_end_server, server)
+    return server
+
+
+def _end_server(server: subprocess.Popen[str]) -> None:
+    """Close ``server``'s standard input (it ends at its end) and wait for it, so the CPU
+    of its runs is counted in this process's children, as the runs' own would be."""
+    if server.stdin is not None:
+        server.stdin.close()
+    try:
+        server.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+
+
+def _answer(server: subprocess.Popen[str], word: str) -> int:
+    """The number of the next line ``word N`` of ``server``; fails (``AssertionError``,
+    what it said) when it says something else or ended (its prelude failed)."""
+    assert server.stdout is not None
+    line = server.stdout.readline()
+    assert line.startswith(word + " "), f"the fork server ended: {line!r}"
+    return int(line.split()[1])
+
+
+class Forked:
+    """A program a fork server (:data:`_FORK_SERVER`, :data:`_BIBER_SERVER`) forked for a
+    job: what :class:`subprocess.Popen` offers of it (``args``, ``pid``, ``returncode``,
+    :meth:`poll`, :meth:`wait`, :meth:`send_signal`, :meth:`kill`). A thread reads the
+    server's ``status S`` line when the program ends; the server is busy until then."""
+
+    def __init__(self, server: subprocess.Popen[str], job: dict[str, Any], args: list[str]):
+        """Send ``job`` (a JSON object) to ``server``; ``args``: the command line it runs."""
+        assert server.stdin is not None
+        server.stdin.write(json.dumps(job) + "\n")
+        server.stdin.flush()
+        _BUSY.add(server.pid)
+        self.args, self.pid = args, _answer(server, "pid")
+        self.returncode: int | None = None
+        self._server, self._ended = server, threading.Event()
+        self._failure: BaseException | None = None
+        threading.Thread(target=self._reap, daemon=True).start()
+
+    def _reap(self) -> None:
+        try:
+            self.returncode = os.waitstatus_to_exitcode(_answer(self._server, "status"))
+        except BaseException as failure:  # handed to wait()
+            self._failure = failure
+        finally:
+            _BUSY.discard(self._server.pid)
+            self._ended.set()
+
+    def poll(self) -> int | None:
+        """The exit code (negative: the signal that killed it), or None while it runs."""
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Wait for the end, at most ``timeout`` seconds (else ``subprocess.TimeoutExpired``,
+        the program left running); its exit code. Errors: the server's failure."""
+        if not self._ended.wait(timeout):
+            raise subprocess.TimeoutExpired(self.args, timeout or 0)
+        if self._failure is not None:
+            raise self._failure
+        assert self.returncode is not None
+        return self.returncode
+
+    def send_signal(self, number: int) -> None:
+        """Send signal ``number`` to the program, unless it has ended."""
+        if self.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, number)
+
+    def kill(self) -> None:
+        """Kill the program (SIGKILL), unless it has ended."""
+        self.send_signal(signal.SIGKILL)
+
+
+def start_forked(
+    argv: list[str],
+    out: Path | str,
+    err: Path | str,
+    *,
+    prelude: str = "import readinglist.cli",
+    body: str = RUN_MAIN,
+    env: dict[str, str] | None = None,
+    cwd: Path | str | None = None,
+    server: subprocess.Popen[str] | None = None,
+) -> Forked:
+    """Start ``readinglist ARGV`` as :func:`run_forked` runs each of its commands, forked
+    from a kept server that ran ``prelude`` (an idle one of this test process, else a new
+    one) or from ``server``, in ``env`` (default: this process's environment) and ``cwd``
+    (default: this process's folder), its standard output and error written to the files
+    ``out`` and ``err`` (``os.devnull`` for none), without waiting: a Popen-like
+    :class:`Forked`, for a test that signals, kills or races the running command."""
+    env = dict(os.environ if env is None else env)
+    if server is None:
+        server = _fork_server(prelude, env, kept=True)
+    job = {"argv": argv, "env": env, "cwd": os.path.abspath(cwd or os.getcwd()), "body": body}
+    return Forked(server, job | {"out": str(out), "err": str(err)}, ["readinglist", *argv])
 
 
 def run_forked(
@@ -300,42 +438,52 @@ def run_forked(
     body: str = RUN_MAIN,
     env: dict[str, str] | None = None,
     timeout: float = 600,
+    kept: bool = False,
 ) -> list[subprocess.CompletedProcess[str]]:
     """Run each command line of ``commands`` (``readinglist`` ARGS) in a process of its
     own, as ``python -m readinglist ARGS`` would, but forked from one process that ran
     ``prelude`` once (the imports every command makes: ~1.3 s of CPU a process saved).
     Each child starts from that process's state after its imports: no connection, no
-    cache, no thread is open before the fork. ``body`` is the Python each child runs
-    (:data:`RUN_MAIN`: the command). Output files go to ``folder`` (made if missing).
+    cache, no thread is open before the fork; it takes ``env`` (default: this process's
+    environment) and this process's working folder, and reads the null device. ``body``
+    is the Python each child runs (:data:`RUN_MAIN`: the command). Output files go to
+    ``folder`` (made if missing). ``kept``: fork from a process this test process
+    started for the same ``prelude`` before (:data:`_FORK_SERVERS`, ended at exit), so
+    that tests calling one at a time share its imports too.
 
     Returns one ``CompletedProcess`` per command, its ``returncode`` as ``subprocess``
-    gives it (negative: killed by that signal). Fails (``AssertionError``, its stderr)
-    when the forking process itself fails; raises ``subprocess.TimeoutExpired`` past
-    ``timeout`` seconds for all commands together."""
-    import sys
+    gives it (negative: killed by that signal). Fails (``AssertionError``) when the
+    forking process itself fails; raises ``subprocess.TimeoutExpired`` (the running
+    command killed) past ``timeout`` seconds for all commands together."""
+    import time
 
+    deadline = time.monotonic() + timeout
     folder.mkdir(parents=True, exist_ok=True)
-    runner = subprocess.run(
-        [sys.executable, "-c", _FORK_RUNNER, json.dumps(commands), str(folder), prelude, body],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-        timeout=timeout,
-    )
-    assert runner.returncode == 0, runner.stderr
+    env = dict(os.environ if env is None else env)
+    server = _fork_server(prelude, env, kept)
     done = []
-    for number, argv in enumerate(commands):
-        status = int((folder / f"{number}.status").read_text())
-        done.append(
-            subprocess.CompletedProcess(
-                ["readinglist", *argv],
-                os.waitstatus_to_exitcode(status),
-                (folder / f"{number}.out").read_text(encoding="utf-8"),
-                (folder / f"{number}.err").read_text(encoding="utf-8"),
-            )
-        )
+    try:
+        for number, argv in enumerate(commands):
+            out, err = folder / f"{number}.out", folder / f"{number}.err"
+            run = start_forked(argv, out, err, body=body, env=env, server=server)
+            code = _wait_or_kill(run, deadline - time.monotonic(), timeout)
+            stdout, stderr = out.read_text(encoding="utf-8"), err.read_text(encoding="utf-8")
+            done.append(subprocess.CompletedProcess(run.args, code, stdout, stderr))
+    finally:
+        if not kept:
+            _end_server(server)
     return done
+
+
+def _wait_or_kill(run: Forked, seconds: float, timeout: float) -> int:
+    """``run``'s exit code within ``seconds``; else kill it and raise
+    ``subprocess.TimeoutExpired`` (saying ``timeout``, the limit the caller set)."""
+    try:
+        return run.wait(max(seconds, 0))
+    except subprocess.TimeoutExpired:
+        run.kill()
+        run.wait()
+        raise subprocess.TimeoutExpired(run.args, timeout) from None
 
 
 @contextlib.contextmanager
@@ -450,20 +598,8 @@ def _biber_server() -> subprocess.Popen[str] | None:
         text=True,
     )
     _BIBER[:] = [server]
-    atexit.register(_end_biber_server, server)
+    atexit.register(_end_server, server)
     return server
-
-
-def _end_biber_server(server: subprocess.Popen[str]) -> None:
-    """Close ``server``'s standard input (it ends at its end) and wait for it, so the CPU
-    of its runs is counted in this process's children, as a ``biber`` run's would be."""
-    if server.stdin is not None:
-        server.stdin.close()
-    try:
-        server.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
 
 
 def run_biber_bytes(
@@ -486,27 +622,7 @@ def run_biber_bytes(
         out, err = Path(folder, "out"), Path(folder, "err")
         job: dict[str, Any] = {"cwd": os.path.abspath(cwd), "out": str(out), "err": str(err)}
         job |= {"argv": list(args), "env": dict(os.environ)}
-        server.stdin.write(json.dumps(job) + "\n")
-        server.stdin.flush()
-        answer = server.stdout.readline()
-        assert answer.startswith("pid "), f"the biber server ended: {answer!r}"
-        pid = int(answer.split()[1])
-        fired = threading.Event()
-
-        def kill() -> None:
-            fired.set()
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-
-        timer = threading.Timer(timeout, kill)
-        timer.start()
-        try:
-            status = int(server.stdout.readline().split()[1])
-        finally:
-            timer.cancel()
-        if fired.is_set():
-            raise subprocess.TimeoutExpired(["biber", *args], timeout)
-        code = os.waitstatus_to_exitcode(status)
+        code = _wait_or_kill(Forked(server, job, ["biber", *args]), timeout, timeout)
         return subprocess.CompletedProcess(
             ["biber", *args], code, out.read_bytes(), err.read_bytes()
         )

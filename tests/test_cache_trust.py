@@ -67,14 +67,24 @@ import sqlalchemy.dialects.postgresql.psycopg, sqlalchemy.dialects.sqlite.pysqli
 """
 
 
-def _run(db_url: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "readinglist", "--db", db_url, *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
+def _run(
+    folder: Path,
+    commands: list[tuple[str, ...]],
+    db_url: str,
+    body: str = RUN_MAIN,
+    timeout: float = 120,
+) -> list[subprocess.CompletedProcess[str]]:
+    """Run ``readinglist --db DB_URL COMMAND`` for each of ``commands``, each a process of
+    its own forked after :data:`RANKING_IMPORTS` (the forking process kept for the next
+    test), running ``body``; ``timeout`` seconds a command, output files in ``folder``."""
+    return run_forked(
+        [["--db", db_url, *command] for command in commands],
+        folder,
+        prelude=RANKING_IMPORTS,
+        body=body,
         env={**os.environ, "COLUMNS": "160"},
-        check=False,
+        timeout=timeout * len(commands),
+        kept=True,
     )
 
 
@@ -92,14 +102,7 @@ def test_out_of_range_indices_never_reach_scipy(
     # file is forged again before each (a command that rebuilds the cache rewrites it).
     save = f"import shutil\nshutil.copyfile({str(tmp_path / 'forged.npz')!r}, {str(path)!r})\n"
     _save(tmp_path / "forged.npz", forged)
-    done = run_forked(
-        [["--db", db_url, *command] for command in COMMANDS],
-        tmp_path / "runs",
-        prelude=RANKING_IMPORTS,
-        body=save + RUN_MAIN,
-        env={**os.environ, "COLUMNS": "160"},
-        timeout=120 * len(COMMANDS),  # 120 s a command, as _run gives one
-    )
+    done = _run(tmp_path / "runs", list(COMMANDS), db_url, body=save + RUN_MAIN)
     for command, result in zip(COMMANDS, done, strict=True):
         assert result.returncode == 0, (command, result.returncode, result.stderr)
         assert result.stdout == outputs[" ".join(command)]
@@ -192,7 +195,7 @@ def test_a_header_asking_for_gigabytes_is_refused_before_reading(
 
 
 def test_a_fifo_in_place_of_the_cache_does_not_hang(
-    filled: Callable[..., Any], db_url: str
+    filled: Callable[..., Any], db_url: str, tmp_path: Path
 ) -> None:
     """A FIFO at the cache's path blocked the ranking commands in ``open`` for ever
     (until a writer came). The cache is opened only as a regular file: the command
@@ -205,7 +208,7 @@ def test_a_fifo_in_place_of_the_cache_does_not_hang(
     for cache in (path, fitted_path(db_url)):
         cache.unlink()
         os.mkfifo(cache)
-    result = _run(db_url, "list", "-k", "--sort", "interest", timeout=300)
+    (result,) = _run(tmp_path / "runs", [("list", "-k", "--sort", "interest")], db_url, timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stdout == outputs["list -k --sort interest"]
     assert path.is_file()

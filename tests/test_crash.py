@@ -1,7 +1,8 @@
 """Crashes lose nothing: an import killed with SIGKILL inside its transaction leaves the
 database as it was; an export killed while writing leaves the previous file intact.
 
-The import runs as a real ``python -m readinglist`` process on a generated BibTeX
+The import runs as a real process of its own, running ``python -m readinglist``'s
+code (forked after its imports: :func:`helpers.start_forked`), on a generated BibTeX
 file of several thousand entries. The test waits until the process is inside its
 transaction and has written (SQLite: it holds the write lock and the WAL has grown;
 PostgreSQL: it holds the import lock and the ``papers`` table file has grown), then
@@ -13,14 +14,13 @@ from __future__ import annotations
 import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import Forked, start_forked
 from sqlalchemy import create_engine, select, text
 
 from readinglist import db, library, maintenance
@@ -87,21 +87,25 @@ def snapshot(engine: Any) -> dict[str, list[tuple[str, ...]]]:
     return out
 
 
-def start_cli(db_url: str, log: Path, *args: str) -> subprocess.Popen[bytes]:
+#: What the commands killed here import, imported once before they are forked.
+IMPORTS = """
+import sqlalchemy.orm, readinglist.cli, readinglist.cli._root, readinglist.cli.import_
+import readinglist.cli.export, readinglist.library, readinglist.library.importing
+import readinglist.pipelines.importing, readinglist.pipelines.exporting, readinglist.formats
+import sqlalchemy.dialects.postgresql.psycopg, sqlalchemy.dialects.sqlite.pysqlite
+"""
+
+
+def start_cli(db_url: str, log: Path, *args: str) -> Forked:
+    """Start ``readinglist --db DB_URL ARGS`` (a process of its own, forked after
+    :data:`IMPORTS`), its standard error to ``log``, its output to nowhere."""
     env = {**os.environ, "NO_COLOR": "1"}
     env.pop("READINGLIST_DB", None)
-    return subprocess.Popen(
-        [sys.executable, "-m", "readinglist", "--db", db_url, *args],
-        stdout=subprocess.DEVNULL,
-        stderr=log.open("wb"),
-        env=env,
-        cwd=ROOT,
-    )
+    argv = ["--db", db_url, *args]
+    return start_forked(argv, os.devnull, log, prelude=IMPORTS, env=env, cwd=ROOT)
 
 
-def wait_until(
-    proc: subprocess.Popen[bytes], condition: Callable[[], bool], what: str, pause: float = 0.01
-) -> bool:
+def wait_until(proc: Forked, condition: Callable[[], bool], what: str, pause: float = 0.01) -> bool:
     """Poll ``condition`` every ``pause`` seconds while ``proc`` runs.
 
     Returns True once it holds, False when the process ended first; fails the test

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers import Forked, start_forked
 
 from readinglist.cli import cli
 from readinglist.db import HEAD
@@ -181,19 +180,32 @@ def test_backup_to_a_full_disk_is_one_line_and_leaves_no_tmp(
     assert list(out_dir.iterdir()) == []
 
 
-def _mark_in_a_process(db: Path, timeout: str) -> subprocess.Popen[str]:
-    code = "import sys; from readinglist.cli import main; sys.argv[0] = 'readinglist'; main()"
+def _mark_in_a_process(db: Path, timeout: str) -> Forked:
+    """Start ``readinglist --db DB mark read a1`` (a process of its own, forked after the
+    command line's imports) with a busy timeout of ``timeout`` seconds; its standard
+    output and error go to ``DB.out`` and ``DB.err`` (:func:`_ended`)."""
     env = {**os.environ, "READINGLIST_BUSY_TIMEOUT": timeout}
-    return subprocess.Popen(
-        [sys.executable, "-c", code, "--db", str(db), "mark", "read", "a1"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    argv = ["--db", str(db), "mark", "read", "a1"]
+    out, err = db.with_suffix(".out"), db.with_suffix(".err")
+    return start_forked(argv, out, err, prelude=MARK_IMPORTS, env=env)
 
 
-def _waiting_for_the_lock(process: subprocess.Popen[str], db: Path) -> None:
+#: What ``mark`` imports, imported once before it is forked.
+MARK_IMPORTS = """
+import readinglist.cli, readinglist.cli._root, readinglist.cli.mark, readinglist.library
+import readinglist.db, sqlalchemy.dialects.sqlite.pysqlite
+"""
+
+
+def _ended(process: Forked, db: Path) -> tuple[str, str]:
+    """Wait (2 minutes at most) for ``process`` of :func:`_mark_in_a_process` on ``db``;
+    its standard output and error."""
+    process.wait(timeout=120)
+    out, err = db.with_suffix(".out"), db.with_suffix(".err")
+    return out.read_text(encoding="utf-8"), err.read_text(encoding="utf-8")
+
+
+def _waiting_for_the_lock(process: Forked, db: Path) -> None:
     """Return once ``process`` has the library ``db`` open and sleeps in SQLite's busy
     handler (Linux: the process's kernel wait channel is a timer sleep, /proc/PID/wchan;
     nothing else in a ``mark`` sleeps), waiting for the write lock; elsewhere after 3 s."""
@@ -221,7 +233,7 @@ def test_a_write_during_a_long_import_waits_a_bounded_time(tmp_path: Path) -> No
     try:
         started = time.monotonic()
         process = _mark_in_a_process(db, "1")
-        out, err = process.communicate(timeout=120)
+        out, err = _ended(process, db)
         waited = time.monotonic() - started
     finally:
         holder.execute("ROLLBACK")
@@ -243,6 +255,6 @@ def test_a_write_waiting_for_an_import_goes_through_when_it_ends(tmp_path: Path)
     _waiting_for_the_lock(process, db)
     holder.execute("COMMIT")
     holder.close()
-    _out, err = process.communicate(timeout=120)
+    _out, err = _ended(process, db)
     assert process.returncode == 0, err
     assert _run("--db", str(db), "list", "-k", "status:read")[1] == "a1\n"

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import run_forked
 
 #: Runs ``readinglist ARGS`` in this process, then prints the modules it imported.
 MODULES = """
@@ -191,6 +192,16 @@ from readinglist.models import Paper
 print("CONFIGURED", Paper.__mapper__.configured, file=sys.stderr)
 """
 
+#: What the commands of :data:`CONFIGURED` import, imported once before they are forked
+#: (:func:`helpers.run_forked`), the ORM's models with them: importing them configures
+#: no mapper (that happens at the first use of one), which the prelude checks.
+QUERY_IMPORTS = """
+import sqlalchemy.orm, readinglist.cli, readinglist.cli._root, readinglist.library
+import readinglist.query, readinglist.models, readinglist.db, readinglist.render
+import sqlalchemy.dialects.postgresql.psycopg, sqlalchemy.dialects.sqlite.pysqlite
+assert not readinglist.models.Paper.__mapper__.configured
+"""
+
 
 @pytest.mark.parametrize(
     "args",
@@ -208,16 +219,15 @@ print("CONFIGURED", Paper.__mapper__.configured, file=sys.stderr)
     ids=lambda args: " ".join(args[:2]),
 )
 def test_list_with_a_query_configures_no_mapper(
-    one_paper: None, db_url: str, args: tuple[str, ...]
+    one_paper: None, db_url: str, args: tuple[str, ...], tmp_path: Path
 ) -> None:
     """The query compiler builds Core statements of the tables (models.PAPERS...):
-    configuring the ORM's mappers would cost ~55 ms CPU (issue 17)."""
-    done = subprocess.run(
-        [sys.executable, "-c", CONFIGURED, "--db", db_url, *args],
-        capture_output=True,
-        text=True,
-        check=True,
+    configuring the ORM's mappers would cost ~55 ms CPU (issue 17). Each command is a
+    process of its own, forked after the imports (the mappers unconfigured)."""
+    (done,) = run_forked(
+        [["--db", db_url, *args]], tmp_path, prelude=QUERY_IMPORTS, body=CONFIGURED, kept=True
     )
+    assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines()[-1] == "CONFIGURED False", done.stderr
     assert "smith2020" in done.stdout + done.stderr or args[0] != "list"
 

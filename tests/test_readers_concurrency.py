@@ -1,7 +1,8 @@
 """Readers deciding at once: 4 processes running the real ``mark`` command on the same few
 papers, one more exporting meanwhile; nothing lost, crossed, locked or torn. SQLite and
 PostgreSQL. The full 4 x 1,000 is ``benchmarks/readers.py concurrency``; this runs the
-same code small (a few seconds of CPU: five interpreters start, ~60 commands)."""
+same code small (~60 commands), its worker processes forked from the tests' fork server
+(``workers.run_bench_jobs``) instead of five interpreters started."""
 
 from __future__ import annotations
 
@@ -47,7 +48,13 @@ def test_plan_replay_counts_changes_and_moments(bench: ModuleType) -> None:
 
 @pytest.mark.slow
 def test_readers_deciding_at_once_lose_and_cross_nothing(bench: ModuleType, db_url: str) -> None:
-    got = bench.run_concurrency(db_url, READERS_COUNT, DECISIONS_EACH)
+    from functools import partial
+
+    from workers import run_bench_jobs
+
+    # the workers are forked from the tests' fork server, not new interpreters
+    run = partial(run_bench_jobs, str(ROOT / "benchmarks" / "readers.py"))
+    got = bench.run_concurrency(db_url, READERS_COUNT, DECISIONS_EACH, run)
     assert got["first_failures"] == []
     assert (got["failures"], got["locked"], got["lost"], got["crossed"]) == (0, 0, 0, 0)
     assert got["exports"] >= 1

@@ -1,7 +1,8 @@
 """``readinglist serve`` over HTTP without a browser: the safety rules (token, Host header,
 POST with the CSRF token, the Content-Security-Policy), ``--host``, a busy port, a missing
-library, and what the page shows of an abstract. One server (a real process) for the
-module; the browser tests are tests/test_serve_browser.py. The module is one
+library, and what the page shows of an abstract. One server (a process of its own,
+forked after its imports; the Ctrl-C test starts a new interpreter) for the module; the
+browser tests are tests/test_serve_browser.py. The module is one
 ``xdist_group``: under ``pytest -n 2 --dist loadgroup`` one worker imports the example
 list and starts that server once."""
 
@@ -61,9 +62,11 @@ def example_copy(example_library: Path, folder: Path) -> str:
 
 @pytest.fixture(scope="module")
 def server(example_library: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """A server on the example list (SQLite: nothing here depends on the database)."""
+    """A server on the example list (SQLite: nothing here depends on the database),
+    forked after its imports: the process's own start and signals are those of
+    :func:`test_ctrl_c_stops_with_one_line_even_twice_during_a_request`."""
     url = example_copy(example_library, tmp_path_factory.mktemp("serve"))
-    running = Server(url, "--order", "added")
+    running = Server(url, "--order", "added", forked=True)
     yield running
     code, err = running.stop()
     assert code == 0, err
@@ -169,7 +172,7 @@ def test_every_answer_carries_the_policy(server: Server) -> None:
 def test_host_option_warns(example_library: Path, tmp_path: Path) -> None:
     url = example_copy(example_library, tmp_path)
     # the order added: no interest model to fit for a page that only has to answer
-    running = Server(url, "--host", "127.0.0.2", "--order", "added")
+    running = Server(url, "--host", "127.0.0.2", "--order", "added", forked=True)
     try:
         assert running.url.startswith("http://127.0.0.2:")
         assert get(running.url).status_code == 200
@@ -300,7 +303,7 @@ def test_a_wildcard_host_answers_the_machines_own_names(
     from readinglist.web.security import allowed_hosts, interface_addresses
 
     url = example_copy(example_library, tmp_path)
-    running = Server(url, "--host", "0.0.0.0", "--order", "added")
+    running = Server(url, "--host", "0.0.0.0", "--order", "added", forked=True)
     try:
         port = int(running.base.rstrip("/").rsplit(":", 1)[1])
         # The address printed is one the page answers at, not 0.0.0.0 (refused below).
@@ -395,7 +398,7 @@ def test_a_decision_made_elsewhere_meanwhile_is_not_overwritten(db_url: str) -> 
 
     url = db_url
     CliRunner().invoke(cli, ["--db", url, "import", str(EXAMPLES / "icml2026-abstracts.txt")])
-    running = Server(url, "--order", "added")
+    running = Server(url, "--order", "added", forked=True)
     try:
         page = get(running.url)
         csrf, view, current = _page_state(page.text)
@@ -455,12 +458,12 @@ def test_blind_hides_the_other_readers_decisions_until_decided(
             cli, ["--db", url, "--reader", reader, "mark", "to-read", *keys]
         )
         assert marked.exit_code == 0, marked.stderr
-    seeing = Server(url, "--order", "added", reader="ana")
+    seeing = Server(url, "--order", "added", reader="ana", forked=True)
     try:
         assert "2 others want it" in get(seeing.url).text  # without --blind: shown
     finally:
         seeing.stop()
-    running = Server(url, "--order", "added", "--blind", reader="ana")
+    running = Server(url, "--order", "added", "--blind", reader="ana", forked=True)
     try:
         page = get(running.url)
         assert "want it" not in page.text

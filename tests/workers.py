@@ -211,3 +211,55 @@ def run_commands(
             )
             for proc, (out, err) in zip(procs, streams, strict=True)
         ]
+
+
+def bench_job(script: str, number: int, job: list[str], barrier: Any, results: Any) -> None:
+    """Run one job of ``benchmarks/readers.py``'s :func:`run_workers` (``[ROLE, URL,
+    INDEX, N, extra...]``) as its ``readers.py worker`` process would, once every job's
+    process is ready (``barrier``): its ``decide_worker`` or ``export_worker`` (the
+    script at path ``script``, loaded here); put ``(number, result)`` on ``results``."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_readers", script)
+    assert spec is not None
+    assert spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    for name in bench.WORKER_IMPORTS:
+        importlib.import_module(name)
+    barrier.wait()
+    role, url, index, count = job[0], job[1], int(job[2]), int(job[3])
+    if role == "decide":
+        result = bench.decide_worker(url, index, count, 0.0)
+    else:
+        result = bench.export_worker(url, index, job[4], 0.0)
+    results.put((number, result))
+
+
+def run_bench_jobs(
+    script: str, jobs: list[list[str]], stop_file: Path | None = None, timeout: float = 600
+) -> tuple[float, list[dict[str, Any]]]:
+    """``benchmarks/readers.py``'s :func:`run_workers`, each job a process forked from the
+    fork server (:func:`bench_job`) instead of a new interpreter: they begin together
+    (a barrier, where the script gives them a moment), and ``stop_file`` is created once
+    every job before the last has ended. Returns the moment they were started
+    (:func:`time.time`) and their results in job order. Fails (AssertionError,
+    queue.Empty) when a process exits non-zero or a result is ``timeout`` seconds late."""
+    ctx = _context()
+    barrier = ctx.Barrier(len(jobs))
+    results = ctx.Queue()
+    procs = [
+        ctx.Process(target=bench_job, args=(script, n, job, barrier, results))
+        for n, job in enumerate(jobs)
+    ]
+    started = time.time()
+    for proc in procs:
+        proc.start()
+    out = [results.get(timeout=timeout) for _ in procs[:-1]]
+    if stop_file is not None:
+        stop_file.touch()
+    out.append(results.get(timeout=timeout))
+    for proc in procs:
+        proc.join(timeout=30)
+        assert proc.exitcode == 0
+    return started, [result for _, result in sorted(out, key=lambda r: r[0])]
