@@ -44,7 +44,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from helpers import require_tools, run_biber, shared_data
+from helpers import BIBER_IDS, require_tools, run_biber, shared_data
 
 pytestmark = pytest.mark.tools("bibtex", "biber")
 
@@ -403,3 +403,34 @@ def test_a_macro_redefined_between_exported_entries_means_what_each_was_read_wit
         "a2": [("journaltitle", "J. First text"), ("note", "Second text")],
         "b1": [("journaltitle", "J. First text"), ("note", "First text")],
     }
+
+
+def test_the_biber_servers_ids_are_data_uniqids() -> None:
+    """:data:`helpers.BIBER_IDS` (the base 62 of the ids biber gives names, by native
+    integers in the processes :func:`helpers.run_biber` forks) gives what
+    ``Data::Uniqid::base62`` gives: on the ids' own shape (microseconds, seconds, a
+    process id up to 4194304), on 1 to 18 digits with leading zeros, on the edges of 62's
+    powers and of 18 digits, and on what it leaves to the original (19 digits, a sign)."""
+    require_tools("biber")
+    import random
+
+    draw = random.Random(15)
+    values = ["0", "00", "61", "62", "3843", "3844", "9" * 18, "1" * 19, "-62", "6 2"]
+    values += [str(62**n + d) for n in range(1, 11) for d in (-1, 0, 1)]
+    values += [
+        f"{draw.randrange(10**6):06d}{draw.randrange(10**5):05d}{draw.randrange(4194305):06d}"
+        for _ in range(200)
+    ]
+    values += [
+        "".join(draw.choice("0123456789") for _ in range(draw.randint(1, 18))) for _ in range(200)
+    ]
+    compare = (
+        "require Data::Uniqid; my $bigint = \\&Data::Uniqid::base62;\n" + BIBER_IDS + "\n"
+        "while (my $s = <STDIN>) { chomp $s; my ($a, $b) = ($bigint->($s), "
+        'Data::Uniqid::base62($s)); print "$s $a $b\\n" if $a ne $b; print "done\\n" }'
+    )
+    done = subprocess.run(
+        ["perl", "-e", compare], input="\n".join(values) + "\n", capture_output=True, text=True
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines() == ["done"] * len(values)
