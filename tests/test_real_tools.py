@@ -113,15 +113,41 @@ def _params() -> list[Any]:
 
 def source_bytes(path: Path) -> bytes:
     """The file's bytes (a ``.gz`` decompressed); a BibTeX file of more than :data:`SLICE`
-    entries cut to its constructs (:func:`construct_slice` of its first :data:`SCAN`)."""
-    data = path.read_bytes()
-    if path.suffix == ".gz":
-        data = gzip.decompress(data)
+    entries cut to its constructs (:func:`construct_slice` of its first :data:`SCAN`). A
+    ``.gz`` BibTeX file is decompressed only up to where its block ``SCAN`` (from 0) starts
+    (:func:`gzip_head`), not whole (58 and 148 MB for the shared ones)."""
+    bib = Path(path.name.removesuffix(".gz")).suffix == ".bib"
+    data = gzip_head(path, SCAN if bib else None) if path.suffix == ".gz" else path.read_bytes()
     text = data.decode("utf-8", "replace")
     starts = [m.start() for m in _ENTRY.finditer(text)]
-    if Path(path.name.removesuffix(".gz")).suffix != ".bib" or len(starts) <= SLICE:
+    if not bib or len(starts) <= SLICE:
         return data
     return construct_slice(text[: starts[SCAN]] if len(starts) > SCAN else text).encode("utf-8")
+
+
+def gzip_head(path: Path, entries: int | None) -> bytes:
+    """The decompressed bytes of the gzip file ``path``: all of them, or, when the file
+    holds more than ``entries`` ``@`` blocks, those before block ``entries`` (counted
+    from 0) starts. A block starts as :data:`_ENTRY` finds it in the decoded text: an
+    ``@`` at the start of the file or after a line feed; both are single bytes in UTF-8
+    that no decoding error takes in, so the bytes ``\\n@`` are where the text has them.
+    Reads the file in chunks of 4 MiB."""
+    found: list[int] = []
+    data = bytearray()
+    with gzip.open(path, "rb") as stream:
+        while chunk := stream.read(1 << 22):
+            at = max(len(data) - 1, 0)  # a line feed ending the chunk before
+            if not data and chunk.startswith(b"@"):
+                found.append(0)
+            data += chunk
+            while entries is not None and len(found) <= entries:
+                at = data.find(b"\n@", at) + 1
+                if not at:
+                    break
+                found.append(at)
+            if entries is not None and len(found) > entries:
+                return bytes(data[: found[entries]])
+    return bytes(data)
 
 
 _HEAD = re.compile(r"@\s*(\w+)\s*[{(]\s*([^,\s]*)")
