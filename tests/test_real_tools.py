@@ -38,13 +38,14 @@ import gzip
 import json
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from helpers import BIBER_IDS, require_tools, run_biber, shared_data
+from helpers import BIBER_IDS, compile_once, require_tools, run_biber, shared_data
 
 pytestmark = pytest.mark.tools("bibtex", "biber")
 
@@ -258,10 +259,15 @@ def bibtex_messages(bib: Path) -> tuple[int, set[str], int, set[str]]:
 def biber_messages(bib: Path) -> tuple[set[str], list[str]]:
     """Run ``biber --tool --validate-datamodel`` on ``bib`` (:func:`helpers.run_biber`: a
     fresh biber forked from one that compiled once): (error messages, warnings), without
-    the file name."""
-    out = run_biber(
-        ["--tool", "--validate-datamodel", f"--output-file={bib}.out", str(bib)], bib.parent
-    )
+    the file name. biber reads a copy, ``data.bib`` in the folder ``<bib>.biber`` beside
+    it (made anew), once per text in a test process (:func:`helpers.compile_once`: a
+    BibTeX export that is byte for byte the biblatex one is not read twice)."""
+    folder = bib.with_name(f"{bib.name}.biber")
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir()
+    shutil.copyfile(bib, folder / "data.bib")
+    args = ["--tool", "--validate-datamodel", "--output-file=data.bib.out", "data.bib"]
+    out = compile_once(folder, repr(["biber", *args]), lambda: run_biber(args, folder))
     lines = (out.stdout + out.stderr).splitlines()
 
     def message(line: str) -> str:
