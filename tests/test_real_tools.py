@@ -1,7 +1,7 @@
 """Issue 15 "Export must compile": every shared file through the real ``bibtex`` and ``biber``.
 
 For each file in ``../shared/data/``: a BibTeX source is run through ``bibtex`` (style
-``plain``, every entry cited) and ``biber --tool --validate-datamodel`` as it is, then it
+``plain``, every entry cited) and ``biber --noconf --tool --validate-datamodel`` as it is, then it
 (any format) is imported into a fresh library and exported as BibTeX and biblatex. The
 BibTeX export goes through ``bibtex`` and ``biber``, the biblatex export through
 ``biber`` (``bibtex`` styles do not read biblatex's fields). Each export must give no
@@ -257,16 +257,20 @@ def bibtex_messages(bib: Path) -> tuple[int, set[str], int, set[str]]:
 
 
 def biber_messages(bib: Path) -> tuple[set[str], list[str]]:
-    """Run ``biber --tool --validate-datamodel`` on ``bib`` (:func:`helpers.run_biber`: a
-    fresh biber forked from one that compiled once): (error messages, warnings), without
-    the file name. biber reads a copy, ``data.bib`` in the folder ``<bib>.biber`` beside
+    """Run ``biber --noconf --tool --validate-datamodel`` on ``bib``
+    (:func:`helpers.run_biber`: a fresh biber forked from one that compiled once): (error
+    messages, warnings), without the file name. ``--noconf``: no user ``biber.conf`` is
+    looked for (biber's own tests' choice: the installed defaults, not a user's; and no
+    ``kpsewhich`` run, 25 ms each), so biber reads its ``biber-tool.conf`` only; the
+    messages of all 16 shared files and their exports are the same with and without it
+    (the errors, the warnings' classes and counts). biber reads a copy, ``data.bib`` in the folder ``<bib>.biber`` beside
     it (made anew), once per text in a test process (:func:`helpers.compile_once`: a
     BibTeX export that is byte for byte the biblatex one is not read twice)."""
     folder = bib.with_name(f"{bib.name}.biber")
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir()
     shutil.copyfile(bib, folder / "data.bib")
-    args = ["--tool", "--validate-datamodel", "--output-file=data.bib.out", "data.bib"]
+    args = ["--noconf", "--tool", "--validate-datamodel", "--output-file=data.bib.out", "data.bib"]
     out = compile_once(folder, repr(["biber", *args]), lambda: run_biber(args, folder))
     lines = (out.stdout + out.stderr).splitlines()
 
