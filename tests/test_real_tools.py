@@ -1,8 +1,8 @@
 """Issue 15 "Export must compile": every shared file through the real ``bibtex`` and ``biber``.
 
 For each file in ``../shared/data/``: a BibTeX source is run through ``bibtex`` (style
-``plain``, every entry cited) and ``biber --noconf --tool --validate-datamodel`` as it is, then it
-(any format) is imported into a fresh library and exported as BibTeX and biblatex. The
+``plain``, every entry cited) and ``biber --noconf --tool --validate-datamodel`` as it
+is, then it (any format) is imported into a fresh library and exported as BibTeX and biblatex. The
 BibTeX export goes through ``bibtex`` and ``biber``, the biblatex export through
 ``biber`` (``bibtex`` styles do not read biblatex's fields). Each export must give no
 error and no warning that the source does not give itself, compared as sets of
@@ -263,9 +263,10 @@ def biber_messages(bib: Path) -> tuple[set[str], list[str]]:
     looked for (biber's own tests' choice: the installed defaults, not a user's; and no
     ``kpsewhich`` run, 25 ms each), so biber reads its ``biber-tool.conf`` only; the
     messages of all 16 shared files and their exports are the same with and without it
-    (the errors, the warnings' classes and counts). biber reads a copy, ``data.bib`` in the folder ``<bib>.biber`` beside
-    it (made anew), once per text in a test process (:func:`helpers.compile_once`: a
-    BibTeX export that is byte for byte the biblatex one is not read twice)."""
+    (the errors, the warnings' classes and counts). biber reads a copy, ``data.bib`` in
+    the folder ``<bib>.biber`` beside it (made anew), once per text in a test process
+    (:func:`helpers.compile_once`: a BibTeX export that is byte for byte the biblatex
+    one is not read twice)."""
     folder = bib.with_name(f"{bib.name}.biber")
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir()
