@@ -8,13 +8,12 @@ whole real library imported back into it adds nothing."""
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from helpers import require_tools, shared_data
+from helpers import require_tools, run_steps, shared_data
 
 from readinglist.formats import bibtex
 from readinglist.formats.bibtex.encode import escape_raw
@@ -72,10 +71,6 @@ def test_the_export_reads_back_to_the_name_and_adds_nothing(invoke: Invoke, tmp_
     assert invoke("list", "-k").stdout == "t93\n"
 
 
-def _run(folder: Path, *command: str) -> None:
-    subprocess.run(list(command), cwd=folder, capture_output=True, timeout=180, check=False)
-
-
 @pytest.mark.slow
 def test_bibtex_and_biber_read_the_export_with_the_right_name(
     invoke: Invoke, tmp_path: Path
@@ -99,8 +94,7 @@ def test_bibtex_and_biber_read_the_export_with_the_right_name(
         (folder / "d.tex").write_text(
             f"\\documentclass{{article}}{head}\\begin{{document}}\\nocite{{*}}{tail}\\end{{document}}\n"
         )
-        _run(folder, "pdflatex", "-interaction=nonstopmode", "d.tex")
-        _run(folder, *backend)
+        run_steps(folder, (("pdflatex", "-interaction=nonstopmode", "d.tex"), backend), 180)
         bbl = (folder / "d.bbl").read_text()
         if dialect == "bibtex":
             assert "Sylvie Thi\\textbraceleft{}'ebaux and Joachim Hertzberg." in bbl

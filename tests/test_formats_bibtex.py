@@ -17,7 +17,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import assert_golden
+from helpers import assert_golden, run_biber
 from helpers import shared_data as shared
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -1085,14 +1085,7 @@ def test_bibtex_processes_export_with_plain_bst(tmp_path: Path) -> None:
 def test_biber_reads_biblatex_export(tmp_path: Path) -> None:
     text, count = _pmlr_regenerated("biblatex", limit=80)  # biber starts slowly
     (tmp_path / "export.bib").write_text(text, encoding="utf-8")
-    done = subprocess.run(
-        ["biber", "--tool", "--quiet", "--output-file=out.bib", "export.bib"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_biber(["--tool", "--quiet", "--output-file=out.bib", "export.bib"], tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "ERROR" not in done.stdout + done.stderr
     out = (tmp_path / "out.bib").read_text(encoding="utf-8")

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from helpers import run_biber  # the module whose biber server the other tests share
 from test_bibtex_library_round_trip import two_dbs  # noqa: F401  (fixture)
 from test_merge_completion import ICML, abstracts_list, bib_records
 
@@ -355,14 +356,7 @@ def test_biber_takes_the_ids_of_the_biblatex_export(invoke, tmp_path: Path) -> N
     """biber's own reading of the export (``--tool``): the old key is the entry's alias
     (biber warns when an alias clashes with another entry's)."""
     export_renamed_paper(invoke, tmp_path)
-    done = subprocess.run(
-        ["biber", "--tool", "--output-file=out.bib", "refs.bib"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_biber(["--tool", "--output-file=out.bib", "refs.bib"], tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "WARN" not in done.stdout + done.stderr
     assert "ERROR" not in done.stdout + done.stderr
@@ -388,7 +382,7 @@ _BCF_PARTS = (
 def tool_config() -> str:
     """The text of biber's default tool configuration (the file ``biber --tool-config``
     names), read once per test process: the installed file does not change during a run."""
-    found = subprocess.run(["biber", "--tool-config"], capture_output=True, text=True, timeout=60)
+    found = run_biber(["--tool-config"], Path.cwd(), 60)
     return Path(found.stdout.strip().splitlines()[-1]).read_text(encoding="utf-8")
 
 
@@ -431,9 +425,7 @@ def test_biber_resolves_a_cite_of_an_old_key(invoke, tmp_path: Path, dialect: st
     if dialect == "bibtex":
         assert invoke("export", "bibtex", "-o", str(refs)).exit_code == 0
     (tmp_path / "doc.bcf").write_text(control_file("refs.bib", ["smith2020deep"]), "utf-8")
-    done = subprocess.run(
-        ["biber", "doc"], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False
-    )
+    done = run_biber(["doc"], tmp_path)
     log = (tmp_path / "doc.blg").read_text(encoding="utf-8")
     assert done.returncode == 0, log
     bbl = (tmp_path / "doc.bbl").read_text(encoding="utf-8")

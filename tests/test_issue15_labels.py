@@ -13,12 +13,11 @@
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import require_tools
+from helpers import require_tools, run_biber
 
 HERE = Path(__file__).parent
 
@@ -86,12 +85,8 @@ def test_bibtex_exports_leave_labels_and_mined_names_out(
     assert "IFPO" not in re.findall(r"keywords = \{([^}]*)\}", text)[0]
     assert re.findall(r"keywords = \{([^}]*)\}", text) == ["safety, alignment"]
     require_tools("biber")
-    run = subprocess.run(
-        ["biber", "--tool", "--validate-datamodel", f"--output-file={out}.out", str(out)],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=tmp_path,
+    run = run_biber(
+        ["--tool", "--validate-datamodel", f"--output-file={out}.out", str(out)], tmp_path
     )
     invalid = [line for line in run.stdout.splitlines() if "invalid" in line.lower()]
     assert invalid == []

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from click.testing import Result
+from helpers import run_biber
 
 from readinglist.records import Person
 from readinglist.versions import (
@@ -380,7 +381,7 @@ def test_superseded_export_compiles_and_prints_the_venue(invoke: Invoke, tmp_pat
     )
     latex = ["pdflatex", "-interaction=nonstopmode", "b.tex"]
     subprocess.run(latex, cwd=tmp_path, capture_output=True, check=True)
-    done = subprocess.run(["biber", "b"], cwd=tmp_path, capture_output=True, text=True)
+    done = run_biber(["b"], tmp_path)
     assert done.returncode == 0, done.stdout
     bbl = " ".join((tmp_path / "b.bbl").read_text(encoding="utf-8").split())
     assert "Proceedings of the 32nd International Conference on Machine Learning" in bbl
