@@ -114,9 +114,13 @@ def alembic_config(connection: Connection | None = None) -> Config:
     return cfg
 
 
-def current_revision(conn: Connection) -> str | None:
-    """Return the database's Alembic revision, or None for a database without our schema."""
-    if not inspect(conn).has_table("alembic_version"):
+def current_revision(conn: Connection, *, versioned: bool | None = None) -> str | None:
+    """Return the database's Alembic revision, or None for a database without our schema.
+    ``versioned``: whether the table ``alembic_version`` is there, when the caller has
+    read it already (:func:`readinglist.schema_objects.contents`); None: looked up here."""
+    if versioned is None:
+        versioned = inspect(conn).has_table("alembic_version")
+    if not versioned:
         return None
     rows = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
     if rows:

@@ -133,7 +133,12 @@ def make_engine(url: str) -> Engine:
         engine = _sqlite_engine(parsed, timeout_ms)
     else:
         try:
-            engine = create_engine(parsed, pool_pre_ping=False)
+            # No hstore column anywhere: without use_native_hstore the dialect's first
+            # connection does not look the type up (a savepoint and a catalog query of
+            # pg_type, in every command's new server process).
+            psycopg = parsed.get_driver_name() in ("psycopg", "psycopg2")
+            options = {"use_native_hstore": False} if psycopg else {}
+            engine = create_engine(parsed, pool_pre_ping=False, **options)
         except Exception as exc:
             raise DatabaseError(f"cannot use database {parsed!r}: {exc}") from exc
     with _kept_lock:

@@ -92,24 +92,32 @@ def check_sqlite_file(path: Path, *, create: bool) -> bool:
     return True
 
 
-def open_library(engine: Engine, where: str, *, create: bool, migrate: bool = True) -> bool:
+def open_library(
+    engine: Engine, where: str, *, create: bool, migrate: bool = True, refuse: bool = False
+) -> bool:
     """Make sure ``engine``'s database holds a library at the newest schema revision; return
-    True when this created it. A library at the newest revision costs one connection, as
-    :func:`readinglist.db.ensure_schema` does; anything else goes through it (upgrade,
-    refusal of a newer or foreign schema) unless ``migrate`` is false (``db check``: the
-    schema is looked at as it is). Raises NoLibrary, creating nothing, when the database
-    holds no table and ``create`` is false; DatabaseError as ensure_schema does. A server
+    True when this created it. With ``refuse``, first refuse a library holding objects
+    readinglist does not create (:func:`readinglist.schema_objects.refuse`). A library at
+    the newest revision costs one connection and two queries, one of them the catalog
+    read of :func:`readinglist.schema_objects.contents` (a new server process pays for
+    each catalog query it plans); anything else goes through
+    :func:`readinglist.db.ensure_schema` (upgrade, refusal of a newer or foreign schema)
+    unless ``migrate`` is false (``db check``: the schema is looked at as it is). Raises
+    NoLibrary, creating nothing, when the database holds no table and ``create`` is
+    false; DatabaseError for unknown objects, and as ensure_schema does. A server
     database this was creating is left with no table when the creation fails or is
     interrupted (:func:`undo_creation`)."""
-    from sqlalchemy import inspect
     from sqlalchemy.exc import DatabaseError as SQLAlchemyDatabaseError
 
-    from readinglist import db, db_engine
+    from readinglist import db, db_engine, schema_objects
 
     try:
         with engine.connect() as conn:
-            revision = db.current_revision(conn)
-            empty = revision is None and not set(inspect(conn).get_table_names())
+            found = schema_objects.contents(conn)
+            if refuse:
+                schema_objects.refuse(found, engine)
+            revision = db.current_revision(conn, versioned=found.library)
+            empty = revision is None and not found.tables
     except SQLAlchemyDatabaseError as exc:  # unreachable server, "file is not a database"
         raise DatabaseError(db_engine._describe(exc)) from exc
     if revision == db.HEAD:
@@ -121,9 +129,10 @@ def open_library(engine: Engine, where: str, *, create: bool, migrate: bool = Tr
     try:
         db.ensure_schema(engine)
     except BaseException:
-        # Interrupted or failed while creating the tables of a server database: each
-        # migration commits its own step, so take back what the earlier steps made (an
-        # SQLite file this run made is taken back by its caller, which knew it was new).
+        # Interrupted or failed while creating the tables of a server database, after
+        # the creation committed (its connection going back to the pool): take the
+        # tables back. An SQLite file this run made is taken back by its caller, which
+        # knew it was new.
         if empty and db_engine.sqlite_path(engine) is None:
             undo_creation(engine, Creation(where, None, True, []))
         raise

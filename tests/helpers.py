@@ -125,10 +125,54 @@ def seed(db_url: str, *records: PaperRecord, fmt: str = "test") -> None:
     """Import ``records`` (citation keys kept) into the database at ``db_url``."""
     from readinglist import db, library
 
+    with helper_engine(db_url) as engine, db.session_scope(engine) as session:
+        library.import_records(session, records, source="seed", fmt=fmt)
+
+
+#: The engines of the SQL helpers below, one per PostgreSQL database of the test pool while
+#: a test holds it (:func:`held_engines`): a new server process costs ~5 ms of server CPU
+#: to start and more to warm its catalog caches on its first queries, and a test reading
+#: its database a dozen times paid that each time. Any other URL (SQLite, a database a test
+#: made itself) gets an engine of its own per call, disposed after it, as before: a kept
+#: SQLite connection would keep the ``-wal`` file a test may check is gone, and a kept
+#: connection to a database a test drops would hold it open.
+_HELD: dict[str, Any] = {}
+_HELD_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def held_engines(db_url: str) -> Any:
+    """Keep one engine (its idle connection) for the SQL helpers on the PostgreSQL database
+    ``db_url`` while the block runs; disposed at its end, before the database is given back
+    to the pool (which ends every connection to it). Its connections are pinged before use:
+    a test that ends server processes may have ended this one."""
+    from sqlalchemy import create_engine
+
+    engine = create_engine(db_url, pool_pre_ping=True, use_native_hstore=False)
+    with _HELD_LOCK:
+        _HELD[db_url] = engine
+    try:
+        yield
+    finally:
+        with _HELD_LOCK:
+            _HELD.pop(db_url, None)
+        engine.dispose()
+
+
+@contextlib.contextmanager
+def helper_engine(db_url: str) -> Any:
+    """Yield an engine on ``db_url`` for a helper's queries: the one :func:`held_engines`
+    keeps for it, else a new one (``db.make_engine``) disposed at the end of the block."""
+    from readinglist import db
+
+    with _HELD_LOCK:
+        held = _HELD.get(db_url)
+    if held is not None:
+        yield held
+        return
     engine = db.make_engine(db_url)
     try:
-        with db.session_scope(engine) as session:
-            library.import_records(session, records, source="seed", fmt=fmt)
+        yield engine
     finally:
         engine.dispose()
 
@@ -137,28 +181,16 @@ def sql_values(db_url: str, sql: str, params: dict[str, Any] | None = None) -> l
     """The first column of every row ``sql`` returns on the database at ``db_url``."""
     from sqlalchemy import text
 
-    from readinglist import db
-
-    engine = db.make_engine(db_url)
-    try:
-        with engine.connect() as conn:
-            return list(conn.execute(text(sql), params or {}).scalars())
-    finally:
-        engine.dispose()
+    with helper_engine(db_url) as engine, engine.connect() as conn:
+        return list(conn.execute(text(sql), params or {}).scalars())
 
 
 def sql_value(db_url: str, sql: str, params: dict[str, Any] | None = None) -> Any:
     """The one value ``sql`` returns (exactly one row, else SQLAlchemy raises)."""
     from sqlalchemy import text
 
-    from readinglist import db
-
-    engine = db.make_engine(db_url)
-    try:
-        with engine.connect() as conn:
-            return conn.execute(text(sql), params or {}).scalar_one()
-    finally:
-        engine.dispose()
+    with helper_engine(db_url) as engine, engine.connect() as conn:
+        return conn.execute(text(sql), params or {}).scalar_one()
 
 
 def run_sql(db_url: str, sql: str, params: dict[str, Any] | None = None) -> None:
@@ -166,14 +198,8 @@ def run_sql(db_url: str, sql: str, params: dict[str, Any] | None = None) -> None
     its writers (or a hand edit of the database) would."""
     from sqlalchemy import text
 
-    from readinglist import db
-
-    engine = db.make_engine(db_url)
-    try:
-        with engine.begin() as conn:
-            conn.execute(text(sql), params or {})
-    finally:
-        engine.dispose()
+    with helper_engine(db_url) as engine, engine.begin() as conn:
+        conn.execute(text(sql), params or {})
 
 
 def import_text(invoke: Any, tmp_path: Path, name: str, text: str) -> str:
@@ -201,16 +227,11 @@ def show(invoke: Any, key: str) -> dict[str, Any]:
 
 def statuses(url: str, reader: str | None = None) -> dict[int, str]:
     """Every paper's status for ``reader`` (None: the implicit one), read by the library."""
-    from readinglist import db
     from readinglist.library import readers
 
-    engine = db.make_engine(url)
-    try:
-        with engine.connect() as conn:
-            ids = [int(i) for i in sql_values(url, "SELECT id FROM papers")]
-            return readers.status_of(conn, ids, reader)
-    finally:
-        engine.dispose()
+    with helper_engine(url) as engine, engine.connect() as conn:
+        ids = [int(i) for i in conn.exec_driver_sql("SELECT id FROM papers").scalars()]
+        return readers.status_of(conn, ids, reader)
 
 
 #: What each compile of :func:`compile_once` left in its folder, by the digest of its
@@ -518,14 +539,8 @@ def sql_rows(db_url: str, sql: str, params: dict[str, Any] | None = None) -> lis
     a few columns of many papers, without loading each paper and its relations)."""
     from sqlalchemy import text
 
-    from readinglist import db
-
-    engine = db.make_engine(db_url)
-    try:
-        with engine.connect() as conn:
-            return [tuple(row) for row in conn.execute(text(sql), params or {})]
-    finally:
-        engine.dispose()
+    with helper_engine(db_url) as engine, engine.connect() as conn:
+        return [tuple(row) for row in conn.execute(text(sql), params or {})]
 
 
 #: Perl that defines ``Data::Uniqid::base62`` anew, as the same function by native

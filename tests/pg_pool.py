@@ -21,8 +21,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 #: Everything of a database besides its rows that a test could change: columns,
-#: relations, indexes, constraints, triggers, functions, schemas, extensions, text-search
-#: configurations, types and settings; :data:`REVISION` adds the Alembic revision.
+#: relations, indexes, constraints, triggers, rules (but a view's own ``_RETURN``: a rule a
+#: test left made the next test's library refused), functions, schemas, extensions,
+#: text-search configurations, types and settings; :data:`REVISION` adds the Alembic revision.
 SHAPE = """
 SELECT md5(string_agg(x, E'\\n' ORDER BY x)) FROM (
   SELECT 'col ' || c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
@@ -38,6 +39,8 @@ SELECT md5(string_agg(x, E'\\n' ORDER BY x)) FROM (
    WHERE connamespace = 'public'::regnamespace
   UNION ALL SELECT 'trg ' || tgrelid::regclass::text || ' ' || tgname FROM pg_trigger
    WHERE NOT tgisinternal
+  UNION ALL SELECT 'rule ' || ev_class::regclass::text || ' ' || rulename FROM pg_rewrite
+   WHERE rulename <> '_RETURN'
   UNION ALL SELECT 'fn ' || oid::regprocedure::text || ' ' || md5(prosrc) FROM pg_proc
    WHERE pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
   UNION ALL SELECT 'ns ' || nspname FROM pg_namespace

@@ -121,6 +121,66 @@ def test_a_clean_library_passes(invoke: Callable[..., Any], db_url: str) -> None
     assert "ok     schema-objects" in check.stdout
 
 
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
+def test_a_rule_is_refused(invoke: Callable[..., Any], db_url: str) -> None:
+    """A PostgreSQL rule (read from ``pg_rewrite``, as the ``pg_rules`` view reads it) runs
+    its own statement on every write as a trigger does: refused and named with its table;
+    a view's own ``_RETURN`` rule is not one (a view is named as a view)."""
+    _library(invoke)
+    before = _notes_and_titles(db_url)
+    _execute(db_url, "CREATE RULE evil AS ON UPDATE TO papers DO ALSO DELETE FROM notes")
+    result = invoke("mark", "read", "attention")
+    assert result.exit_code == 6, result.output
+    assert "rule 'evil' on 'papers'" in result.stderr
+    assert "_RETURN" not in result.stderr
+    assert _notes_and_titles(db_url) == before
+
+
+@pytest.mark.parametrize("extra", ["nothing", "a view and a table", "no alembic_version"])
+def test_one_catalog_read_says_what_the_inspector_says(
+    invoke: Callable[..., Any], db_url: str, extra: str
+) -> None:
+    """A command's first look at its library is one catalog query
+    (:func:`readinglist.schema_objects.contents`) and the revision: it says what
+    SQLAlchemy's inspector says (whether ``alembic_version`` is there, the tables), and a
+    command sends no other catalog query before its own work."""
+    from helpers import statements_to
+    from sqlalchemy import inspect
+
+    from readinglist import db, schema_objects
+
+    _library(invoke)
+    with statements_to(db_url) as sent:
+        assert invoke("list").exit_code == 0
+    catalog = [s for s in sent if "pg_class" in s or "sqlite_master" in s or "PRAGMA" in s]
+    assert len(catalog) == 1, catalog
+    assert sum("alembic_version" in s for s in sent if s not in catalog) == 1
+    _execute(
+        db_url,
+        *{
+            "nothing": (),
+            "a view and a table": (
+                "CREATE VIEW shadow AS SELECT id FROM papers",
+                "CREATE TABLE stash (x INTEGER)",
+            ),
+            "no alembic_version": ("DROP TABLE alembic_version",),
+        }[extra],
+    )
+    engine = db.make_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            found = schema_objects.contents(conn)
+            inspector = inspect(conn)
+            assert found.library == inspector.has_table("alembic_version")
+            assert found.library == (extra != "no alembic_version")
+            assert found.tables == set(inspector.get_table_names())
+            assert "papers" in found.tables
+            expected = ["table 'stash'", "view 'shadow'"] if extra.startswith("a view") else []
+            assert sorted(found.unknown) == expected
+    finally:
+        engine.dispose()
+
+
 def test_a_trigger_replaced_under_its_own_name_is_caught(sqlite_url: str) -> None:
     """A trigger of ours replaced by another of the same name is not ours: compared by
     statement with the schema the migrations leave."""

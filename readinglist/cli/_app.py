@@ -66,12 +66,8 @@ class AppContext:
             if migrate or not create:
                 try:
                     with self._named_errors():
-                        if migrate:
-                            from readinglist.schema_objects import refuse_unknown
-
-                            refuse_unknown(engine)
                         created = opening.open_library(
-                            engine, self.where(), create=create, migrate=migrate
+                            engine, self.where(), create=create, migrate=migrate, refuse=migrate
                         )
                 except BaseException:
                     if creation is None:
