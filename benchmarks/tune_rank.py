@@ -112,13 +112,23 @@ def acl(year: str, baseline: bool, opts: select_rank.Options | None, only_c: boo
     a = dict.fromkeys(triage_rank.RANKERS, nan) if only_c else triage_rank.protocol_a(corpus, 2)
     c = triage_rank.protocol_c(corpus)
     if opts is not None and opts.picks:
-        print(f"  selections: {sum(opts.picks)} of {len(opts.picks)} picked the second", flush=True)
+        picks(opts)
     for name in triage_rank.RANKERS:
         print(
             f"ACL {year} {name}: P@20 {a[name][0]:.3f} nDCG@20 {a[name][1]:.3f}"
             f" recall@100 {c[name]:.3f}",
             flush=True,
         )
+
+
+def picks(opts: select_rank.Options) -> None:
+    """Print how many selections picked the second classifier (and, prequential, by what)."""
+    text = f"  selections: {sum(opts.picks)} of {len(opts.picks)} picked the second"
+    if opts.sources:
+        text += "; by " + ", ".join(
+            f"{name} {opts.sources.count(name)}" for name in ("history", "folds", "none", "draft")
+        )
+    print(text, flush=True)
 
 
 def screen_select(
@@ -222,7 +232,7 @@ def synergy(seeds: int, only: list[str] | None, opts: select_rank.Options | None
         flush=True,
     )
     if opts is not None and opts.picks:
-        print(f"  selections: {sum(opts.picks)} of {len(opts.picks)} picked the second", flush=True)
+        picks(opts)
 
 
 def main() -> None:
@@ -238,13 +248,27 @@ def main() -> None:
     parser.add_argument("--first", default="committed", help="committed, second or both")
     parser.add_argument("--fold-rows", type=int, help="undecided rows per fold's fit")
     parser.add_argument("--regrow", type=float, default=0.0, help="re-select after growth")
+    parser.add_argument("--criterion", default="auc", help="folds' score: auc or pct")
+    parser.add_argument("--preq", default="", help="prequential selection: pooled or wins")
+    parser.add_argument("--interleave", type=float, help="team draft within this AUC gap")
+    parser.add_argument("--no-fallback", action="store_true", help="preq without folds")
     parser.add_argument("--only-c", action="store_true", help="protocol C alone")
     parser.add_argument("--cost", action="store_true", help="re-rank CPU on ACL 2020")
     args = parser.parse_args()
     apply(args.vec, args.set)
     opts = None
     if args.select or args.first != "committed":
-        opts = select_rank.Options(args.k, args.first, args.fold_rows, args.regrow, args.select)
+        opts = select_rank.Options(
+            args.k,
+            args.first,
+            args.fold_rows,
+            args.regrow,
+            args.select,
+            criterion=args.criterion,
+            preq=args.preq,
+            fallback=not args.no_fallback,
+            interleave=args.interleave,
+        )
     begin = time.time()
     print(
         "variant:",
@@ -252,7 +276,8 @@ def main() -> None:
         ""
         if opts is None
         else f"select={opts.select} k={opts.k} first={opts.first}"
-        f" fold_rows={opts.fold_rows} regrow={opts.regrow}",
+        f" fold_rows={opts.fold_rows} regrow={opts.regrow} criterion={opts.criterion}"
+        f" preq={opts.preq} fallback={opts.fallback} interleave={opts.interleave}",
         flush=True,
     )
     if args.cost:
