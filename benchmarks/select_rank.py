@@ -1,4 +1,4 @@
-"""Per-reader model selection between two indexes (benchmarks/TRIAGE_RANK.md, sessions 16-17).
+"""Per-reader model selection between two indexes (benchmarks/TRIAGE_RANK.md, sessions 16-18).
 
 A variant of the product's :class:`readinglist.ranking.ranker.Ranker` for
 benchmarks/tune_rank.py (``--select``): two classifiers, each the product's
@@ -12,7 +12,10 @@ skipped, averaged over the folds) picks the classifier that ranks; ties and fewe
 decisions: the committed one. Knobs (:class:`Options`): the first round's profile
 (wanted papers alone) on the committed index, on session 12's, or both (their
 standardised scores averaged); the undecided rows each fold's fit reads; re-selecting
-only when the decision count has grown by a share since the last selection.
+only when the decision count has grown by a share since the last selection. Session 18:
+the folds' criterion with undecided rows as skips, prequential selection (each
+candidate's scores of the last re-rank tested on the decisions made since:
+:func:`record`, :func:`prequential`) and team-draft interleaving (:func:`team_draft`).
 
 Inputs: the committed :class:`~readinglist.ranking.store.Index` and the second one
 (:func:`second_index`); outputs: every row's score, as :meth:`Ranker.scores`. Nothing
@@ -96,7 +99,8 @@ class Options:
     #: held-out wanted's mean percentile among held-out skipped and every undecided row)
     criterion: str = "auc"
     #: prequential selection before the folds (:func:`prequential`): "" (none),
-    #: "pooled" (the pairs of every round's new decisions pooled) or "wins" (rounds won)
+    #: "pooled" (the pairs of every round's new decisions pooled), "wins" (rounds won) or
+    #: "tiebreak" (the folds first, the pooled history where they tie or cannot run)
     preq: str = ""
     #: with ``preq``: the folds decide while the history does not (else the committed one)
     fallback: bool = True
@@ -158,14 +162,16 @@ def percentile(pos: np.ndarray, neg: np.ndarray) -> float:
     return float(np.mean((below + 0.5 * tied) / len(ordered)))
 
 
-def choose(indexes: Sequence[Index], y: np.ndarray, weight: np.ndarray, opts: Options) -> int:
-    """The index whose classifier has the best mean held-out score (ties: the first):
-    the AUC of held-out wanted against held-out skipped, or with ``criterion`` "pct"
-    the held-out wanted's :func:`percentile` among held-out skipped and undecided rows
-    (undecided as presumed skips, as protocol C's recall counts them)."""
+def fold_scores(
+    indexes: Sequence[Index], y: np.ndarray, weight: np.ndarray, opts: Options
+) -> list[float]:
+    """Each index's classifier's mean held-out score over :func:`folds`: the AUC of
+    held-out wanted against held-out skipped, or with ``criterion`` "pct" the held-out
+    wanted's :func:`percentile` among held-out skipped and undecided rows (undecided as
+    presumed skips, as protocol C's recall counts them)."""
     rows = model.UNLABELLED_ROWS if opts.fold_rows is None else opts.fold_rows
-    best, best_auc = 0, -1.0
-    for c, index in enumerate(indexes):
+    out = []
+    for index in indexes:
         aucs = []
         for held in folds(y, opts.k):
             coef = fit_rows(index.matrix, y, weight, ~held, rows)
@@ -174,7 +180,14 @@ def choose(indexes: Sequence[Index], y: np.ndarray, weight: np.ndarray, opts: Op
             yh = np.where(held, y, -1)[read]
             score = percentile if opts.criterion == "pct" else auc
             aucs.append(score(got[yh > 0], got[yh < 0]))
-        mean = float(np.mean(aucs))
+        out.append(float(np.mean(aucs)))
+    return out
+
+
+def choose(indexes: Sequence[Index], y: np.ndarray, weight: np.ndarray, opts: Options) -> int:
+    """The index with the best :func:`fold_scores` (ties: the first)."""
+    best, best_auc = 0, -1.0
+    for c, mean in enumerate(fold_scores(indexes, y, weight, opts)):
         if mean > best_auc + 1e-12:
             best, best_auc = c, mean
     return best
@@ -260,6 +273,8 @@ class SelectRanker(Ranker):
         opts.history[self.reader] = hist
         pick = prequential(hist, opts.preq) if skipped else 0
         source = "history"
+        if skipped and opts.preq == "tiebreak":
+            return self._tiebreak(indexes, hist, wanted, skipped, cands)
         if skipped and opts.interleave is not None:
             gap = abs(hist.good[0] - hist.good[1]) / max(hist.pairs, 1.0)
             if pick is None or gap <= opts.interleave:
@@ -275,6 +290,30 @@ class SelectRanker(Ranker):
         if skipped:
             opts.picks.append(pick)
             opts.sources.append(source)
+        self._scores = cands[pick]
+        return self._scores
+
+    def _tiebreak(
+        self,
+        indexes: Sequence[Index],
+        hist: History,
+        wanted: int,
+        skipped: int,
+        cands: list[np.ndarray],
+    ) -> np.ndarray:
+        """The folds pick (>= ``k`` wanted and skipped); where their scores tie, or
+        before, the history's pooled pairs; else the committed classifier."""
+        pick, source = None, "folds"
+        if wanted >= self.opts.k and skipped >= self.opts.k:
+            got = fold_scores(indexes, self.y, self.weight, self.opts)
+            if abs(got[0] - got[1]) > 1e-12:
+                pick = int(np.argmax(got))
+        if pick is None:
+            pick, source = prequential(hist, "pooled"), "history"
+        if pick is None:
+            pick, source = 0, "none"
+        self.opts.picks.append(pick)
+        self.opts.sources.append(source)
         self._scores = cands[pick]
         return self._scores
 

@@ -20,7 +20,11 @@ benchmarks/TRIAGE_RANK.md by hand).
   session 12's (benchmarks/select_rank.py, sessions 16-17), with ``--k``, ``--first``
   (the first round's profile: committed, second, both), ``--fold-rows`` (undecided rows
   per fold's fit) and ``--regrow`` (re-select when the decisions grew by this share);
-  ``--first`` without ``--select`` changes the first round alone. ``--cost``: the CPU of
+  ``--first`` without ``--select`` changes the first round alone; session 18's
+  ``--criterion pct`` (the folds' score counts undecided papers as skips), ``--preq``
+  (pooled, wins or tiebreak: prequential selection, ``--no-fallback`` without the folds)
+  and ``--interleave GAP`` (team draft of the two orders while the history cannot tell
+  them apart by more than GAP of pooled AUC). ``--cost``: the CPU of
   one re-rank (5 wanted + 45 skipped on the ACL 2020 index; median of 15).
 """
 
@@ -191,9 +195,31 @@ def cost(opts: select_rank.Options | None) -> None:
                 f" (picks {'second' if pick else 'committed'})",
                 flush=True,
             )
+    if opts is not None and opts.preq:
+        preq_cost(corpus.index, second, status, opts)
     for name, index in (("second", second), ("committed", corpus.index)):
         nnz = getattr(index.matrix, "nnz", -1)
         print(f"{name} index: {nnz} non-zeros, {index.matrix.shape[1]} columns", flush=True)
+
+
+def preq_cost(index: Any, second: Any, status: list[str], opts: select_rank.Options) -> None:
+    """The CPU of one prequential re-rank once the history decides (both candidates'
+    fits and scores, the history's update; no folds): median of 15, process CPU. The
+    history is primed with the same decisions, one pair ordered right by the committed
+    candidate alone, so that it picks without the folds."""
+    spent = []
+    for _ in range(15):
+        variant = select_rank.Options(opts.k, preq=opts.preq)
+        probe = Ranker(index, status, [None] * len(status), {})
+        variant.history[None] = select_rank.History(
+            probe.y.copy(), [], np.array([1.0, 0.0]), 1.0, np.array([1.0, 0.0])
+        )
+        begin = time.process_time()
+        select_rank.SelectRanker(index, second, status, variant, None).scores()
+        spent.append(time.process_time() - begin)
+    print(
+        f"re-rank CPU, prequential (history decides): median {1000 * float(np.median(spent)):.0f} ms"
+    )
 
 
 def synergy(seeds: int, only: list[str] | None, opts: select_rank.Options | None) -> None:
