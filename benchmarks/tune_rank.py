@@ -203,10 +203,11 @@ def cost(opts: select_rank.Options | None) -> None:
 
 
 def preq_cost(index: Any, second: Any, status: list[str], opts: select_rank.Options) -> None:
-    """The CPU of one prequential re-rank once the history decides (both candidates'
-    fits and scores, the history's update; no folds): median of 15, process CPU. The
-    history is primed with the same decisions, one pair ordered right by the committed
-    candidate alone, so that it picks without the folds."""
+    """The CPU of one prequential re-rank (both candidates' fits and scores, the
+    history's update; with ``preq`` "tiebreak" the folds too, as they run first): median
+    of 15, process CPU. The history is primed with the same decisions, one pair ordered
+    right by the committed candidate alone, so that "pooled" and "wins" pick by it
+    without the folds."""
     spent = []
     for _ in range(15):
         variant = select_rank.Options(opts.k, preq=opts.preq)
@@ -217,9 +218,7 @@ def preq_cost(index: Any, second: Any, status: list[str], opts: select_rank.Opti
         begin = time.process_time()
         select_rank.SelectRanker(index, second, status, variant, None).scores()
         spent.append(time.process_time() - begin)
-    print(
-        f"re-rank CPU, prequential (history decides): median {1000 * float(np.median(spent)):.0f} ms"
-    )
+    print(f"re-rank CPU, prequential {opts.preq}: median {1000 * float(np.median(spent)):.0f} ms")
 
 
 def synergy(seeds: int, only: list[str] | None, opts: select_rank.Options | None) -> None:
