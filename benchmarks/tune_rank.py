@@ -210,7 +210,7 @@ def preq_cost(index: Any, second: Any, status: list[str], opts: select_rank.Opti
     without the folds."""
     spent = []
     for _ in range(15):
-        variant = select_rank.Options(opts.k, preq=opts.preq)
+        variant = select_rank.Options(opts.k, fold_rows=opts.fold_rows, preq=opts.preq)
         probe = Ranker(index, status, [None] * len(status), {})
         variant.history[None] = select_rank.History(
             probe.y.copy(), [], np.array([1.0, 0.0]), 1.0, np.array([1.0, 0.0])
@@ -218,7 +218,10 @@ def preq_cost(index: Any, second: Any, status: list[str], opts: select_rank.Opti
         begin = time.process_time()
         select_rank.SelectRanker(index, second, status, variant, None).scores()
         spent.append(time.process_time() - begin)
-    print(f"re-rank CPU, prequential {opts.preq}: median {1000 * float(np.median(spent)):.0f} ms")
+    print(
+        f"re-rank CPU, prequential {opts.preq} fold_rows={opts.fold_rows}:"
+        f" median {1000 * float(np.median(spent)):.0f} ms"
+    )
 
 
 def synergy(seeds: int, only: list[str] | None, opts: select_rank.Options | None) -> None:
