@@ -1,4 +1,4 @@
-"""Per-reader model selection between two indexes (benchmarks/TRIAGE_RANK.md, sessions 16-17).
+"""Per-reader model selection between two indexes (benchmarks/TRIAGE_RANK.md, sessions 16-18).
 
 A variant of the product's :class:`readinglist.ranking.ranker.Ranker` for
 benchmarks/tune_rank.py (``--select``): two classifiers, each the product's
@@ -12,7 +12,10 @@ skipped, averaged over the folds) picks the classifier that ranks; ties and fewe
 decisions: the committed one. Knobs (:class:`Options`): the first round's profile
 (wanted papers alone) on the committed index, on session 12's, or both (their
 standardised scores averaged); the undecided rows each fold's fit reads; re-selecting
-only when the decision count has grown by a share since the last selection.
+only when the decision count has grown by a share since the last selection. Session 18:
+the folds' criterion with undecided rows as skips, prequential selection (each
+candidate's scores of the last re-rank tested on the decisions made since:
+:func:`record`, :func:`prequential`) and team-draft interleaving (:func:`team_draft`).
 
 Inputs: the committed :class:`~readinglist.ranking.store.Index` and the second one
 (:func:`second_index`); outputs: every row's score, as :meth:`Ranker.scores`. Nothing
@@ -30,6 +33,9 @@ import numpy as np
 from readinglist.ranking import features, model
 from readinglist.ranking.ranker import Ranker
 from readinglist.ranking.store import Index, lsa
+
+#: The rows a team draft interleaves: one screen (protocol C's and SYNERGY's batch).
+DRAFT = 10
 
 #: Session 12's token pattern: tokens starting with a letter.
 LETTER_TOKENS = r"(?u)\b[a-zA-Z_][a-zA-Z0-9_]+\b"
@@ -63,6 +69,20 @@ def second_index(docs: Sequence[str]) -> Index:
 
 
 @dataclass
+class History:
+    """One reader's prequential record: the labels ``y`` and each candidate's scores at
+    the last re-rank; ``good`` (per candidate) of ``pairs`` (wanted, skipped) pairs among
+    the decisions made since, ordered right by those scores; ``wins``: rounds in which a
+    candidate's within-round AUC was the higher."""
+
+    y: np.ndarray
+    scores: list[np.ndarray]
+    good: np.ndarray = field(default_factory=lambda: np.zeros(2))
+    pairs: float = 0.0
+    wins: np.ndarray = field(default_factory=lambda: np.zeros(2))
+
+
+@dataclass
 class Options:
     """A selection variant: ``k`` folds (and wanted/skipped needed); ``first`` the first
     round's profile ("committed", "second", "both"); ``fold_rows`` the undecided rows a
@@ -75,9 +95,26 @@ class Options:
     fold_rows: int | None = None
     regrow: float = 0.0
     select: bool = True
+    #: the folds' score: "auc" (held-out wanted against held-out skipped) or "pct" (the
+    #: held-out wanted's mean percentile among held-out skipped and every undecided row)
+    criterion: str = "auc"
+    #: prequential selection before the folds (:func:`prequential`): "" (none),
+    #: "pooled" (the pairs of every round's new decisions pooled), "wins" (rounds won) or
+    #: "tiebreak" (the folds first, the pooled history where they tie or cannot run)
+    preq: str = ""
+    #: with ``preq``: the folds decide while the history does not (else the committed one)
+    fallback: bool = True
+    #: with ``preq``: while the history picks no candidate, or their pooled AUCs differ by
+    #: at most this, the next screen is the two orders' team draft (:func:`team_draft`)
+    #: in place of the folds (None: never)
+    interleave: float | None = None
     #: (decision count, choice) of the last selection, per reader (protocol C's start)
     memo: dict[Any, tuple[int, int]] = field(default_factory=dict)
+    #: per reader, the labels and both candidates' scores at the last re-rank
+    history: dict[Any, History] = field(default_factory=dict)
     picks: list[int] = field(default_factory=list)
+    #: per selection: "history", "folds" or "none" (prequential selection only)
+    sources: list[str] = field(default_factory=list)
 
 
 def fit_rows(
@@ -117,18 +154,40 @@ def folds(y: np.ndarray, k: int) -> list[np.ndarray]:
     return out
 
 
-def choose(indexes: Sequence[Index], y: np.ndarray, weight: np.ndarray, opts: Options) -> int:
-    """The index whose classifier has the best mean held-out AUC (ties: the first)."""
+def percentile(pos: np.ndarray, neg: np.ndarray) -> float:
+    """The mean share of ``neg`` below each of ``pos`` (ties count a half)."""
+    ordered = np.sort(neg)
+    below = np.searchsorted(ordered, pos, "left")
+    tied = np.searchsorted(ordered, pos, "right") - below
+    return float(np.mean((below + 0.5 * tied) / len(ordered)))
+
+
+def fold_scores(
+    indexes: Sequence[Index], y: np.ndarray, weight: np.ndarray, opts: Options
+) -> list[float]:
+    """Each index's classifier's mean held-out score over :func:`folds`: the AUC of
+    held-out wanted against held-out skipped, or with ``criterion`` "pct" the held-out
+    wanted's :func:`percentile` among held-out skipped and undecided rows (undecided as
+    presumed skips, as protocol C's recall counts them)."""
     rows = model.UNLABELLED_ROWS if opts.fold_rows is None else opts.fold_rows
-    best, best_auc = 0, -1.0
-    for c, index in enumerate(indexes):
+    out = []
+    for index in indexes:
         aucs = []
         for held in folds(y, opts.k):
             coef = fit_rows(index.matrix, y, weight, ~held, rows)
-            got = np.asarray(index.matrix[np.flatnonzero(held)] @ coef).ravel()
-            yh = y[held]
-            aucs.append(auc(got[yh > 0], got[yh < 0]))
-        mean = float(np.mean(aucs))
+            read = held | (y == 0) if opts.criterion == "pct" else held
+            got = np.asarray(index.matrix[np.flatnonzero(read)] @ coef).ravel()
+            yh = np.where(held, y, -1)[read]
+            score = percentile if opts.criterion == "pct" else auc
+            aucs.append(score(got[yh > 0], got[yh < 0]))
+        out.append(float(np.mean(aucs)))
+    return out
+
+
+def choose(indexes: Sequence[Index], y: np.ndarray, weight: np.ndarray, opts: Options) -> int:
+    """The index with the best :func:`fold_scores` (ties: the first)."""
+    best, best_auc = 0, -1.0
+    for c, mean in enumerate(fold_scores(indexes, y, weight, opts)):
         if mean > best_auc + 1e-12:
             best, best_auc = c, mean
     return best
@@ -157,6 +216,8 @@ class SelectRanker(Ranker):
         if not wanted:
             return None
         indexes = [self.index, self.second]
+        if self.opts.preq:
+            return self._prequential(indexes, wanted, skipped)
         if not skipped:
             if self.opts.first == "committed":
                 return super().scores()
@@ -185,3 +246,131 @@ class SelectRanker(Ranker):
         self.opts.memo[self.reader] = (count, pick)
         self.opts.picks.append(pick)
         return pick
+
+    def _candidates(self) -> list[np.ndarray]:
+        """Both candidates' scores now: the committed Ranker's, and on the second index
+        the classifier (or, without a skip, the profile)."""
+        committed = super().scores()
+        assert committed is not None
+        index, y, w = self.second, self.y, self.weight
+        if (y < 0).any():
+            second = model.Model(model.classifier(index.matrix, y, w), None).scores(
+                index.matrix, None
+            )
+        else:
+            fitted = model.fit(index.matrix, index.dense, y, w)
+            assert fitted is not None
+            second = fitted.scores(index.matrix, index.dense)
+        return [committed, second]
+
+    def _prequential(self, indexes: Sequence[Index], wanted: int, skipped: int) -> np.ndarray:
+        """Both candidates fitted at every re-rank; the history (:func:`record`) of how
+        each one's last scores ordered the decisions made since picks (:func:`prequential`),
+        the folds while it cannot (``fallback``), the committed one before the first skip."""
+        opts = self.opts
+        cands = self._candidates()
+        hist = record(opts.history.get(self.reader), self.y, cands)
+        opts.history[self.reader] = hist
+        pick = prequential(hist, opts.preq) if skipped else 0
+        source = "history"
+        if skipped and opts.preq == "tiebreak":
+            return self._tiebreak(indexes, hist, wanted, skipped, cands)
+        if skipped and opts.interleave is not None:
+            gap = abs(hist.good[0] - hist.good[1]) / max(hist.pairs, 1.0)
+            if pick is None or gap <= opts.interleave:
+                opts.picks.append(pick or 0)
+                opts.sources.append("draft")
+                seed = int((self.y != 0).sum())
+                self._scores = team_draft(cands, self.y != 0, pick or 0, seed)
+                return self._scores
+        if pick is None:
+            pick, source = 0, "none"
+            if opts.fallback and wanted >= opts.k and skipped >= opts.k:
+                pick, source = choose(indexes, self.y, self.weight, opts), "folds"
+        if skipped:
+            opts.picks.append(pick)
+            opts.sources.append(source)
+        self._scores = cands[pick]
+        return self._scores
+
+    def _tiebreak(
+        self,
+        indexes: Sequence[Index],
+        hist: History,
+        wanted: int,
+        skipped: int,
+        cands: list[np.ndarray],
+    ) -> np.ndarray:
+        """The folds pick (>= ``k`` wanted and skipped); where their scores tie, or
+        before, the history's pooled pairs; else the committed classifier."""
+        pick, source = None, "folds"
+        if wanted >= self.opts.k and skipped >= self.opts.k:
+            got = fold_scores(indexes, self.y, self.weight, self.opts)
+            if abs(got[0] - got[1]) > 1e-12:
+                pick = int(np.argmax(got))
+        if pick is None:
+            pick, source = prequential(hist, "pooled"), "history"
+        if pick is None:
+            pick, source = 0, "none"
+        self.opts.picks.append(pick)
+        self.opts.sources.append(source)
+        self._scores = cands[pick]
+        return self._scores
+
+
+def record(hist: History | None, y: np.ndarray, cands: list[np.ndarray]) -> History:
+    """``hist`` brought up to the labels ``y``: the decisions made since its last re-rank
+    (rows undecided then, decided now) scored by each candidate's scores of then (a
+    prequential, out-of-sample test: those scores saw none of them), then the scores of
+    now kept. A fresh history when ``y`` does not extend ``hist.y`` (another reader)."""
+    if hist is not None:
+        before = hist.y != 0
+        extends = bool(np.all(y[before] == hist.y[before]))
+        if extends and int((y != 0).sum()) == int(before.sum()):
+            return hist
+        if extends:
+            new = (hist.y == 0) & (y != 0)
+            yn = y[new]
+            npos, nneg = int((yn > 0).sum()), int((yn < 0).sum())
+            if npos and nneg:
+                got = [auc(s[new][yn > 0], s[new][yn < 0]) for s in hist.scores]
+                hist.good += np.asarray(got) * npos * nneg
+                hist.pairs += npos * nneg
+                if got[0] != got[1]:
+                    hist.wins[int(np.argmax(got))] += 1
+            hist.y, hist.scores = y.copy(), cands
+            return hist
+    return History(y.copy(), cands)
+
+
+def prequential(hist: History, mode: str) -> int | None:
+    """The candidate with the more rounds won (``mode`` "wins") or the more pairs ordered
+    right ("pooled"); None without a scored round or on a tie."""
+    score = hist.wins if mode == "wins" else hist.good
+    if hist.pairs == 0 or score[0] == score[1]:
+        return None
+    return int(np.argmax(score))
+
+
+def team_draft(cands: list[np.ndarray], decided: np.ndarray, lead: int, seed: int) -> np.ndarray:
+    """Scores whose top :data:`DRAFT` undecided rows are the team-draft interleaving of
+    the candidates' orders (Radlinski, Kurup and Joachims 2008: each pair of picks, a
+    coin says which candidate picks first; each picks its best row not yet picked), the
+    other rows after them in ``lead``'s order. ``seed``: the coins' (reproducible)."""
+    rng = np.random.default_rng(seed)
+    orders = [np.argsort(-np.where(decided, -np.inf, s), kind="stable") for s in cands]
+    picked: list[int] = []
+    seen: set[int] = set()
+    at = [0, 0]
+    depth = min(DRAFT, int((~decided).sum()))
+    while len(picked) < depth:
+        for team in (0, 1) if rng.random() < 0.5 else (1, 0):
+            while at[team] < len(decided) - 1 and int(orders[team][at[team]]) in seen:
+                at[team] += 1
+            row = int(orders[team][at[team]])
+            picked.append(row)
+            seen.add(row)
+    base = cands[lead].astype(np.float64)
+    out: np.ndarray = base - base.max() - 1.0
+    out[picked[:depth]] = np.arange(depth, 0, -1, dtype=np.float64)
+    return out

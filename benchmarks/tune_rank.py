@@ -20,7 +20,11 @@ benchmarks/TRIAGE_RANK.md by hand).
   session 12's (benchmarks/select_rank.py, sessions 16-17), with ``--k``, ``--first``
   (the first round's profile: committed, second, both), ``--fold-rows`` (undecided rows
   per fold's fit) and ``--regrow`` (re-select when the decisions grew by this share);
-  ``--first`` without ``--select`` changes the first round alone. ``--cost``: the CPU of
+  ``--first`` without ``--select`` changes the first round alone; session 18's
+  ``--criterion pct`` (the folds' score counts undecided papers as skips), ``--preq``
+  (pooled, wins or tiebreak: prequential selection, ``--no-fallback`` without the folds)
+  and ``--interleave GAP`` (team draft of the two orders while the history cannot tell
+  them apart by more than GAP of pooled AUC). ``--cost``: the CPU of
   one re-rank (5 wanted + 45 skipped on the ACL 2020 index; median of 15).
 """
 
@@ -112,13 +116,23 @@ def acl(year: str, baseline: bool, opts: select_rank.Options | None, only_c: boo
     a = dict.fromkeys(triage_rank.RANKERS, nan) if only_c else triage_rank.protocol_a(corpus, 2)
     c = triage_rank.protocol_c(corpus)
     if opts is not None and opts.picks:
-        print(f"  selections: {sum(opts.picks)} of {len(opts.picks)} picked the second", flush=True)
+        picks(opts)
     for name in triage_rank.RANKERS:
         print(
             f"ACL {year} {name}: P@20 {a[name][0]:.3f} nDCG@20 {a[name][1]:.3f}"
             f" recall@100 {c[name]:.3f}",
             flush=True,
         )
+
+
+def picks(opts: select_rank.Options) -> None:
+    """Print how many selections picked the second classifier (and, prequential, by what)."""
+    text = f"  selections: {sum(opts.picks)} of {len(opts.picks)} picked the second"
+    if opts.sources:
+        text += "; by " + ", ".join(
+            f"{name} {opts.sources.count(name)}" for name in ("history", "folds", "none", "draft")
+        )
+    print(text, flush=True)
 
 
 def screen_select(
@@ -181,9 +195,33 @@ def cost(opts: select_rank.Options | None) -> None:
                 f" (picks {'second' if pick else 'committed'})",
                 flush=True,
             )
+    if opts is not None and opts.preq:
+        preq_cost(corpus.index, second, status, opts)
     for name, index in (("second", second), ("committed", corpus.index)):
         nnz = getattr(index.matrix, "nnz", -1)
         print(f"{name} index: {nnz} non-zeros, {index.matrix.shape[1]} columns", flush=True)
+
+
+def preq_cost(index: Any, second: Any, status: list[str], opts: select_rank.Options) -> None:
+    """The CPU of one prequential re-rank (both candidates' fits and scores, the
+    history's update; with ``preq`` "tiebreak" the folds too, as they run first): median
+    of 15, process CPU. The history is primed with the same decisions, one pair ordered
+    right by the committed candidate alone, so that "pooled" and "wins" pick by it
+    without the folds."""
+    spent = []
+    for _ in range(15):
+        variant = select_rank.Options(opts.k, fold_rows=opts.fold_rows, preq=opts.preq)
+        probe = Ranker(index, status, [None] * len(status), {})
+        variant.history[None] = select_rank.History(
+            probe.y.copy(), [], np.array([1.0, 0.0]), 1.0, np.array([1.0, 0.0])
+        )
+        begin = time.process_time()
+        select_rank.SelectRanker(index, second, status, variant, None).scores()
+        spent.append(time.process_time() - begin)
+    print(
+        f"re-rank CPU, prequential {opts.preq} fold_rows={opts.fold_rows}:"
+        f" median {1000 * float(np.median(spent)):.0f} ms"
+    )
 
 
 def synergy(seeds: int, only: list[str] | None, opts: select_rank.Options | None) -> None:
@@ -222,7 +260,7 @@ def synergy(seeds: int, only: list[str] | None, opts: select_rank.Options | None
         flush=True,
     )
     if opts is not None and opts.picks:
-        print(f"  selections: {sum(opts.picks)} of {len(opts.picks)} picked the second", flush=True)
+        picks(opts)
 
 
 def main() -> None:
@@ -238,13 +276,27 @@ def main() -> None:
     parser.add_argument("--first", default="committed", help="committed, second or both")
     parser.add_argument("--fold-rows", type=int, help="undecided rows per fold's fit")
     parser.add_argument("--regrow", type=float, default=0.0, help="re-select after growth")
+    parser.add_argument("--criterion", default="auc", help="folds' score: auc or pct")
+    parser.add_argument("--preq", default="", help="prequential selection: pooled or wins")
+    parser.add_argument("--interleave", type=float, help="team draft within this AUC gap")
+    parser.add_argument("--no-fallback", action="store_true", help="preq without folds")
     parser.add_argument("--only-c", action="store_true", help="protocol C alone")
     parser.add_argument("--cost", action="store_true", help="re-rank CPU on ACL 2020")
     args = parser.parse_args()
     apply(args.vec, args.set)
     opts = None
     if args.select or args.first != "committed":
-        opts = select_rank.Options(args.k, args.first, args.fold_rows, args.regrow, args.select)
+        opts = select_rank.Options(
+            args.k,
+            args.first,
+            args.fold_rows,
+            args.regrow,
+            args.select,
+            criterion=args.criterion,
+            preq=args.preq,
+            fallback=not args.no_fallback,
+            interleave=args.interleave,
+        )
     begin = time.time()
     print(
         "variant:",
@@ -252,7 +304,8 @@ def main() -> None:
         ""
         if opts is None
         else f"select={opts.select} k={opts.k} first={opts.first}"
-        f" fold_rows={opts.fold_rows} regrow={opts.regrow}",
+        f" fold_rows={opts.fold_rows} regrow={opts.regrow} criterion={opts.criterion}"
+        f" preq={opts.preq} fallback={opts.fallback} interleave={opts.interleave}",
         flush=True,
     )
     if args.cost:
