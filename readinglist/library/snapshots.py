@@ -81,6 +81,14 @@ def remember_before(session: Session, rows: Sequence[dict[str, Any]]) -> None:
         session.execute(insert(MergeConflict), [{**row, "at": now} for row in rows])
 
 
+#: Bulk deletes here find the rows they delete by ``RETURNING`` (SQLAlchemy's
+#: ``synchronize_session="fetch"``), not by testing their criteria against every object
+#: of the session (``"evaluate"``, the default): an undo holds every paper it restores
+#: and their people, so each of its deletes cost O(session) and the undo grew as the
+#: square of the papers (270 papers: 3.4 s of 6.5 s).
+_FETCH = {"synchronize_session": "fetch"}
+
+
 def undo_completions(
     session: Session,
     batch_id: int,
@@ -120,14 +128,16 @@ def undo_completions(
                 session.execute(
                     delete(Alias).where(
                         Alias.paper_id == paper.id, Alias.alias_folded == alias.lower()
-                    )
+                    ),
+                    execution_options=_FETCH,
                 )
             sources = {row.value.get("source") for row in mine}
             session.execute(
                 delete(MergeConflict).where(
                     MergeConflict.paper_id == paper.id,
                     MergeConflict.source.in_(sources) | MergeConflict.id.in_([r.id for r in mine]),
-                )
+                ),
+                execution_options=_FETCH,
             )
             restored.append(f"{key} -> {paper.citekey}" if key != paper.citekey else key)
     if restored:
@@ -170,14 +180,17 @@ def _restore(session: Session, paper: Paper, before: dict[str, Any]) -> None:
     old = str(before["citekey"])
     if paper.citekey != old:
         session.execute(
-            delete(Alias).where(Alias.paper_id == paper.id, Alias.alias_folded == old.lower())
+            delete(Alias).where(Alias.paper_id == paper.id, Alias.alias_folded == old.lower()),
+            execution_options=_FETCH,
         )
         session.flush()
         paper.citekey_folded = old.lower()
     for name in _SNAPSHOT_COLUMNS:
         setattr(paper, name, before[name])
     paper.updated_at = utcnow()
-    session.execute(delete(PaperPerson).where(PaperPerson.paper_id == paper.id))
+    session.execute(
+        delete(PaperPerson).where(PaperPerson.paper_id == paper.id), execution_options=_FETCH
+    )
     people = PaperRecord(
         authors=tuple(Person(**p) for p in before["author"]),
         editors=tuple(Person(**p) for p in before["editor"]),
