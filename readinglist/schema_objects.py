@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
 #: SQLite's own objects (``sqlite_sequence``, ``sqlite_stat1``, automatic indexes).
 _SQLITE_OWN = "sqlite_"
+#: Every object of an SQLite database, as :func:`unknown_sqlite` reads them.
+_SQLITE_OBJECTS = "SELECT type, name, tbl_name, sql FROM sqlite_master"
 #: How many unknown objects a message names.
 SHOWN = 5
 
@@ -157,10 +159,7 @@ def contents(conn: Connection) -> Contents:
     did not create (the module docstring) in one question. Raises SQLAlchemy's errors."""
     if conn.dialect.name == "sqlite":
         entries = [
-            (str(a), str(b), str(c), d)
-            for a, b, c, d in conn.exec_driver_sql(
-                "SELECT type, name, tbl_name, sql FROM sqlite_master"
-            )
+            (str(a), str(b), str(c), d) for a, b, c, d in conn.exec_driver_sql(_SQLITE_OBJECTS)
         ]
         return Contents(
             library=any(
@@ -204,7 +203,7 @@ def unknown_objects(conn: Connection) -> list[str]:
 
 def unknown_in_file(conn: sqlite3.Connection) -> list[str]:
     """:func:`unknown_objects` of an SQLite file open with the ``sqlite3`` module."""
-    rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
+    rows = conn.execute(_SQLITE_OBJECTS).fetchall()
     return unknown_sqlite((str(a), str(b), str(c), d) for a, b, c, d in rows)
 
 

@@ -316,7 +316,8 @@ def test_taking_back_new_tables_waits_for_a_rollback_still_holding_their_locks(
     from readinglist.opening import Creation, undo_creation
 
     for url in blank_pg_database(request):
-        holder = create_engine(url).connect()
+        engine = create_engine(url)
+        holder = engine.connect()
         holder.exec_driver_sql("CREATE TABLE papers (id integer)")
         holder.commit()
         holder.exec_driver_sql("LOCK TABLE papers IN ROW EXCLUSIVE MODE")  # as an INSERT
@@ -337,6 +338,7 @@ def test_taking_back_new_tables_waits_for_a_rollback_still_holding_their_locks(
         finally:
             holder.rollback()
             holder.close()
+            engine.dispose()
         assert opening.UNDO_WAIT <= time.monotonic() - started < opening.UNDO_WAIT + 5
         assert _values(url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'") == [
             "papers"
