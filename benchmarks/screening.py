@@ -18,7 +18,8 @@ Rankers:
   that ``triage`` uses, fed each revealed record with ``decide`` (included: to-read,
   excluded: skipped) and asked for ``order`` of the unscreened records, over the
   index the product builds (``features.document`` of title, abstract, authors and
-  venue; ``features.fit``; ``store.lsa``).
+  venue; ``store.index_of``: both vectorizers and their LSA rows), with a fresh
+  selection record per run (``readinglist.ranking.select``, session 19).
 * ASReview LAB (PyPI ``asreview``, installed in its own virtual environment, never a
   dependency of readinglist): ``asreview simulate`` with its default model (ELAS u4:
   tf-idf, SVM, balanced sampling, max query) and the same prior (``--prior-idx``);
@@ -63,7 +64,8 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 
 from readinglist.ranking import features
 from readinglist.ranking.ranker import Ranker
-from readinglist.ranking.store import Index, lsa
+from readinglist.ranking.select import History
+from readinglist.ranking.store import Index, index_of
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent.parent / "shared" / "data" / "synergy"
@@ -128,13 +130,11 @@ def documents(review: Review) -> list[str]:
 
 def product_index(review: Review) -> Index:
     """The index the product builds for these records (store.build without a database)."""
-    docs = documents(review)
-    matrix, vocab, idf = features.fit(docs)
-    return Index(np.arange(review.n, dtype=np.int64), matrix, vocab, idf, lsa(matrix))
+    return index_of(documents(review))
 
 
 def screen_ours(review: Review, prior: list[int], index: Index) -> list[int]:
-    ranker = Ranker(index, ["new"] * review.n, [None] * review.n, {})
+    ranker = Ranker(index, ["new"] * review.n, [None] * review.n, {}, history=History())
     screened = list(prior)
     for i in prior:
         ranker.decide(i, "to-read" if review.included[i] else "skipped")
@@ -277,7 +277,7 @@ def stopping(review: Review, prior: list[int], index: Index) -> dict[int, tuple[
     """For each N of STOPS: (recall, share screened) when N excluded records in a row
     since the last included one would have ended the session (the product's order,
     screened on past the target if needed)."""
-    ranker = Ranker(index, ["new"] * review.n, [None] * review.n, {})
+    ranker = Ranker(index, ["new"] * review.n, [None] * review.n, {}, history=History())
     decide = ranker_decide(ranker, review)
     for i in prior:
         decide(i)

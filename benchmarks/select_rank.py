@@ -24,6 +24,7 @@ here is in the product.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,55 +32,25 @@ from typing import Any
 import numpy as np
 
 from readinglist.ranking import features, model
+from readinglist.ranking import select as selection
 from readinglist.ranking.ranker import Ranker
+from readinglist.ranking.select import History, auc, folds, prequential
 from readinglist.ranking.store import Index, lsa
+
+__all__ = ["History", "auc", "folds", "prequential"]
 
 #: The rows a team draft interleaves: one screen (protocol C's and SYNERGY's batch).
 DRAFT = 10
 
-#: Session 12's token pattern: tokens starting with a letter.
-LETTER_TOKENS = r"(?u)\b[a-zA-Z_][a-zA-Z0-9_]+\b"
-
-
-def second_params(n_docs: int) -> dict[str, Any]:
-    """Session 12's vectorizer (features.py before commit a5c8d5d): the committed settings
-    with the English stop list, tokens from a letter, min_df 2 and max_df 0.5 (1 and 1.0
-    below 50 papers)."""
-    out = features.vectorizer_params(n_docs)
-    small = n_docs < 50
-    out.update(
-        stop_words="english",
-        token_pattern=LETTER_TOKENS,
-        min_df=1 if small else 2,
-        max_df=1.0 if small else 0.5,
-    )
-    return out
+#: Session 12's vectorizer: the product's second index since session 19.
+second_params = features.second_params
 
 
 def second_index(docs: Sequence[str]) -> Index:
-    """The index of ``docs`` with :func:`second_params` (rows as the committed index's)."""
-    from scipy import sparse
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
-    vectorizer = TfidfVectorizer(**second_params(len(docs)))
-    matrix = sparse.csr_matrix(vectorizer.fit_transform(docs), dtype=np.float32)
-    vocab = [str(t) for t in vectorizer.get_feature_names_out()]
-    ids = np.arange(len(docs), dtype=np.int64)
-    return Index(ids, matrix, vocab, vectorizer.idf_, lsa(matrix))
-
-
-@dataclass
-class History:
-    """One reader's prequential record: the labels ``y`` and each candidate's scores at
-    the last re-rank; ``good`` (per candidate) of ``pairs`` (wanted, skipped) pairs among
-    the decisions made since, ordered right by those scores; ``wins``: rounds in which a
-    candidate's within-round AUC was the higher."""
-
-    y: np.ndarray
-    scores: list[np.ndarray]
-    good: np.ndarray = field(default_factory=lambda: np.zeros(2))
-    pairs: float = 0.0
-    wins: np.ndarray = field(default_factory=lambda: np.zeros(2))
+    """The second index of ``docs`` (:func:`readinglist.ranking.features.second_params`,
+    its LSA rows; rows as the committed index's): as ``store.index_of`` builds it."""
+    matrix, vocab, idf = features.fit(docs, second_params(len(docs)))
+    return Index(np.arange(len(docs), dtype=np.int64), matrix, vocab, idf, lsa(matrix))
 
 
 @dataclass
@@ -111,7 +82,7 @@ class Options:
     #: (decision count, choice) of the last selection, per reader (protocol C's start)
     memo: dict[Any, tuple[int, int]] = field(default_factory=dict)
     #: per reader, the labels and both candidates' scores at the last re-rank
-    history: dict[Any, History] = field(default_factory=dict)
+    history: dict[Any, Kept] = field(default_factory=dict)
     picks: list[int] = field(default_factory=list)
     #: per selection: "history", "folds" or "none" (prequential selection only)
     sources: list[str] = field(default_factory=list)
@@ -122,36 +93,7 @@ def fit_rows(
 ) -> np.ndarray:
     """model.classifier's fit on the rows where ``keep`` is True alone, reading at most
     ``rows`` undecided rows (spread evenly)."""
-    from sklearn.svm import LinearSVC
-
-    labelled = np.flatnonzero((y != 0) & keep)
-    unlabelled = np.flatnonzero((y == 0) & keep)
-    if len(unlabelled) > rows:
-        unlabelled = unlabelled[np.linspace(0, len(unlabelled) - 1, rows).astype(int)]
-    at = np.concatenate([labelled, unlabelled])
-    target = np.concatenate([np.sign(y[labelled]), -np.ones(len(unlabelled))]).astype(np.int8)
-    sample = np.concatenate(
-        [model.balanced(y[labelled], weight[labelled]), np.full(len(unlabelled), model.UNLABELLED)]
-    )
-    svm = LinearSVC(C=model.SVM_C, loss="squared_hinge", random_state=0)
-    svm.fit(model._gather(matrix, at), target, sample_weight=sample)
-    return np.asarray(svm.coef_, dtype=np.float32).ravel()
-
-
-def auc(pos: np.ndarray, neg: np.ndarray) -> float:
-    """The share of (wanted, skipped) pairs ordered right (ties count a half)."""
-    diff = pos[:, None] - neg[None, :]
-    return float(((diff > 0).sum() + 0.5 * (diff == 0).sum()) / diff.size)
-
-
-def folds(y: np.ndarray, k: int) -> list[np.ndarray]:
-    """``k`` stratified folds of the decided rows: the i-th wanted (and skipped) row, in
-    row order, to fold i mod k."""
-    out = [np.zeros(len(y), dtype=bool) for _ in range(k)]
-    for sign in (1, -1):
-        for i, row in enumerate(np.flatnonzero(y == sign)):
-            out[i % k][row] = True
-    return out
+    return model.classifier(matrix, y, weight, keep=keep, rows=rows)
 
 
 def percentile(pos: np.ndarray, neg: np.ndarray) -> float:
@@ -162,26 +104,25 @@ def percentile(pos: np.ndarray, neg: np.ndarray) -> float:
     return float(np.mean((below + 0.5 * tied) / len(ordered)))
 
 
+def held_out_pct(
+    matrix: model.Features, coef: np.ndarray, held: np.ndarray, y: np.ndarray
+) -> float:
+    """The held-out wanted's :func:`percentile` among held-out skipped and undecided rows
+    (undecided as presumed skips, as protocol C's recall counts them)."""
+    read = held | (y == 0)
+    got = np.asarray(matrix[np.flatnonzero(read)] @ coef).ravel()
+    yh = np.where(held, y, -1)[read]
+    return percentile(got[yh > 0], got[yh < 0])
+
+
 def fold_scores(
     indexes: Sequence[Index], y: np.ndarray, weight: np.ndarray, opts: Options
 ) -> list[float]:
-    """Each index's classifier's mean held-out score over :func:`folds`: the AUC of
-    held-out wanted against held-out skipped, or with ``criterion`` "pct" the held-out
-    wanted's :func:`percentile` among held-out skipped and undecided rows (undecided as
-    presumed skips, as protocol C's recall counts them)."""
+    """The product's :func:`readinglist.ranking.select.fold_scores` with the variant's
+    folds, undecided rows per fit and criterion ("auc", or "pct": :func:`held_out_pct`)."""
     rows = model.UNLABELLED_ROWS if opts.fold_rows is None else opts.fold_rows
-    out = []
-    for index in indexes:
-        aucs = []
-        for held in folds(y, opts.k):
-            coef = fit_rows(index.matrix, y, weight, ~held, rows)
-            read = held | (y == 0) if opts.criterion == "pct" else held
-            got = np.asarray(index.matrix[np.flatnonzero(read)] @ coef).ravel()
-            yh = np.where(held, y, -1)[read]
-            score = percentile if opts.criterion == "pct" else auc
-            aucs.append(score(got[yh > 0], got[yh < 0]))
-        out.append(float(np.mean(aucs)))
-    return out
+    criterion = held_out_pct if opts.criterion == "pct" else selection.held_out_auc
+    return selection.fold_scores(indexes, y, weight, k=opts.k, rows=rows, criterion=criterion)
 
 
 def choose(indexes: Sequence[Index], y: np.ndarray, weight: np.ndarray, opts: Options) -> int:
@@ -204,7 +145,10 @@ class SelectRanker(Ranker):
         opts: Options,
         reader: Any = None,
     ) -> None:
-        super().__init__(index, statuses, [None] * len(statuses), {})
+        # the committed Ranker alone (the product's selection is the variant "tiebreak")
+        super().__init__(
+            dataclasses.replace(index, second=None), statuses, [None] * len(statuses), {}
+        )
         self.second, self.opts, self.reader = second, opts, reader
 
     def scores(self) -> np.ndarray | None:
@@ -269,8 +213,9 @@ class SelectRanker(Ranker):
         the folds while it cannot (``fallback``), the committed one before the first skip."""
         opts = self.opts
         cands = self._candidates()
-        hist = record(opts.history.get(self.reader), self.y, cands)
-        opts.history[self.reader] = hist
+        kept = record(opts.history.get(self.reader), self.index, self.y, cands)
+        opts.history[self.reader] = kept
+        hist = kept.hist
         pick = prequential(hist, opts.preq) if skipped else 0
         source = "history"
         if skipped and opts.preq == "tiebreak":
@@ -309,7 +254,7 @@ class SelectRanker(Ranker):
             if abs(got[0] - got[1]) > 1e-12:
                 pick = int(np.argmax(got))
         if pick is None:
-            pick, source = prequential(hist, "pooled"), "history"
+            pick, source = prequential(hist), "history"
         if pick is None:
             pick, source = 0, "none"
         self.opts.picks.append(pick)
@@ -318,38 +263,29 @@ class SelectRanker(Ranker):
         return self._scores
 
 
-def record(hist: History | None, y: np.ndarray, cands: list[np.ndarray]) -> History:
-    """``hist`` brought up to the labels ``y``: the decisions made since its last re-rank
-    (rows undecided then, decided now) scored by each candidate's scores of then (a
-    prequential, out-of-sample test: those scores saw none of them), then the scores of
-    now kept. A fresh history when ``y`` does not extend ``hist.y`` (another reader)."""
-    if hist is not None:
-        before = hist.y != 0
-        extends = bool(np.all(y[before] == hist.y[before]))
-        if extends and int((y != 0).sum()) == int(before.sum()):
-            return hist
-        if extends:
-            new = (hist.y == 0) & (y != 0)
-            yn = y[new]
-            npos, nneg = int((yn > 0).sum()), int((yn < 0).sum())
-            if npos and nneg:
-                got = [auc(s[new][yn > 0], s[new][yn < 0]) for s in hist.scores]
-                hist.good += np.asarray(got) * npos * nneg
-                hist.pairs += npos * nneg
-                if got[0] != got[1]:
-                    hist.wins[int(np.argmax(got))] += 1
-            hist.y, hist.scores = y.copy(), cands
-            return hist
-    return History(y.copy(), cands)
+@dataclass
+class Kept:
+    """A reader's record in a variant run: the labels when it last changed (labels that
+    do not extend them are another reader's: protocol A's draws, a new run) and the
+    product's :class:`~readinglist.ranking.select.History`."""
+
+    y: np.ndarray
+    hist: History
 
 
-def prequential(hist: History, mode: str) -> int | None:
-    """The candidate with the more rounds won (``mode`` "wins") or the more pairs ordered
-    right ("pooled"); None without a scored round or on a tie."""
-    score = hist.wins if mode == "wins" else hist.good
-    if hist.pairs == 0 or score[0] == score[1]:
-        return None
-    return int(np.argmax(score))
+def record(kept: Kept | None, index: Index, y: np.ndarray, cands: list[np.ndarray]) -> Kept:
+    """``kept`` brought up to the labels ``y`` by the product's
+    :func:`readinglist.ranking.select.record`; a fresh record when ``y`` does not extend
+    ``kept.y`` (another reader)."""
+    if kept is not None:
+        before = kept.y != 0
+        if bool(np.all(y[before] == kept.y[before])):
+            if selection.record(kept.hist, index, y, cands):
+                kept.y = y.copy()
+            return kept
+    kept = Kept(y.copy(), History())
+    selection.record(kept.hist, index, y, cands)
+    return kept
 
 
 def team_draft(cands: list[np.ndarray], decided: np.ndarray, lead: int, seed: int) -> np.ndarray:

@@ -45,6 +45,7 @@ out of every ranking.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gzip
 import os
 import platform
@@ -62,7 +63,8 @@ from sklearn.metrics import normalized_mutual_info_score
 
 from readinglist.ranking import features
 from readinglist.ranking.ranker import Ranker
-from readinglist.ranking.store import Index, lsa
+from readinglist.ranking.select import History
+from readinglist.ranking.store import Index, index_of
 from readinglist.ranking.topics import cluster
 
 HERE = Path(__file__).resolve().parent
@@ -128,9 +130,7 @@ class Corpus:
             for e, a in zip(self.papers, authors, strict=True)
         ]
         self.docs = docs
-        matrix, vocab, idf = features.fit(docs)
-        ids = np.arange(len(docs), dtype=np.int64)
-        self.index = Index(ids, matrix, vocab, idf, lsa(matrix))
+        self.index = index_of(docs)  # the product's index: both vectorizers (store.index_of)
         asl = TfidfVectorizer(
             input="content",
             encoding="utf-8",
@@ -160,13 +160,19 @@ class Corpus:
         return np.array([v == workshop for v in self.venue])
 
 
+#: Protocol C's readers' selection records (the product keeps one per reader across
+#: runs: readinglist.ranking.select), by their start paper; protocol A's draws have none.
+HISTORIES: dict[int, History] = {}
+
+
 def rank_ours(corpus: Corpus, pos: list[int], neg: list[int]) -> np.ndarray:
     status = ["new"] * corpus.n
     for i in pos:
         status[i] = "to-read"
     for i in neg:
         status[i] = "skipped"
-    scores = Ranker(corpus.index, status, [None] * corpus.n, {}).scores()
+    history = HISTORIES.get(pos[0])
+    scores = Ranker(corpus.index, status, [None] * corpus.n, {}, history=history).scores()
     assert scores is not None
     return scores
 
@@ -214,6 +220,8 @@ def protocol_c(corpus: Corpus) -> dict[str, float]:
     for w, workshop in enumerate(corpus.workshops):
         rel = corpus.relevant(workshop)
         start = random.Random(5000 + w).choice(list(np.flatnonzero(rel)))
+        HISTORIES.clear()
+        HISTORIES[int(start)] = History()  # this reader's, across their ten re-ranks
         for name, rank in RANKERS.items():
             pos, neg = [int(start)], []
             for _ in range(10):
@@ -268,7 +276,7 @@ def latency(index: Index, runs: int = 40) -> float:
     rng = random.Random(3)
     for i in rng.sample(range(n), 50):
         status[i] = rng.choice(["to-read", "skipped"])
-    ranker = Ranker(index, status, [None] * n, {})
+    ranker = Ranker(index, status, [None] * n, {}, history=History())
     inbox = [int(i) for i in index.ids]
     times = []
     for _ in range(runs):
@@ -287,12 +295,18 @@ def big_index(entries: list[dict[str, str]], rows: int) -> Index:
         )
         for e in entries
     ]
-    matrix, vocab, idf = features.fit(docs)
-    reps = -(-rows // matrix.shape[0])
-    big = sparse.vstack([matrix] * reps, format="csr")[:rows]
-    dense = lsa(matrix)
-    assert dense is not None
-    return Index(np.arange(rows, dtype=np.int64), big, vocab, idf, np.tile(dense, (reps, 1))[:rows])
+    built = index_of(docs)
+    reps = -(-rows // len(docs))
+
+    def repeated(index: Index) -> Index:
+        big = sparse.vstack([index.matrix] * reps, format="csr")[:rows]
+        assert index.dense is not None
+        dense = np.tile(index.dense, (reps, 1))[:rows]
+        return Index(np.arange(rows, dtype=np.int64), big, index.terms, index.idf, dense)
+
+    second = built.second
+    assert second is not None
+    return dataclasses.replace(repeated(built), second=repeated(second))
 
 
 def topic_quality(corpus: Corpus) -> tuple[float, float]:

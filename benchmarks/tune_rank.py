@@ -25,13 +25,18 @@ benchmarks/TRIAGE_RANK.md by hand).
   (pooled, wins or tiebreak: prequential selection, ``--no-fallback`` without the folds)
   and ``--interleave GAP`` (team draft of the two orders while the history cannot tell
   them apart by more than GAP of pooled AUC). ``--cost``: the CPU of
-  one re-rank (5 wanted + 45 skipped on the ACL 2020 index; median of 15).
+  one re-rank (5 wanted + 45 skipped on the ACL 2020 index; median of 15): the committed
+  classifier alone, the product's selection (session 19: ``readinglist.ranking.select``)
+  and, with ``--select``, the variants.
+* Without ``--select``, "ours" is the product's Ranker, which selects per reader since
+  session 19 (the variant ``--select --preq tiebreak --fold-rows 1000``).
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import dataclasses
 import importlib
 import json
 import os
@@ -49,6 +54,7 @@ import triage_rank
 
 from readinglist.ranking import features
 from readinglist.ranking.ranker import Ranker
+from readinglist.ranking.select import History
 
 
 def literal(text: str) -> Any:
@@ -98,7 +104,7 @@ def acl(year: str, baseline: bool, opts: select_rank.Options | None, only_c: boo
         triage_rank.RANKERS = {"ours": triage_rank.rank_ours}
     corpus = triage_rank.Corpus(triage_rank.read_entries(triage_rank.DATA), year)
     if opts is not None:
-        second = select_rank.second_index(corpus.docs)
+        second = corpus.index.second
 
         def rank_select(corpus: Any, pos: list[int], neg: list[int]) -> np.ndarray:
             status = ["new"] * corpus.n
@@ -138,9 +144,9 @@ def picks(opts: select_rank.Options) -> None:
 def screen_select(
     review: Any, prior: list[int], index: Any, opts: select_rank.Options
 ) -> list[int]:
-    """screening.screen_ours with :class:`select_rank.SelectRanker` (its second index
-    built here, per review)."""
-    second = select_rank.second_index(screening.documents(review))
+    """screening.screen_ours with :class:`select_rank.SelectRanker` (the second index
+    the product builds with the review's, screening.product_index)."""
+    second = index.second
     ranker = select_rank.SelectRanker(index, second, ["new"] * review.n, opts, object())
     for i in prior:
         ranker.decide(i, "to-read" if review.included[i] else "skipped")
@@ -152,12 +158,12 @@ def screen_select(
 def cost(opts: select_rank.Options | None) -> None:
     """The CPU of one re-rank: the fit(s) and every paper's score, 5 wanted + 45 skipped
     (protocol A's first draw) on the ACL 2020 index; median of 15, process CPU; the
-    committed Ranker and, with ``opts``, its selection at full, 1,000 and 500 undecided
+    committed classifier alone, the product's Ranker and, with ``opts``, its selection at full, 1,000 and 500 undecided
     rows per fold's fit, alternated (one index build for all), then the selection alone."""
     import random
 
     corpus = triage_rank.Corpus(triage_rank.read_entries(triage_rank.DATA), "2020")
-    second = select_rank.second_index(corpus.docs)
+    second = corpus.index.second
     rel = corpus.relevant(corpus.workshops[0])
     rng = random.Random(1000)
     pos = rng.sample(list(np.flatnonzero(rel)), 5)
@@ -167,7 +173,8 @@ def cost(opts: select_rank.Options | None) -> None:
         status[i] = "to-read"
     for i in neg:
         status[i] = "skipped"
-    variants: dict[str, select_rank.Options | None] = {"committed": None}
+    variants: dict[str, select_rank.Options | None] = {"committed": None, "product": None}
+    committed = dataclasses.replace(corpus.index, second=None)
     if opts is not None:
         for rows in (None, 1000, 500):
             variants[f"select fold_rows={rows}"] = select_rank.Options(opts.k, fold_rows=rows)
@@ -175,8 +182,10 @@ def cost(opts: select_rank.Options | None) -> None:
     for _ in range(15):
         for name, variant in variants.items():
             begin = time.process_time()
-            if variant is None:
-                Ranker(corpus.index, status, [None] * corpus.n, {}).scores()
+            if name == "committed":  # the one classifier of sessions 12-18
+                Ranker(committed, status, [None] * corpus.n, {}).scores()
+            elif variant is None:  # the product's selection (session 19), a fresh record
+                Ranker(corpus.index, status, [None] * corpus.n, {}, history=History()).scores()
             else:
                 select_rank.SelectRanker(corpus.index, second, status, variant, None).scores()
             times[name].append(time.process_time() - begin)
@@ -212,9 +221,16 @@ def preq_cost(index: Any, second: Any, status: list[str], opts: select_rank.Opti
     for _ in range(15):
         variant = select_rank.Options(opts.k, fold_rows=opts.fold_rows, preq=opts.preq)
         probe = Ranker(index, status, [None] * len(status), {})
-        variant.history[None] = select_rank.History(
-            probe.y.copy(), [], np.array([1.0, 0.0]), 1.0, np.array([1.0, 0.0])
+        undecided = np.flatnonzero(probe.y == 0)
+        hist = History(
+            np.asarray(index.ids[undecided], dtype=np.int64),
+            np.zeros((2, len(undecided)), dtype=np.float32),
+            np.array([1.0, 0.0]),
+            1.0,
+            np.array([1.0, 0.0]),
+            started=True,
         )
+        variant.history[None] = select_rank.Kept(probe.y.copy(), hist)
         begin = time.process_time()
         select_rank.SelectRanker(index, second, status, variant, None).scores()
         spent.append(time.process_time() - begin)

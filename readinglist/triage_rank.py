@@ -324,7 +324,7 @@ class LiveRanker:
             index = store.load(session, self.url, streamed=True, on_build=self.told)
             with self._lock:
                 self._building = ""  # built: what is left is a fit's (learnt_from)
-            ranker = Ranker.of_index(session, index, self.like)
+            ranker = Ranker.of_index(session, index, self.like, self.url)
         with self._lock:
             self._ranker = ranker  # ``w`` works from here on
         return index
@@ -335,7 +335,7 @@ class LiveRanker:
 
         with self.read_factory() as session:
             counter = fitted.change_counter(session)  # before the decisions: see docstring
-            ranker = Ranker.of_index(session, index, self.like)
+            ranker = Ranker.of_index(session, index, self.like, self.url)
             cacheable = self.like is None and store.texts_unchanged(session, index, counter)
         table = ranker.interest_table()
         made = fitted.Fitted(fitted.key(counter), table.ids, table.scores, ranker.learnt_from())

@@ -124,6 +124,10 @@ def test_out_of_range_indices_never_reach_scipy(
         "compressed",
         "updated not a time",
         "updated without a zone",
+        "second indices out of range",
+        "second dense wrong rows",
+        "second nan values",
+        "second member missing",
     ],
 )
 def test_bad_shapes_are_rebuilt_not_a_traceback(
@@ -155,6 +159,14 @@ def test_bad_shapes_are_rebuilt_not_a_traceback(
         a["updated"] = np.array("yesterday")
     elif forge == "updated without a zone":
         a["updated"] = np.array("2001-01-01T00:00:00")
+    elif forge == "second indices out of range":  # the second index (ranking.select)
+        a["second_indices"] = np.full_like(a["second_indices"], 2**31 - 1)
+    elif forge == "second dense wrong rows":
+        a["second_dense"] = a["second_dense"][:3]
+    elif forge == "second nan values":
+        a["second_data"] = np.full_like(a["second_data"], np.nan)
+    elif forge == "second member missing":
+        del a["second_vocabulary"]
     if forge == "compressed":
         out = io.BytesIO()
         np.savez_compressed(out, **a)

@@ -331,6 +331,7 @@ def test_the_cache_goes_to_readinglist_cache(filled, db_url: str, cache_dir: Any
     else:
         assert path.parent == cache_dir / "rank"
         assert sorted(p.name for p in (cache_dir / "rank").iterdir()) == [
+            path.name.removesuffix(".npz") + ".history.npz",  # the selection record
             path.name.removesuffix(".npz") + ".interest.npz",
             path.name.removesuffix(".npz") + ".interest.order",  # the interest order
             path.name,

@@ -62,6 +62,27 @@ def vectorizer_params(n_docs: int) -> dict[str, Any]:
     }
 
 
+#: The second index's token pattern (:func:`second_params`): tokens starting with a letter.
+LETTER_TOKENS = r"(?u)\b[a-zA-Z_][a-zA-Z0-9_]+\b"
+
+
+def second_params(n_docs: int) -> dict[str, Any]:
+    """Return the settings of the second index (:func:`vectorizer_params` with the English
+    stop list, tokens starting with a letter, terms in at least 2 papers and at most half
+    of them; 1 and all below 50 papers): arxiv-sanity-lite's choices, the index of
+    benchmarks/TRIAGE_RANK.md's session 12. The ranker's classifier on it is the second
+    candidate of the per-reader selection (:mod:`.select`, sessions 16-19)."""
+    out = vectorizer_params(n_docs)
+    small = n_docs < 50
+    out.update(
+        stop_words="english",
+        token_pattern=LETTER_TOKENS,
+        min_df=1 if small else 2,
+        max_df=1.0 if small else 0.5,
+    )
+    return out
+
+
 def person_token(name: str) -> str:
     """Return the feature token of an author: ``author_`` and the folded name's words."""
     return AUTHOR_TOKEN + _NOT_WORD.sub("_", name.lower()).strip("_")
@@ -91,17 +112,21 @@ def document(
     return " ".join(p for p in parts if p)
 
 
-def fit(texts: Sequence[str]) -> tuple[sparse.csr_matrix, list[str], np.ndarray]:
+def fit(
+    texts: Sequence[str], params: dict[str, Any] | None = None
+) -> tuple[sparse.csr_matrix, list[str], np.ndarray]:
     """Fit the vectorizer on ``texts``; return (matrix, vocabulary in column order, idf).
 
-    An empty vocabulary (no text at all) gives a matrix with no columns.
+    ``params``: the vectorizer's settings (default :func:`vectorizer_params`; the second
+    index: :func:`second_params`). An empty vocabulary (no text at all, nothing but stop
+    words, or no term left by ``min_df``/``max_df``) gives a matrix with no columns.
     """
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    vectorizer = TfidfVectorizer(**vectorizer_params(len(texts)))
+    vectorizer = TfidfVectorizer(**(params or vectorizer_params(len(texts))))
     try:
         matrix = vectorizer.fit_transform(texts)
-    except ValueError:  # "empty vocabulary": nothing but stop words or no text
+    except ValueError:  # "empty vocabulary" or "no terms remain": nothing to index
         return sparse.csr_matrix((len(texts), 0), dtype=np.float32), [], np.zeros(0)
     vocabulary = [str(t) for t in vectorizer.get_feature_names_out()]
     return sparse.csr_matrix(matrix, dtype=np.float32), vocabulary, vectorizer.idf_

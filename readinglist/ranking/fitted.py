@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 #: Bumped when the features or the index cache's contents change (old caches rebuilt).
-VERSION = 4
+VERSION = 5
 #: Bumped when the fitted scores' file changes (old files refitted).
 FITTED_VERSION = 1
 
@@ -143,13 +143,21 @@ def fitted_path(url: str) -> Path:
     A name over :data:`NAME_BYTES` bytes in UTF-8 (64 characters outside the Basic
     Multilingual Plane are 256) is named by a digest of it instead, so the file name
     stays within the 255 bytes POSIX file systems allow."""
+    return reader_path(url, "interest")
+
+
+def reader_path(url: str, kind: str) -> Path:
+    """Return the current reader's file ``kind`` of the library at ``url``, beside its
+    index cache, named as :func:`fitted_path` says (``library.db.KIND.npz``,
+    ``library.db.KIND-ana.npz``): ``interest`` the fitted scores, ``history`` the
+    ranker's selection record (:mod:`.select`)."""
     index = cache_path(url)
     stem = index.name.removesuffix(".npz").removesuffix(".rank")
     reader = decided.fold(decided.current())
     mine = "" if reader == decided.DEFAULT_READER else f"-{reader}"
     if len(mine.encode("utf-8")) > NAME_BYTES:
         mine = "-" + hashlib.sha256(reader.encode("utf-8")).hexdigest()[:20]
-    return index.with_name(f"{stem}.interest{mine}.npz")
+    return index.with_name(f"{stem}.{kind}{mine}.npz")
 
 
 def open_regular(path: Path) -> BinaryIO | None:

@@ -288,7 +288,14 @@ def balanced(y: np.ndarray, weight: np.ndarray, ratio: float = RATIO) -> np.ndar
     return out * (len(y) / float(out.sum()))
 
 
-def classifier(matrix: Features, y: np.ndarray, weight: np.ndarray) -> np.ndarray:
+def classifier(
+    matrix: Features,
+    y: np.ndarray,
+    weight: np.ndarray,
+    *,
+    keep: np.ndarray | None = None,
+    rows: int | None = None,
+) -> np.ndarray:
     """Return the term weights of a linear SVM of the positives against the negatives of
     ``y`` (1 / -1; 0: unlabelled), one per column of ``matrix``.
 
@@ -300,20 +307,26 @@ def classifier(matrix: Features, y: np.ndarray, weight: np.ndarray) -> np.ndarra
     decisions made, not the library's size (and the unlabelled together weigh at most
     ``UNLABELLED * UNLABELLED_ROWS``). The
     intercept is dropped: scores are standardised (:func:`scores_many`).
+
+    ``keep`` (a mask of the rows): fit on those rows alone, the others left out (the
+    held-out folds of :func:`.select.fold_scores`); ``rows``: at most this many
+    unlabelled rows (None: :data:`UNLABELLED_ROWS`).
     """
     from sklearn.svm import LinearSVC
 
-    labelled = np.flatnonzero(y != 0)
-    unlabelled = np.flatnonzero(y == 0)
-    if len(unlabelled) > UNLABELLED_ROWS:
-        unlabelled = unlabelled[np.linspace(0, len(unlabelled) - 1, UNLABELLED_ROWS).astype(int)]
-    rows = np.concatenate([labelled, unlabelled])
+    kept = np.ones(len(y), dtype=bool) if keep is None else keep
+    labelled = np.flatnonzero((y != 0) & kept)
+    unlabelled = np.flatnonzero((y == 0) & kept)
+    most = UNLABELLED_ROWS if rows is None else rows
+    if len(unlabelled) > most:
+        unlabelled = unlabelled[np.linspace(0, len(unlabelled) - 1, most).astype(int)]
+    at = np.concatenate([labelled, unlabelled])
     target = np.concatenate([np.sign(y[labelled]), -np.ones(len(unlabelled))]).astype(np.int8)
     sample = np.concatenate(
         [balanced(y[labelled], weight[labelled]), np.full(len(unlabelled), UNLABELLED)]
     )
     svm = LinearSVC(C=SVM_C, loss="squared_hinge", random_state=0)  # liblinear shuffles
-    svm.fit(_gather(matrix, rows), target, sample_weight=sample)
+    svm.fit(_gather(matrix, at), target, sample_weight=sample)
     return np.asarray(svm.coef_, dtype=np.float32).ravel()
 
 

@@ -24,7 +24,8 @@ from sqlalchemy.orm import Session
 
 from readinglist import decided
 from readinglist.models import PRIORITY_NAMES, Paper, PaperTag, Tag
-from readinglist.ranking import LIKE_MODEL, Term, Why, features, model
+from readinglist.ranking import LIKE_MODEL, Term, Why, features, fitted, model
+from readinglist.ranking import select as selection
 from readinglist.ranking.store import Index, load, positions
 from readinglist.records import STATUSES
 from readinglist.tables import DECISIONS
@@ -170,8 +171,12 @@ class Ranker:
         priorities: Sequence[str | None],
         tags: dict[int, list[str]],
         like: str | None = None,
+        history: selection.History | None = None,
     ) -> None:
         self.index = index
+        self.history = history
+        #: (candidate that ranks, what picked it, the second candidate's model or None)
+        self._choice: tuple[int, str, model.Model | None] = (0, "none", None)
         self.y, self.weight = model.labels(statuses, priorities)
         self.tags = tags
         self.like: model.Model | None = None
@@ -194,13 +199,18 @@ class Ranker:
         """Return the ranker of the library in ``session`` (the index cached per ``url``;
         ``streamed``: its rows stay in the cache file; ``on_build``: told before the
         index is rebuilt; see :func:`.store.load`)."""
-        return cls.of_index(session, load(session, url, streamed=streamed, on_build=on_build), like)
+        index = load(session, url, streamed=streamed, on_build=on_build)
+        return cls.of_index(session, index, like, url)
 
     @classmethod
-    def of_index(cls, session: Session, index: Index, like: str | None = None) -> Ranker:
+    def of_index(
+        cls, session: Session, index: Index, like: str | None = None, url: str | None = None
+    ) -> Ranker:
         """Return the ranker of ``index`` with the decisions of the library in ``session``
         as they are now (read again for each fit of a triage run's background thread,
-        which keeps its index)."""
+        which keeps its index); with ``url`` (the library's), the current reader's
+        selection record kept for it (:func:`.select.read_history`), which its fits
+        continue."""
         # Per row of the index, in lists of shared strings and an array (issue 17: a dict
         # of every paper's (status, priority) and one of its batch took 200 MB at the
         # peak of `list --json` on 500,000 papers): Core rows read a block at a time.
@@ -233,16 +243,23 @@ class Ranker:
         y, _ = model.labels(statuses, priorities)
         positive = set(index.ids[y > 0].tolist())
         judged = judged_tags(tags, BatchOf(index, batches), positive)
-        return cls(index, statuses, priorities, judged, like)
+        history = None
+        if url is not None and index.second is not None:
+            history = selection.read_history(url, fitted.change_counter(session))
+        return cls(index, statuses, priorities, judged, like, history)
 
     # --- models ---------------------------------------------------------------------------
 
     def learnt_from(self) -> str:
         """Say what the models learn from: "learnt from 12 wanted, 30 skipped" (wanted:
         to-read, reading, read or priority high; skipped: status skipped or priority
-        low, :func:`.model.labels`), and the ``--like`` text when there is one."""
+        low, :func:`.model.labels`), and the ``--like`` text when there is one; "on the
+        stop-listed terms" when the second index's classifier ranks (:mod:`.select`)."""
         wanted, skipped = int((self.y > 0).sum()), int((self.y < 0).sum())
         text = f"learnt from {wanted} wanted, {skipped} skipped"
+        if self.index.second is not None and self.has_model:
+            self.scores()
+            text += " on the stop-listed terms" if self._choice[0] == 1 else ""
         return text + (" and the --like text" if self.like is not None else "")
 
     @property
@@ -258,6 +275,7 @@ class Ranker:
         y, w = model.labels([status], [priority])
         self.y[row], self.weight[row] = y[0], w[0]
         self._coefs = self._scores = None
+        self._choice = (0, "none", None)
 
     def coefs(self) -> list[tuple[str, model.Model]]:
         """Return the models as (name, model): ``""`` for the global one, tags after."""
@@ -288,15 +306,45 @@ class Ranker:
         return found
 
     def scores(self) -> np.ndarray | None:
-        """Return every row's interest (its best score over the models), or None."""
+        """Return every row's interest (its best score over the models), or None. The
+        model of all decisions is the candidate :meth:`_selected` picks."""
         if self._scores is None:
             coefs = self.coefs()
             if not coefs:
                 return None
             matrix, dense = self.index.matrix, self.index.dense
             stack = model.scores_many([m for _, m in coefs], matrix, dense)
+            if coefs[0][0] == "" and self.index.second is not None:
+                stack[0] = self._selected(stack[0])
             self._scores = stack[0] if len(stack) == 1 else np.vstack(stack).max(axis=0)
         return self._scores
+
+    def _selected(self, committed: np.ndarray) -> np.ndarray:
+        """The scores of the candidate that ranks for this reader (:func:`.select.choose`)
+        given the committed index's model's (``committed``): the same classifier fitted
+        on the second index, the reader's record (:attr:`history`) brought up to date
+        with both and written back, then the pick kept in :attr:`_choice`."""
+        second = self.index.second
+        assert second is not None
+        other = model.fit(second.matrix, second.dense, self.y, self.weight)
+        if other is None:  # a second index without terms
+            return committed
+        cands = [committed, other.scores(second.matrix, second.dense)]
+        if self.history is not None and selection.record(self.history, self.index, self.y, cands):
+            selection.write_history(self.history)
+        pick, source = selection.choose([self.index, second], self.y, self.weight, self.history)
+        self._choice = (pick, source, other)
+        return cands[pick]
+
+    def _ranking(self) -> list[tuple[str, model.Model, Index]]:
+        """The models that give the interest, each with the index it reads: the model of
+        all decisions is the second index's when :meth:`_selected` picked it."""
+        found = [(name, m, self.index) for name, m in self.coefs()]
+        pick, _, other = self._choice
+        if found and found[0][0] == "" and pick == 1 and other is not None:
+            assert self.index.second is not None
+            found[0] = ("", other, self.index.second)
+        return found
 
     # --- what the commands ask ----------------------------------------------------------------
 
@@ -329,19 +377,27 @@ class Ranker:
         adding up to the score), or None without a model or for a paper not indexed.
 
         The model is the one giving the paper its interest (``""``: all decisions, else a
-        tag's); a term's part is its tf-idf value times the model's weight, scaled as the
+        tag's), with the terms of the index it reads (the second index's when its
+        classifier ranks, :mod:`.select`); a term's part is its tf-idf value times the model's weight, scaled as the
         score is (``model.Model.parts``); the ``n`` largest each way are named.
         """
-        coefs = self.coefs()
         row = self.index.row.get(pid)
-        if not coefs or row is None:
+        if self.scores() is None or row is None:
             return None
-        matrix, dense = self.index.matrix, self.index.dense
-        scores = [float(s[row]) for s in model.scores_many([m for _, m in coefs], matrix, dense)]
+        coefs = self._ranking()
+        mine = [m for _, m, index in coefs if index is self.index]  # one pass for these
+        shared = iter(model.scores_many(mine, self.index.matrix, self.index.dense))
+        scores = [
+            float(
+                (next(shared) if index is self.index else m.scores(index.matrix, index.dense))[row]
+            )
+            for _, m, index in coefs
+        ]
         best = int(np.argmax(scores))
-        cols, contrib, offset, topic = coefs[best][1].parts(matrix, dense, row)
+        index = coefs[best][2]
+        cols, contrib, offset, topic = coefs[best][1].parts(index.matrix, index.dense, row)
         order = np.argsort(-contrib, kind="stable")
-        vocab = self.index.vocabulary
+        vocab = index.vocabulary
         up = [int(i) for i in order[:n] if contrib[i] > 0]
         down = [int(i) for i in order[::-1][:n] if contrib[i] < 0]
         named = set(up + down)

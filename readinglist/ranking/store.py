@@ -73,6 +73,10 @@ class Index:
     digests: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
     #: The papers' last ``updated_at`` when the cache was written (:attr:`Counter.updated`).
     updated: str = ""
+    #: The same papers' rows in the second index (:func:`.features.second_params`, its
+    #: own terms and LSA rows; ``ids`` as these): the second candidate of the ranker's
+    #: per-reader selection (:mod:`.select`). None: the ranker keeps its one classifier.
+    second: Index | None = None
 
     def __post_init__(self) -> None:
         self._sorter = np.argsort(self.ids, kind="stable")
@@ -184,9 +188,22 @@ def build(session: Session) -> Index:
     libraries on one thread each (:func:`one_thread`)."""
     ids, texts = documents(session)
     with one_thread():
-        matrix, vocabulary, idf = features.fit(texts)
-        reduced = lsa(matrix)
-    return Index(np.asarray(ids, dtype=np.int64), matrix, vocabulary, idf, reduced, digests(texts))
+        return index_of(texts, ids)
+
+
+def index_of(texts: Sequence[str], ids: Sequence[int] | None = None) -> Index:
+    """The index of the feature texts ``texts`` (:func:`.features.document`) of the papers
+    ``ids`` (default 0, 1, ...): the tf-idf rows (:func:`.features.fit`) and their LSA
+    rows (:func:`lsa`), and the same of the second index (:func:`.features.second_params`)
+    as :attr:`Index.second`. The one rule of what an index holds: :func:`build` and the
+    benchmarks (which have no database) call it."""
+    rows = np.asarray(range(len(texts)) if ids is None else ids, dtype=np.int64)
+    matrix, vocabulary, idf = features.fit(texts)
+    second_matrix, second_vocabulary, second_idf = features.fit(
+        texts, features.second_params(len(texts))
+    )
+    second = Index(rows, second_matrix, second_vocabulary, second_idf, lsa(second_matrix))
+    return Index(rows, matrix, vocabulary, idf, lsa(matrix), digests(texts), second=second)
 
 
 def one_thread() -> AbstractContextManager[Any]:
@@ -266,7 +283,8 @@ _UNREADABLE = UNREADABLE
 
 def _read(path: Path, counter: Counter, streamed: bool = False) -> Index | None:
     """The cached index at ``path`` when it was written for ``counter`` and passes
-    :func:`.trust.check_layout` and :func:`.trust.check_values`; else None (rebuilt)."""
+    :func:`.trust.check_layout` and :func:`.trust.check_values` (its second index too);
+    else None (rebuilt)."""
     handle = open_regular(path)
     if handle is None:
         return None
@@ -283,32 +301,12 @@ def _read(path: Path, counter: Counter, streamed: bool = False) -> Index | None:
             data.close()
             handle.close()
             return None
-        shape = (int(data["shape"][0]), int(data["shape"][1]))
-        trust.check_shape(shape, layout)
-        matrix: sparse.csr_matrix | stored.StoredCSR
-        dense: np.ndarray | stored.StoredDense | None
-        if streamed:
-            matrix = stored.StoredCSR(
-                handle, layout["data"], layout["indices"], data["indptr"], shape
-            )
-            matrix.verify()
-            has_dense = layout["dense"].shape[0] > 0
-            dense = stored.StoredDense(handle, layout["dense"]) if has_dense else None
-            if dense is not None:
-                dense.verify(shape[0])
-        else:
-            matrix = trust.checked_csr(data["data"], data["indices"], data["indptr"], shape)
-            dense = data["dense"] if data["dense"].size else None
-        index = Index(
-            data["ids"],
-            matrix,
-            partial(_terms, data, None if streamed else handle),
-            data["idf"],
-            dense,
-            data["digests"],
-            str(data["updated"]),
-        )
+        terms = _Vocabularies(data, None if streamed else handle)
+        second = _rows(handle, data, layout, trust.SECOND, streamed, terms)
+        index = _rows(handle, data, layout, "", streamed, terms)
+        index.digests, index.updated, index.second = data["digests"], str(data["updated"]), second
         trust.check_values(index, counter.shape)
+        trust.check_values(second, counter.shape)
         # The file stays open until the terms are read (and, streamed, while the rows
         # are: the stored rows hold it): a rebuild that replaces it meanwhile
         # (os.replace) leaves this open file as it was, terms and matrix alike.
@@ -319,36 +317,98 @@ def _read(path: Path, counter: Counter, streamed: bool = False) -> Index | None:
         return None
 
 
-def _terms(data: Any, handle: BinaryIO | None) -> list[str]:
-    """The vocabulary of the open cache file ``data`` (an ``NpzFile``, then closed with
-    ``handle``, the file it reads, when given), read by :attr:`Index.vocabulary` on first
-    use."""
-    try:
-        return [str(t) for t in data["vocabulary"]]
-    finally:
-        data.close()
-        if handle is not None:
-            handle.close()
+def _rows(
+    handle: BinaryIO,
+    data: Any,
+    layout: dict[str, stored.Member],
+    prefix: str,
+    streamed: bool,
+    terms: _Vocabularies,
+) -> Index:
+    """The index whose members are named ``prefix`` + their name in the open cache file
+    ``data`` (``handle``, of ``layout``): its rows in memory, or ``streamed`` from the
+    file; its terms read on first use (``terms``). Raises what :data:`_UNREADABLE` names."""
+    shape = (int(data[prefix + "shape"][0]), int(data[prefix + "shape"][1]))
+    trust.check_shape(shape, layout, prefix)
+    matrix: sparse.csr_matrix | stored.StoredCSR
+    dense: np.ndarray | stored.StoredDense | None
+    if streamed:
+        matrix = stored.StoredCSR(
+            handle,
+            layout[prefix + "data"],
+            layout[prefix + "indices"],
+            data[prefix + "indptr"],
+            shape,
+        )
+        matrix.verify()
+        has_dense = layout[prefix + "dense"].shape[0] > 0
+        dense = stored.StoredDense(handle, layout[prefix + "dense"]) if has_dense else None
+        if dense is not None:
+            dense.verify(shape[0])
+    else:
+        matrix = trust.checked_csr(
+            data[prefix + "data"], data[prefix + "indices"], data[prefix + "indptr"], shape
+        )
+        dense = data[prefix + "dense"] if data[prefix + "dense"].size else None
+    vocabulary = prefix + "vocabulary"
+    return Index(data["ids"], matrix, partial(terms.read, vocabulary), data[prefix + "idf"], dense)
+
+
+class _Vocabularies:
+    """The two vocabularies of the open cache file ``data`` (an ``NpzFile``), each read on
+    first use (:attr:`Index.vocabulary`); once both are read, ``data`` is closed, and
+    ``handle`` (the file it reads) with it when given."""
+
+    def __init__(self, data: Any, handle: BinaryIO | None) -> None:
+        self.data, self.handle = data, handle
+        self.left = {"vocabulary", trust.SECOND + "vocabulary"}
+
+    def read(self, name: str) -> list[str]:
+        """The terms of the member ``name``."""
+        try:
+            return [str(t) for t in self.data[name]]
+        finally:
+            self.left.discard(name)
+            if not self.left:
+                self.data.close()
+                if self.handle is not None:
+                    self.handle.close()
 
 
 def _write(path: Path, counter: Counter, index: Index) -> None:
-    if not isinstance(index.matrix, sparse.csr_matrix) or isinstance(
-        index.dense, stored.StoredDense
-    ):
+    second = index.second
+    if second is None or not all(_built(i) for i in (index, second)):
         return  # only a built index is written, never one read from the file
-    save_atomically(
-        path,
-        {
-            "counter": np.array(counter.shape),
-            "updated": np.array(counter.updated),
-            "digests": index.digests,
-            "ids": index.ids,
-            "data": index.matrix.data,
-            "indices": index.matrix.indices,
-            "indptr": index.matrix.indptr,
-            "shape": np.array(index.matrix.shape),
-            "vocabulary": np.array(index.vocabulary, dtype=str),
-            "idf": index.idf,
-            "dense": index.dense if index.dense is not None else np.zeros((0, 0), np.float32),
-        },
+    arrays = {
+        "counter": np.array(counter.shape),
+        "updated": np.array(counter.updated),
+        "digests": index.digests,
+        "ids": index.ids,
+    }
+    arrays.update(_arrays(index, ""))
+    arrays.update(_arrays(second, trust.SECOND))
+    save_atomically(path, arrays)
+
+
+def _built(index: Index) -> bool:
+    """True for an index built in memory (not one read from the file)."""
+    return isinstance(index.matrix, sparse.csr_matrix) and not isinstance(
+        index.dense, stored.StoredDense
     )
+
+
+def _arrays(index: Index, prefix: str) -> dict[str, np.ndarray]:
+    """The members of the cache file that hold ``index``'s rows and terms, named with
+    ``prefix`` (:func:`_rows` reads them back)."""
+    matrix = index.matrix
+    assert isinstance(matrix, sparse.csr_matrix)
+    dense = index.dense if isinstance(index.dense, np.ndarray) else np.zeros((0, 0), np.float32)
+    return {
+        prefix + "data": matrix.data,
+        prefix + "indices": matrix.indices,
+        prefix + "indptr": matrix.indptr,
+        prefix + "shape": np.array(matrix.shape),
+        prefix + "vocabulary": np.array(index.vocabulary, dtype=str),
+        prefix + "idf": index.idf,
+        prefix + "dense": dense,
+    }

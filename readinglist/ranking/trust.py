@@ -47,12 +47,12 @@ MAX_DIMS = 256
 #: The longest text of the scalar members (the change counter, the ISO time).
 MAX_SCALAR_TEXT = 200
 
-#: name: (dtype kinds allowed, number of dimensions) of each member ``_write`` stores.
-_MEMBERS: dict[str, tuple[str, int]] = {
-    "counter": ("U", 0),
-    "updated": ("U", 0),
-    "digests": ("u", 1),
-    "ids": ("i", 1),
+#: The prefix of the members holding the second index (``store.Index.second``).
+SECOND = "second_"
+
+#: name: (dtype kinds allowed, number of dimensions) of the members of one index's rows
+#: and terms: the committed index's by these names, the second's prefixed :data:`SECOND`.
+_ROWS: dict[str, tuple[str, int]] = {
     "data": ("f", 1),
     "indices": ("i", 1),
     "indptr": ("i", 1),
@@ -60,6 +60,16 @@ _MEMBERS: dict[str, tuple[str, int]] = {
     "vocabulary": ("U", 1),
     "idf": ("f", 1),
     "dense": ("f", 2),
+}
+
+#: name: (dtype kinds allowed, number of dimensions) of each member ``_write`` stores.
+_MEMBERS: dict[str, tuple[str, int]] = {
+    "counter": ("U", 0),
+    "updated": ("U", 0),
+    "digests": ("u", 1),
+    "ids": ("i", 1),
+    **_ROWS,
+    **{SECOND + name: kind for name, kind in _ROWS.items()},
 }
 
 
@@ -91,25 +101,27 @@ def check_layout(layout: dict[str, Member], counter: str) -> None:
         if layout[name].dtype.itemsize > 4 * MAX_SCALAR_TEXT:
             raise ValueError(f"the ranking cache's {name} is too long")
     rows, _ = papers_counted(counter)
-    columns = layout["idf"].shape[0]
-    dense = layout["dense"].shape
-    if (
-        layout["ids"].shape != (rows,)
-        or layout["digests"].shape != (rows,)
-        or layout["indptr"].shape != (rows + 1,)
-        or layout["shape"].shape != (2,)
-        or columns > MAX_COLUMNS
-        or layout["vocabulary"].shape != (columns,)
-        or layout["indices"].shape != layout["data"].shape
-        or not (dense == (0, 0) or (dense[0] == rows and 1 <= dense[1] <= MAX_DIMS))
-    ):
+    if layout["ids"].shape != (rows,) or layout["digests"].shape != (rows,):
         raise ValueError("the ranking cache's arrays do not fit the library")
+    for prefix in ("", SECOND):
+        columns = layout[prefix + "idf"].shape[0]
+        dense = layout[prefix + "dense"].shape
+        if (
+            layout[prefix + "indptr"].shape != (rows + 1,)
+            or layout[prefix + "shape"].shape != (2,)
+            or columns > MAX_COLUMNS
+            or layout[prefix + "vocabulary"].shape != (columns,)
+            or layout[prefix + "indices"].shape != layout[prefix + "data"].shape
+            or not (dense == (0, 0) or (dense[0] == rows and 1 <= dense[1] <= MAX_DIMS))
+        ):
+            raise ValueError("the ranking cache's arrays do not fit the library")
 
 
-def check_shape(shape: tuple[int, int], layout: dict[str, Member]) -> None:
-    """Raise ValueError unless the stored matrix ``shape`` is one row per paper id and
-    one column per idf value of ``layout`` (checked by :func:`check_layout`)."""
-    if shape != (layout["ids"].shape[0], layout["idf"].shape[0]):
+def check_shape(shape: tuple[int, int], layout: dict[str, Member], prefix: str = "") -> None:
+    """Raise ValueError unless the stored matrix ``shape`` (of the index whose members are
+    named ``prefix`` + their name) is one row per paper id and one column per idf value
+    of ``layout`` (checked by :func:`check_layout`)."""
+    if shape != (layout["ids"].shape[0], layout[prefix + "idf"].shape[0]):
         raise ValueError("the ranking cache's matrix shape does not fit its arrays")
 
 
@@ -223,3 +235,59 @@ def check_ranked(ids: Sequence[int], scores: Sequence[float], counter: str) -> N
         raise ValueError("the interest order's scores are not all finite and bounded")
     if any(later > earlier for earlier, later in itertools.pairwise(scores)):
         raise ValueError("the interest order's scores do not fall")
+
+
+#: name: (dtype kinds allowed, number of dimensions) of each member of the ranker's
+#: selection record (:func:`.select.write_history`).
+_HISTORY: dict[str, tuple[str, int]] = {
+    "ids": ("i", 1),
+    "scores": ("f", 2),
+    "good": ("f", 1),
+    "wins": ("f", 1),
+    "pairs": ("f", 0),
+}
+
+
+def check_history_layout(layout: dict[str, Member], counter: str) -> None:
+    """Raise ValueError unless ``layout`` (:func:`.stored.members`) is that of a selection
+    record of the library whose change counter is ``counter``: exactly its members, each
+    of its kind, two scores per paper id, at most one id per paper id up to the highest,
+    two pair counts per candidate (nothing is read but the headers)."""
+    if set(layout) != set(_HISTORY):
+        raise ValueError("the selection record does not hold the arrays it should")
+    for name, (kinds, ndim) in _HISTORY.items():
+        member = layout[name]
+        if member.dtype.kind not in kinds or len(member.shape) != ndim:
+            raise ValueError(f"the selection record's {name} is not what it should be")
+        if member.dtype.itemsize not in (4, 8):
+            raise ValueError(f"the selection record's {name} is not what it should be")
+    _, highest = papers_counted(counter)
+    count = layout["ids"].shape[0]
+    if (
+        count > highest
+        or layout["scores"].shape != (2, count)
+        or layout["good"].shape != (2,)
+        or layout["wins"].shape != (2,)
+    ):
+        raise ValueError("the selection record does not fit the library")
+
+
+def check_history(
+    ids: np.ndarray, scores: np.ndarray, counts: Sequence[np.ndarray], counter: str
+) -> None:
+    """Raise ValueError unless the selection record's ``ids`` are positive, ascending,
+    unique and at most the highest paper id of ``counter``, its ``scores`` finite and
+    bounded, and its ``counts`` (pairs ordered right per candidate, rounds won, pairs)
+    finite and not negative, none of the pairs ordered right above the pairs."""
+    import numpy as np
+
+    _, highest = papers_counted(counter)
+    if len(ids) and (ids[0] < 1 or ids[-1] > highest or (np.diff(ids) <= 0).any()):
+        raise ValueError("the selection record's paper ids are not the library's")
+    if not _bounded(scores):
+        raise ValueError("the selection record's scores are not all finite and bounded")
+    good, wins, pairs = (np.asarray(c, dtype=np.float64) for c in counts)
+    if not all(np.isfinite(c).all() and (c >= 0).all() for c in (good, wins, pairs)):
+        raise ValueError("the selection record's counts are not all finite and positive")
+    if (good > pairs * (1 + 1e-9)).any():
+        raise ValueError("the selection record orders more pairs than it counted")
