@@ -155,14 +155,57 @@ def screen_select(
     )
 
 
+def build_cost(docs: list[str], runs: int = 3) -> None:
+    """The cold build of the index of ``docs`` (process CPU, median of ``runs``, one
+    thread as ``store.build``) and the size of its cache file: the committed index
+    alone (features.fit and its LSA rows, sessions 13-18) against the product's
+    (store.index_of: the second index and its LSA rows too, session 19)."""
+    import tempfile
+
+    from readinglist.ranking import fitted, store
+
+    def committed() -> store.Index:
+        matrix, vocab, idf = features.fit(docs)
+        rows = np.arange(len(docs), dtype=np.int64)
+        return store.Index(rows, matrix, vocab, idf, store.lsa(matrix), store.digests(docs))
+
+    def both() -> store.Index:
+        return store.index_of(docs)
+
+    counter = fitted.Counter(f"v{fitted.VERSION}|{len(docs)}|{len(docs)}|0|0", "")
+    for name, make in (("committed alone", committed), ("with the second index", both)):
+        spent = []
+        for _ in range(runs):
+            begin = time.process_time()
+            with store.one_thread():
+                index = make()
+            spent.append(time.process_time() - begin)
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "cache.npz"
+            if index.second is None:  # the members of sessions 13-18's cache file
+                head = {"counter": np.array(counter.shape), "updated": np.array("")}
+                head.update(digests=index.digests, ids=index.ids)
+                fitted.save_atomically(path, {**head, **store._arrays(index, "")})
+            else:
+                store._write(path, counter, index)
+            size = path.stat().st_size
+        print(
+            f"cold index build, {name}, {len(docs)} papers: median CPU"
+            f" {float(np.median(spent)):.2f} s; cache file {size / 2**20:.1f} MiB",
+            flush=True,
+        )
+
+
 def cost(opts: select_rank.Options | None) -> None:
     """The CPU of one re-rank: the fit(s) and every paper's score, 5 wanted + 45 skipped
     (protocol A's first draw) on the ACL 2020 index; median of 15, process CPU; the
-    committed classifier alone, the product's Ranker and, with ``opts``, its selection at full, 1,000 and 500 undecided
-    rows per fold's fit, alternated (one index build for all), then the selection alone."""
+    committed classifier alone, the product's Ranker and, with ``opts``, its selection at
+    full, 1,000 and 500 undecided rows per fold's fit, alternated (one index build for
+    all), then the selection alone. First :func:`build_cost`."""
     import random
 
     corpus = triage_rank.Corpus(triage_rank.read_entries(triage_rank.DATA), "2020")
+    build_cost(corpus.docs)
     second = corpus.index.second
     rel = corpus.relevant(corpus.workshops[0])
     rng = random.Random(1000)

@@ -8,6 +8,8 @@ Layout, each module importing only the ones above it:
   fitted interest of every paper kept under it (numpy alone: read without the rest);
 * ``store``: the tf-idf matrix of the whole library, cached in a file and rebuilt when
   the library changed (a change counter), never a source of truth;
+* ``select``: which of the two indexes' classifiers ranks for a reader (folds on their
+  decisions, a prequential record kept per reader beside the cache);
 * ``ranker``: the facade the commands use: interest scores and order, per-tag models,
   ``--like`` seeds, explanations (``show --why``), similar papers, topics.
 

@@ -1,7 +1,9 @@
 """The facade the commands use: interest scores and order, explanations, similar papers.
 
 A :class:`Ranker` holds the library's tf-idf :class:`~.store.Index` and the labels of
-its decisions (:func:`.model.labels`). Its models: one over every decision, and one per
+its decisions (:func:`.model.labels`). Its models: one over every decision (fitted on
+the committed index and on the second, :attr:`.store.Index.second`: the reader's own
+decisions and their record pick which ranks, :mod:`.select`), and one per
 tag carried by at least two positives (positives with that tag against every
 negative), so that a user with two interests gets both (a tag an import gave to all of
 its papers is not an interest: :func:`judged_tags`); a paper's interest is its best

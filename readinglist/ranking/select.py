@@ -127,7 +127,7 @@ def record(hist: History, index: Index, y: np.ndarray, cands: Sequence[np.ndarra
     the undecided papers' scores of now are kept. Without such a paper (no decision
     since, or a changed one) ``hist`` is left as it is. Returns True when it changed."""
     if hist.started:
-        rows = index.rows_of(hist.ids.tolist())
+        rows = index.rows_of(hist.ids)
         new = np.zeros(len(rows), dtype=bool)
         new[rows >= 0] = y[rows[rows >= 0]] != 0
         if not new.any():

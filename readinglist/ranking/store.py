@@ -1,5 +1,10 @@
 """The tf-idf matrix of the library, cached beside it and rebuilt when stale.
 
+Two matrices, in fact: the committed index (:func:`.features.vectorizer_params`) and
+the second (:func:`.features.second_params`, :attr:`Index.second`), built together
+(:func:`index_of`), kept in the same file and checked the same way: the ranker's
+per-reader selection (:mod:`.select`) fits its classifier on both.
+
 Cache choice: a file, not a table. The matrix is derived data (rebuilt from the papers
 at any time), large (megabytes at 100,000 papers) and read whole; a file keeps it out of
 backups, migrations and the schema, and loading an ``.npz`` is a few milliseconds.
@@ -100,13 +105,13 @@ class Index:
             self.terms = self.terms()
         return self.terms
 
-    def rows_of(self, pids: Sequence[int]) -> np.ndarray:
+    def rows_of(self, pids: Sequence[int] | np.ndarray) -> np.ndarray:
         """Return the row of each paper id (-1 for a paper not in the index), vectorised."""
         at = positions(self._sorted, pids)
         return np.where(at >= 0, self._sorter[at], -1)
 
 
-def positions(sorted_ids: np.ndarray, pids: Sequence[int]) -> np.ndarray:
+def positions(sorted_ids: np.ndarray, pids: Sequence[int] | np.ndarray) -> np.ndarray:
     """Return where each of ``pids`` is in ``sorted_ids`` (ascending), -1 where absent:
     the look-up of :meth:`Index.rows_of` and of the ranker's ``Interest``."""
     wanted = np.asarray(pids, dtype=np.int64)

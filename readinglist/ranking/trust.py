@@ -16,7 +16,11 @@ it claims to describe (the paper count of the change counter):
   index in range: scipy's own ``check_format(full_check=True)`` rules), finite numbers,
   paper ids positive, unique and at most the library's highest id.
 
-Each raises ValueError, which :func:`.store.load` takes as "rebuild the cache".
+The second index (``store.Index.second``: members prefixed :data:`SECOND`) is held to
+the same rules, beside the first. Each raises ValueError, which :func:`.store.load`
+takes as "rebuild the cache". The ranker's selection record (:mod:`.select`) is held to
+its shape too (:func:`check_history_layout`, :func:`check_history`) and taken as
+"start again".
 The fitted scores' file (:mod:`.fitted`) is held to its shape the same way
 (:func:`check_fitted_layout`, :func:`check_fitted`), and taken as "fit again". scipy
 is imported only to check a matrix: reading the fitted scores needs numpy alone, and
