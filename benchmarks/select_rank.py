@@ -1,11 +1,12 @@
-"""Per-reader model selection between two indexes (benchmarks/TRIAGE_RANK.md, sessions 16-18).
+"""Per-reader model selection between two indexes (benchmarks/TRIAGE_RANK.md, sessions 16-19).
 
 A variant of the product's :class:`readinglist.ranking.ranker.Ranker` for
 benchmarks/tune_rank.py (``--select``): two classifiers, each the product's
 (:func:`readinglist.ranking.model.classifier`: ELAS u4's LinearSVC, C 0.11, ratio 9.8,
 undecided rows 0.02), one on the committed index (ASReview LAB's vectorizer) and one on
-session 12's (:func:`second_params`: English stop list, tokens starting with a letter,
-min_df 2, max_df 0.5). Once the reader has >= ``k`` wanted and >= ``k`` skipped papers,
+the second (:func:`readinglist.ranking.features.second_params`, session 12's: English
+stop list, tokens starting with a letter, min_df 2, max_df 0.5; ``Index.second``, built
+by ``store.index_of``). Once the reader has >= ``k`` wanted and >= ``k`` skipped papers,
 ``k``-fold stratified cross-validation on their own decisions (the held-out decisions
 left out of the fit, not made undecided; each candidate's held-out AUC of wanted against
 skipped, averaged over the folds) picks the classifier that ranks; ties and fewer
@@ -17,9 +18,12 @@ the folds' criterion with undecided rows as skips, prequential selection (each
 candidate's scores of the last re-rank tested on the decisions made since:
 :func:`record`, :func:`prequential`) and team-draft interleaving (:func:`team_draft`).
 
-Inputs: the committed :class:`~readinglist.ranking.store.Index` and the second one
-(:func:`second_index`); outputs: every row's score, as :meth:`Ranker.scores`. Nothing
-here is in the product.
+Session 19 adopted ``--preq tiebreak --fold-rows 1000`` in the product
+(:mod:`readinglist.ranking.select`); the folds, their AUC, the record and its
+prequential pick are imported from there, not copied. The committed Ranker under a
+variant is the product's without its second index (selection off).
+
+Inputs: the index with its second; outputs: every row's score, as :meth:`Ranker.scores`.
 """
 
 from __future__ import annotations
@@ -31,26 +35,16 @@ from typing import Any
 
 import numpy as np
 
-from readinglist.ranking import features, model
+from readinglist.ranking import model
 from readinglist.ranking import select as selection
 from readinglist.ranking.ranker import Ranker
 from readinglist.ranking.select import History, auc, folds, prequential
-from readinglist.ranking.store import Index, lsa
+from readinglist.ranking.store import Index
 
 __all__ = ["History", "auc", "folds", "prequential"]
 
 #: The rows a team draft interleaves: one screen (protocol C's and SYNERGY's batch).
 DRAFT = 10
-
-#: Session 12's vectorizer: the product's second index since session 19.
-second_params = features.second_params
-
-
-def second_index(docs: Sequence[str]) -> Index:
-    """The second index of ``docs`` (:func:`readinglist.ranking.features.second_params`,
-    its LSA rows; rows as the committed index's): as ``store.index_of`` builds it."""
-    matrix, vocab, idf = features.fit(docs, second_params(len(docs)))
-    return Index(np.arange(len(docs), dtype=np.int64), matrix, vocab, idf, lsa(matrix))
 
 
 @dataclass

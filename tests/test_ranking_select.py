@@ -89,7 +89,7 @@ def test_the_folds_pick_the_candidate_with_the_higher_held_out_auc(telling: str)
     good, bad = _telling(1), _noise(2)
     index = _index(bad, good) if telling == "second" else _index(good, bad)
     statuses = _statuses(WANTED, SKIPPED)
-    got = select.fold_scores([index, index.second], *_labels(statuses))  # type: ignore[list-item]
+    got = select.fold_scores(_both(index), *_labels(statuses))
     assert (got[1] > got[0]) == (telling == "second"), got
     ranker = _ranker(index, statuses, None)
     scores = ranker.scores()
@@ -105,6 +105,12 @@ def test_the_folds_pick_the_candidate_with_the_higher_held_out_auc(telling: str)
     assert why.up[0].term == "t0"
 
 
+def _both(index: Index) -> list[Index]:
+    """The committed index and its second."""
+    assert index.second is not None
+    return [index, index.second]
+
+
 def _labels(statuses: list[str]) -> tuple[np.ndarray, np.ndarray]:
     from readinglist.ranking import model
 
@@ -117,7 +123,7 @@ def test_a_tie_of_the_folds_is_broken_by_the_record(favoured: int) -> None:
     past scores ordered more of the later decisions' pairs right ranks."""
     index = _index(_telling(1), _telling(3))
     statuses = _statuses(WANTED, SKIPPED)
-    assert len(set(select.fold_scores([index, index.second], *_labels(statuses)))) == 1  # type: ignore[list-item]
+    assert len(set(select.fold_scores(_both(index), *_labels(statuses)))) == 1
     history = select.History(good=np.array([1.0, 3.0][:: 1 if favoured else -1]), pairs=4.0)
     history.started = True
     ranker = _ranker(index, statuses, history)
@@ -134,7 +140,9 @@ def test_before_three_and_three_the_record_decides_else_the_committed_one() -> N
     index = _index(_noise(2), _telling(1))
     statuses = _statuses(WANTED[:2], SKIPPED[:2])
     ranker = _ranker(index, statuses, select.History())  # a fresh record: nothing scored
-    assert np.array_equal(ranker.scores(), _alone(index, statuses))  # type: ignore[arg-type]
+    scores = ranker.scores()
+    assert scores is not None
+    assert np.array_equal(scores, _alone(index, statuses))
     assert ranker._choice[:2] == (0, "none")
     # the next two decisions, scored by the candidates' scores of the last re-rank
     ranker.decide(3, "to-read")

@@ -380,8 +380,9 @@ class Ranker:
 
         The model is the one giving the paper its interest (``""``: all decisions, else a
         tag's), with the terms of the index it reads (the second index's when its
-        classifier ranks, :mod:`.select`); a term's part is its tf-idf value times the model's weight, scaled as the
-        score is (``model.Model.parts``); the ``n`` largest each way are named.
+        classifier ranks, :mod:`.select`); a term's part is its tf-idf value times the
+        model's weight, scaled as the score is (``model.Model.parts``); the ``n``
+        largest each way are named.
         """
         row = self.index.row.get(pid)
         if self.scores() is None or row is None:
