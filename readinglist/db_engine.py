@@ -96,11 +96,15 @@ def make_engine(url: str) -> Engine:
     commands, as the tests do) gets the engine it made before, for the same database
     (an SQLite file by its absolute path), busy timeout and process: SQLAlchemy caches
     compiled SQL and the server's first-connect answers per engine, and compiling costs
-    about 40% of a short command's CPU. Like a new engine, it holds no idle connection
-    (those of an earlier use are closed: the server may have ended them, the file may
-    have been replaced); callers still ``dispose()`` it when done. The
-    :data:`KEPT_ENGINES` most recent are kept; an in-memory SQLite database is never
-    shared (each engine is its own database).
+    about 40% of a short command's CPU. A kept SQLite engine holds no idle connection (those
+    of an earlier use are closed: the file may have been replaced); a kept server engine
+    keeps its pool's idle connections between commands (SQLAlchemy's pool as intended: a
+    new server process costs the server ~7 ms of CPU and its catalog caches), each tested
+    before use (``pool_pre_ping``: one ended by the server is replaced). Callers hand an
+    engine back with :func:`release`. The :data:`KEPT_ENGINES` most recent are kept (one
+    pushed out is disposed); an in-memory SQLite database is never shared (each engine is
+    its own database). A forked child forgets the parent's engines without closing their
+    connections (SQLAlchemy's "Using Connection Pools with Multiprocessing or os.fork()").
     """
     if url.lower().startswith("file:"):
         raise DatabaseError(_FILE_URI.format(url))
@@ -127,7 +131,8 @@ def make_engine(url: str) -> Engine:
         if engine is not None:
             _kept.move_to_end(key)
     if engine is not None:
-        engine.dispose()  # no idle connection of an earlier use: the server may have ended it
+        if engine.dialect.name == "sqlite":
+            engine.dispose()  # no idle connection of an earlier use: the file may be new
         return engine
     if parsed.get_backend_name() == "sqlite":
         engine = _sqlite_engine(parsed, timeout_ms)
@@ -138,14 +143,42 @@ def make_engine(url: str) -> Engine:
             # pg_type, in every command's new server process).
             psycopg = parsed.get_driver_name() in ("psycopg", "psycopg2")
             options = {"use_native_hstore": False} if psycopg else {}
-            engine = create_engine(parsed, pool_pre_ping=False, **options)
+            engine = create_engine(parsed, pool_pre_ping=True, **options)
         except Exception as exc:
             raise DatabaseError(f"cannot use database {parsed!r}: {exc}") from exc
     with _kept_lock:
         engine = _kept.setdefault(key, engine)
-        while len(_kept) > KEPT_ENGINES:
-            _kept.popitem(last=False)
+        pushed_out = [_kept.popitem(last=False)[1] for _ in range(len(_kept) - KEPT_ENGINES)]
+    for old in pushed_out:
+        old.dispose()
     return engine
+
+
+def release(engine: Engine) -> None:
+    """Hand back an engine of :func:`make_engine` at the end of a command: an SQLite
+    engine, or one not kept, closes its connections (the last connection to an SQLite
+    library checkpoints and removes its write-ahead log); a kept server engine keeps its
+    idle connections for the process's next command on the same database."""
+    if engine.dialect.name != "sqlite":
+        with _kept_lock:
+            if engine in _kept.values():
+                return
+    engine.dispose()
+
+
+def forget_engines() -> None:
+    """Forget every kept engine without closing its connections, in a forked child: the
+    sockets are the parent's (SQLAlchemy's ``dispose(close=False)`` for that case). The
+    lock is made anew: another thread of the parent may have held it at the fork."""
+    global _kept_lock
+    _kept_lock = threading.Lock()
+    engines = list(_kept.values())
+    _kept.clear()
+    for engine in engines:
+        engine.dispose(close=False)
+
+
+os.register_at_fork(after_in_child=forget_engines)
 
 
 def _sqlite_engine(parsed: URL, timeout_ms: int) -> Engine:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, inspect, text
 
-from readinglist import db
+from readinglist import db, db_engine
 from readinglist.errors import DatabaseError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -214,9 +215,9 @@ def test_an_engine_is_reused_for_the_same_library_only(
 
 
 def test_a_reused_engine_hands_out_no_connection_of_its_earlier_use(db_url: str) -> None:
-    """An idle connection left in the engine (its user never disposed it) may since have
-    been ended by the server or point at a file that was replaced: the engine given again
-    opens a new one (db_engine.make_engine)."""
+    """An idle connection left in the engine may since have been ended by the server or
+    point at a file that was replaced: the engine given again opens a new one (SQLite: it
+    holds none; a server: the pool's pre-ping replaces it; db_engine.make_engine)."""
     from conftest import PG_ADMIN_URL
 
     engine = db.make_engine(db_url)
@@ -243,3 +244,43 @@ def test_a_reused_engine_hands_out_no_connection_of_its_earlier_use(db_url: str)
         tags = conn.execute(text("SELECT count(*) FROM tags")).scalar()
     assert tags == (0 if path is None else 1)
     again.dispose()
+
+
+def test_a_server_engine_keeps_its_connection_between_commands_and_across_a_fork(
+    db_url: str, tmp_path: Path
+) -> None:
+    """A kept server engine handed back (db.release, as every command does) keeps its idle
+    connection: the next command of the process uses the same server process. An SQLite
+    engine keeps none (the last connection removes the write-ahead log). A forked child
+    gets its own engine and leaves the parent's connection working (db_engine)."""
+    engine = db.make_engine(db_url)
+    with engine.connect() as conn:
+        first = conn.exec_driver_sql(
+            "SELECT pg_backend_pid()" if engine.dialect.name == "postgresql" else "SELECT 1"
+        ).scalar()
+    db.release(engine)
+    if db.sqlite_path(engine) is not None:
+        assert engine.pool.checkedin() == 0
+        return
+    assert engine.pool.checkedin() == 1
+    again = db.make_engine(db_url)
+    assert again is engine
+    with again.connect() as conn:
+        assert conn.exec_driver_sql("SELECT pg_backend_pid()").scalar() == first
+    db.release(again)
+    child = os.fork()
+    if child == 0:  # the child: its own engine and server process, then a plain exit
+        code = 1
+        try:
+            mine = db.make_engine(db_url)
+            with mine.connect() as conn:
+                code = 0 if conn.exec_driver_sql("SELECT pg_backend_pid()").scalar() != first else 2
+            db.release(mine)
+            for n in range(db_engine.KEPT_ENGINES + 1):  # pushes out every earlier engine
+                db.release(db.make_engine(f"sqlite:///{tmp_path / f'{n}.db'}"))
+        finally:
+            os._exit(code)
+    assert os.waitpid(child, 0)[1] == 0
+    with engine.connect() as conn:  # the parent's connection was not closed by the child
+        assert conn.exec_driver_sql("SELECT pg_backend_pid()").scalar() == first
+    engine.dispose()

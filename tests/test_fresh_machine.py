@@ -234,6 +234,11 @@ def test_a_write_to_a_read_only_postgresql_library_names_it(empty_pg: str, tmp_p
     with admin.connect() as conn:
         conn.exec_driver_sql(f'ALTER DATABASE "{name}" SET default_transaction_read_only = on')
     admin.dispose()
+    # The setting holds for new server processes (as for the next command of a new
+    # `readinglist` process); this process's kept engine closes its idle one.
+    from readinglist import db
+
+    db.make_engine(db_url).dispose()
     result = run("--db", db_url, "mark", "read", "k1")
     assert result.exit_code == 6
     assert result.stderr.startswith(

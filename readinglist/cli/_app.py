@@ -201,10 +201,12 @@ class AppContext:
             raise
 
     def close(self) -> None:
-        """Dispose of the engine's connections; the current reader is the implicit one
+        """Hand back the engine (:func:`readinglist.db_engine.release`); the current reader is the implicit one
         again (a command run in-process, as the tests do, leaves no reader behind)."""
         if self._engine is not None:
-            self._engine.dispose()
+            from readinglist import db
+
+            db.release(self._engine)
             self._engine = None
         if self.reader is not None:
             from readinglist import decided
