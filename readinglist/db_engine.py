@@ -34,6 +34,7 @@ from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import DatabaseError as SQLAlchemyDatabaseError
 from sqlalchemy.exc import OperationalError
 
+from readinglist import interrupts
 from readinglist.errors import DatabaseError
 
 if TYPE_CHECKING:
@@ -146,12 +147,21 @@ def make_engine(url: str) -> Engine:
             engine = create_engine(parsed, pool_pre_ping=True, **options)
         except Exception as exc:
             raise DatabaseError(f"cannot use database {parsed!r}: {exc}") from exc
+        event.listen(engine, "commit", _commit_unless_interrupted)
     with _kept_lock:
         engine = _kept.setdefault(key, engine)
         pushed_out = [_kept.popitem(last=False)[1] for _ in range(len(_kept) - KEPT_ENGINES)]
     for old in pushed_out:
         old.dispose()
     return engine
+
+
+def _commit_unless_interrupted(_conn: Connection) -> None:
+    """Before each commit: a Ctrl-C Python dropped (raised in a finalizer, recorded by
+    :mod:`readinglist.interrupts`) raises KeyboardInterrupt, and the transaction is
+    rolled back instead (SQLAlchemy's ``commit`` event runs before the driver's commit;
+    the pool rolls the connection back when it is returned)."""
+    interrupts.check()
 
 
 def release(engine: Engine) -> None:
@@ -184,6 +194,7 @@ os.register_at_fork(after_in_child=forget_engines)
 def _sqlite_engine(parsed: URL, timeout_ms: int) -> Engine:
     """A new SQLite engine on ``parsed`` set up as :func:`make_engine` describes."""
     engine = create_engine(parsed, connect_args={"timeout": timeout_ms / 1000})
+    event.listen(engine, "commit", _commit_unless_interrupted)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:

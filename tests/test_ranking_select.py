@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy import sparse
 
 from readinglist.ranking import select
@@ -290,3 +292,20 @@ def test_a_triage_run_continues_the_record_of_a_listing(
     kept = _kept(db_url)
     assert float(kept["pairs"]) == 1.0  # (rl1, bio1), scored by the listing's scores
     assert len(kept["ids"]) == 8
+
+
+@given(
+    st.lists(st.integers(-5, 5), min_size=1, max_size=40),
+    st.lists(st.integers(-5, 5), min_size=1, max_size=40),
+    st.sampled_from([np.float32, np.float64]),
+)
+def test_auc_is_the_share_of_pairs_ordered_right_ties_a_half(
+    pos: list[int], neg: list[int], dtype: type
+) -> None:
+    """select.auc equals the pairwise count (the Mann-Whitney U over every pair), ties
+    included, without forming the pairs."""
+    p = np.asarray(pos, dtype=dtype) / 3
+    n = np.asarray(neg, dtype=dtype) / 3
+    diff = p[:, None] - n[None, :]
+    expected = ((diff > 0).sum() + 0.5 * (diff == 0).sum()) / diff.size
+    assert select.auc(p, n) == expected

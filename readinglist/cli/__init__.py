@@ -54,8 +54,10 @@ def main() -> None:
             print(answer)
             return
     try:
+        from readinglist import interrupts
         from readinglist.cli._root import run
 
+        interrupts.install()
         run(prog_name)
     except KeyboardInterrupt:  # Ctrl-C while starting (importing) or ending: no traceback
         sys.stderr.write("Interrupted: nothing was changed; the library is unchanged\n")

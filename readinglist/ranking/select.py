@@ -55,9 +55,13 @@ Criterion = Callable[[model.Features, np.ndarray, np.ndarray, np.ndarray], float
 
 def auc(pos: np.ndarray, neg: np.ndarray) -> float:
     """The share of (wanted, skipped) pairs, one score of ``pos`` and one of ``neg``,
-    ordered right (ties count a half); ``pos`` and ``neg`` not empty."""
-    diff = pos[:, None] - neg[None, :]
-    return float(((diff > 0).sum() + 0.5 * (diff == 0).sum()) / diff.size)
+    ordered right (ties count a half: the Mann-Whitney U over the pairs, as
+    ``sklearn.metrics.roc_auc_score``); ``pos`` and ``neg`` not empty. Counted by binary
+    search in the sorted ``neg`` (memory of ``pos`` and ``neg``, not of their pairs)."""
+    ranked = np.sort(neg)
+    below = np.searchsorted(ranked, pos, side="left")
+    upto = np.searchsorted(ranked, pos, side="right")
+    return float((int(below.sum()) + 0.5 * int((upto - below).sum())) / (len(pos) * len(neg)))
 
 
 def folds(y: np.ndarray, k: int = FOLDS) -> list[np.ndarray]:
