@@ -261,7 +261,8 @@ class Ranker:
         text = f"learnt from {wanted} wanted, {skipped} skipped"
         if self.index.second is not None and self.has_model:
             self.scores()
-            text += " on the stop-listed terms" if self._choice[0] == 1 else ""
+            if self._choice[0] == 1:  # the second index's classifier ranks
+                text += " on the stop-listed terms"
         return text + (" and the --like text" if self.like is not None else "")
 
     @property
