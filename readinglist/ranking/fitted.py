@@ -42,7 +42,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 from sqlalchemy import func, select
 
@@ -230,6 +230,9 @@ def _remove_orphans(path: Path) -> None:
 #: for a header of thousands of nested brackets): such a file is ignored.
 UNREADABLE = (OSError, ValueError, EOFError, LookupError, RecursionError, zipfile.BadZipFile)
 
+#: What :func:`load_checked` returns.
+_T = TypeVar("_T")
+
 
 @dataclass(frozen=True)
 class Fitted:
@@ -360,36 +363,48 @@ def _positions(sorted_ids: np.ndarray, pids: Sequence[int]) -> np.ndarray:
     return np.where(sorted_ids[at] == wanted, at, -1)
 
 
-def read(url: str, counter: Counter, *, stale: bool = False) -> Fitted | None:
-    """Return the fitted scores of the library at ``url`` when their key is
-    ``key(counter)`` (with ``stale``: whatever key, the last fit, for an order to show
-    while a new one is fitted), and the file passes :func:`.trust.check_fitted`; else
-    None."""
+def load_checked(
+    path: Path, check_layout: Callable[[dict[str, Any]], None], read: Callable[[Any], _T]
+) -> _T | None:
+    """What ``read`` makes of the ``.npz`` file at ``path`` (an open ``NpzFile``, no
+    pickles) once ``check_layout`` passed on its members' headers
+    (:func:`.stored.members`, nothing decompressed yet); None when the file is missing or
+    not a regular file (:func:`open_regular`), or when reading or a check raised what
+    :data:`UNREADABLE` names (a damaged, forged or foreign file is never an error)."""
     import numpy as np
 
-    from readinglist.ranking import stored, trust
+    from readinglist.ranking import stored
 
-    handle = open_regular(fitted_path(url))
+    handle = open_regular(path)
     if handle is None:
         return None
     with handle:
         try:
-            layout = stored.members(handle)
-            trust.check_fitted_layout(layout, counter.shape)
+            check_layout(stored.members(handle))
             handle.seek(0)
             with np.load(handle, allow_pickle=False) as data:
-                found = Fitted(
-                    str(data["key"]),
-                    data["ids"],
-                    data["scores"],
-                    str(data["learnt"]),
-                )
-            if not stale and found.key != key(counter):
-                return None
-            trust.check_fitted(found.ids, found.scores, counter.shape)
-            return found
+                return read(data)
         except UNREADABLE:
             return None
+
+
+def read(url: str, counter: Counter, *, stale: bool = False) -> Fitted | None:
+    """Return the fitted scores of the library at ``url`` when their key is
+    ``key(counter)`` (with ``stale``: whatever key, the last fit, for an order to show
+    while a new one is fitted), and the file passes :func:`.trust.check_fitted`; else
+    None (:func:`load_checked`)."""
+    from readinglist.ranking import trust
+
+    def found(data: Any) -> Fitted | None:
+        got = Fitted(str(data["key"]), data["ids"], data["scores"], str(data["learnt"]))
+        if not stale and got.key != key(counter):
+            return None
+        trust.check_fitted(got.ids, got.scores, counter.shape)
+        return got
+
+    return load_checked(
+        fitted_path(url), lambda layout: trust.check_fitted_layout(layout, counter.shape), found
+    )
 
 
 def write(url: str, fitted: Fitted) -> bool:

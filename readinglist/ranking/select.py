@@ -34,10 +34,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from readinglist.ranking import fitted, model, stored, trust
+from readinglist.ranking import fitted, model, trust
 from readinglist.ranking.store import Index
 
 #: Folds of the cross-validation, and the wanted and skipped papers it needs.
@@ -196,22 +197,18 @@ def read_history(url: str, counter: fitted.Counter) -> History:
     the file is missing, unreadable or fails :func:`.trust.check_history` (never an
     error: the record is only evidence, and starts again)."""
     path = history_path(url)
-    handle = fitted.open_regular(path)
-    if handle is None:
-        return History(path=path)
-    with handle:
-        try:
-            layout = stored.members(handle)
-            trust.check_history_layout(layout, counter.shape)
-            handle.seek(0)
-            with np.load(handle, allow_pickle=False) as data:
-                ids, scores = data["ids"].astype(np.int64), data["scores"].astype(np.float32)
-                counts = [data["good"], data["wins"], data["pairs"]]
-                trust.check_history(ids, scores, counts, counter.shape)
-                good, wins, pairs = (np.asarray(c, dtype=np.float64) for c in counts)
-        except fitted.UNREADABLE:
-            return History(path=path)
-    return History(ids, scores, good, float(pairs), wins, path, started=True)
+
+    def found(data: Any) -> History:
+        ids, scores = data["ids"].astype(np.int64), data["scores"].astype(np.float32)
+        counts = [data["good"], data["wins"], data["pairs"]]
+        trust.check_history(ids, scores, counts, counter.shape)
+        good, wins, pairs = (np.asarray(c, dtype=np.float64) for c in counts)
+        return History(ids, scores, good, float(pairs), wins, path, started=True)
+
+    kept = fitted.load_checked(
+        path, lambda layout: trust.check_history_layout(layout, counter.shape), found
+    )
+    return History(path=path) if kept is None else kept
 
 
 def write_history(hist: History) -> bool:
