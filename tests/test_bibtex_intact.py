@@ -304,7 +304,7 @@ def test_a_provisional_title_is_never_taken_as_intact(invoke, db_url, tmp_path) 
     out = tmp_path / "out.bib"
     result = invoke("export", "bibtex", "-o", str(out))
     assert result.exit_code == 0
-    assert "1 of 4 exported entry is not a real reference" in result.stderr
+    assert "1 of 4 exported entries is not a real reference" in result.stderr
     assert "a1" in result.stderr
     assert "provisional title" in result.stderr
 

@@ -40,6 +40,7 @@ from readinglist.records import (
     PaperRecord,
     citation_problems,
 )
+from readinglist.text import plural
 
 #: What an export's records are: whole, or (BibTeX) an entry to copy as stored.
 _Entry = TypeVar("_Entry", PaperRecord, PaperRecord | IntactEntry)
@@ -304,10 +305,12 @@ class Audit:
         """``3 of 270 exported entries are not real references yet (2 with a provisional
         title, 3 with no author): a2015, b2015, c2015`` (at most :data:`AUDIT_KEYS` keys,
         then ``and N more``)."""
+        # "1 of 20 exported entries is not ...": the noun counts the export, the verb
+        # the entries that are not real references (:func:`.text.plural`).
         what = (
-            "entry is not a real reference"
-            if self.count == 1
-            else "entries are not real references"
+            plural(self.total, "entry", "entries")
+            + " "
+            + plural(self.count, "is not a real reference", "are not real references")
         )
         parts = ", ".join(
             f"{self.problems[p]} {words}"
