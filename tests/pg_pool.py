@@ -179,8 +179,10 @@ class PgDatabases:
         """Empty database ``name`` and hand it out again as what its shape is, else drop it."""
         from sqlalchemy.exc import SQLAlchemyError
 
+        from readinglist import db
+
         self._end_connections(name)
-        engine = self._connect(name)
+        engine = db.make_engine(self.url(name))  # the test's kept engine: its idle connection
         to: queue.SimpleQueue[str] | None = None
         try:
             with engine.begin() as conn:
@@ -198,7 +200,7 @@ class PgDatabases:
         except SQLAlchemyError:
             to = None
         finally:
-            engine.dispose()
+            db.release(engine)
         if to is not None:
             to.put(name)
         else:
