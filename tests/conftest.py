@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from helpers import EXAMPLES, held_engines, require_tools, shared_data
+from helpers import EXAMPLES, require_tools, shared_data
 from hypothesis import settings
 from pg_pool import PgDatabases
 
@@ -314,8 +314,7 @@ def _pg_database(request: pytest.FixtureRequest, blank: bool) -> Iterator[str]:
     supply: PgDatabases = request.getfixturevalue("pg_databases")
     name = supply.take_blank() if blank else supply.take()
     try:
-        with held_engines(_pg_url(name)):
-            yield _pg_url(name)
+        yield _pg_url(name)
     finally:
         supply.give_back(name)
 

@@ -129,52 +129,18 @@ def seed(db_url: str, *records: PaperRecord, fmt: str = "test") -> None:
         library.import_records(session, records, source="seed", fmt=fmt)
 
 
-#: The engines of the SQL helpers below, one per PostgreSQL database of the test pool while
-#: a test holds it (:func:`held_engines`): a new server process costs ~5 ms of server CPU
-#: to start and more to warm its catalog caches on its first queries, and a test reading
-#: its database a dozen times paid that each time. Any other URL (SQLite, a database a test
-#: made itself) gets an engine of its own per call, disposed after it, as before: a kept
-#: SQLite connection would keep the ``-wal`` file a test may check is gone, and a kept
-#: connection to a database a test drops would hold it open.
-_HELD: dict[str, Any] = {}
-_HELD_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def held_engines(db_url: str) -> Any:
-    """Keep one engine (its idle connection) for the SQL helpers on the PostgreSQL database
-    ``db_url`` while the block runs; disposed at its end, before the database is given back
-    to the pool (which ends every connection to it). Its connections are pinged before use:
-    a test that ends server processes may have ended this one."""
-    from sqlalchemy import create_engine
-
-    engine = create_engine(db_url, pool_pre_ping=True, use_native_hstore=False)
-    with _HELD_LOCK:
-        _HELD[db_url] = engine
-    try:
-        yield
-    finally:
-        with _HELD_LOCK:
-            _HELD.pop(db_url, None)
-        engine.dispose()
-
-
 @contextlib.contextmanager
 def helper_engine(db_url: str) -> Any:
-    """Yield an engine on ``db_url`` for a helper's queries: the one :func:`held_engines`
-    keeps for it, else a new one (``db.make_engine``) disposed at the end of the block."""
+    """Yield the engine ``db.make_engine`` keeps for ``db_url``, handed back at the end of
+    the block (``db.release``): on PostgreSQL the helpers' queries and the commands run
+    in-process share its idle connection (a new server process costs ~7 ms of its CPU)."""
     from readinglist import db
 
-    with _HELD_LOCK:
-        held = _HELD.get(db_url)
-    if held is not None:
-        yield held
-        return
     engine = db.make_engine(db_url)
     try:
         yield engine
     finally:
-        engine.dispose()
+        db.release(engine)
 
 
 def sql_values(db_url: str, sql: str, params: dict[str, Any] | None = None) -> list[Any]:
