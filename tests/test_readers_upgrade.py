@@ -8,7 +8,8 @@ status history with an undo; a new one): written by ``tests/readers_upgrade.py``
 with that code first on the path (see its docstring). Two outputs were corrected since:
 ``stats`` no longer counts in "Read per month" the read that the history's undo took
 back (that code counted it), and the notice of a first interest index no longer says
-the index is built "once" (an import or a text or tag change builds it again).
+the index is built "once" (an import or a text or tag change builds it again), and the
+export's audit line says "1 of 2 exported entries is" (it said "entry").
 """
 
 from __future__ import annotations
