@@ -309,3 +309,38 @@ def test_auc_is_the_share_of_pairs_ordered_right_ties_a_half(
     diff = p[:, None] - n[None, :]
     expected = ((diff > 0).sum() + 0.5 * (diff == 0).sum()) / diff.size
     assert select.auc(p, n) == expected
+
+
+def test_removing_the_last_import_keeps_the_record(filled: Callable[..., Any], db_url: str) -> None:
+    """Papers removed since the last re-rank (the last import undone: the highest ids
+    gone) drop the ids of the record's round, not the record: its pooled pairs stay."""
+    from readinglist import db
+    from readinglist.ranking import fitted
+
+    assert filled("mark", "to-read", "rl0").exit_code == 0
+    assert filled("mark", "skipped", "bio0").exit_code == 0
+    assert filled("list", "-k", "--sort", "interest").exit_code == 0
+    assert filled("mark", "to-read", "rl1").exit_code == 0
+    assert filled("mark", "skipped", "bio1").exit_code == 0
+    assert filled("list", "-k", "--sort", "interest").exit_code == 0
+    before = _kept(db_url)
+    assert float(before["pairs"]) == 1.0
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine, write=False) as session:
+        counter = fitted.change_counter(session)
+    engine.dispose()
+    highest = int(counter.shape.split("|")[2])
+    # Fewer papers now: the round's last id is past the highest, then the round is longer.
+    for cut in (highest - 1, len(before["ids"]) - 1):
+        shape = counter.shape.split("|")
+        shape[2] = str(cut)
+        got = select.read_history(db_url, fitted.Counter("|".join(shape), "", ""))
+        assert got.pairs == 1.0
+        assert list(got.good) == [1.0, 1.0]
+        assert (got.ids <= cut).all()
+        assert got.scores.shape == (2, len(got.ids))
+    listed = filled("list", "-k")
+    assert filled("rm", "--yes", *listed.output.split()[-3:]).exit_code == 0
+    assert filled("mark", "to-read", "rl2").exit_code == 0
+    assert filled("list", "-k", "--sort", "interest").exit_code == 0
+    assert float(_kept(db_url)["pairs"]) >= 1.0

@@ -193,25 +193,32 @@ def history_path(url: str) -> Path:
 def read_history(url: str, counter: fitted.Counter) -> History:
     """The current reader's selection record of the library at ``url`` (``counter``: its
     change counter, which bounds the ids), kept at :func:`history_path`; a fresh one when
-    the file is missing, unreadable or fails :func:`.trust.check_history` (never an
-    error: the record is only evidence, and starts again)."""
+    the file is missing, unreadable or fails :func:`.trust.check_history_layout`,
+    :func:`.trust.check_history_counts` or :func:`.trust.check_history` (never an error:
+    the record is only evidence, and starts again). The ids of papers removed since (past
+    the highest paper id) are dropped, and the whole round when it holds more ids than
+    the library can: the pooled counts stay (removing the last import kept no record)."""
     path = history_path(url)
     handle = fitted.open_regular(path)
     if handle is None:
         return History(path=path)
+    ids, scores = np.zeros(0, dtype=np.int64), np.zeros((2, 0), dtype=np.float32)
     with handle:
         try:
             layout = stored.members(handle)
-            trust.check_history_layout(layout, counter.shape)
+            fits = trust.check_history_layout(layout, counter.shape)
             handle.seek(0)
             with np.load(handle, allow_pickle=False) as data:
-                ids, scores = data["ids"].astype(np.int64), data["scores"].astype(np.float32)
                 counts = [data["good"], data["wins"], data["pairs"]]
-                trust.check_history(ids, scores, counts, counter.shape)
+                trust.check_history_counts(counts)
                 good, wins, pairs = (np.asarray(c, dtype=np.float64) for c in counts)
+                if fits:
+                    ids, scores = data["ids"].astype(np.int64), data["scores"].astype(np.float32)
+                    kept = trust.check_history(ids, scores, counter.shape)
+                    ids, scores = ids[kept], scores[:, kept]
         except fitted.UNREADABLE:
             return History(path=path)
-    return History(ids, scores, good, float(pairs), wins, path, started=True)
+    return History(ids, scores, good, float(pairs), wins, path, started=bool(len(ids)))
 
 
 def write_history(hist: History) -> bool:
