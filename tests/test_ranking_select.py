@@ -180,6 +180,30 @@ def test_record_scores_the_decisions_made_since_by_the_scores_of_then() -> None:
     assert len(history.ids) == ROWS - 5
 
 
+def test_a_round_of_one_kind_waits_for_the_other() -> None:
+    """A triage run re-ranks after each decision: a round whose decisions are all wanted
+    (or all skipped) keeps the scores of then until a decision of the other kind comes,
+    and is scored with it, so decisions alternating one per re-rank count their pairs."""
+    index = _index(_noise(2), _telling(1))
+    y = np.zeros(ROWS, dtype=np.int8)
+    then = [np.arange(ROWS, dtype=np.float32), -np.arange(ROWS, dtype=np.float32)]
+    history = select.History()
+    assert select.record(history, index, y, then)
+    for row, label in ((20, 1), (10, -1), (40, 1), (30, -1)):
+        y[row] = label
+        select.record(history, index, y, then)
+    # rounds (20 | 10) and (40 | 30), each scored by the scores of its start
+    assert history.pairs == 2.0
+    assert list(history.good) == [2.0, 0.0]
+    assert not select.record(history, index, y, [np.ones(ROWS)] * 2)  # nothing since
+    y[50] = 1
+    assert not select.record(history, index, y, [np.ones(ROWS)] * 2)  # one kind: waits
+    y[5] = -1
+    assert select.record(history, index, y, [np.ones(ROWS)] * 2)
+    assert history.pairs == 3.0  # (50, 5) by the scores kept after (40 | 30)
+    assert list(history.good) == [3.0, 0.0]
+
+
 def _run(db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
     """``readinglist --db DB_URL ARGS`` in a process of its own."""
     return subprocess.run(

@@ -17,8 +17,10 @@ decisions pick (:func:`choose`, sessions 16-18; adopted in session 19):
    perfectly), or before 3 + 3 decisions, the reader's prequential record
    (:class:`History`): both candidates are fitted at every re-rank, and at the next one
    the decisions made in between are scored by each candidate's scores of then (which
-   saw none of them, :func:`record`); the candidate with the more (wanted, skipped)
-   pairs ordered right, pooled over the rounds, picks (:func:`prequential`);
+   saw none of them, :func:`record`; a round waits until it holds a wanted and a
+   skipped paper, as a triage run re-ranks after each decision); the candidate with the
+   more (wanted, skipped) pairs ordered right, pooled over the rounds, picks
+   (:func:`prequential`);
 3. with neither (no skip, no scored round, or a tie), the committed classifier.
 
 The record survives quitting: a file per library and reader beside the index cache
@@ -129,22 +131,25 @@ def record(hist: History, index: Index, y: np.ndarray, cands: Sequence[np.ndarra
     scores of now ``cands``: the papers undecided at its last re-rank and decided now are
     scored by each candidate's scores of then (a prequential, out-of-sample test); then
     the undecided papers' scores of now are kept. Without such a paper (no decision
-    since, or a changed one) ``hist`` is left as it is. Returns True when it changed."""
+    since, or a changed one) ``hist`` is left as it is, and so it is while those papers
+    are all wanted or all skipped: the round waits for a decision of the other kind and
+    is scored then by the same scores (a triage run re-ranks after each decision: a
+    round of one decision has no pair, and its record counted none). Returns True when
+    it changed."""
     if hist.started:
         rows = index.rows_of(hist.ids)
         new = np.zeros(len(rows), dtype=bool)
         new[rows >= 0] = y[rows[rows >= 0]] != 0
-        if not new.any():
-            return False
         labels = y[rows[new]]
         npos, nneg = int((labels > 0).sum()), int((labels < 0).sum())
-        if npos and nneg:
-            then = hist.scores[:, new]
-            got = [auc(s[labels > 0], s[labels < 0]) for s in then]
-            hist.good = hist.good + np.asarray(got) * npos * nneg
-            hist.pairs += npos * nneg
-            if got[0] != got[1]:
-                hist.wins[int(np.argmax(got))] += 1
+        if not (npos and nneg):
+            return False
+        then = hist.scores[:, new]
+        got = [auc(s[labels > 0], s[labels < 0]) for s in then]
+        hist.good = hist.good + np.asarray(got) * npos * nneg
+        hist.pairs += npos * nneg
+        if got[0] != got[1]:
+            hist.wins[int(np.argmax(got))] += 1
     undecided = np.flatnonzero(y == 0)
     ids = np.asarray(index.ids[undecided], dtype=np.int64)
     order = np.argsort(ids, kind="stable")
