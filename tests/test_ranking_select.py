@@ -204,6 +204,26 @@ def test_a_round_of_one_kind_waits_for_the_other() -> None:
     assert list(history.good) == [3.0, 0.0]
 
 
+def test_a_paper_whose_text_changed_since_is_not_scored_by_its_scores_of_then() -> None:
+    """The record keeps each paper's text digest: a paper whose digest differs at the
+    next re-rank (its id reused by SQLite after the paper was removed and another
+    imported, or its text edited) is left out of the round; the others are scored."""
+    index = _index(_noise(2), _telling(1))
+    index.digests = np.arange(100, 100 + ROWS, dtype=np.uint64)
+    y = np.zeros(ROWS, dtype=np.int8)
+    then = [np.arange(ROWS, dtype=np.float32), -np.arange(ROWS, dtype=np.float32)]
+    history = select.History()
+    assert select.record(history, index, y, then)
+    assert list(history.digests[:2]) == [100, 101]
+    index.digests = index.digests.copy()
+    index.digests[30] = 7  # row 30's paper id now names another paper
+    y[[20, 40]] = 1
+    y[[10, 30]] = -1
+    assert select.record(history, index, y, [np.zeros(ROWS)] * 2)
+    assert history.pairs == 2.0  # (20, 40) against 10 alone
+    assert list(history.good) == [2.0, 0.0]
+
+
 def _run(db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
     """``readinglist --db DB_URL ARGS`` in a process of its own."""
     return subprocess.run(

@@ -26,8 +26,8 @@ decisions pick (:func:`choose`, sessions 16-18; adopted in session 19):
 The record survives quitting: a file per library and reader beside the index cache
 (:func:`history_path`, :func:`read_history`, :func:`write_history`: written atomically;
 lost, unreadable or forged, it starts again). It holds, for the papers undecided at the
-last re-rank, their ids and both candidates' scores (16 bytes a paper), and the pooled
-counts. Inputs are the ranker's labels (:func:`.model.labels`) and indexes; nothing here
+last re-rank, their ids, text digests and both candidates' scores (24 bytes a paper),
+and the pooled counts. Inputs are the ranker's labels (:func:`.model.labels`) and indexes; nothing here
 reads the database.
 """
 
@@ -115,7 +115,10 @@ class History:
     candidate's scores of them then; ``good`` per candidate the (wanted, skipped) pairs
     among the decisions made since ordered right, of ``pairs``; ``wins`` per candidate
     the rounds in which its AUC was the higher. ``path``: where it is kept (None: not
-    kept, as in the benchmarks); ``started``: False until the first re-rank is recorded."""
+    kept, as in the benchmarks); ``started``: False until the first re-rank is recorded;
+    ``digests`` the papers' text digests then (:attr:`.store.Index.digests`, as ``ids``;
+    empty when the index had none): a paper whose digest differs now (its text edited,
+    or its id reused by SQLite after a removal) is not scored by its scores of then."""
 
     ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     scores: np.ndarray = field(default_factory=lambda: np.zeros((2, 0), dtype=np.float32))
@@ -124,6 +127,7 @@ class History:
     wins: np.ndarray = field(default_factory=lambda: np.zeros(2))
     path: Path | None = None
     started: bool = False
+    digests: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
 
 
 def record(hist: History, index: Index, y: np.ndarray, cands: Sequence[np.ndarray]) -> bool:
@@ -138,6 +142,8 @@ def record(hist: History, index: Index, y: np.ndarray, cands: Sequence[np.ndarra
     it changed."""
     if hist.started:
         rows = index.rows_of(hist.ids)
+        if len(index.digests) and len(hist.digests) == len(rows):
+            rows[(rows >= 0) & (index.digests[np.maximum(rows, 0)] != hist.digests)] = -1
         new = np.zeros(len(rows), dtype=bool)
         new[rows >= 0] = y[rows[rows >= 0]] != 0
         labels = y[rows[new]]
@@ -155,6 +161,8 @@ def record(hist: History, index: Index, y: np.ndarray, cands: Sequence[np.ndarra
     order = np.argsort(ids, kind="stable")
     hist.ids = ids[order]
     hist.scores = np.vstack([np.asarray(c)[undecided][order] for c in cands]).astype(np.float32)
+    known = len(index.digests) == len(index.ids)
+    hist.digests = np.asarray(index.digests[undecided][order] if known else [], dtype=np.uint64)
     hist.started = True
     return True
 
@@ -208,6 +216,7 @@ def read_history(url: str, counter: fitted.Counter) -> History:
     if handle is None:
         return History(path=path)
     ids, scores = np.zeros(0, dtype=np.int64), np.zeros((2, 0), dtype=np.float32)
+    digests = np.zeros(0, dtype=np.uint64)
     with handle:
         try:
             layout = stored.members(handle)
@@ -219,11 +228,15 @@ def read_history(url: str, counter: fitted.Counter) -> History:
                 good, wins, pairs = (np.asarray(c, dtype=np.float64) for c in counts)
                 if fits:
                     ids, scores = data["ids"].astype(np.int64), data["scores"].astype(np.float32)
+                    digests = data["digests"].astype(np.uint64)
                     kept = trust.check_history(ids, scores, counter.shape)
                     ids, scores = ids[kept], scores[:, kept]
+                    digests = digests[kept] if len(digests) else digests
         except fitted.UNREADABLE:
             return History(path=path)
-    return History(ids, scores, good, float(pairs), wins, path, started=bool(len(ids)))
+    found = History(ids, scores, good, float(pairs), wins, path, started=bool(len(ids)))
+    found.digests = digests
+    return found
 
 
 def write_history(hist: History) -> bool:
@@ -236,6 +249,7 @@ def write_history(hist: History) -> bool:
         {
             "ids": hist.ids,
             "scores": hist.scores,
+            "digests": np.asarray(hist.digests, dtype=np.uint64),
             "good": np.asarray(hist.good, dtype=np.float64),
             "wins": np.asarray(hist.wins, dtype=np.float64),
             "pairs": np.asarray(hist.pairs, dtype=np.float64),

@@ -247,6 +247,7 @@ def check_ranked(ids: Sequence[int], scores: Sequence[float], counter: str) -> N
 _HISTORY: dict[str, tuple[str, int]] = {
     "ids": ("i", 1),
     "scores": ("f", 2),
+    "digests": ("u", 1),
     "good": ("f", 1),
     "wins": ("f", 1),
     "pairs": ("f", 0),
@@ -255,7 +256,8 @@ _HISTORY: dict[str, tuple[str, int]] = {
 
 def check_history_layout(layout: dict[str, Member], counter: str) -> bool:
     """Raise ValueError unless ``layout`` (:func:`.stored.members`) is that of a selection
-    record: exactly its members, each of its kind, two scores per paper id, two pair
+    record: exactly its members, each of its kind, two scores and a digest (or none at
+    all) per paper id, two pair
     counts per candidate (nothing is read but the headers). Returns whether its round
     (ids and scores) can be the library's whose change counter is ``counter``: at most
     one id per paper id up to the highest. A round that cannot (papers removed since,
@@ -271,6 +273,7 @@ def check_history_layout(layout: dict[str, Member], counter: str) -> bool:
     count = layout["ids"].shape[0]
     if (
         layout["scores"].shape != (2, count)
+        or layout["digests"].shape not in ((count,), (0,))
         or layout["good"].shape != (2,)
         or layout["wins"].shape != (2,)
     ):
