@@ -388,3 +388,35 @@ def test_removing_the_last_import_keeps_the_record(filled: Callable[..., Any], d
     assert filled("mark", "to-read", "rl2").exit_code == 0
     assert filled("list", "-k", "--sort", "interest").exit_code == 0
     assert float(_kept(db_url)["pairs"]) >= 1.0
+
+
+def test_two_threads_writing_the_record_never_show_a_half_written_one(tmp_path: Path) -> None:
+    """A triage run's background fit and its ``w`` key (or two ``serve`` requests) can
+    write the same record at once: each writes a temporary file of its own, so the one
+    renamed first is whole while the other is still being written."""
+    import threading
+
+    from readinglist.ranking import fitted
+
+    path = tmp_path / "library.db.history.npz"
+    half_written, first_done = threading.Event(), threading.Event()
+    got: list[bool] = []
+
+    def slow(out: Any) -> None:  # writes half, then waits for the other write to end
+        out.write(b"B" * 1000)
+        out.flush()
+        half_written.set()
+        first_done.wait(10)
+        out.write(b"B" * 1000)
+
+    other = threading.Thread(target=lambda: got.append(fitted.replace_atomically(path, slow)))
+    other.start()
+    assert half_written.wait(10)
+    assert fitted.replace_atomically(path, lambda out: out.write(b"A" * 2000))
+    seen = path.read_bytes()
+    first_done.set()
+    other.join(10)
+    assert seen == b"A" * 2000
+    assert got == [True]
+    assert path.read_bytes() == b"B" * 2000
+    assert not list(tmp_path.glob("*.tmp"))
