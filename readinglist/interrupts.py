@@ -16,6 +16,7 @@ normally is not recorded (it propagates by itself).
 from __future__ import annotations
 
 import sys
+import threading
 from typing import Any
 
 _pending = False
@@ -44,8 +45,11 @@ def install() -> None:
 
 def check() -> None:
     """Raise KeyboardInterrupt when one was dropped since the last check (called before
-    each commit)."""
+    each commit), in the main thread only: Python runs signal handlers there, and an
+    interrupt is the main thread's to act on (raised in another thread's transaction, a
+    triage run's background fit, it ended that thread and the main thread went on to
+    commit what the user asked to stop)."""
     global _pending
-    if _pending:
+    if _pending and threading.current_thread() is threading.main_thread():
         _pending = False
         raise KeyboardInterrupt

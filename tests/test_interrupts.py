@@ -104,3 +104,31 @@ def test_an_import_whose_interrupt_was_dropped_exits_130_and_adds_nothing(
     assert done.stderr.startswith("Interrupted: "), done.stderr
     assert "Exception ignored" not in done.stderr
     assert sql_value(db_url, "SELECT count(*) FROM papers") == 1
+
+
+def test_a_dropped_interrupt_waits_for_the_main_threads_commit(
+    db_url: str, recording: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another thread's transaction (a triage run's background fit reads in one) leaves
+    a dropped interrupt pending: the main thread's next commit is rolled back."""
+    import threading
+
+    engine = db.make_engine(db_url)
+    monkeypatch.setattr(interrupts, "_pending", True)
+    failed: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            with db.connection_scope(engine, write=False) as conn:
+                conn.execute(text("SELECT count(*) FROM tags"))
+        except BaseException as exc:  # what the thread would die of
+            failed.append(exc)
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    thread.join(30)
+    assert failed == []
+    with pytest.raises(KeyboardInterrupt), db.connection_scope(engine) as conn:
+        conn.execute(text("INSERT INTO tags (name, name_folded) VALUES ('a', 'a')"))
+    assert sql_value(db_url, "SELECT count(*) FROM tags") == 0
+    db.release(engine)

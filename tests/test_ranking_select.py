@@ -180,6 +180,50 @@ def test_record_scores_the_decisions_made_since_by_the_scores_of_then() -> None:
     assert len(history.ids) == ROWS - 5
 
 
+def test_a_round_of_one_kind_waits_for_the_other() -> None:
+    """A triage run re-ranks after each decision: a round whose decisions are all wanted
+    (or all skipped) keeps the scores of then until a decision of the other kind comes,
+    and is scored with it, so decisions alternating one per re-rank count their pairs."""
+    index = _index(_noise(2), _telling(1))
+    y = np.zeros(ROWS, dtype=np.int8)
+    then = [np.arange(ROWS, dtype=np.float32), -np.arange(ROWS, dtype=np.float32)]
+    history = select.History()
+    assert select.record(history, index, y, then)
+    for row, label in ((20, 1), (10, -1), (40, 1), (30, -1)):
+        y[row] = label
+        select.record(history, index, y, then)
+    # rounds (20 | 10) and (40 | 30), each scored by the scores of its start
+    assert history.pairs == 2.0
+    assert list(history.good) == [2.0, 0.0]
+    assert not select.record(history, index, y, [np.ones(ROWS)] * 2)  # nothing since
+    y[50] = 1
+    assert not select.record(history, index, y, [np.ones(ROWS)] * 2)  # one kind: waits
+    y[5] = -1
+    assert select.record(history, index, y, [np.ones(ROWS)] * 2)
+    assert history.pairs == 3.0  # (50, 5) by the scores kept after (40 | 30)
+    assert list(history.good) == [3.0, 0.0]
+
+
+def test_a_paper_whose_text_changed_since_is_not_scored_by_its_scores_of_then() -> None:
+    """The record keeps each paper's text digest: a paper whose digest differs at the
+    next re-rank (its id reused by SQLite after the paper was removed and another
+    imported, or its text edited) is left out of the round; the others are scored."""
+    index = _index(_noise(2), _telling(1))
+    index.digests = np.arange(100, 100 + ROWS, dtype=np.uint64)
+    y = np.zeros(ROWS, dtype=np.int8)
+    then = [np.arange(ROWS, dtype=np.float32), -np.arange(ROWS, dtype=np.float32)]
+    history = select.History()
+    assert select.record(history, index, y, then)
+    assert list(history.digests[:2]) == [100, 101]
+    index.digests = index.digests.copy()
+    index.digests[30] = 7  # row 30's paper id now names another paper
+    y[[20, 40]] = 1
+    y[[10, 30]] = -1
+    assert select.record(history, index, y, [np.zeros(ROWS)] * 2)
+    assert history.pairs == 2.0  # (20, 40) against 10 alone
+    assert list(history.good) == [2.0, 0.0]
+
+
 def _run(db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
     """``readinglist --db DB_URL ARGS`` in a process of its own."""
     return subprocess.run(
@@ -309,3 +353,70 @@ def test_auc_is_the_share_of_pairs_ordered_right_ties_a_half(
     diff = p[:, None] - n[None, :]
     expected = ((diff > 0).sum() + 0.5 * (diff == 0).sum()) / diff.size
     assert select.auc(p, n) == expected
+
+
+def test_removing_the_last_import_keeps_the_record(filled: Callable[..., Any], db_url: str) -> None:
+    """Papers removed since the last re-rank (the last import undone: the highest ids
+    gone) drop the ids of the record's round, not the record: its pooled pairs stay."""
+    from readinglist import db
+    from readinglist.ranking import fitted
+
+    assert filled("mark", "to-read", "rl0").exit_code == 0
+    assert filled("mark", "skipped", "bio0").exit_code == 0
+    assert filled("list", "-k", "--sort", "interest").exit_code == 0
+    assert filled("mark", "to-read", "rl1").exit_code == 0
+    assert filled("mark", "skipped", "bio1").exit_code == 0
+    assert filled("list", "-k", "--sort", "interest").exit_code == 0
+    before = _kept(db_url)
+    assert float(before["pairs"]) == 1.0
+    engine = db.make_engine(db_url)
+    with db.session_scope(engine, write=False) as session:
+        counter = fitted.change_counter(session)
+    engine.dispose()
+    highest = int(counter.shape.split("|")[2])
+    # Fewer papers now: the round's last id is past the highest, then the round is longer.
+    for cut in (highest - 1, len(before["ids"]) - 1):
+        shape = counter.shape.split("|")
+        shape[2] = str(cut)
+        got = select.read_history(db_url, fitted.Counter("|".join(shape), "", ""))
+        assert got.pairs == 1.0
+        assert list(got.good) == [1.0, 1.0]
+        assert (got.ids <= cut).all()
+        assert got.scores.shape == (2, len(got.ids))
+    listed = filled("list", "-k")
+    assert filled("rm", "--yes", *listed.output.split()[-3:]).exit_code == 0
+    assert filled("mark", "to-read", "rl2").exit_code == 0
+    assert filled("list", "-k", "--sort", "interest").exit_code == 0
+    assert float(_kept(db_url)["pairs"]) >= 1.0
+
+
+def test_two_threads_writing_the_record_never_show_a_half_written_one(tmp_path: Path) -> None:
+    """A triage run's background fit and its ``w`` key (or two ``serve`` requests) can
+    write the same record at once: each writes a temporary file of its own, so the one
+    renamed first is whole while the other is still being written."""
+    import threading
+
+    from readinglist.ranking import fitted
+
+    path = tmp_path / "library.db.history.npz"
+    half_written, first_done = threading.Event(), threading.Event()
+    got: list[bool] = []
+
+    def slow(out: Any) -> None:  # writes half, then waits for the other write to end
+        out.write(b"B" * 1000)
+        out.flush()
+        half_written.set()
+        first_done.wait(10)
+        out.write(b"B" * 1000)
+
+    other = threading.Thread(target=lambda: got.append(fitted.replace_atomically(path, slow)))
+    other.start()
+    assert half_written.wait(10)
+    assert fitted.replace_atomically(path, lambda out: out.write(b"A" * 2000))
+    seen = path.read_bytes()
+    first_done.set()
+    other.join(10)
+    assert seen == b"A" * 2000
+    assert got == [True]
+    assert path.read_bytes() == b"B" * 2000
+    assert not list(tmp_path.glob("*.tmp"))

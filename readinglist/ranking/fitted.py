@@ -36,6 +36,7 @@ import math
 import os
 import stat
 import sys
+import threading
 import zipfile
 from array import array
 from collections.abc import Callable, Sequence
@@ -188,10 +189,12 @@ def save_atomically(path: Path, arrays: dict[str, Any]) -> bool:
 
 def replace_atomically(path: Path, write: Callable[[BinaryIO], None]) -> bool:
     """Write a file at ``path`` with ``write(binary file)`` through a temporary file of
-    this process renamed over it (``os.replace``), so that a reader, or a write that
-    fails or is killed, never leaves a half-written cache in its place. Returns False
-    when it could not be written (a cache is optional: the caller goes on)."""
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    this process and thread renamed over it (``os.replace``), so that a reader, or a
+    write that fails or is killed, never leaves a half-written cache in its place (nor
+    does another thread's write of the same file: a triage run's background fit and its
+    ``w`` key both keep the selection record). Returns False when it could not be
+    written (a cache is optional: the caller goes on)."""
+    tmp = path.with_name(path.name + f".{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         _remove_orphans(path)
@@ -211,9 +214,10 @@ def replace_atomically(path: Path, write: Callable[[BinaryIO], None]) -> bool:
 def _remove_orphans(path: Path) -> None:
     """Remove the temporary files of ``path`` left by processes that no longer run (one
     killed while it wrote: ``kill -9``, or a triage run that quit while its background
-    thread wrote): named ``<name>.<pid>.tmp``, removed when that pid is gone."""
+    thread wrote): named ``<name>.<pid>.<thread>.tmp`` (or ``<name>.<pid>.tmp``, as
+    written before), removed when that pid is gone."""
     for tmp in path.parent.glob(path.name + ".*.tmp"):
-        pid = tmp.name[len(path.name) + 1 : -len(".tmp")]
+        pid = tmp.name[len(path.name) + 1 : -len(".tmp")].split(".")[0]
         if not pid.isdigit() or int(pid) == os.getpid():
             continue
         try:

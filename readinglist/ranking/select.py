@@ -17,15 +17,17 @@ decisions pick (:func:`choose`, sessions 16-18; adopted in session 19):
    perfectly), or before 3 + 3 decisions, the reader's prequential record
    (:class:`History`): both candidates are fitted at every re-rank, and at the next one
    the decisions made in between are scored by each candidate's scores of then (which
-   saw none of them, :func:`record`); the candidate with the more (wanted, skipped)
-   pairs ordered right, pooled over the rounds, picks (:func:`prequential`);
+   saw none of them, :func:`record`; a round waits until it holds a wanted and a
+   skipped paper, as a triage run re-ranks after each decision); the candidate with the
+   more (wanted, skipped) pairs ordered right, pooled over the rounds, picks
+   (:func:`prequential`);
 3. with neither (no skip, no scored round, or a tie), the committed classifier.
 
 The record survives quitting: a file per library and reader beside the index cache
 (:func:`history_path`, :func:`read_history`, :func:`write_history`: written atomically;
 lost, unreadable or forged, it starts again). It holds, for the papers undecided at the
-last re-rank, their ids and both candidates' scores (16 bytes a paper), and the pooled
-counts. Inputs are the ranker's labels (:func:`.model.labels`) and indexes; nothing here
+last re-rank, their ids, text digests and both candidates' scores (24 bytes a paper),
+and the pooled counts. Inputs are the ranker's labels (:func:`.model.labels`) and indexes; nothing here
 reads the database.
 """
 
@@ -114,7 +116,10 @@ class History:
     candidate's scores of them then; ``good`` per candidate the (wanted, skipped) pairs
     among the decisions made since ordered right, of ``pairs``; ``wins`` per candidate
     the rounds in which its AUC was the higher. ``path``: where it is kept (None: not
-    kept, as in the benchmarks); ``started``: False until the first re-rank is recorded."""
+    kept, as in the benchmarks); ``started``: False until the first re-rank is recorded;
+    ``digests`` the papers' text digests then (:attr:`.store.Index.digests`, as ``ids``;
+    empty when the index had none): a paper whose digest differs now (its text edited,
+    or its id reused by SQLite after a removal) is not scored by its scores of then."""
 
     ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     scores: np.ndarray = field(default_factory=lambda: np.zeros((2, 0), dtype=np.float32))
@@ -123,6 +128,7 @@ class History:
     wins: np.ndarray = field(default_factory=lambda: np.zeros(2))
     path: Path | None = None
     started: bool = False
+    digests: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
 
 
 def record(hist: History, index: Index, y: np.ndarray, cands: Sequence[np.ndarray]) -> bool:
@@ -130,27 +136,34 @@ def record(hist: History, index: Index, y: np.ndarray, cands: Sequence[np.ndarra
     scores of now ``cands``: the papers undecided at its last re-rank and decided now are
     scored by each candidate's scores of then (a prequential, out-of-sample test); then
     the undecided papers' scores of now are kept. Without such a paper (no decision
-    since, or a changed one) ``hist`` is left as it is. Returns True when it changed."""
+    since, or a changed one) ``hist`` is left as it is, and so it is while those papers
+    are all wanted or all skipped: the round waits for a decision of the other kind and
+    is scored then by the same scores (a triage run re-ranks after each decision: a
+    round of one decision has no pair, and its record counted none). Returns True when
+    it changed."""
     if hist.started:
         rows = index.rows_of(hist.ids)
+        if len(index.digests) and len(hist.digests) == len(rows):
+            rows[(rows >= 0) & (index.digests[np.maximum(rows, 0)] != hist.digests)] = -1
         new = np.zeros(len(rows), dtype=bool)
         new[rows >= 0] = y[rows[rows >= 0]] != 0
-        if not new.any():
-            return False
         labels = y[rows[new]]
         npos, nneg = int((labels > 0).sum()), int((labels < 0).sum())
-        if npos and nneg:
-            then = hist.scores[:, new]
-            got = [auc(s[labels > 0], s[labels < 0]) for s in then]
-            hist.good = hist.good + np.asarray(got) * npos * nneg
-            hist.pairs += npos * nneg
-            if got[0] != got[1]:
-                hist.wins[int(np.argmax(got))] += 1
+        if not (npos and nneg):
+            return False
+        then = hist.scores[:, new]
+        got = [auc(s[labels > 0], s[labels < 0]) for s in then]
+        hist.good = hist.good + np.asarray(got) * npos * nneg
+        hist.pairs += npos * nneg
+        if got[0] != got[1]:
+            hist.wins[int(np.argmax(got))] += 1
     undecided = np.flatnonzero(y == 0)
     ids = np.asarray(index.ids[undecided], dtype=np.int64)
     order = np.argsort(ids, kind="stable")
     hist.ids = ids[order]
     hist.scores = np.vstack([np.asarray(c)[undecided][order] for c in cands]).astype(np.float32)
+    known = len(index.digests) == len(index.ids)
+    hist.digests = np.asarray(index.digests[undecided][order] if known else [], dtype=np.uint64)
     hist.started = True
     return True
 
@@ -194,20 +207,34 @@ def history_path(url: str) -> Path:
 def read_history(url: str, counter: fitted.Counter) -> History:
     """The current reader's selection record of the library at ``url`` (``counter``: its
     change counter, which bounds the ids), kept at :func:`history_path`; a fresh one when
-    the file is missing, unreadable or fails :func:`.trust.check_history` (never an
-    error: the record is only evidence, and starts again)."""
+    the file is missing, unreadable or fails :func:`.trust.check_history_layout`,
+    :func:`.trust.check_history_counts` or :func:`.trust.check_history` (never an error:
+    the record is only evidence, and starts again). The ids of papers removed since (past
+    the highest paper id) are dropped, and the whole round when it holds more ids than
+    the library can: the pooled counts stay (removing the last import kept no record)."""
     path = history_path(url)
+    fits = [False]  # the round's papers fit the library (check_history_layout)
+
+    def layout_fits(layout: dict[str, Any]) -> None:
+        fits[0] = trust.check_history_layout(layout, counter.shape)
 
     def found(data: Any) -> History:
-        ids, scores = data["ids"].astype(np.int64), data["scores"].astype(np.float32)
         counts = [data["good"], data["wins"], data["pairs"]]
-        trust.check_history(ids, scores, counts, counter.shape)
+        trust.check_history_counts(counts)
         good, wins, pairs = (np.asarray(c, dtype=np.float64) for c in counts)
-        return History(ids, scores, good, float(pairs), wins, path, started=True)
+        ids, scores = np.zeros(0, dtype=np.int64), np.zeros((2, 0), dtype=np.float32)
+        digests = np.zeros(0, dtype=np.uint64)
+        if fits[0]:
+            ids, scores = data["ids"].astype(np.int64), data["scores"].astype(np.float32)
+            digests = data["digests"].astype(np.uint64)
+            kept = trust.check_history(ids, scores, counter.shape)
+            ids, scores = ids[kept], scores[:, kept]
+            digests = digests[kept] if len(digests) else digests
+        hist = History(ids, scores, good, float(pairs), wins, path, started=bool(len(ids)))
+        hist.digests = digests
+        return hist
 
-    kept = fitted.load_checked(
-        path, lambda layout: trust.check_history_layout(layout, counter.shape), found
-    )
+    kept = fitted.load_checked(path, layout_fits, found)
     return History(path=path) if kept is None else kept
 
 
@@ -221,6 +248,7 @@ def write_history(hist: History) -> bool:
         {
             "ids": hist.ids,
             "scores": hist.scores,
+            "digests": np.asarray(hist.digests, dtype=np.uint64),
             "good": np.asarray(hist.good, dtype=np.float64),
             "wins": np.asarray(hist.wins, dtype=np.float64),
             "pairs": np.asarray(hist.pairs, dtype=np.float64),

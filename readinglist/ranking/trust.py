@@ -19,8 +19,9 @@ it claims to describe (the paper count of the change counter):
 The second index (``store.Index.second``: members prefixed :data:`SECOND`) is held to
 the same rules, beside the first. Each raises ValueError, which :func:`.store.load`
 takes as "rebuild the cache". The ranker's selection record (:mod:`.select`) is held to
-its shape too (:func:`check_history_layout`, :func:`check_history`) and taken as
-"start again".
+its shape too (:func:`check_history_layout`, :func:`check_history_counts`,
+:func:`check_history`) and taken as "start again"; only its ids past the highest
+(papers removed since) are dropped instead, as is a round with more ids than that.
 The fitted scores' file (:mod:`.fitted`) is held to its shape the same way
 (:func:`check_fitted_layout`, :func:`check_fitted`), and taken as "fit again". scipy
 is imported only to check a matrix: reading the fitted scores needs numpy alone, and
@@ -246,17 +247,21 @@ def check_ranked(ids: Sequence[int], scores: Sequence[float], counter: str) -> N
 _HISTORY: dict[str, tuple[str, int]] = {
     "ids": ("i", 1),
     "scores": ("f", 2),
+    "digests": ("u", 1),
     "good": ("f", 1),
     "wins": ("f", 1),
     "pairs": ("f", 0),
 }
 
 
-def check_history_layout(layout: dict[str, Member], counter: str) -> None:
+def check_history_layout(layout: dict[str, Member], counter: str) -> bool:
     """Raise ValueError unless ``layout`` (:func:`.stored.members`) is that of a selection
-    record of the library whose change counter is ``counter``: exactly its members, each
-    of its kind, two scores per paper id, at most one id per paper id up to the highest,
-    two pair counts per candidate (nothing is read but the headers)."""
+    record: exactly its members, each of its kind, two scores and a digest (or none at
+    all) per paper id, two pair
+    counts per candidate (nothing is read but the headers). Returns whether its round
+    (ids and scores) can be the library's whose change counter is ``counter``: at most
+    one id per paper id up to the highest. A round that cannot (papers removed since,
+    the last import undone) is dropped by the caller; its counts are kept."""
     if set(layout) != set(_HISTORY):
         raise ValueError("the selection record does not hold the arrays it should")
     for name, (kinds, ndim) in _HISTORY.items():
@@ -265,33 +270,42 @@ def check_history_layout(layout: dict[str, Member], counter: str) -> None:
             raise ValueError(f"the selection record's {name} is not what it should be")
         if member.dtype.itemsize not in (4, 8):
             raise ValueError(f"the selection record's {name} is not what it should be")
-    _, highest = papers_counted(counter)
     count = layout["ids"].shape[0]
     if (
-        count > highest
-        or layout["scores"].shape != (2, count)
+        layout["scores"].shape != (2, count)
+        or layout["digests"].shape not in ((count,), (0,))
         or layout["good"].shape != (2,)
         or layout["wins"].shape != (2,)
     ):
-        raise ValueError("the selection record does not fit the library")
+        raise ValueError("the selection record's arrays do not fit together")
+    _, highest = papers_counted(counter)
+    return count <= highest
 
 
-def check_history(
-    ids: np.ndarray, scores: np.ndarray, counts: Sequence[np.ndarray], counter: str
-) -> None:
-    """Raise ValueError unless the selection record's ``ids`` are positive, ascending,
-    unique and at most the highest paper id of ``counter``, its ``scores`` finite and
-    bounded, and its ``counts`` (pairs ordered right per candidate, rounds won, pairs)
-    finite and not negative, none of the pairs ordered right above the pairs."""
+def check_history_counts(counts: Sequence[np.ndarray]) -> None:
+    """Raise ValueError unless the selection record's ``counts`` (pairs ordered right per
+    candidate, rounds won, pairs) are finite and not negative, none of the pairs ordered
+    right above the pairs."""
     import numpy as np
 
-    _, highest = papers_counted(counter)
-    if len(ids) and (ids[0] < 1 or ids[-1] > highest or (np.diff(ids) <= 0).any()):
-        raise ValueError("the selection record's paper ids are not the library's")
-    if not _bounded(scores):
-        raise ValueError("the selection record's scores are not all finite and bounded")
     good, wins, pairs = (np.asarray(c, dtype=np.float64) for c in counts)
     if not all(np.isfinite(c).all() and (c >= 0).all() for c in (good, wins, pairs)):
         raise ValueError("the selection record's counts are not all finite and positive")
     if (good > pairs * (1 + 1e-9)).any():
         raise ValueError("the selection record orders more pairs than it counted")
+
+
+def check_history(ids: np.ndarray, scores: np.ndarray, counter: str) -> np.ndarray:
+    """Raise ValueError unless the selection record's round's ``ids`` are positive,
+    ascending and unique and its ``scores`` finite and bounded. Returns the mask of the
+    ids at most the highest paper id of ``counter`` (the others' papers were removed
+    since: :func:`.select.read_history` drops them)."""
+    import numpy as np
+
+    _, highest = papers_counted(counter)
+    if len(ids) and (ids[0] < 1 or (np.diff(ids) <= 0).any()):
+        raise ValueError("the selection record's paper ids are not ascending paper ids")
+    if not _bounded(scores):
+        raise ValueError("the selection record's scores are not all finite and bounded")
+    kept: np.ndarray = ids <= highest
+    return kept
