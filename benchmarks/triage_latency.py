@@ -129,8 +129,10 @@ def build(size: int, rebuild: bool) -> Path:
 
 
 def clear_caches(db: Path) -> None:
-    """Remove the index and fitted scores' caches of ``db``."""
-    for suffix in (".rank.npz", ".interest.npz"):
+    """Remove every cache beside ``db``: the index, the fitted scores, the stored interest
+    order (without it removed, a "cold" listing read the order and built nothing, and the
+    refit after one mark built the index) and the readers' selection records."""
+    for suffix in (".rank.npz", ".interest.npz", ".interest.order", ".history.npz"):
         Path(str(db) + suffix).unlink(missing_ok=True)
 
 
