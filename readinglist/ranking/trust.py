@@ -87,13 +87,21 @@ def papers_counted(counter: str) -> tuple[int, int]:
     return int(parts[1]), int(parts[2]) if parts[2] != "None" else 0
 
 
-def check_layout(layout: dict[str, Member], counter: str) -> None:
-    """Raise ValueError unless ``layout`` (:func:`.stored.members`) has the members of a
-    cache of the library whose change counter is ``counter``, sized by it (see the
-    module docstring). Nothing of the file's arrays is read."""
-    if set(layout) != set(_MEMBERS):
-        raise ValueError("the ranking cache does not hold the arrays it should")
-    for name, (kinds, ndim) in _MEMBERS.items():
+def _check_members(
+    layout: dict[str, Member],
+    members: dict[str, tuple[str, int]],
+    file: str,
+    owner: str | None = None,
+) -> None:
+    """Raise ValueError unless ``layout`` (:func:`.stored.members`) holds exactly
+    ``members`` (name: dtype kinds allowed, number of dimensions), each of its kind and
+    dimensions, numbers of 4 or 8 bytes, a single text at most :data:`MAX_SCALAR_TEXT`
+    characters. ``file`` names the file in the message ("the ranking cache"), ``owner``
+    its members' owner (default ``file`` + "'s")."""
+    whose = owner if owner is not None else file + "'s"
+    if set(layout) != set(members):
+        raise ValueError(f"{file} does not hold the arrays it should")
+    for name, (kinds, ndim) in members.items():
         member = layout[name]
         numeric = kinds != "U"
         if (
@@ -101,10 +109,16 @@ def check_layout(layout: dict[str, Member], counter: str) -> None:
             or len(member.shape) != ndim
             or (numeric and member.dtype.itemsize not in (4, 8))
         ):
-            raise ValueError(f"the ranking cache's {name} is not what it should be")
-    for name in ("counter", "updated"):
-        if layout[name].dtype.itemsize > 4 * MAX_SCALAR_TEXT:
-            raise ValueError(f"the ranking cache's {name} is too long")
+            raise ValueError(f"{whose} {name} is not what it should be")
+        if not numeric and ndim == 0 and member.dtype.itemsize > 4 * MAX_SCALAR_TEXT:
+            raise ValueError(f"{whose} {name} is too long")
+
+
+def check_layout(layout: dict[str, Member], counter: str) -> None:
+    """Raise ValueError unless ``layout`` (:func:`.stored.members`) has the members of a
+    cache of the library whose change counter is ``counter``, sized by it (see the
+    module docstring). Nothing of the file's arrays is read."""
+    _check_members(layout, _MEMBERS, "the ranking cache")
     rows, _ = papers_counted(counter)
     if layout["ids"].shape != (rows,) or layout["digests"].shape != (rows,):
         raise ValueError("the ranking cache's arrays do not fit the library")
@@ -198,16 +212,7 @@ def check_fitted_layout(layout: dict[str, Member], counter: str) -> None:
     scores' file of a library whose change counter is ``counter``: exactly its members,
     each of its kind, short texts, one score per id and at most one per paper id up to
     the highest (nothing is read but the headers)."""
-    if set(layout) != set(_FITTED):
-        raise ValueError("the fitted scores' file does not hold the arrays it should")
-    for name, (kinds, ndim) in _FITTED.items():
-        member = layout[name]
-        if member.dtype.kind not in kinds or len(member.shape) != ndim:
-            raise ValueError(f"the fitted scores' {name} is not what it should be")
-        if kinds == "U" and member.dtype.itemsize > 4 * MAX_SCALAR_TEXT:
-            raise ValueError(f"the fitted scores' {name} is too long")
-        if kinds != "U" and member.dtype.itemsize not in (4, 8):
-            raise ValueError(f"the fitted scores' {name} is not what it should be")
+    _check_members(layout, _FITTED, "the fitted scores' file", "the fitted scores'")
     _, highest = papers_counted(counter)
     if layout["ids"].shape != layout["scores"].shape or layout["ids"].shape[0] > highest:
         raise ValueError("the fitted scores do not fit the library")
@@ -262,14 +267,7 @@ def check_history_layout(layout: dict[str, Member], counter: str) -> bool:
     (ids and scores) can be the library's whose change counter is ``counter``: at most
     one id per paper id up to the highest. A round that cannot (papers removed since,
     the last import undone) is dropped by the caller; its counts are kept."""
-    if set(layout) != set(_HISTORY):
-        raise ValueError("the selection record does not hold the arrays it should")
-    for name, (kinds, ndim) in _HISTORY.items():
-        member = layout[name]
-        if member.dtype.kind not in kinds or len(member.shape) != ndim:
-            raise ValueError(f"the selection record's {name} is not what it should be")
-        if member.dtype.itemsize not in (4, 8):
-            raise ValueError(f"the selection record's {name} is not what it should be")
+    _check_members(layout, _HISTORY, "the selection record")
     count = layout["ids"].shape[0]
     if (
         layout["scores"].shape != (2, count)
