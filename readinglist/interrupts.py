@@ -23,8 +23,9 @@ _pending = False
 _installed = False
 
 
-def _on_unraisable(unraisable: Any, previous: Any = sys.__unraisablehook__) -> None:
-    """``sys.unraisablehook``: record a dropped KeyboardInterrupt; pass on the rest."""
+def _on_unraisable(unraisable: Any, previous: Any) -> None:
+    """``sys.unraisablehook``: record a dropped KeyboardInterrupt; hand the rest to
+    ``previous`` (the hook set before :func:`install`)."""
     global _pending
     if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
         _pending = True

@@ -201,8 +201,9 @@ class AppContext:
             raise
 
     def close(self) -> None:
-        """Hand back the engine (:func:`readinglist.db_engine.release`); the current reader is the implicit one
-        again (a command run in-process, as the tests do, leaves no reader behind)."""
+        """Hand back the engine (:func:`readinglist.db_engine.release`); the current
+        reader is the implicit one again (a command run in-process, as the tests do,
+        leaves no reader behind)."""
         if self._engine is not None:
             from readinglist import db
 
