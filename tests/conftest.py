@@ -27,6 +27,7 @@ from click.testing import CliRunner, Result
 from helpers import EXAMPLES, require_tools, shared_data
 from hypothesis import settings
 from pg_pool import PgDatabases
+from tool_setup import install_running, uses_tools, wait_for_install
 
 #: Property tests draw the same examples on every run of the suite (``derandomize``: each
 #: test's seed is a hash of the test), so a red run reproduces and a green one stays green
@@ -184,6 +185,12 @@ LONGEST = (
 )
 
 
+#: Whether setup-tools.sh's background installation was running when the run started
+#: (:mod:`tool_setup`): decided once, by the first process (xdist's workers inherit the
+#: answer), as every worker must collect the tests in the same order.
+TOOLS_LAST = os.environ.setdefault("RLTEST_TOOLS_LAST", "1" if install_running() else "0") == "1"
+
+
 def _weight(item: pytest.Item) -> int:
     """How early ``item`` should start: the longest known first, then ``slow``, then the
     tests that run real programs (``tools``), then the rest."""
@@ -225,8 +232,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     test that started last. The two database runs of a test whose module caches by input
     bytes (:data:`SHARED_BY_DATABASES`) form one ``xdist_group`` (``--dist loadgroup``,
     collection order kept by ``--no-loadscope-reorder``): one worker runs both, so the
-    second finds the first's programs' results."""
-    items.sort(key=_weight)
+    second finds the first's programs' results. While setup-tools.sh still installs the
+    test tools (:data:`TOOLS_LAST`), the tests that may run one come after all others."""
+    if TOOLS_LAST:
+        items.sort(key=lambda item: (uses_tools(item), _weight(item)))
+    else:
+        items.sort(key=_weight)
     for item in items:
         pair = _database_pair(item)
         if pair is not None:
@@ -234,7 +245,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """A test marked ``tools(NAME...)`` fails with one line when a program it runs is missing."""
+    """A test that may run a real program waits for setup-tools.sh's background
+    installation, when one runs (:mod:`tool_setup`); one marked ``tools(NAME...)`` fails
+    with one line when a program it runs is missing."""
+    if uses_tools(item):
+        wait_for_install()
     for mark in item.iter_markers("tools"):
         require_tools(*mark.args)
 

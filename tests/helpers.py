@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tool_setup import wait_for_install
 
 from readinglist.records import PaperRecord
 
@@ -87,7 +88,10 @@ def missing_tools(*tools: str) -> list[str]:
 
 def require_tools(*tools: str) -> None:
     """Fail the calling test with one line naming what is missing of ``tools``: a test that
-    needs a real program never skips silently (run ``sh tests/setup-tools.sh``)."""
+    needs a real program never skips silently (run ``sh tests/setup-tools.sh``). Waits first
+    for setup-tools.sh's background installation when one runs (:mod:`tool_setup`)."""
+    if wait_for_install():
+        _PRESENT.clear()
     absent = missing_tools(*tools)
     if absent:
         pytest.fail(

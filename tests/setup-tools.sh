@@ -3,9 +3,23 @@
 # start, command 2; .ci/run calls it too): bibtex, biber, pdflatex and the LaTeX packages
 # the tests load (biblatex, etoolbox), pandoc and mutool (mupdf-tools: a PDF's text and
 # objects), chromium (Debian's headless browser: the browser tests of `readinglist serve`
-# drive it through Playwright's Python package, never a browser of Playwright's own), and a running PostgreSQL at 127.0.0.1:5432 when one is installed. Installs with apt-get when a package is missing and the user is root;
-# otherwise it says what is missing and goes on: the tests that need it then fail, each
-# with one line naming it (tests/helpers.py, require_tools). Exits 0.
+# drive it through Playwright's Python package, never a browser of Playwright's own), and
+# a running PostgreSQL at 127.0.0.1:5432 when one is installed. Installs with apt-get when
+# a package is missing and the user is root; otherwise it says what is missing and goes
+# on: the tests that need it then fail, each with one line naming it (tests/helpers.py,
+# require_tools). Exits 0.
+#
+# --background: apt-get goes on in a process of its own, which holds an exclusive lock
+# (flock) on tests/.setup-tools.lock until it ends, and the script returns at once: the
+# test run starts the tests that run no real program first and the others wait for the
+# lock (tests/tool_setup.py). Its output goes to tests/.setup-tools.log. Without flock
+# (util-linux), or without the option, the script waits for apt-get.
+here=$(cd "$(dirname "$0")" && pwd)
+lock="$here/.setup-tools.lock"
+log="$here/.setup-tools.log"
+background=
+[ "${1:-}" = "--background" ] && command -v flock >/dev/null 2>&1 && background=1
+
 missing() {
   for tool in bibtex biber pdflatex kpsewhich pandoc mutool chromium; do
     command -v "$tool" >/dev/null 2>&1 || { echo "$tool"; continue; }
@@ -17,20 +31,42 @@ missing() {
   fi
 }
 
+# --no-install-recommends: the 54 recommended packages (ghostscript, lmodern, fonts, perl
+# mail and X11 modules, ~90 MB) are used by no test. --force-unsafe-io: dpkg does not wait
+# for the disk after each file it unpacks (dpkg(1); what Debian's container images do),
+# as a crash mid-install only means running this again. DPkg::Lock::Timeout: another
+# apt-get (another checkout's set-up) is waited for, not an error. apt-get does not get
+# the lock's descriptor (9>&-): a daemon a package starts must not hold the lock forever.
+install() {
+  echo "setup-tools: installing the test tools (missing: $(echo $need))"
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+      -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-unsafe-io \
+      --no-install-recommends texlive-binaries texlive-base texlive-latex-base \
+      texlive-latex-recommended texlive-bibtex-extra biber pandoc mupdf-tools chromium \
+      fonts-dejavu-core; } >/dev/null 2>&1 9>&- \
+    || echo "setup-tools: apt-get could not install them"
+  need=$(missing)
+  [ -z "$need" ] || echo "setup-tools: still missing: $(echo $need) (the tests that need them will fail)"
+}
+
 need=$(missing)
 if [ -n "$need" ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "setup-tools: installing the test tools (missing: $(echo $need))"
-    # --no-install-recommends: the 54 recommended packages (ghostscript, lmodern, fonts,
-    # perl mail and X11 modules, ~90 MB) are used by no test.
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-        --no-install-recommends texlive-binaries texlive-base texlive-latex-base \
-        texlive-latex-recommended texlive-bibtex-extra biber pandoc mupdf-tools chromium \
-        fonts-dejavu-core; } >/dev/null 2>&1 \
-      || echo "setup-tools: apt-get could not install them"
+    if [ -n "$background" ]; then
+      # the lock is taken here, before the script returns, and the background process
+      # inherits it (one open file, fd 9): a test starting right after this finds it held
+      exec 9>"$lock"
+      flock -x 9
+      echo "setup-tools: installing the test tools in the background (missing: $(echo $need));" \
+        "the tests that run them wait for it (log: $log)"
+      ( install ) >"$log" 2>&1 </dev/null &
+      exec 9>&-
+    else
+      install
+    fi
+  else
+    echo "setup-tools: still missing: $(echo $need) (the tests that need them will fail)"
   fi
-  need=$(missing)
-  [ -z "$need" ] || echo "setup-tools: still missing: $(echo $need) (the tests that need them will fail)"
 fi
 
 if command -v pg_isready >/dev/null 2>&1 && ! pg_isready -q -h 127.0.0.1 -p 5432; then

@@ -474,7 +474,7 @@ def nested_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str, list
     folder = tmp_path_factory.mktemp("nested")
     system = folder / "system-tmp"
     system.mkdir()
-    for name in ("conftest.py", "helpers.py", "pg_pool.py"):
+    for name in ("conftest.py", "helpers.py", "pg_pool.py", "tool_setup.py"):
         (folder / name).write_text(
             (ROOT / "tests" / name).read_text(encoding="utf-8"), encoding="utf-8"
         )

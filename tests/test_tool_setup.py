@@ -1,0 +1,145 @@
+"""tests/setup-tools.sh --background: apt-get goes on beside the tests, which wait for it.
+
+The script runs for real (``/bin/sh``) on a copy of itself, with a PATH holding only the
+programs it uses and a stand-in ``apt-get`` that records its arguments and takes a while;
+the lock is the copy's own (``tests/.setup-tools.lock`` beside it), so the suite's own
+tests never see it held.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers import ROOT
+from tool_setup import install_running, wait_for_install
+
+FAKE_APT = """#!/bin/sh
+echo "$@" >> "{calls}"
+case "$*" in *install*) sleep 2 ;; esac
+exit 0
+"""
+
+
+def _setup_copy(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
+    """A copy of setup-tools.sh in ``tmp_path/tests``, the environment to run it with (no
+    test tool on PATH, a stand-in apt-get), and the file apt-get's arguments go to."""
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    shutil.copy(ROOT / "tests" / "setup-tools.sh", tests / "setup-tools.sh")
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    for program in ("dirname", "id", "flock", "sleep", "cat"):
+        found = shutil.which(program)
+        assert found is not None, program
+        (bin_ / program).symlink_to(found)
+    calls = tmp_path / "apt-calls.txt"
+    apt = bin_ / "apt-get"
+    apt.write_text(FAKE_APT.format(calls=calls), encoding="utf-8")
+    apt.chmod(0o755)
+    return tests, {**os.environ, "PATH": str(bin_)}, calls
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="setup-tools.sh installs only as root")
+def test_background_setup_returns_at_once_holding_the_lock_until_apt_get_ends(
+    tmp_path: Path,
+) -> None:
+    tests, env, calls = _setup_copy(tmp_path)
+    done = subprocess.run(
+        ["/bin/sh", str(tests / "setup-tools.sh"), "--background"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=60,
+    )
+    lock = tests / ".setup-tools.lock"
+    assert done.returncode == 0, done.stderr
+    assert install_running(lock)  # the stand-in apt-get install sleeps 2 s
+    assert "installing the test tools in the background (missing: bibtex biber" in done.stdout
+    assert wait_for_install(limit=60, lock=lock)
+    assert not install_running(lock)
+    said = calls.read_text(encoding="utf-8")
+    assert said.startswith("update -qq\n")
+    assert "-o Dpkg::Options::=--force-unsafe-io" in said
+    assert "chromium" in said
+    log = (tests / ".setup-tools.log").read_text(encoding="utf-8")
+    assert "still missing: bibtex biber pdflatex kpsewhich pandoc mutool chromium" in log
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="setup-tools.sh installs only as root")
+def test_setup_without_the_option_waits_for_apt_get(tmp_path: Path) -> None:
+    tests, env, calls = _setup_copy(tmp_path)
+    done = subprocess.run(
+        ["/bin/sh", str(tests / "setup-tools.sh")],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert not install_running(tests / ".setup-tools.lock")
+    assert "install" in calls.read_text(encoding="utf-8")
+    assert "still missing: bibtex" in done.stdout
+
+
+def test_tests_running_a_tool_start_last_and_wait_for_the_installation(tmp_path: Path) -> None:
+    """A nested run of the suite's conftest.py while a process holds the set-up's lock for
+    3 s: the test of a module that runs a program is collected first but runs after the
+    other module's, and only once the lock is free."""
+    folder = tmp_path / "nested"
+    folder.mkdir()
+    for name in ("conftest.py", "helpers.py", "pg_pool.py", "tool_setup.py"):
+        shutil.copy(ROOT / "tests" / name, folder / name)
+    stamps = tmp_path / "stamps.txt"
+    # the module that runs a program comes first in collection order
+    (folder / "test_a_tool.py").write_text(
+        "import time, pytest\n"
+        f"STAMPS = {str(stamps)!r}\n\n"
+        "@pytest.mark.tools('sh')\ndef test_a():\n"
+        "    open(STAMPS, 'a').write(f'a {time.time()}\\n')\n",
+        encoding="utf-8",
+    )
+    (folder / "test_b_plain.py").write_text(
+        "import time\n"
+        f"STAMPS = {str(stamps)!r}\n\n"
+        "def test_b():\n"
+        "    open(STAMPS, 'a').write(f'b {time.time()}\\n')\n",
+        encoding="utf-8",
+    )
+    lock = folder / ".setup-tools.lock"
+    released = tmp_path / "released.txt"
+    holder = subprocess.Popen(
+        ["flock", "-x", str(lock), "sh", "-c", f"sleep 3 && date +%s.%N > {released}"]
+    )
+    try:
+        for _ in range(200):
+            if install_running(lock):
+                break
+            time.sleep(0.05)
+        env = {k: v for k, v in os.environ.items() if k != "RLTEST_TOOLS_LAST"}
+        done = subprocess.run(
+            [
+                *(sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider"),
+                *("-p", "no:randomly", "--rootdir", str(folder)),
+                *("-c", str(ROOT / "pyproject.toml"), str(folder)),
+            ],
+            capture_output=True,
+            text=True,
+            cwd=folder,
+            env=env,
+            check=False,
+            timeout=120,
+        )
+    finally:
+        holder.wait(timeout=30)
+    assert done.returncode == 0, done.stdout + done.stderr
+    order = [line.split() for line in stamps.read_text(encoding="utf-8").splitlines()]
+    assert [name for name, _ in order] == ["b", "a"]
+    assert float(order[1][1]) >= float(released.read_text(encoding="utf-8"))
