@@ -340,14 +340,34 @@ def blank_pg_database(request: pytest.FixtureRequest) -> Iterator[str]:
     yield from _pg_database(request, blank=True)
 
 
+def _sqlite_folder(request: pytest.FixtureRequest) -> Path:
+    """The folder of the next SQLite library of the test of ``request``: the k-th library a
+    test asks for is ``RUN_TMP/library-k/library.db`` in every test of this process
+    (removed after the test; a library of a module or session fixture stays in the
+    fixture's own folder). The same path from test to test means the same URL, so the
+    process's kept engine (:func:`readinglist.db_engine.make_engine`) serves the next test
+    with its compiled SQL and first-connect answers (creating an engine and compiling
+    the statements of the first commands cost ~10% of the suite's CPU)."""
+    taken = request.node.stash.setdefault(_SQLITE_COUNT, [0])
+    taken[0] += 1
+    return RUN_TMP / f"library-{taken[0]}"
+
+
+_SQLITE_COUNT = pytest.StashKey[list[int]]()
+
+
 def make_database(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """Yield the URL of a fresh database of ``kind`` ("sqlite" or "postgresql") at head."""
     if kind == "sqlite":
         template: Path = request.getfixturevalue("sqlite_template")
-        path = tmp_path / "library.db"
+        reused = request.scope == "function"
+        folder = _sqlite_folder(request) if reused else tmp_path
+        path = folder / "library.db"
         # a plain copy of the closed template (no connection, no write-ahead log): 0.1 ms,
         # where the backup API's commit waits for the disk (~10 ms a test here)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=not reused)
+        if reused:  # at the test's end (also where a test takes only the first URL)
+            request.addfinalizer(lambda: shutil.rmtree(folder, ignore_errors=True))
         shutil.copyfile(template, path)
         yield f"sqlite:///{path}"
         return
