@@ -2,7 +2,9 @@
 
 Every test that takes ``db_url`` (or ``engine``, ``session``, ``invoke``) runs twice:
 on a fresh SQLite file and on a fresh PostgreSQL database at 127.0.0.1:5432 (unless
-marked ``helpers.SQLITE_ONLY``: a usage error refused before the library is read). Both
+marked ``helpers.SQLITE_ONLY``: a usage error refused before the library is read, or
+``helpers.SQLITE_SUFFICES``: a claim downstream of reads that tests/test_databases_agree.py
+shows to be the same on both). Both
 are cloned from a template migrated once per test session with the real Alembic
 migrations (SQLite: online backup copy; PostgreSQL: ``CREATE DATABASE ... TEMPLATE``,
 recycled in the background between tests, see :class:`pg_pool.PgDatabases`; commits do not

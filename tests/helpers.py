@@ -35,6 +35,14 @@ HERE = Path(__file__).resolve().parent
 #: file that cannot be read. A test that checks storage, SQL, locking or concurrency runs
 #: on both databases (tests/conftest.py).
 SQLITE_ONLY = pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+#: Runs a test that takes ``db_url`` (or ``invoke``, ``engine``, ``session``) on SQLite
+#: only, for a claim downstream of the library's reads: a cache file's trust checks, a
+#: fitted model's numbers, a compile of an exported text, a page's keys, an online
+#: source's answers. That the same inputs read and export the same on PostgreSQL (every
+#: export format, list and show, the ranking's inputs and order) is the claim of
+#: tests/test_databases_agree.py; what the library stores, reads, locks, orders, counts,
+#: merges or undoes stays tested on both.
+SQLITE_SUFFICES = SQLITE_ONLY
 ROOT = HERE.parent
 EXAMPLES = ROOT / "examples"
 SHARED = ROOT.parent / "shared" / "data"

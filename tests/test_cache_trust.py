@@ -1,6 +1,10 @@
 """The ranking cache is derived data and never trusted: a forged, fuzzed, oversized or
 special file in its place never crashes, hangs or misleads a ranking command; it is
-rebuilt (``readinglist.ranking.trust``). On SQLite and PostgreSQL."""
+rebuilt (``readinglist.ranking.trust``). On SQLite only (``helpers.SQLITE_SUFFICES``): the
+checks read a file, and the outputs they are compared with come from the library's
+papers and decisions, which test_databases_agree.py shows to be read the same on
+PostgreSQL (its ranking outputs, index and inputs); where a PostgreSQL library's cache
+goes is test_ranking.py's ``test_the_cache_goes_to_readinglist_cache``, on both."""
 
 from __future__ import annotations
 
@@ -14,12 +18,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import RUN_MAIN, run_forked
+from helpers import RUN_MAIN, SQLITE_SUFFICES, run_forked
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from tests.test_ranking import cache_dir_fixture, filled_fixture  # noqa: F401 (fixtures)
+
+pytestmark = SQLITE_SUFFICES
 
 #: The ranking commands a forged cache is tried on (triage ranks through the same
 #: ``Ranker.open`` and needs a terminal).

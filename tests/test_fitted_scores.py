@@ -3,7 +3,12 @@ interest`` reads the scores of the library as it is instead of fitting again; a
 decision makes them stale (refitted, as a fresh ranker orders); a damaged or forged
 scores' file is refitted, never trusted; triage's :class:`LiveRanker` follows the
 decisions, never makes a decision wait for a slow fit, and says when a fit failed.
-SQLite and PostgreSQL (the ``filled`` library of test_ranking)."""
+The ``filled`` library of test_ranking. What reads the library (the change counter a
+decision or a tag moves, the decisions of the run's reader, the first papers of a
+limit, the live ranker's reads, the modules a limited listing loads) runs on SQLite
+and PostgreSQL; the files' trust checks and the background fit's threads and messages
+(``helpers.SQLITE_SUFFICES``) on SQLite, their inputs being read the same on both
+(test_databases_agree.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import SQLITE_SUFFICES
 from test_ranking import cache_dir_fixture, filled_fixture  # noqa: F401
 
 
@@ -73,6 +79,7 @@ def _rewrite(path: Any, **changed: Any) -> None:
         np.savez(out, **arrays)
 
 
+@SQLITE_SUFFICES
 @pytest.mark.parametrize(
     "forge",
     ["garbage", "nan", "beyond", "unsorted", "key", "extra"],
@@ -142,6 +149,7 @@ def test_the_live_ranker_follows_the_decisions_and_writes_the_fit(
     live.close()
 
 
+@SQLITE_SUFFICES
 def test_a_slow_fit_never_makes_a_decision_wait_and_says_so(
     filled: Callable[..., Any], db_url: str, reader: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -176,6 +184,7 @@ def test_a_slow_fit_never_makes_a_decision_wait_and_says_so(
     live.close()
 
 
+@SQLITE_SUFFICES
 def test_a_first_index_is_said_at_once_and_on_the_model_line_until_it_is_loaded(
     filled: Callable[..., Any], db_url: str, reader: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -212,6 +221,7 @@ def test_a_first_index_is_said_at_once_and_on_the_model_line_until_it_is_loaded(
     live.close()
 
 
+@SQLITE_SUFFICES
 def test_the_index_is_built_on_one_thread_per_numerical_library(
     filled: Callable[..., Any], reader: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -236,6 +246,7 @@ def test_the_index_is_built_on_one_thread_per_numerical_library(
     assert set(seen) == {1}
 
 
+@SQLITE_SUFFICES
 def test_a_failed_fit_leaves_the_order_and_says_why(
     filled: Callable[..., Any], db_url: str, reader: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -259,6 +270,7 @@ def test_a_failed_fit_leaves_the_order_and_says_why(
     live.close()
 
 
+@SQLITE_SUFFICES
 def test_quitting_never_waits_for_a_fit_and_nothing_is_written_after(
     filled: Callable[..., Any], db_url: str, reader: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -410,6 +422,7 @@ def test_a_limited_interest_listing_reads_the_order_file_without_numpy(
         assert path.read_bytes() == good  # written again from the fitted scores
 
 
+@SQLITE_SUFFICES
 def test_views_of_a_shared_ranker_take_each_fit_once_and_fits_wait_for_a_pause(
     filled: Callable[..., Any], db_url: str, reader: Any
 ) -> None:
@@ -501,6 +514,7 @@ def test_the_change_counter_is_one_statement_reading_no_table_whole(
         assert "SCAN papers" not in plan, plan  # the table itself, not one of its indexes
 
 
+@SQLITE_SUFFICES
 def test_a_triage_run_starts_from_the_interest_order_file(
     filled: Callable[..., Any], db_url: str, reader: Any
 ) -> None:

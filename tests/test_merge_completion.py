@@ -1,5 +1,8 @@
 """Issue 13: every later source completes the paper (merging that fills, real keys,
-tolerant and safe matching), on SQLite and PostgreSQL."""
+tolerant and safe matching), on SQLite and PostgreSQL; real ``bibtex`` on the export of
+the completed list on SQLite (``helpers.SQLITE_SUFFICES``: the merged papers are checked
+on both by ``test_icml2015_bibliography_completes_the_abstracts_list``, and an export's
+bytes are the same on both, test_databases_agree.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from helpers import require_tools
+from helpers import SQLITE_SUFFICES, require_tools
 
 from readinglist import formats, library
 from readinglist.models import Paper
@@ -162,6 +165,7 @@ def test_proceedings_merge_sends_no_statements_per_paper(session) -> None:
     assert many <= few + 5, (few, many)
 
 
+@SQLITE_SUFFICES
 def test_icml2015_export_has_no_empty_author_for_bibtex(session, tmp_path: Path) -> None:
     require_tools("bibtex")
     records = bib_records()

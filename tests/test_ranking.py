@@ -1,7 +1,11 @@
 """Issue 14: the interest order follows the decisions; --why, similar, topics, triage re-rank.
 
 A synthetic library with two vocabularies (reinforcement learning, protein folding),
-interleaved in order of addition, on SQLite and PostgreSQL.
+interleaved in order of addition. What reads, writes or orders the library (the order
+added, the tags ``topics --tag`` writes, the counts ``mark`` reports, where the cache
+goes, an import's batches, the texts' digests) runs on SQLite and PostgreSQL; the
+ranker's maths, its cache file and its explanations (``helpers.SQLITE_SUFFICES``) on
+SQLite, their inputs being read the same on both (test_databases_agree.py).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from helpers import SQLITE_SUFFICES
 
 from readinglist.records import PaperRecord, Person
 
@@ -71,6 +76,7 @@ def test_without_decisions_interest_is_null_and_order_is_added(filled) -> None:
     assert keys(filled("list", "-k", "--sort", "interest")) == added
 
 
+@SQLITE_SUFFICES
 def test_the_order_follows_the_decisions(filled) -> None:
     assert filled("mark", "to-read", "bio0").exit_code == 0
     assert filled("mark", "skipped", "rl0").exit_code == 0
@@ -91,6 +97,7 @@ def test_the_order_follows_the_decisions(filled) -> None:
     assert json.loads(filled("show", "rl3", "--json").stdout)["interest"] == scores["rl3"]
 
 
+@SQLITE_SUFFICES
 def test_why_names_the_terms(filled) -> None:
     result = filled("show", "bio2", "--why", "--json")
     assert json.loads(result.stdout)["interest"] is None
@@ -110,6 +117,7 @@ def test_why_names_the_terms(filled) -> None:
     assert "raised by: " in text
 
 
+@SQLITE_SUFFICES
 def test_why_parts_add_up_to_the_score(filled, db_url: str) -> None:
     """A fresh user added up the terms of `--why` and did not get the score: the LSA half
     was left out. The printed parts (terms, other terms, topic similarity, the library's
@@ -248,6 +256,7 @@ class Keys:
         return False
 
 
+@SQLITE_SUFFICES
 def test_triage_reranks_after_a_decision(filled, db_url: str) -> None:
     from readinglist import db, library, triage
     from readinglist.ranking.ranker import Ranker
@@ -275,6 +284,7 @@ def test_triage_reranks_after_a_decision(filled, db_url: str) -> None:
     engine.dispose()
 
 
+@SQLITE_SUFFICES
 def test_like_seeds_the_order(filled, db_url: str) -> None:
     from readinglist import db, library
     from readinglist.ranking.ranker import Ranker
@@ -289,6 +299,7 @@ def test_like_seeds_the_order(filled, db_url: str) -> None:
     assert all(k.startswith("bio") for k in order[:6]), order
 
 
+@SQLITE_SUFFICES
 def test_like_counts_after_decisions_on_other_papers(filled, db_url: str) -> None:
     """Fresh user: `triage --like TEXT` after decisions (on other papers) seemed ignored;
     the text was added to the decisions' model, where it hardly moved the order."""
@@ -338,6 +349,7 @@ def test_the_cache_goes_to_readinglist_cache(filled, db_url: str, cache_dir: Any
         ]
 
 
+@SQLITE_SUFFICES
 def test_a_tag_with_two_positives_gets_its_own_model(filled, db_url: str) -> None:
     """Three rl papers wanted and two bio papers wanted under tag "bio": the global model
     is rl-heavy, the bio tag's model lifts the bio papers to the top too."""
@@ -362,6 +374,7 @@ def test_a_tag_with_two_positives_gets_its_own_model(filled, db_url: str) -> Non
     assert {t.term for t in why.up} & set(BIO)
 
 
+@SQLITE_SUFFICES
 def test_topic_labels_are_distinctive_words_not_filler_or_markup(invoke, db_url: str) -> None:
     """Words every paper shares ("based", "pre-trained", "self-supervised", "we") and LaTeX
     markup (``\\textbf``) never name a topic; each label is made of its own vocabulary."""
@@ -446,6 +459,7 @@ def test_an_import_tag_gets_no_model_of_its_own(invoke, db_url: str) -> None:
     engine.dispose()
 
 
+@SQLITE_SUFFICES
 def test_scoring_from_the_cache_reads_no_terms_and_no_sklearn(filled, db_url: str) -> None:
     """``list --json`` scores from the cached index without its vocabulary (read on first
     use, from the file as loaded) and without importing scikit-learn (issue 17: about
@@ -510,6 +524,7 @@ def test_a_decision_keeps_the_cached_index_and_a_new_title_rebuilds_it(
     assert built == [1]
 
 
+@SQLITE_SUFFICES
 def test_a_streamed_index_scores_as_the_index_in_memory(
     filled, db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,8 +1,11 @@
 """Per-reader selection between the two indexes' classifiers (``readinglist.ranking.select``,
 benchmarks/TRIAGE_RANK.md sessions 16-19): the folds pick the better held-out AUC, the
 prequential record breaks their ties and decides before 3 + 3 decisions, the committed
-classifier otherwise; the record survives the process (SQLite and PostgreSQL) and a
-damaged one starts again without an error."""
+classifier otherwise; the record survives the process and a damaged one starts again
+without an error (a file beside the index cache: SQLite, ``helpers.SQLITE_SUFFICES``;
+where a PostgreSQL library's record goes is test_ranking.py's
+``test_the_cache_goes_to_readinglist_cache``); papers removed since keep it, on both
+databases (SQLite reuses the highest ids, PostgreSQL's sequences do not)."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import SQLITE_SUFFICES
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy import sparse
@@ -241,6 +245,7 @@ def _kept(db_url: str) -> dict[str, np.ndarray]:
         return {name: np.array(data[name]) for name in data.files}
 
 
+@SQLITE_SUFFICES
 def test_the_record_survives_the_process_and_a_damaged_one_starts_again(
     filled: Callable[..., Any], db_url: str
 ) -> None:
@@ -274,6 +279,7 @@ def test_the_record_survives_the_process_and_a_damaged_one_starts_again(
     assert len(kept["ids"]) == 7
 
 
+@SQLITE_SUFFICES
 @pytest.mark.parametrize(
     "forge", ["nan scores", "ids past the library", "more good than pairs", "member missing"]
 )
@@ -308,6 +314,7 @@ def test_a_forged_record_is_ignored(filled: Callable[..., Any], db_url: str, for
     assert result.exit_code == 0, result.stderr
 
 
+@SQLITE_SUFFICES
 def test_a_triage_run_continues_the_record_of_a_listing(
     filled: Callable[..., Any], db_url: str
 ) -> None:

@@ -1,5 +1,11 @@
 """``readinglist resolve`` (issue 13 item 4): completing provisional papers from a
-bibliography (--from) and from online sources (--online, replayed with respx)."""
+bibliography (--from) and from online sources (--online, replayed with respx).
+
+What resolve selects, merges, writes, locks and undoes runs on SQLite and PostgreSQL
+(the online answers written too: ``test_resolve_online_holds_no_lock_while_a_source_answers``
+and ``test_resolve_from_a_file_then_online``); how the online sources are asked and their
+answers or failures read (``helpers.SQLITE_SUFFICES``: pacing, headers, the answers'
+fields, the errors, all before any transaction opens) on SQLite."""
 
 from __future__ import annotations
 
@@ -16,7 +22,7 @@ import pytest
 import respx
 from click.testing import Result
 
-from tests.helpers import SQLITE_ONLY, shared_data, statements_to
+from tests.helpers import SQLITE_ONLY, SQLITE_SUFFICES, shared_data, statements_to
 
 API = Path(__file__).resolve().parent / "data" / "api"
 ICML = "pmlr-v37-icml2015.bib"
@@ -292,6 +298,7 @@ def _sample_list(tmp_path: Path, invoke: Invoke) -> dict[str, dict[str, str]]:
     return entries
 
 
+@SQLITE_SUFFICES
 def test_resolve_online_completes_a_sample(
     tmp_path: Path, invoke: Invoke, replay: Any, fake_time: FakeTime
 ) -> None:
@@ -327,6 +334,7 @@ def test_resolve_online_completes_a_sample(
     )
 
 
+@SQLITE_SUFFICES
 def test_resolve_online_crossref_by_doi(tmp_path: Path, invoke: Invoke, replay: Any) -> None:
     replay.get("https://api.crossref.org/works/10.1038/nature14539").mock(
         return_value=httpx.Response(
@@ -353,6 +361,7 @@ def test_resolve_online_crossref_by_doi(tmp_path: Path, invoke: Invoke, replay: 
     assert shown["fields"]["publisher"] == "Springer Science and Business Media LLC"
 
 
+@SQLITE_SUFFICES
 @pytest.mark.parametrize(
     ("answer", "message"),
     [

@@ -1,10 +1,16 @@
 """``readinglist serve`` in a real headless Chromium (Debian's, driven by Playwright): the
 example list triaged by keyboard with the database checked after each decision, undo
 after a reload, search, a whole topic skipped, hostile titles shown as text, and the
-token refused when missing, on SQLite and PostgreSQL. One browser for the module, and
-per database one library with two servers: the example list in its interest order for
-the implicit reader, and in the order added for reader ``ana`` (the second and third
-tests, in that order); the SQLite run writes the README's screenshot (docs/serve.png).
+token refused when missing. One browser for the module, and per database one library
+with two servers: the example list in its interest order for the implicit reader, and
+in the order added for reader ``ana`` (the second and third tests, in that order); the
+SQLite run writes the README's screenshot (docs/serve.png). The readers' tabs and the
+CLI deciding at once (the second test) run on SQLite and PostgreSQL; the keys, the page
+and the decision refused when made elsewhere (:data:`SERVED_ON_SQLITE`) on SQLite: what
+they write is what ``triage`` writes (test_triage_keys.py, on both, undo after a quit
+too), test_serve.py's ``test_a_decision_made_elsewhere_meanwhile_is_not_overwritten``
+serves PostgreSQL over HTTP, and the library reads the same on both
+(test_databases_agree.py).
 The module is one ``xdist_group``: under ``pytest -n 2 --dist loadgroup`` one worker
 runs its tests one after the other, so the browser and the servers start once (spread
 over two workers, each started its own browser, and each database's library was
@@ -43,6 +49,8 @@ HOSTILE_RIS = (
     "AU  - Roe, Rick\nPY  - 2026\nER  - \n"
 )
 DECISIONS = 20
+#: Runs a test on the SQLite library of :func:`served` only (see the module docstring).
+SERVED_ON_SQLITE = pytest.mark.parametrize("served", ["sqlite"], indirect=True)
 
 
 @pytest.fixture(scope="module")
@@ -131,6 +139,7 @@ def new_count(url: str) -> int:
     return sum(1 for status in statuses(url).values() if status == "new")
 
 
+@SERVED_ON_SQLITE
 def test_triage_by_keyboard_in_chromium(
     browser: Any, served: tuple[str, Server], tmp_path: Path
 ) -> None:
@@ -327,6 +336,7 @@ def _screenshot(page: Any) -> None:
     os.replace(temp, SCREENSHOT)
 
 
+@SERVED_ON_SQLITE
 def test_a_decision_made_elsewhere_is_shown_not_overwritten(
     browser: Any, served: tuple[str, Server], served_added: Server
 ) -> None:

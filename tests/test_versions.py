@@ -1,6 +1,9 @@
 """One work, several versions: a published version supersedes its preprint, names are
 completed, keys kept, retitled camera-ready versions merged, different works kept apart
-(SQLite and PostgreSQL; real bibtex and biber for the export)."""
+(SQLite and PostgreSQL; real bibtex and biber for the export, on SQLite:
+``helpers.SQLITE_SUFFICES``, the merged paper being checked on both by
+``test_published_version_supersedes_preprint_and_keeps_triage`` and an export's bytes
+the same on both, test_databases_agree.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from typing import Any
 
 import pytest
 from click.testing import Result
-from helpers import run_biber
+from helpers import SQLITE_SUFFICES, run_biber
 
 from readinglist.records import Person
 from readinglist.versions import (
@@ -356,6 +359,7 @@ def test_preprint_predicate() -> None:
     assert other_work(preprint, article) is None
 
 
+@SQLITE_SUFFICES
 @pytest.mark.tools("pdflatex", "bibtex", "biber")
 def test_superseded_export_compiles_and_prints_the_venue(invoke: Invoke, tmp_path: Path) -> None:
     ok(invoke("import", write(tmp_path, "scholar.bib", SCHOLAR)))
