@@ -558,3 +558,24 @@ def test_a_streamed_index_scores_as_the_index_in_memory(
         assert np.array_equal(streamed.index.dense[4], whole.index.dense[4])
         assert (streamed.index.matrix[7] != whole.index.matrix[7]).nnz == 0
     engine.dispose()
+
+
+def test_a_papers_tags_enter_its_text_by_name_in_every_read(invoke: Any, db_url: str) -> None:
+    """The ranker's text of a paper lists its tags by name, whatever order they were made
+    and linked in, in the read of the whole library and in the read of some papers (the
+    two must agree: the selection record compares the papers' text digests)."""
+    from helpers import helper_engine, seed
+
+    from readinglist import db
+    from readinglist.ranking import store
+
+    seed(db_url, PaperRecord(title="Graph networks", citekey="g1"))
+    seed(db_url, PaperRecord(title="Other", citekey="o1"))
+    for tag in ("zeta", "alpha", "mid"):  # made (and linked) in reverse of name order
+        assert invoke("tag", "add", tag, "g1").exit_code == 0
+    with helper_engine(db_url) as engine, db.session_scope(engine) as session:
+        ids, texts = store.documents(session)
+        some_ids, some = store.documents(session, only=[ids[0]])
+    assert texts[0].split()[-3:] == ["tag_alpha", "tag_mid", "tag_zeta"]
+    assert some_ids == ids[:1]
+    assert some == texts[:1]

@@ -178,7 +178,11 @@ def _documents(session: Session, only: Sequence[int] | None) -> tuple[list[int],
     ):
         authors[pid].append(literal or f"{family} {given[:1]}")
     tags: dict[int, list[str]] = defaultdict(list)
-    for pid, name in session.execute(links.join(Tag, Tag.id == PaperTag.tag_id)):
+    # by name: the text (and its digest) must not follow a table's scan order, which
+    # differs between databases and between a whole read and one of some papers
+    for pid, name in session.execute(
+        links.join(Tag, Tag.id == PaperTag.tag_id).order_by(PaperTag.paper_id, Tag.name)
+    ):
         tags[pid].append(name)
     ids: list[int] = []
     texts: list[str] = []
