@@ -36,7 +36,7 @@ WORKERS = 8
 #: Operations a worker runs. All workers run the same sequence from one barrier, so each
 #: of the 25 imports brings a tag new to all 8 at the same moment (200 operations, 50 such
 #: moments, took twice as long).
-OPERATIONS = 100
+OPERATIONS = 48
 CLI_WORKERS = 4
 ROOT = Path(__file__).resolve().parents[1]
 
