@@ -111,7 +111,7 @@ def test_completion_of_a_missing_sqlite_file_is_empty_and_creates_nothing(tmp_pa
 #: The imports of ``list`` and ``export`` (with the database's driver), made once before
 #: the commands are forked (:func:`helpers.run_forked`): code is not the command's memory,
 #: and importing it under tracemalloc took a third of a small run's time. SQLAlchemy's
-#: dialect imports its driver at the first connection: ``psycopg`` (4.5 MB traced, 1.2 s
+#: dialect imports its driver at the first connection: ``psycopg`` (4.5 MB traced, 0.5 s
 #: of CPU a command under tracemalloc) is imported here, and so are the modules the
 #: commands import on first use (every command, whole or small, imported them alike).
 TRACED_IMPORTS = """
