@@ -234,7 +234,17 @@ EXPORT_COMMANDS = tuple(
 )
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+#: The tests of :func:`traced_library` on one database run on one xdist worker (``--dist
+#: loadgroup``): each database's library is built and traced once, not once per worker;
+#: the two databases' go to two workers at once (one group for both ran them one after
+#: the other, the longest stretch of a run).
+TRACED_PARAMS = [
+    pytest.param(kind, marks=pytest.mark.xdist_group(f"test_scale-traced_library-{kind}"))
+    for kind in ("sqlite", "postgresql")
+]
+
+
+@pytest.fixture(scope="module", params=TRACED_PARAMS)
 def traced_library(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[dict[tuple[str, ...], int]]:
@@ -252,12 +262,6 @@ def traced_library(
     next(urls, None)
 
 
-#: The tests of :func:`traced_library` run on one xdist worker (``--dist loadgroup``):
-#: each database's library is built and traced once, not once per worker.
-ON_ONE_WORKER = pytest.mark.xdist_group("test_scale-traced_library")
-
-
-@ON_ONE_WORKER
 def test_listing_many_papers_streams_in_bounded_memory(
     traced_library: dict[tuple[str, ...], int],
 ) -> None:
@@ -273,7 +277,6 @@ def test_listing_many_papers_streams_in_bounded_memory(
     assert table - small < 2_500_000, (table, small)
 
 
-@ON_ONE_WORKER
 def test_exporting_many_papers_streams_in_bounded_memory(
     traced_library: dict[tuple[str, ...], int],
 ) -> None:
