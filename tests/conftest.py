@@ -212,6 +212,7 @@ SHARED_BY_DATABASES = (
     "test_pasted_math.py",
     "test_s11_fidelity.py",
     "test_bibtex_library_round_trip.py",
+    "test_export_profiles_latex.py",
 )
 
 

@@ -12,13 +12,21 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def wheel_command(folder: Path) -> list[str]:
+    """The command that builds the project's wheel into ``folder`` with its declared
+    backend (``[build-system]``: hatchling) in an isolated environment: ``uv build``
+    where the test environment has uv (the README's set-up installs it: its build
+    environment is cached, 0.5 s of CPU), else ``pip wheel`` (a new environment with
+    the backend installed each time, 2.4 s of CPU)."""
+    uv = Path(sys.executable).with_name("uv")
+    if uv.exists():
+        return [str(uv), "build", "--wheel", "-q", "-o", str(folder), str(ROOT)]
+    return [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(folder), str(ROOT)]
+
+
 @pytest.mark.slow
 def test_wheel_contains_the_migrations(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
-        capture_output=True,
-        text=True,
-    )
+    result = subprocess.run(wheel_command(tmp_path), capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     (wheel,) = tmp_path.glob("readinglist-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
