@@ -19,9 +19,13 @@ import pytest
 from helpers import ROOT
 from tool_setup import install_running, wait_for_install
 
+#: Its install waits until the test creates ``go`` (at most 60 s): the test decides when
+#: the installation ends, with no timing to guess.
 FAKE_APT = """#!/bin/sh
 echo "$@" >> "{calls}"
-case "$*" in *install*) sleep 2 ;; esac
+case "$*" in *install*)
+  i=0; while [ ! -e "{go}" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done ;;
+esac
 exit 0
 """
 
@@ -40,7 +44,7 @@ def _setup_copy(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
         (bin_ / program).symlink_to(found)
     calls = tmp_path / "apt-calls.txt"
     apt = bin_ / "apt-get"
-    apt.write_text(FAKE_APT.format(calls=calls), encoding="utf-8")
+    apt.write_text(FAKE_APT.format(calls=calls, go=tmp_path / "go"), encoding="utf-8")
     apt.chmod(0o755)
     return tests, {**os.environ, "PATH": str(bin_)}, calls
 
@@ -60,7 +64,8 @@ def test_background_setup_returns_at_once_holding_the_lock_until_apt_get_ends(
     )
     lock = tests / ".setup-tools.lock"
     assert done.returncode == 0, done.stderr
-    assert install_running(lock)  # the stand-in apt-get install sleeps 2 s
+    assert install_running(lock)  # the stand-in apt-get waits for "go"
+    (tmp_path / "go").touch()
     assert "installing the test tools in the background (missing: bibtex biber" in done.stdout
     assert wait_for_install(limit=60, lock=lock)
     assert not install_running(lock)
@@ -75,6 +80,7 @@ def test_background_setup_returns_at_once_holding_the_lock_until_apt_get_ends(
 @pytest.mark.skipif(os.geteuid() != 0, reason="setup-tools.sh installs only as root")
 def test_setup_without_the_option_waits_for_apt_get(tmp_path: Path) -> None:
     tests, env, calls = _setup_copy(tmp_path)
+    (tmp_path / "go").touch()
     done = subprocess.run(
         ["/bin/sh", str(tests / "setup-tools.sh")],
         capture_output=True,
@@ -90,9 +96,9 @@ def test_setup_without_the_option_waits_for_apt_get(tmp_path: Path) -> None:
 
 
 def test_tests_running_a_tool_start_last_and_wait_for_the_installation(tmp_path: Path) -> None:
-    """A nested run of the suite's conftest.py while a process holds the set-up's lock for
-    3 s: the test of a module that runs a program is collected first but runs after the
-    other module's, and only once the lock is free."""
+    """A nested run of the suite's conftest.py while a process holds the set-up's lock
+    until the plain test has run: the test of a module that runs a program is collected
+    first but runs after the other module's, and only once the lock is free."""
     folder = tmp_path / "nested"
     folder.mkdir()
     for name in ("conftest.py", "helpers.py", "pg_pool.py", "tool_setup.py"):
@@ -115,9 +121,13 @@ def test_tests_running_a_tool_start_last_and_wait_for_the_installation(tmp_path:
     )
     lock = folder / ".setup-tools.lock"
     released = tmp_path / "released.txt"
-    holder = subprocess.Popen(
-        ["flock", "-x", str(lock), "sh", "-c", f"sleep 3 && date +%s.%N > {released}"]
+    # the lock is held until test_b has run (at most 60 s): with no fixed wait, test_a
+    # can only run after test_b if it waits for the lock
+    hold = (
+        f"i=0; while ! grep -q '^b' {stamps} 2>/dev/null && [ $i -lt 1200 ];"
+        f" do sleep 0.05; i=$((i+1)); done; date +%s.%N > {released}"
     )
+    holder = subprocess.Popen(["flock", "-x", str(lock), "sh", "-c", hold])
     try:
         for _ in range(200):
             if install_running(lock):
