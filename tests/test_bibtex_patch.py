@@ -11,7 +11,6 @@ with the real ``bibtex`` and ``biber``.
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -101,10 +100,7 @@ def test_pmlr_export_changes_only_the_values_to_escape(db_url: str, tmp_path: Pa
     assert replaced == needed == 10
 
 
-@pytest.mark.skipif(
-    shutil.which("bibtex") is None or shutil.which("biber") is None,
-    reason="bibtex and biber are not installed",
-)
+@pytest.mark.tools("bibtex", "biber")
 def test_pmlr_export_passes_bibtex_and_biber(sqlite_url: str, tmp_path: Path) -> None:
     from test_real_tools import biber_messages, bibtex_messages
 

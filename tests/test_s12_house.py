@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -209,7 +208,7 @@ def test_markdown_abstracts_keep_math_and_emphasis_and_escape_the_rest() -> None
     )
 
 
-@pytest.mark.skipif(shutil.which("pandoc") is None, reason="needs pandoc")
+@pytest.mark.tools("pandoc")
 def test_markdown_abstract_renders_as_meant_by_pandoc() -> None:
     from readinglist.formats import markdown
     from readinglist.records import PaperRecord
