@@ -14,7 +14,8 @@
 # test run starts the tests that run no real program first and the others wait for the
 # lock (tests/tool_setup.py). Its output goes to tests/.setup-tools.log. Without flock
 # (util-linux), or without the option, the script waits for apt-get.
-here=$(cd "$(dirname "$0")" && pwd)
+# CDPATH= : cd prints the folder it went to when CDPATH found it, which would join `here`
+here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
 lock="$here/.setup-tools.lock"
 log="$here/.setup-tools.log"
 background=
@@ -54,12 +55,18 @@ if [ -n "$need" ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     if [ -n "$background" ]; then
       # the lock is taken here, before the script returns, and the background process
-      # inherits it (one open file, fd 9): a test starting right after this finds it held
+      # inherits it (one open file, fd 9): a test starting right after this finds it held.
+      # Held already: another run's installation goes on (README command 2 run twice, or
+      # beside .ci/run); waiting for it here would not return at once, then run apt-get again
       exec 9>"$lock"
-      flock -x 9
-      echo "setup-tools: installing the test tools in the background (missing: $(echo $need));" \
-        "the tests that run them wait for it (log: $log)"
-      ( install ) >"$log" 2>&1 </dev/null &
+      if flock -xn 9; then
+        echo "setup-tools: installing the test tools in the background (missing: $(echo $need));" \
+          "the tests that run them wait for it (log: $log)"
+        ( install ) >"$log" 2>&1 </dev/null &
+      else
+        echo "setup-tools: already installing the test tools in the background;" \
+          "the tests that run them wait for it (log: $log)"
+      fi
       exec 9>&-
     else
       install

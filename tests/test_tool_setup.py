@@ -153,3 +153,51 @@ def test_tests_running_a_tool_start_last_and_wait_for_the_installation(tmp_path:
     order = [line.split() for line in stamps.read_text(encoding="utf-8").splitlines()]
     assert [name for name, _ in order] == ["b", "a"]
     assert float(order[1][1]) >= float(released.read_text(encoding="utf-8"))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="setup-tools.sh installs only as root")
+def test_a_second_background_setup_returns_at_once_while_the_first_installs(
+    tmp_path: Path,
+) -> None:
+    """Two runs of the README's command 2 (or it and .ci/run) at once: the second finds the
+    lock held, says so and returns, instead of waiting for the whole installation and
+    then running apt-get again."""
+    tests, env, calls = _setup_copy(tmp_path)
+    command = ["/bin/sh", str(tests / "setup-tools.sh"), "--background"]
+    first = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
+    assert first.returncode == 0, first.stderr
+    try:
+        started = time.monotonic()
+        second = subprocess.run(command, capture_output=True, text=True, env=env, timeout=20)
+        took = time.monotonic() - started
+        assert install_running(tests / ".setup-tools.lock")  # the first's apt-get still runs
+    finally:
+        (tmp_path / "go").touch()
+    assert second.returncode == 0, second.stderr
+    assert took < 20  # the stand-in apt-get waits up to 60 s for "go"
+    assert "already installing the test tools" in second.stdout
+    assert wait_for_install(limit=60, lock=tests / ".setup-tools.lock")
+    said = calls.read_text(encoding="utf-8").splitlines()
+    assert [line.split()[0] for line in said] == ["update", "install"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="setup-tools.sh installs only as root")
+def test_background_setup_with_cdpath_exported(tmp_path: Path) -> None:
+    """``cd`` prints the folder it went to when CDPATH found it (POSIX cd): the script's
+    own folder must not take that line too, or the lock's path is two lines and the
+    script stops at its first redirection."""
+    tests, env, calls = _setup_copy(tmp_path)
+    (tmp_path / "go").touch()
+    done = subprocess.run(
+        ["/bin/sh", "tests/setup-tools.sh", "--background"],
+        capture_output=True,
+        text=True,
+        env={**env, "CDPATH": str(tmp_path)},
+        cwd=tmp_path,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "installing the test tools in the background" in done.stdout
+    assert wait_for_install(limit=60, lock=tests / ".setup-tools.lock")
+    assert "install" in calls.read_text(encoding="utf-8")
