@@ -201,3 +201,29 @@ def test_background_setup_with_cdpath_exported(tmp_path: Path) -> None:
     assert "installing the test tools in the background" in done.stdout
     assert wait_for_install(limit=60, lock=tests / ".setup-tools.lock")
     assert "install" in calls.read_text(encoding="utf-8")
+
+
+def test_an_installation_past_the_limit_fails_the_next_tests_at_once(tmp_path: Path) -> None:
+    """An apt-get that hangs (a mirror that stopped answering) fails the first test that
+    waits for it after the limit, and every later one at once: each waiting the whole
+    limit again would make a run of a few hundred such tests last days."""
+    lock = tmp_path / ".setup-tools.lock"
+    hold = "import fcntl, os, sys, time\n"
+    hold += "fcntl.flock(os.open(sys.argv[1], os.O_RDWR | os.O_CREAT), fcntl.LOCK_EX)\n"
+    hold += "time.sleep(60)\n"
+    holder = subprocess.Popen([sys.executable, "-c", hold, str(lock)])  # killed: lock freed
+    try:
+        for _ in range(200):
+            if install_running(lock):
+                break
+            time.sleep(0.05)
+        with pytest.raises(pytest.fail.Exception, match="still installing"):
+            wait_for_install(limit=0.5, lock=lock)
+        started = time.monotonic()
+        with pytest.raises(pytest.fail.Exception, match="still installing"):
+            wait_for_install(limit=10, lock=lock)
+        assert time.monotonic() - started < 5
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+    assert not wait_for_install(limit=10, lock=lock)  # it ended: nothing to wait for

@@ -61,12 +61,14 @@ def wait_for_install(limit: float = WAIT_LIMIT, lock: Path = SETUP_LOCK) -> bool
     none runs).
 
     Returns whether it had to wait. Fails the calling test with one line when the
-    installation still runs after ``limit`` seconds."""
+    installation still runs after ``limit`` seconds, and every later caller of this
+    process at once while it still runs (a hung apt-get must not cost ``limit`` per test)."""
     if not install_running(lock):
         return False
-    deadline = time.monotonic() + limit
+    deadline = time.monotonic() + (0.0 if lock in _GAVE_UP else limit)
     while install_running(lock):
         if time.monotonic() > deadline:
+            _GAVE_UP.add(lock)
             pytest.fail(
                 f"tests/setup-tools.sh still installing the test tools after {limit:.0f} s"
                 f" (see {SETUP_LOG})",
@@ -74,6 +76,10 @@ def wait_for_install(limit: float = WAIT_LIMIT, lock: Path = SETUP_LOCK) -> bool
             )
         time.sleep(0.25)
     return True
+
+
+#: The locks this process stopped waiting for (:func:`wait_for_install`'s limit passed).
+_GAVE_UP: set[Path] = set()
 
 
 @cache
