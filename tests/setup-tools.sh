@@ -21,6 +21,13 @@ log="$here/.setup-tools.log"
 background=
 [ "${1:-}" = "--background" ] && command -v flock >/dev/null 2>&1 && background=1
 
+packages="texlive-binaries texlive-base texlive-latex-base texlive-latex-recommended
+  texlive-bibtex-extra biber pandoc mupdf-tools chromium fonts-dejavu-core"
+
+# What is missing: a program, a LaTeX package, or one of `packages` that dpkg left half
+# installed (an installation interrupted: unpacked but not configured, so pdflatex can be
+# on PATH without its formats). dpkg-query's second status letter: H half-installed,
+# U unpacked, F half-configured, W and t triggers not run (dpkg-query(1)).
 missing() {
   for tool in bibtex biber pdflatex kpsewhich pandoc mutool chromium; do
     command -v "$tool" >/dev/null 2>&1 || { echo "$tool"; continue; }
@@ -30,21 +37,29 @@ missing() {
       [ -n "$(kpsewhich "$sty" 2>/dev/null)" ] || echo "$sty"
     done
   fi
+  if command -v dpkg-query >/dev/null 2>&1; then
+    for pkg in $packages; do
+      case "$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null)" in
+        ?[HUFWt]*) echo "$pkg(half-installed)" ;;
+      esac
+    done
+  fi
 }
 
 # --no-install-recommends: the 54 recommended packages (ghostscript, lmodern, fonts, perl
 # mail and X11 modules, ~90 MB) are used by no test. --force-unsafe-io: dpkg does not wait
 # for the disk after each file it unpacks (dpkg(1); what Debian's container images do),
-# as a crash mid-install only means running this again. DPkg::Lock::Timeout: another
-# apt-get (another checkout's set-up) is waited for, not an error. apt-get does not get
-# the lock's descriptor (9>&-): a daemon a package starts must not hold the lock forever.
+# as a crash mid-install only means running this again: `dpkg --configure -a` first
+# finishes what an interrupted dpkg left (apt-get refuses to install until it is run).
+# DPkg::Lock::Timeout: another apt-get (another checkout's set-up) is waited for, not an
+# error. apt-get does not get the lock's descriptor (9>&-): a daemon a package starts must
+# not hold the lock forever.
 install() {
   echo "setup-tools: installing the test tools (missing: $(echo $need))"
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+  { DEBIAN_FRONTEND=noninteractive dpkg --configure -a --force-unsafe-io
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
       -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-unsafe-io \
-      --no-install-recommends texlive-binaries texlive-base texlive-latex-base \
-      texlive-latex-recommended texlive-bibtex-extra biber pandoc mupdf-tools chromium \
-      fonts-dejavu-core; } >/dev/null 2>&1 9>&- \
+      --no-install-recommends $packages; } >/dev/null 2>&1 9>&- \
     || echo "setup-tools: apt-get could not install them"
   need=$(missing)
   [ -z "$need" ] || echo "setup-tools: still missing: $(echo $need) (the tests that need them will fail)"

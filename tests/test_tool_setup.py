@@ -227,3 +227,40 @@ def test_an_installation_past_the_limit_fails_the_next_tests_at_once(tmp_path: P
         holder.kill()
         holder.wait(timeout=30)
     assert not wait_for_install(limit=10, lock=lock)  # it ended: nothing to wait for
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="setup-tools.sh installs only as root")
+def test_a_package_an_interrupted_installation_left_half_installed_is_finished(
+    tmp_path: Path,
+) -> None:
+    """An installation killed inside dpkg leaves pdflatex on PATH but its package only
+    unpacked (no formats built): the run finds it, finishes dpkg's work first (apt-get
+    refuses to install until ``dpkg --configure -a`` ran) and installs again."""
+    tests, env, calls = _setup_copy(tmp_path)
+    bin_ = Path(env["PATH"])
+    for program in ("bibtex", "biber", "pdflatex", "pandoc", "mutool", "chromium"):
+        (bin_ / program).write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    (bin_ / "kpsewhich").write_text('#!/bin/sh\necho "/texmf/$1"\n', encoding="utf-8")
+    # dpkg-query: texlive-base unpacked, not configured; every other package installed
+    (bin_ / "dpkg-query").write_text(
+        '#!/bin/sh\neval "pkg=\\${$#}"\n'
+        'if [ "$pkg" = texlive-base ]; then printf "iU "; else printf "ii "; fi\n',
+        encoding="utf-8",
+    )
+    (bin_ / "dpkg").write_text(f'#!/bin/sh\necho "dpkg $*" >> "{calls}"\n', encoding="utf-8")
+    for program in bin_.iterdir():
+        if not program.is_symlink():
+            program.chmod(0o755)
+    (tmp_path / "go").touch()
+    done = subprocess.run(
+        ["/bin/sh", str(tests / "setup-tools.sh")],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "(missing: texlive-base(half-installed))" in done.stdout
+    said = [line.split()[0:2] for line in calls.read_text(encoding="utf-8").splitlines()]
+    assert said == [["dpkg", "--configure"], ["update", "-qq"], ["install", "-y"]]
