@@ -38,7 +38,7 @@ def _setup_copy(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
     shutil.copy(ROOT / "tests" / "setup-tools.sh", tests / "setup-tools.sh")
     bin_ = tmp_path / "bin"
     bin_.mkdir()
-    for program in ("dirname", "id", "flock", "sleep", "cat"):
+    for program in ("dirname", "id", "flock", "sleep", "cat", "chmod"):
         found = shutil.which(program)
         assert found is not None, program
         (bin_ / program).symlink_to(found)
@@ -264,3 +264,24 @@ def test_a_package_an_interrupted_installation_left_half_installed_is_finished(
     assert "(missing: texlive-base(half-installed))" in done.stdout
     said = [line.split()[0:2] for line in calls.read_text(encoding="utf-8").splitlines()]
     assert said == [["dpkg", "--configure"], ["update", "-qq"], ["install", "-y"]]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="setup-tools.sh installs only as root")
+def test_the_lock_is_readable_by_every_user_whatever_the_umask(tmp_path: Path) -> None:
+    """``sudo sh tests/setup-tools.sh --background`` under a umask of 077 made the lock
+    readable by root only: the user's test run could not open it, so it saw no
+    installation running and started the tests of the programs being installed."""
+    tests, env, _ = _setup_copy(tmp_path)
+    (tmp_path / "go").touch()
+    done = subprocess.run(
+        ["/bin/sh", "-c", 'umask 077; exec /bin/sh "$0" --background', tests / "setup-tools.sh"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    lock = tests / ".setup-tools.lock"
+    wait_for_install(limit=60, lock=lock)  # the stand-in apt-get ends at once
+    assert lock.stat().st_mode & 0o444 == 0o444
