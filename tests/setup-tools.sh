@@ -73,9 +73,9 @@ if [ -n "$need" ]; then
       # inherits it (one open file, fd 9): a test starting right after this finds it held.
       # Held already: another run's installation goes on (README command 2 run twice, or
       # beside .ci/run); waiting for it here would not return at once, then run apt-get again
+      exec 9>"$lock"
       # readable by all, whatever the umask: a test run of another user (the set-up run
       # with sudo) that cannot open it would not see the installation and not wait
-      exec 9>"$lock"
       chmod a+r "$lock" 2>/dev/null
       if flock -xn 9; then
         echo "setup-tools: installing the test tools in the background (missing: $(echo $need));" \
