@@ -49,19 +49,24 @@ def _setup_copy(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
     return tests, {**os.environ, "PATH": str(bin_)}, calls
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="setup-tools.sh installs only as root")
-def test_background_setup_returns_at_once_holding_the_lock_until_apt_get_ends(
-    tmp_path: Path,
-) -> None:
-    tests, env, calls = _setup_copy(tmp_path)
-    done = subprocess.run(
-        ["/bin/sh", str(tests / "setup-tools.sh"), "--background"],
+def _run_setup(tests: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """Run the copy of setup-tools.sh in ``tests`` with ``args`` (at most 60 s)."""
+    return subprocess.run(
+        ["/bin/sh", str(tests / "setup-tools.sh"), *args],
         capture_output=True,
         text=True,
         env=env,
         check=False,
         timeout=60,
     )
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="setup-tools.sh installs only as root")
+def test_background_setup_returns_at_once_holding_the_lock_until_apt_get_ends(
+    tmp_path: Path,
+) -> None:
+    tests, env, calls = _setup_copy(tmp_path)
+    done = _run_setup(tests, env, "--background")
     lock = tests / ".setup-tools.lock"
     assert done.returncode == 0, done.stderr
     assert install_running(lock)  # the stand-in apt-get waits for "go"
@@ -81,14 +86,7 @@ def test_background_setup_returns_at_once_holding_the_lock_until_apt_get_ends(
 def test_setup_without_the_option_waits_for_apt_get(tmp_path: Path) -> None:
     tests, env, calls = _setup_copy(tmp_path)
     (tmp_path / "go").touch()
-    done = subprocess.run(
-        ["/bin/sh", str(tests / "setup-tools.sh")],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        timeout=60,
-    )
+    done = _run_setup(tests, env)
     assert done.returncode == 0, done.stderr
     assert not install_running(tests / ".setup-tools.lock")
     assert "install" in calls.read_text(encoding="utf-8")
@@ -252,14 +250,7 @@ def test_a_package_an_interrupted_installation_left_half_installed_is_finished(
         if not program.is_symlink():
             program.chmod(0o755)
     (tmp_path / "go").touch()
-    done = subprocess.run(
-        ["/bin/sh", str(tests / "setup-tools.sh")],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        timeout=60,
-    )
+    done = _run_setup(tests, env)
     assert done.returncode == 0, done.stderr
     assert "(missing: texlive-base(half-installed))" in done.stdout
     said = [line.split()[0:2] for line in calls.read_text(encoding="utf-8").splitlines()]
