@@ -26,10 +26,10 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from helpers import EXAMPLES, require_tools, shared_data
+from helpers import EXAMPLES, require_tools, shared_data, wait_for_tools
 from hypothesis import settings
 from pg_pool import PgDatabases
-from tool_setup import install_running, uses_tools, wait_for_install
+from tool_setup import install_running, uses_tools
 
 #: Property tests draw the same examples on every run of the suite (``derandomize``: each
 #: test's seed is a hash of the test), so a red run reproduces and a green one stays green
@@ -252,7 +252,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     installation, when one runs (:mod:`tool_setup`); one marked ``tools(NAME...)`` fails
     with one line when a program it runs is missing."""
     if uses_tools(item):
-        wait_for_install()
+        wait_for_tools()
     for mark in item.iter_markers("tools"):
         require_tools(*mark.args)
 

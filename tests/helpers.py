@@ -18,6 +18,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import replace
@@ -94,18 +95,51 @@ def missing_tools(*tools: str) -> list[str]:
     return [need for need in dict.fromkeys(needs) if not _PRESENT[need]]
 
 
+def wait_for_tools() -> None:
+    """Wait for setup-tools.sh's background installation when one runs
+    (:mod:`tool_setup`); after it, what :func:`missing_tools` found is looked up again."""
+    if wait_for_install():
+        _PRESENT.clear()
+
+
 def require_tools(*tools: str) -> None:
     """Fail the calling test with one line naming what is missing of ``tools``: a test that
     needs a real program never skips silently (run ``sh tests/setup-tools.sh``). Waits first
-    for setup-tools.sh's background installation when one runs (:mod:`tool_setup`)."""
-    if wait_for_install():
-        _PRESENT.clear()
+    for setup-tools.sh's background installation when one runs (:func:`wait_for_tools`)."""
+    wait_for_tools()
     absent = missing_tools(*tools)
     if absent:
         pytest.fail(
             f"needs {', '.join(absent)}, not installed (run: sh tests/setup-tools.sh)",
             pytrace=False,
         )
+
+
+#: The modules of tests/ that make the suite's set-up (fixtures, databases, tools).
+SUITE_SUPPORT = ("conftest.py", "helpers.py", "pg_pool.py", "tool_setup.py")
+
+
+def run_nested_suite(
+    folder: Path, env: dict[str, str], *options: str
+) -> subprocess.CompletedProcess[str]:
+    """Run pytest (``-n 0``, ``options``) in a process of its own on ``folder``, which gets
+    a copy of :data:`SUITE_SUPPORT`, with ``env`` less ``RLTEST_TOOLS_LAST`` (the nested
+    run decides it for itself); at most 120 s. Returns the finished process (text)."""
+    for name in SUITE_SUPPORT:
+        shutil.copy(HERE / name, folder / name)
+    return subprocess.run(
+        [
+            *(sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider"),
+            *("-p", "no:randomly", *options, "--rootdir", str(folder)),
+            *("-c", str(ROOT / "pyproject.toml"), str(folder)),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        env={k: v for k, v in env.items() if k != "RLTEST_TOOLS_LAST"},
+        check=False,
+        timeout=120,
+    )
 
 
 def shared_text(name: str) -> str:

@@ -24,7 +24,7 @@ import pytest
 import respx
 from click.testing import CliRunner, Result
 from conftest import PG_ADMIN_URL, RUN_TMP, SYSTEM_TMP, blank_pg_database, sweep_leftovers
-from helpers import ROOT, sql_value, sql_values
+from helpers import ROOT, run_nested_suite, sql_value, sql_values
 
 from readinglist.cli import cli
 
@@ -474,29 +474,13 @@ def nested_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str, list
     folder = tmp_path_factory.mktemp("nested")
     system = folder / "system-tmp"
     system.mkdir()
-    for name in ("conftest.py", "helpers.py", "pg_pool.py", "tool_setup.py"):
-        (folder / name).write_text(
-            (ROOT / "tests" / name).read_text(encoding="utf-8"), encoding="utf-8"
-        )
     (folder / "test_x.py").write_text(
         "import pytest\n\n@pytest.mark.tools('no-such-program-rl')\ndef test_x():\n    pass\n"
         "\n\ndef test_y(tmp_path):\n    (tmp_path / 'f.txt').write_text('x')\n",
         encoding="utf-8",
     )
     env = {**os.environ, "TMPDIR": str(system), "RLTEST_SYSTEM_TMP": str(system)}
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider"),
-            *("-p", "no:randomly", "-rA"),
-            *("--rootdir", str(folder), "-c", str(ROOT / "pyproject.toml")),
-            str(folder / "test_x.py"),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=folder,
-        env=env,
-        check=False,
-    )
+    done = run_nested_suite(folder, env, "-rA")
     return done.returncode, done.stdout, sorted(p.name for p in system.iterdir())
 
 

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, run_nested_suite
 from tool_setup import install_running, wait_for_install
 
 #: Its install waits until the test creates ``go`` (at most 60 s): the test decides when
@@ -99,8 +99,6 @@ def test_tests_running_a_tool_start_last_and_wait_for_the_installation(tmp_path:
     first but runs after the other module's, and only once the lock is free."""
     folder = tmp_path / "nested"
     folder.mkdir()
-    for name in ("conftest.py", "helpers.py", "pg_pool.py", "tool_setup.py"):
-        shutil.copy(ROOT / "tests" / name, folder / name)
     stamps = tmp_path / "stamps.txt"
     # the module that runs a program comes first in collection order
     (folder / "test_a_tool.py").write_text(
@@ -131,20 +129,7 @@ def test_tests_running_a_tool_start_last_and_wait_for_the_installation(tmp_path:
             if install_running(lock):
                 break
             time.sleep(0.05)
-        env = {k: v for k, v in os.environ.items() if k != "RLTEST_TOOLS_LAST"}
-        done = subprocess.run(
-            [
-                *(sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider"),
-                *("-p", "no:randomly", "--rootdir", str(folder)),
-                *("-c", str(ROOT / "pyproject.toml"), str(folder)),
-            ],
-            capture_output=True,
-            text=True,
-            cwd=folder,
-            env=env,
-            check=False,
-            timeout=120,
-        )
+        done = run_nested_suite(folder, dict(os.environ))
     finally:
         holder.wait(timeout=30)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -35,8 +35,7 @@ WAIT_LIMIT = 900.0
 #: wrongly counted in only starts later.
 _RUNS_A_TOOL = re.compile(
     r"require_tools|mark\.tools|needs_tools|compile_once|run_steps|run_biber|browser"
-    r'|\(\s*"(?:bibtex|biber|pdflatex|pandoc|mutool|kpsewhich)"'
-    r'|\[\s*"(?:bibtex|biber|pdflatex|pandoc|mutool|kpsewhich)"'
+    r'|[(\[]\s*"(?:bibtex|biber|pdflatex|pandoc|mutool|kpsewhich)"'
     r'|"(?:pdflatex|pandoc|mutool)"'
 )
 
@@ -54,6 +53,10 @@ def install_running(lock: Path = SETUP_LOCK) -> bool:
     finally:
         os.close(fd)  # closing the descriptor drops a shared lock taken above
     return False
+
+
+#: The locks this process stopped waiting for (:func:`wait_for_install`'s limit passed).
+_GAVE_UP: set[Path] = set()
 
 
 def wait_for_install(limit: float = WAIT_LIMIT, lock: Path = SETUP_LOCK) -> bool:
@@ -76,10 +79,6 @@ def wait_for_install(limit: float = WAIT_LIMIT, lock: Path = SETUP_LOCK) -> bool
             )
         time.sleep(0.25)
     return True
-
-
-#: The locks this process stopped waiting for (:func:`wait_for_install`'s limit passed).
-_GAVE_UP: set[Path] = set()
 
 
 @cache
